@@ -1,0 +1,205 @@
+/* The plugin ABI: the one symbol a plugin exports and the table of functions it hands out.
+ *
+ * A plugin is a shared library exporting `devplug_plugin_get_api`. Everything else is
+ * reached through the returned table. Rules (docs/abi.md):
+ *   - C11 only; nothing C++ crosses this boundary, and no call aborts the process.
+ *   - Every struct starts with `size_t struct_size`. The table's struct_size tells the
+ *     dispatcher which fields exist; structs the host passes in carry the host's size, and
+ *     the plugin reads only fields inside it. Fields are only ever appended.
+ *   - A call returns NULL on success or an error the caller destroys with `error_destroy`.
+ *   - Out-parameters are prefixed `out_` and cleared on entry.
+ *   - Whoever allocates frees: handles are destroyed through the table that made them. */
+#ifndef DEVPLUG_PLUGIN_API_H_
+#define DEVPLUG_PLUGIN_API_H_
+
+#include "devplug/errors.h"
+#include "devplug/ops.h"
+#include "devplug/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Device capability bits in devplug_device_properties_t.capabilities. */
+#define DEVPLUG_DEVICE_FP64 1u         /* native float64 arithmetic */
+#define DEVPLUG_DEVICE_FP16 2u         /* native float16 arithmetic (storage is always there) */
+#define DEVPLUG_DEVICE_BF16 4u         /* native bfloat16 arithmetic */
+#define DEVPLUG_DEVICE_UNIFIED_MEMORY 8u /* device memory is host memory (CPU devices) */
+
+/* What a plugin says about one device. Filled by `device_get_properties`, which writes
+ * only the fields inside the caller's struct_size. Strings are NUL-terminated and cut to
+ * fit. */
+typedef struct devplug_device_properties_t {
+  size_t struct_size;
+  char name[256];
+  char vendor[128];
+  char driver_version[128];
+  uint64_t memory_bytes;     /* total device memory; 0 when unknown */
+  int32_t compute_units;     /* SMs, CUs, EUs or cores; 0 when unknown */
+  uint32_t capabilities;     /* DEVPLUG_DEVICE_* bits */
+} devplug_device_properties_t;
+
+/* Kernel flags in devplug_kernel_t.flags. */
+/* The kernel needs every input dense and row-major (strides of a contiguous tensor, no
+ * zero, negative or overlapping strides); the dispatcher materializes other inputs first
+ * with the plugin's own copy_strided. */
+#define DEVPLUG_KERNEL_DENSE_INPUTS 1u
+/* The kernel needs the outputs dense and row-major. */
+#define DEVPLUG_KERNEL_DENSE_OUTPUTS 2u
+
+/* One op call as a kernel receives it. The dispatcher has checked arity, dtypes, shapes,
+ * bounds and aliasing against ops.def before the call. `inputs` and `outputs` are arrays of
+ * pointers (not of structs) so that the tensor struct can grow. `attrs` points at the op's
+ * attribute struct (ops.h) or is NULL for ops without attributes. Everything is borrowed
+ * for the duration of the call only: a kernel that works asynchronously copies what it
+ * needs. */
+typedef struct devplug_op_call_t {
+  size_t struct_size;
+  devplug_op_t op;
+  const devplug_tensor_t* const* inputs;
+  size_t n_inputs;
+  const devplug_tensor_t* const* outputs;
+  size_t n_outputs;
+  const void* attrs;
+} devplug_op_call_t;
+
+/* Enqueues `call` on `stream`. Returns UNIMPLEMENTED for a case the kernel does not cover
+ * (the dispatcher may then fall back), INVALID_ARGUMENT for bad input it detects. */
+typedef devplug_error_t* (*devplug_kernel_fn)(devplug_stream_t* stream,
+                                              const devplug_op_call_t* call);
+
+/* One row of a plugin's kernel table: `fn` implements `op` for every dispatch dtype in
+ * `dtypes` (see the `result` column of ops.def for which tensor's dtype that is). */
+typedef struct devplug_kernel_t {
+  size_t struct_size;
+  devplug_op_t op;
+  devplug_dtype_mask_t dtypes;
+  uint32_t flags; /* DEVPLUG_KERNEL_* */
+  devplug_kernel_fn fn;
+} devplug_kernel_t;
+
+/* Plugin flags in devplug_plugin_api_t.flags. */
+/* The plugin asks the dispatcher's caching allocator to serve its buffers: freed buffers
+ * are kept and reused by size instead of reaching `buffer_release` at once. */
+#define DEVPLUG_PLUGIN_CACHING_ALLOCATOR 1u
+
+/* What the host tells a plugin when it initializes it. */
+typedef struct devplug_plugin_init_args_t {
+  size_t struct_size;
+  uint32_t host_abi_major;
+  uint32_t host_abi_minor;
+} devplug_plugin_init_args_t;
+
+/* The table a plugin hands out. Static data owned by the plugin, valid until it is
+ * unloaded. Everything up to `kernels` is required in ABI 1.0; later minors append. */
+typedef struct devplug_plugin_api_t {
+  size_t struct_size;
+  uint32_t abi_major; /* DEVPLUG_ABI_MAJOR the plugin was built with */
+  uint32_t abi_minor;
+  const char* plugin_name;    /* short and stable: "reference", "opencl", "cuda" */
+  const char* plugin_version; /* the plugin's own version, free form */
+  uint32_t opset_version;     /* DEVPLUG_OPSET_VERSION the plugin was built with */
+  uint32_t flags;             /* DEVPLUG_PLUGIN_* */
+
+  /* ---- errors ---- */
+  /* Creates an error of this plugin's making (used by the SDK helpers and by hosts that
+   * need to hand an error back). Never fails: returns a static out-of-memory error when it
+   * cannot allocate, which error_destroy ignores. */
+  devplug_error_t* (*error_create)(devplug_code_t code, int64_t native_code,
+                                   const char* message);
+  /* Destroys an error this plugin returned. NULL is ignored. */
+  void (*error_destroy)(devplug_error_t* error);
+
+  /* ---- lifecycle ---- */
+  /* Prepares the plugin. Called once after loading, before any call that takes a handle
+   * (error_*, device_count, device_get_properties and the kernel table work before it
+   * too). A plugin that finds no driver or device still succeeds and reports zero
+   * devices. */
+  devplug_error_t* (*plugin_initialize)(const devplug_plugin_init_args_t* args);
+  /* Releases what plugin_initialize took. Every handle must be destroyed before. */
+  void (*plugin_shutdown)(void);
+
+  /* ---- devices ---- */
+  /* Counts the devices. When there are none, `*out_note` (optional, may be NULL) gets a
+   * static string saying why ("libOpenCL.so.1 not found", "cudaGetDeviceCount:
+   * cudaErrorInsufficientDriver (35)"), else NULL. */
+  devplug_error_t* (*device_count)(int32_t* out_count, const char** out_note);
+  /* Describes device `index` in [0, count) without opening it. */
+  devplug_error_t* (*device_get_properties)(int32_t index,
+                                            devplug_device_properties_t* out_properties);
+  /* Opens device `index`; the caller closes it with device_close after destroying every
+   * stream, event and buffer made on it. */
+  devplug_error_t* (*device_open)(int32_t index, devplug_device_t** out_device);
+  devplug_error_t* (*device_close)(devplug_device_t* device);
+
+  /* ---- buffers ---- */
+  /* Allocates `size_bytes` (> 0) of device memory. Contents are undefined. The caller
+   * releases it with buffer_release. Thread-safe. Errors: INVALID_ARGUMENT for 0,
+   * RESOURCE_EXHAUSTED. */
+  devplug_error_t* (*buffer_allocate)(devplug_device_t* device, uint64_t size_bytes,
+                                      devplug_buffer_t** out_buffer);
+  /* Releases a buffer once work already enqueued on it has finished. */
+  devplug_error_t* (*buffer_release)(devplug_buffer_t* buffer);
+  /* The buffer's size in bytes, as allocated. */
+  devplug_error_t* (*buffer_get_size)(devplug_buffer_t* buffer, uint64_t* out_size_bytes);
+  /* Enqueues a copy of `size_bytes` from host memory `src` to `dst` at `dst_offset`. `src`
+   * must stay valid and unchanged until the stream has passed the copy. */
+  devplug_error_t* (*buffer_copy_from_host)(devplug_stream_t* stream, const void* src,
+                                            devplug_buffer_t* dst, uint64_t dst_offset,
+                                            uint64_t size_bytes);
+  /* Enqueues a copy of `size_bytes` from `src` at `src_offset` to host memory `dst`; `dst`
+   * holds the data once the stream has passed the copy (stream_synchronize). */
+  devplug_error_t* (*buffer_copy_to_host)(devplug_stream_t* stream, devplug_buffer_t* src,
+                                          uint64_t src_offset, void* dst,
+                                          uint64_t size_bytes);
+  /* Enqueues a copy between two buffers of the same device; the ranges may not overlap. */
+  devplug_error_t* (*buffer_copy)(devplug_stream_t* stream, devplug_buffer_t* src,
+                                  uint64_t src_offset, devplug_buffer_t* dst,
+                                  uint64_t dst_offset, uint64_t size_bytes);
+
+  /* ---- streams: in-order queues of work ---- */
+  devplug_error_t* (*stream_create)(devplug_device_t* device, devplug_stream_t** out_stream);
+  /* Waits for the stream's work, then destroys it. */
+  devplug_error_t* (*stream_destroy)(devplug_stream_t* stream);
+  /* Blocks until every piece of work enqueued so far has finished. Errors raised by
+   * asynchronous work surface here. */
+  devplug_error_t* (*stream_synchronize)(devplug_stream_t* stream);
+
+  /* ---- events: points in a stream that other streams and the host can wait for ---- */
+  devplug_error_t* (*event_create)(devplug_device_t* device, devplug_event_t** out_event);
+  devplug_error_t* (*event_destroy)(devplug_event_t* event);
+  /* Marks the current end of `stream`; the event completes when the work before it does. */
+  devplug_error_t* (*event_record)(devplug_event_t* event, devplug_stream_t* stream);
+  /* Makes later work on `stream` wait for `event`, without blocking the host. */
+  devplug_error_t* (*stream_wait_event)(devplug_stream_t* stream, devplug_event_t* event);
+  /* Blocks the host until `event` has completed. An event never recorded is complete. */
+  devplug_error_t* (*event_synchronize)(devplug_event_t* event);
+
+  /* ---- kernels: declared, readable without creating a device ---- */
+  /* `kernel_count` pointers to kernel rows, each with its own struct_size. An (op, dtype)
+   * pair appears in at most one row. */
+  const devplug_kernel_t* const* kernels;
+  size_t kernel_count;
+} devplug_plugin_api_t;
+
+/* The smallest table a 1.x dispatcher accepts: everything through `kernel_count`. */
+#define DEVPLUG_PLUGIN_API_MIN_SIZE DEVPLUG_SIZE_THROUGH(devplug_plugin_api_t, kernel_count)
+
+/* The name of the one symbol a plugin exports. */
+#define DEVPLUG_PLUGIN_ENTRY_SYMBOL "devplug_plugin_get_api"
+
+/* Returns the plugin's table, or NULL if the plugin cannot serve this process at all.
+ * Must not fail for lack of a device or driver (report zero devices instead). */
+typedef const devplug_plugin_api_t* (*devplug_plugin_get_api_fn)(void);
+
+#if defined(_WIN32)
+#define DEVPLUG_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define DEVPLUG_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* DEVPLUG_PLUGIN_API_H_ */
