@@ -1,0 +1,316 @@
+/* The host C API of libdevplug: what a framework links to find plugins, list devices,
+ * make tensors and run ops.
+ *
+ * C11. Every fallible call returns NULL on success or a `devplug_error_t*` that the caller
+ * destroys with `devplug_error_destroy`; bad input is answered with INVALID_ARGUMENT and a
+ * message naming the argument, never a crash. Out-parameters are prefixed `out_` and
+ * cleared on entry. Objects are owned by the context that made them unless said otherwise;
+ * a context is thread-safe, and so are its devices; a stream is used by one thread at a
+ * time. */
+#ifndef DEVPLUG_DEVPLUG_H_
+#define DEVPLUG_DEVPLUG_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "devplug/errors.h"
+#include "devplug/ops.h"
+#include "devplug/plugin_api.h"
+#include "devplug/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(DEVPLUG_BUILDING_LIBRARY)
+#define DEVPLUG_API __declspec(dllexport)
+#elif defined(_WIN32)
+#define DEVPLUG_API __declspec(dllimport)
+#else
+#define DEVPLUG_API __attribute__((visibility("default")))
+#endif
+
+/* Host-side objects. Distinct from the plugin-side handles in types.h: a host device
+ * knows its plugin, a host tensor owns (a share of) its storage. */
+typedef struct devplug_context_t devplug_context_t;
+typedef struct devplug_plugin_t devplug_plugin_t;
+typedef struct devplug_host_device_t devplug_host_device_t;
+typedef struct devplug_host_stream_t devplug_host_stream_t;
+typedef struct devplug_host_event_t devplug_host_event_t;
+typedef struct devplug_host_tensor_t devplug_host_tensor_t;
+
+/* ---- version and errors ------------------------------------------------------------ */
+
+/* The library's version ("0.1.0") and the ABI it speaks. Never fails. */
+DEVPLUG_API const char* devplug_version_string(void);
+DEVPLUG_API void devplug_abi_version(uint32_t* out_major, uint32_t* out_minor);
+
+/* Destroys an error returned by this API. NULL is ignored. */
+DEVPLUG_API void devplug_error_destroy(devplug_error_t* error);
+
+/* ---- context: the registry of plugins and devices ----------------------------------- */
+
+/* Context flags. */
+/* Do not scan DEVPLUG_PLUGIN_PATH and the install's plugin folder at creation. */
+#define DEVPLUG_CONTEXT_NO_DISCOVERY 1u
+/* Fail instead of running an op on the CPU fallback (DEVPLUG_STRICT=1 sets it too). */
+#define DEVPLUG_CONTEXT_STRICT 2u
+/* Never use a CPU fallback and never load the reference plugin for one. */
+#define DEVPLUG_CONTEXT_NO_FALLBACK 4u
+
+typedef struct devplug_context_options_t {
+  size_t struct_size;
+  uint32_t flags; /* DEVPLUG_CONTEXT_* */
+} devplug_context_options_t;
+
+/* Creates a context. `options` may be NULL (defaults: discovery on, strict from
+ * DEVPLUG_STRICT). Discovery loads every plugin found in DEVPLUG_PLUGIN_PATH (files or
+ * folders, ':'-separated, empty entries ignored, never the current directory) and in the
+ * install's plugin folder (lib/devplug/plugins). A plugin that fails to load is recorded
+ * (devplug_context_get_failure) and never fails the context. The caller destroys it with
+ * devplug_context_destroy. */
+DEVPLUG_API devplug_error_t* devplug_context_create(const devplug_context_options_t* options,
+                                                    devplug_context_t** out_context);
+/* Destroys the context and everything it made (tensors, streams, events, devices), then
+ * unloads its plugins. NULL is ignored. */
+DEVPLUG_API void devplug_context_destroy(devplug_context_t* context);
+
+/* Loads the plugin at `path` (a file) into the context. A path already loaded gives the
+ * same plugin again. On failure the reason is returned (the loader's own message, the
+ * missing symbol, both ABI versions, a struct_size too small) and also recorded as a
+ * failure. `out_plugin` may be NULL. */
+DEVPLUG_API devplug_error_t* devplug_context_load_plugin(devplug_context_t* context,
+                                                         const char* path,
+                                                         devplug_plugin_t** out_plugin);
+
+DEVPLUG_API devplug_error_t* devplug_context_plugin_count(devplug_context_t* context,
+                                                          size_t* out_count);
+DEVPLUG_API devplug_error_t* devplug_context_get_plugin(devplug_context_t* context,
+                                                        size_t index,
+                                                        devplug_plugin_t** out_plugin);
+/* Finds a loaded plugin by its name ("reference"); NOT_FOUND when none has it. */
+DEVPLUG_API devplug_error_t* devplug_context_find_plugin(devplug_context_t* context,
+                                                         const char* name,
+                                                         devplug_plugin_t** out_plugin);
+
+/* Plugins that failed to load: path and reason, owned by the context. */
+DEVPLUG_API devplug_error_t* devplug_context_failure_count(devplug_context_t* context,
+                                                           size_t* out_count);
+DEVPLUG_API devplug_error_t* devplug_context_get_failure(devplug_context_t* context,
+                                                         size_t index,
+                                                         const char** out_path,
+                                                         const char** out_reason);
+
+/* Every device of every loaded plugin, in load order. */
+DEVPLUG_API devplug_error_t* devplug_context_device_count(devplug_context_t* context,
+                                                          size_t* out_count);
+DEVPLUG_API devplug_error_t* devplug_context_get_device(devplug_context_t* context,
+                                                        size_t index,
+                                                        devplug_host_device_t** out_device);
+
+/* How many op calls of `op` ran on the CPU fallback since the context was made (any op:
+ * pass DEVPLUG_OP_INVALID for the total). */
+DEVPLUG_API devplug_error_t* devplug_context_fallback_count(devplug_context_t* context,
+                                                            devplug_op_t op,
+                                                            uint64_t* out_count);
+
+/* ---- plugins ------------------------------------------------------------------------- */
+
+typedef struct devplug_plugin_info_t {
+  size_t struct_size;
+  const char* name;    /* owned by the plugin record, valid while the context lives */
+  const char* version;
+  const char* path;
+  uint32_t abi_major;
+  uint32_t abi_minor;
+  uint32_t opset_version;
+  int32_t device_count;
+  const char* device_note; /* why there are no devices, or NULL */
+} devplug_plugin_info_t;
+
+DEVPLUG_API devplug_error_t* devplug_plugin_get_info(devplug_plugin_t* plugin,
+                                                     devplug_plugin_info_t* out_info);
+/* Whether the plugin declares a kernel for (`op`, dispatch dtype `dtype`), and its
+ * DEVPLUG_KERNEL_* flags. Reads the declared table only. */
+DEVPLUG_API devplug_error_t* devplug_plugin_supports(devplug_plugin_t* plugin,
+                                                     devplug_op_t op, devplug_dtype_t dtype,
+                                                     bool* out_supported,
+                                                     uint32_t* out_kernel_flags);
+/* The plugin's own table, for tools that test the ABI itself (conformance). */
+DEVPLUG_API devplug_error_t* devplug_plugin_get_api(devplug_plugin_t* plugin,
+                                                    const devplug_plugin_api_t** out_api);
+
+/* ---- devices ------------------------------------------------------------------------- */
+
+DEVPLUG_API devplug_error_t* devplug_device_get_properties(
+    devplug_host_device_t* device, devplug_device_properties_t* out_properties);
+DEVPLUG_API devplug_error_t* devplug_device_get_plugin(devplug_host_device_t* device,
+                                                       devplug_plugin_t** out_plugin);
+/* The device's default stream, made when the device is first used; owned by the device. */
+DEVPLUG_API devplug_error_t* devplug_device_default_stream(devplug_host_device_t* device,
+                                                           devplug_host_stream_t** out_stream);
+/* Waits for all work on every stream of the device. */
+DEVPLUG_API devplug_error_t* devplug_device_synchronize(devplug_host_device_t* device);
+
+/* ---- streams and events -------------------------------------------------------------- */
+
+DEVPLUG_API devplug_error_t* devplug_stream_create(devplug_host_device_t* device,
+                                                   devplug_host_stream_t** out_stream);
+/* Waits for the stream's work, then destroys it. NULL is ignored. */
+DEVPLUG_API devplug_error_t* devplug_stream_destroy(devplug_host_stream_t* stream);
+DEVPLUG_API devplug_error_t* devplug_stream_synchronize(devplug_host_stream_t* stream);
+DEVPLUG_API devplug_error_t* devplug_stream_get_device(devplug_host_stream_t* stream,
+                                                       devplug_host_device_t** out_device);
+
+DEVPLUG_API devplug_error_t* devplug_event_create(devplug_host_device_t* device,
+                                                  devplug_host_event_t** out_event);
+DEVPLUG_API devplug_error_t* devplug_event_destroy(devplug_host_event_t* event);
+DEVPLUG_API devplug_error_t* devplug_event_record(devplug_host_event_t* event,
+                                                  devplug_host_stream_t* stream);
+/* Makes later work on `stream` wait for `event`, which may belong to another device of
+ * the same plugin (otherwise the host waits). */
+DEVPLUG_API devplug_error_t* devplug_stream_wait_event(devplug_host_stream_t* stream,
+                                                       devplug_host_event_t* event);
+DEVPLUG_API devplug_error_t* devplug_event_synchronize(devplug_host_event_t* event);
+
+/* ---- tensors --------------------------------------------------------------------------- */
+
+/* Allocates a contiguous row-major tensor of `rank` dims on `device`. Contents are
+ * undefined. `shape` may be NULL when rank is 0. The caller releases it with
+ * devplug_tensor_release. Errors: INVALID_ARGUMENT for a rank over DEVPLUG_MAX_RANK, a
+ * negative dim, an element count or byte size that overflows int64, an unknown dtype;
+ * RESOURCE_EXHAUSTED. */
+DEVPLUG_API devplug_error_t* devplug_tensor_create(devplug_host_device_t* device,
+                                                   devplug_dtype_t dtype, int32_t rank,
+                                                   const int64_t* shape,
+                                                   devplug_host_tensor_t** out_tensor);
+/* Drops this tensor's share of its storage; the storage is freed with its last view.
+ * NULL is ignored. Work already enqueued on the tensor still completes. */
+DEVPLUG_API void devplug_tensor_release(devplug_host_tensor_t* tensor);
+
+/* The tensor's metadata. `out_desc` receives the plugin-level descriptor (buffer, byte
+ * offset, dtype, rank, shape, strides). */
+DEVPLUG_API devplug_error_t* devplug_tensor_describe(const devplug_host_tensor_t* tensor,
+                                                     devplug_tensor_t* out_desc);
+DEVPLUG_API devplug_error_t* devplug_tensor_get_device(const devplug_host_tensor_t* tensor,
+                                                       devplug_host_device_t** out_device);
+/* The number of elements (product of the shape; 1 for rank 0). */
+DEVPLUG_API devplug_error_t* devplug_tensor_numel(const devplug_host_tensor_t* tensor,
+                                                  int64_t* out_numel);
+/* Bytes in the tensor's whole storage (what as_strided may reach). */
+DEVPLUG_API devplug_error_t* devplug_tensor_storage_bytes(const devplug_host_tensor_t* tensor,
+                                                          uint64_t* out_bytes);
+
+/* Copies `size_bytes` of host data into the tensor's elements in row-major logical order
+ * (any layout). `size_bytes` must equal numel * element size. Enqueued on `stream` (NULL:
+ * the device's default stream); `src` must stay valid until that stream has passed it,
+ * unless DEVPLUG_COPY_BLOCKING is given. */
+#define DEVPLUG_COPY_BLOCKING 1u
+DEVPLUG_API devplug_error_t* devplug_tensor_copy_from_host(devplug_host_stream_t* stream,
+                                                           devplug_host_tensor_t* dst,
+                                                           const void* src,
+                                                           uint64_t size_bytes,
+                                                           uint32_t flags);
+/* Copies the tensor's elements in row-major logical order to host memory and waits. */
+DEVPLUG_API devplug_error_t* devplug_tensor_copy_to_host(devplug_host_stream_t* stream,
+                                                         const devplug_host_tensor_t* src,
+                                                         void* dst, uint64_t size_bytes);
+/* Copies `src` into `dst` (same shape and dtype, any layouts, any devices; through the
+ * host when the devices belong to different plugins). Enqueued on `stream`, which belongs
+ * to dst's device (NULL: its default stream). */
+DEVPLUG_API devplug_error_t* devplug_tensor_copy(devplug_host_stream_t* stream,
+                                                 devplug_host_tensor_t* dst,
+                                                 const devplug_host_tensor_t* src);
+
+/* ---- views: metadata only, never reach a plugin; each returns a new tensor sharing the
+ * storage, which the caller releases ---------------------------------------------------- */
+
+/* A view with a new shape; one dim may be -1 (inferred). Fails with INVALID_ARGUMENT when
+ * the strides cannot express it as a view (copy first). */
+DEVPLUG_API devplug_error_t* devplug_tensor_reshape(const devplug_host_tensor_t* tensor,
+                                                    int32_t rank, const int64_t* shape,
+                                                    devplug_host_tensor_t** out_view);
+/* dims is a permutation of [0, rank). */
+DEVPLUG_API devplug_error_t* devplug_tensor_permute(const devplug_host_tensor_t* tensor,
+                                                    const int32_t* dims,
+                                                    devplug_host_tensor_t** out_view);
+DEVPLUG_API devplug_error_t* devplug_tensor_transpose(const devplug_host_tensor_t* tensor,
+                                                      int32_t dim0, int32_t dim1,
+                                                      devplug_host_tensor_t** out_view);
+/* Broadcasts to `shape` (PyTorch expand / broadcast_to): new dims are prepended, size-1
+ * dims get stride 0; -1 keeps a dim. */
+DEVPLUG_API devplug_error_t* devplug_tensor_expand(const devplug_host_tensor_t* tensor,
+                                                   int32_t rank, const int64_t* shape,
+                                                   devplug_host_tensor_t** out_view);
+/* Elements start, start+step, ... before stop along `dim`, Python slice rules (negative
+ * start/stop count from the end and are clamped). A negative step walks backwards and
+ * gives a negative stride. step != 0. */
+DEVPLUG_API devplug_error_t* devplug_tensor_slice(const devplug_host_tensor_t* tensor,
+                                                  int32_t dim, int64_t start, int64_t stop,
+                                                  int64_t step,
+                                                  devplug_host_tensor_t** out_view);
+/* Removes dim `dim`, which must have size 1. */
+DEVPLUG_API devplug_error_t* devplug_tensor_squeeze(const devplug_host_tensor_t* tensor,
+                                                    int32_t dim,
+                                                    devplug_host_tensor_t** out_view);
+/* Inserts a size-1 dim before position `dim` in [0, rank]. */
+DEVPLUG_API devplug_error_t* devplug_tensor_unsqueeze(const devplug_host_tensor_t* tensor,
+                                                      int32_t dim,
+                                                      devplug_host_tensor_t** out_view);
+/* The diagonal of dims dim0 and dim1 with `offset` (PyTorch diagonal): both dims are
+ * removed and the diagonal is appended as the last dim. */
+DEVPLUG_API devplug_error_t* devplug_tensor_diagonal(const devplug_host_tensor_t* tensor,
+                                                     int64_t offset, int32_t dim0,
+                                                     int32_t dim1,
+                                                     devplug_host_tensor_t** out_view);
+/* Any view of the storage: shape, strides (elements, may be zero or negative) and a
+ * storage offset in elements. INVALID_ARGUMENT when an element would fall outside the
+ * storage. */
+DEVPLUG_API devplug_error_t* devplug_tensor_as_strided(const devplug_host_tensor_t* tensor,
+                                                       int32_t rank, const int64_t* shape,
+                                                       const int64_t* strides,
+                                                       int64_t storage_offset,
+                                                       devplug_host_tensor_t** out_view);
+
+/* ---- ops ----------------------------------------------------------------------------- */
+
+/* Runs prim `op` exactly as ops.def defines it: strict shapes and dtypes, outputs given.
+ * All tensors live on the stream's device (NULL stream: the first output's device's
+ * default stream). `attrs` is the op's attribute struct or NULL when it has none.
+ * Validates arity, dtypes, shapes, bounds, attributes and aliasing (an output may not
+ * overlap itself or another tensor of the call, except that an elementwise output may be
+ * exactly one of its inputs) and answers each with INVALID_ARGUMENT. Runs on the CPU
+ * fallback when the plugin lacks the kernel (see DEVPLUG_CONTEXT_STRICT). No heap
+ * allocation on this path when the device has the kernel and its inputs need no copy. */
+DEVPLUG_API devplug_error_t* devplug_op_call(devplug_host_stream_t* stream, devplug_op_t op,
+                                             devplug_host_tensor_t* const* inputs,
+                                             size_t n_inputs,
+                                             devplug_host_tensor_t* const* outputs,
+                                             size_t n_outputs, const void* attrs);
+
+/* Runs an elementwise op (UNARY, BINARY, COMPARE, TERNARY) the way PyTorch would: inputs
+ * are broadcast together and promoted to a common dtype (views and convert_element_type),
+ * then the strict prim runs. When `*inout_result` is NULL a new tensor is allocated on the
+ * stream's device and returned there; otherwise it is the output (its shape must be the
+ * broadcast shape; a dtype that differs from the op's result is cast to, as add_out). */
+DEVPLUG_API devplug_error_t* devplug_elementwise(devplug_host_stream_t* stream,
+                                                 devplug_op_t op,
+                                                 devplug_host_tensor_t* const* inputs,
+                                                 size_t n_inputs,
+                                                 devplug_host_tensor_t** inout_result);
+
+/* The dtype PyTorch's type promotion gives for two tensor operands of dtypes a and b
+ * (int32 + float16 -> float16, uint8 + int8 -> int16, bool + int8 -> int8). */
+DEVPLUG_API devplug_error_t* devplug_promote_types(devplug_dtype_t a, devplug_dtype_t b,
+                                                   devplug_dtype_t* out_dtype);
+/* The shape two shapes broadcast to, PyTorch's rules; INVALID_ARGUMENT when they do not. */
+DEVPLUG_API devplug_error_t* devplug_broadcast_shapes(int32_t rank_a, const int64_t* shape_a,
+                                                      int32_t rank_b, const int64_t* shape_b,
+                                                      int32_t* out_rank, int64_t* out_shape);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* DEVPLUG_DEVPLUG_H_ */

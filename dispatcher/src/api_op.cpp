@@ -1,0 +1,85 @@
+// C entry points: op calls, elementwise ops with broadcasting and promotion, and the
+// promotion and broadcasting rules themselves.
+#include "api_guard.hpp"
+#include "dispatch.hpp"
+#include "elementwise.hpp"
+#include "promotion.hpp"
+
+using namespace devplug::detail;
+
+namespace {
+
+// Checks an array of tensor handles; the message names the element ("inputs[2]").
+void require_tensors(devplug_host_tensor_t* const* tensors, size_t n, const char* what) {
+  if (n > 0 && tensors == nullptr) invalid_argument(std::string(what) + " is NULL but its count is " + std::to_string(n));
+  for (size_t i = 0; i < n; ++i) {
+    const devplug_host_tensor_t* t = tensors[i];
+    if (t == nullptr || t->magic != devplug_host_tensor_t::kMagic)
+      invalid_argument(std::string(what) + "[" + std::to_string(i) + "] is " + (t ? "not a live tensor handle" : "NULL"));
+  }
+}
+
+// The stream to run on: `stream`, or the default stream of `fallback_tensor`'s device.
+devplug_host_stream_t& pick_stream(devplug_host_stream_t* stream, const devplug_host_tensor_t* fallback_tensor,
+                                   const char* missing) {
+  if (stream != nullptr) return *require_handle(stream, "stream");
+  if (fallback_tensor == nullptr) invalid_argument(missing);
+  return *fallback_tensor->device().default_stream();
+}
+
+}  // namespace
+
+extern "C" {
+
+DEVPLUG_API devplug_error_t* devplug_op_call(devplug_host_stream_t* stream, devplug_op_t op,
+                                             devplug_host_tensor_t* const* inputs, size_t n_inputs,
+                                             devplug_host_tensor_t* const* outputs, size_t n_outputs,
+                                             const void* attrs) {
+  return guard([&] {
+    require_tensors(inputs, n_inputs, "inputs");
+    require_tensors(outputs, n_outputs, "outputs");
+    devplug_host_stream_t& s = pick_stream(stream, n_outputs > 0 ? outputs[0] : nullptr,
+                                           "stream is NULL and there is no output to take the device from");
+    dispatch_op(s, op, inputs, n_inputs, outputs, n_outputs, attrs);
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_elementwise(devplug_host_stream_t* stream, devplug_op_t op,
+                                                 devplug_host_tensor_t* const* inputs, size_t n_inputs,
+                                                 devplug_host_tensor_t** inout_result) {
+  return guard([&] {
+    require_not_null(inout_result, "inout_result");
+    if (*inout_result != nullptr) require_handle(*inout_result, "*inout_result");
+    if (n_inputs == 0) invalid_argument("n_inputs is 0");
+    require_tensors(inputs, n_inputs, "inputs");
+    devplug_host_stream_t& s = pick_stream(stream, inputs[0], "stream is NULL");
+    run_elementwise(s, op, inputs, n_inputs, inout_result);
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_promote_types(devplug_dtype_t a, devplug_dtype_t b, devplug_dtype_t* out_dtype) {
+  return guard([&] {
+    require_not_null(out_dtype, "out_dtype");
+    *out_dtype = -1;
+    if (devplug_dtype_name(a) == nullptr) invalid_argument("a is an unknown dtype " + std::to_string(a));
+    if (devplug_dtype_name(b) == nullptr) invalid_argument("b is an unknown dtype " + std::to_string(b));
+    *out_dtype = promote_types(a, b);
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_broadcast_shapes(int32_t rank_a, const int64_t* shape_a, int32_t rank_b,
+                                                      const int64_t* shape_b, int32_t* out_rank, int64_t* out_shape) {
+  return guard([&] {
+    require_not_null(out_rank, "out_rank");
+    *out_rank = 0;
+    require_not_null(out_shape, "out_shape");
+    Problem problem = check_shape(rank_a, shape_a, DEVPLUG_DTYPE_BOOL, "shape_a");
+    if (!problem.empty()) invalid_argument(problem);
+    problem = check_shape(rank_b, shape_b, DEVPLUG_DTYPE_BOOL, "shape_b");
+    if (!problem.empty()) invalid_argument(problem);
+    problem = broadcast_shapes(rank_a, shape_a, rank_b, shape_b, out_rank, out_shape);
+    if (!problem.empty()) invalid_argument(problem);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,84 @@
+// C entry points: streams and events.
+#include "api_guard.hpp"
+#include "stream_event.hpp"
+
+using namespace devplug::detail;
+
+extern "C" {
+
+DEVPLUG_API devplug_error_t* devplug_stream_create(devplug_host_device_t* device, devplug_host_stream_t** out_stream) {
+  return guard([&] {
+    require_not_null(out_stream, "out_stream");
+    *out_stream = nullptr;
+    require_handle(device, "device");
+    *out_stream = create_stream(*device, /*is_default=*/false);
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_stream_destroy(devplug_host_stream_t* stream) {
+  return guard([&] {
+    if (stream == nullptr) return;
+    require_handle(stream, "stream");
+    if (stream->is_default) invalid_argument("stream is a device's default stream, which the device owns");
+    destroy_stream(stream);
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_stream_synchronize(devplug_host_stream_t* stream) {
+  return guard([&] {
+    require_handle(stream, "stream");
+    synchronize_stream(*stream);
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_stream_get_device(devplug_host_stream_t* stream,
+                                                       devplug_host_device_t** out_device) {
+  return guard([&] {
+    require_not_null(out_device, "out_device");
+    *out_device = nullptr;
+    require_handle(stream, "stream");
+    *out_device = stream->device;
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_event_create(devplug_host_device_t* device, devplug_host_event_t** out_event) {
+  return guard([&] {
+    require_not_null(out_event, "out_event");
+    *out_event = nullptr;
+    require_handle(device, "device");
+    *out_event = create_event(*device);
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_event_destroy(devplug_host_event_t* event) {
+  return guard([&] {
+    if (event == nullptr) return;
+    require_handle(event, "event");
+    destroy_event(event);
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_event_record(devplug_host_event_t* event, devplug_host_stream_t* stream) {
+  return guard([&] {
+    require_handle(event, "event");
+    require_handle(stream, "stream");
+    record_event(*event, *stream);
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_stream_wait_event(devplug_host_stream_t* stream, devplug_host_event_t* event) {
+  return guard([&] {
+    require_handle(stream, "stream");
+    require_handle(event, "event");
+    wait_event(*stream, *event);
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_event_synchronize(devplug_host_event_t* event) {
+  return guard([&] {
+    require_handle(event, "event");
+    synchronize_event(*event);
+  });
+}
+
+}  // extern "C"

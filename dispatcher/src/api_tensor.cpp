@@ -1,0 +1,105 @@
+// C entry points: tensors (create, release, metadata) and copies.
+#include "api_guard.hpp"
+#include "copy.hpp"
+#include "tensor.hpp"
+#include "versioned.hpp"
+
+using namespace devplug::detail;
+
+namespace {
+
+devplug_host_stream_t& stream_or_default(devplug_host_stream_t* stream, devplug_host_device_t& device) {
+  if (stream == nullptr) return *device.default_stream();
+  return *require_handle(stream, "stream");
+}
+
+}  // namespace
+
+extern "C" {
+
+DEVPLUG_API devplug_error_t* devplug_tensor_create(devplug_host_device_t* device, devplug_dtype_t dtype,
+                                                   int32_t rank, const int64_t* shape,
+                                                   devplug_host_tensor_t** out_tensor) {
+  return guard([&] {
+    require_not_null(out_tensor, "out_tensor");
+    *out_tensor = nullptr;
+    require_handle(device, "device");
+    Problem problem = check_shape(rank, shape, dtype, "shape");
+    if (!problem.empty()) invalid_argument(problem);
+    *out_tensor = new_tensor(*device, contiguous_layout(dtype, rank, shape));
+  });
+}
+
+DEVPLUG_API void devplug_tensor_release(devplug_host_tensor_t* tensor) {
+  guard_void([&] {
+    if (tensor == nullptr || tensor->magic != devplug_host_tensor_t::kMagic) return;
+    release_tensor(tensor);
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_tensor_describe(const devplug_host_tensor_t* tensor, devplug_tensor_t* out_desc) {
+  return guard([&] {
+    require_not_null(out_desc, "out_desc");
+    require_handle(tensor, "tensor");
+    devplug_tensor_t desc;
+    describe(*tensor, &desc);
+    copy_versioned(desc, out_desc, "out_desc");
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_tensor_get_device(const devplug_host_tensor_t* tensor,
+                                                       devplug_host_device_t** out_device) {
+  return guard([&] {
+    require_not_null(out_device, "out_device");
+    *out_device = nullptr;
+    require_handle(tensor, "tensor");
+    *out_device = &tensor->device();
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_tensor_numel(const devplug_host_tensor_t* tensor, int64_t* out_numel) {
+  return guard([&] {
+    require_not_null(out_numel, "out_numel");
+    *out_numel = 0;
+    require_handle(tensor, "tensor");
+    *out_numel = numel(tensor->layout);
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_tensor_storage_bytes(const devplug_host_tensor_t* tensor, uint64_t* out_bytes) {
+  return guard([&] {
+    require_not_null(out_bytes, "out_bytes");
+    *out_bytes = 0;
+    require_handle(tensor, "tensor");
+    *out_bytes = tensor->storage->bytes;
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_tensor_copy_from_host(devplug_host_stream_t* stream, devplug_host_tensor_t* dst,
+                                                           const void* src, uint64_t size_bytes, uint32_t flags) {
+  return guard([&] {
+    require_handle(dst, "dst");
+    if (flags & ~DEVPLUG_COPY_BLOCKING) invalid_argument("flags has unknown bits " + std::to_string(flags));
+    copy_from_host(stream_or_default(stream, dst->device()), *dst, src, size_bytes,
+                   (flags & DEVPLUG_COPY_BLOCKING) != 0);
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_tensor_copy_to_host(devplug_host_stream_t* stream, const devplug_host_tensor_t* src,
+                                                         void* dst, uint64_t size_bytes) {
+  return guard([&] {
+    require_handle(src, "src");
+    copy_to_host(stream_or_default(stream, src->device()), *src, dst, size_bytes);
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_tensor_copy(devplug_host_stream_t* stream, devplug_host_tensor_t* dst,
+                                                 const devplug_host_tensor_t* src) {
+  return guard([&] {
+    require_handle(dst, "dst");
+    require_handle(src, "src");
+    copy_tensor(stream_or_default(stream, dst->device()), *dst, *src);
+  });
+}
+
+}  // extern "C"

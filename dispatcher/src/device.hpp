@@ -1,0 +1,49 @@
+// A device as the host sees it: the plugin and index it comes from, its properties, its
+// plugin-side handle (opened on first use), its default stream (made on first use), its
+// caching allocator and the live objects made on it.
+//
+// Thread-safe: opening and the default stream are guarded by `mutex` and published through
+// atomics, so the hot path reads them without a lock; the live lists have their own mutex.
+#pragma once
+
+#include <atomic>
+#include <mutex>
+
+#include "allocator.hpp"
+#include "devplug/devplug.h"
+#include "live_list.hpp"
+
+struct devplug_host_stream_t;
+struct devplug_host_event_t;
+struct devplug_host_tensor_t;
+
+struct devplug_host_device_t {
+  static constexpr uint32_t kMagic = 0x44455643;  // "DEVC"
+  static constexpr const char* kKind = "device";
+  uint32_t magic = kMagic;
+
+  devplug_plugin_t* plugin = nullptr;
+  int32_t index = 0;
+  devplug_device_properties_t properties{};
+
+  // Opens the device on first use; returns the plugin's handle. Throws on failure.
+  devplug_device_t* open();
+  // The default stream, made on first use. Throws on failure.
+  devplug_host_stream_t* default_stream();
+  // Waits for every stream of the device.
+  void synchronize();
+  // Frees what is still alive (tensors, streams, events), the allocator's cache, and closes
+  // the device. Never throws; errors are dropped.
+  void shut_down() noexcept;
+
+  std::mutex mutex;  // opening, default stream, streams and events lists
+  std::atomic<devplug_device_t*> native{nullptr};
+  std::atomic<devplug_host_stream_t*> default_stream_{nullptr};
+  devplug::detail::LiveList<devplug_host_stream_t> streams;
+  devplug::detail::LiveList<devplug_host_event_t> events;
+
+  std::mutex tensors_mutex;
+  devplug::detail::LiveList<devplug_host_tensor_t> tensors;
+
+  devplug::detail::CachingAllocator allocator;
+};

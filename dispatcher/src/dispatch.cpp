@@ -1,0 +1,164 @@
+// devplug_op_call's engine: validate, look the kernel up in the plugin's dense table, run it
+// (materializing dense operands when it asks), fall back to the CPU when it cannot, trace.
+#include "dispatch.hpp"
+
+#include <string>
+#include <vector>
+
+#include "api_guard.hpp"
+#include "context.hpp"
+#include "copy.hpp"
+#include "fallback.hpp"
+#include "kernel_call.hpp"
+#include "plugin_record.hpp"
+#include "trace.hpp"
+#include "validate.hpp"
+
+namespace devplug::detail {
+namespace {
+
+// "[2,3] [2,3] -> [2,3]": the shapes of a call, for the trace.
+std::string shapes_text(const devplug_host_tensor_t* const* inputs, size_t n_inputs,
+                        const devplug_host_tensor_t* const* outputs, size_t n_outputs) {
+  std::string text;
+  auto add = [&](const devplug_host_tensor_t* t) {
+    text += '[';
+    for (int32_t d = 0; d < t->layout.rank; ++d) {
+      if (d > 0) text += ',';
+      text += std::to_string(t->layout.shape[d]);
+    }
+    text += ']';
+  };
+  for (size_t i = 0; i < n_inputs; ++i) {
+    if (i > 0) text += ' ';
+    add(inputs[i]);
+  }
+  text += " -> ";
+  for (size_t i = 0; i < n_outputs; ++i) {
+    if (i > 0) text += ' ';
+    add(outputs[i]);
+  }
+  return text;
+}
+
+void check_devices(const devplug_host_stream_t& stream, const devplug_host_tensor_t* const* tensors, size_t n,
+                   const char* what) {
+  for (size_t i = 0; i < n; ++i)
+    if (&tensors[i]->device() != stream.device)
+      invalid_argument(std::string(what) + "[" + std::to_string(i) + "] is on device " +
+                       std::to_string(tensors[i]->device().index) + " of plugin " + tensors[i]->plugin().name +
+                       ", not on the stream's device " + std::to_string(stream.device->index) + " of plugin " +
+                       stream.device->plugin->name);
+}
+
+void validate(devplug_op_t op, const devplug_host_tensor_t* const* inputs, size_t n_inputs,
+              const devplug_host_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
+  CallTensor in_stack[kStackTensors];
+  CallTensor out_stack[kStackTensors];
+  std::vector<CallTensor> in_heap, out_heap;
+  CallTensor* in = in_stack;
+  CallTensor* out = out_stack;
+  if (n_inputs > kStackTensors) {
+    in_heap.resize(n_inputs);
+    in = in_heap.data();
+  }
+  if (n_outputs > kStackTensors) {
+    out_heap.resize(n_outputs);
+    out = out_heap.data();
+  }
+  for (size_t i = 0; i < n_inputs; ++i) in[i] = CallTensor{&inputs[i]->layout, inputs[i]->storage};
+  for (size_t i = 0; i < n_outputs; ++i) out[i] = CallTensor{&outputs[i]->layout, outputs[i]->storage};
+  Problem problem = validate_call(op, in, n_inputs, out, n_outputs, attrs);
+  if (!problem.empty()) invalid_argument(problem);
+}
+
+bool needs_dense(const KernelSlot& slot, const devplug_host_tensor_t* const* inputs, size_t n_inputs,
+                 const devplug_host_tensor_t* const* outputs, size_t n_outputs) {
+  if (slot.flags & DEVPLUG_KERNEL_DENSE_INPUTS)
+    for (size_t i = 0; i < n_inputs; ++i)
+      if (!is_contiguous(inputs[i]->layout)) return true;
+  if (slot.flags & DEVPLUG_KERNEL_DENSE_OUTPUTS)
+    for (size_t i = 0; i < n_outputs; ++i)
+      if (!is_contiguous(outputs[i]->layout)) return true;
+  return false;
+}
+
+// Runs a kernel that wants dense operands: non-contiguous inputs are copied into dense
+// temporaries first (the plugin's copy_strided, else through the host); non-contiguous
+// outputs are computed into dense temporaries and copied back afterwards.
+devplug_error_t* call_dense(devplug_host_stream_t& stream, const KernelSlot& slot, devplug_op_t op,
+                            const devplug_host_tensor_t* const* inputs, size_t n_inputs,
+                            const devplug_host_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
+  std::vector<TensorPtr> temps;
+  std::vector<const devplug_host_tensor_t*> in(inputs, inputs + n_inputs);
+  std::vector<const devplug_host_tensor_t*> out(outputs, outputs + n_outputs);
+  if (slot.flags & DEVPLUG_KERNEL_DENSE_INPUTS) {
+    for (auto& t : in) {
+      if (is_contiguous(t->layout)) continue;
+      const Layout& l = t->layout;
+      temps.emplace_back(new_tensor(*stream.device, contiguous_layout(l.dtype, l.rank, l.shape)));
+      copy_tensor(stream, *temps.back(), *t);
+      t = temps.back().get();
+    }
+  }
+  std::vector<size_t> copied_back;
+  if (slot.flags & DEVPLUG_KERNEL_DENSE_OUTPUTS) {
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (is_contiguous(out[i]->layout)) continue;
+      const Layout& l = out[i]->layout;
+      temps.emplace_back(new_tensor(*stream.device, contiguous_layout(l.dtype, l.rank, l.shape)));
+      out[i] = temps.back().get();
+      copied_back.push_back(i);
+    }
+  }
+  devplug_error_t* error = call_kernel(stream, slot.fn, op, in.data(), in.size(), out.data(), out.size(), attrs);
+  if (error != nullptr) return error;
+  for (size_t i : copied_back) copy_tensor(stream, *outputs[i], *out[i]);
+  return nullptr;
+}
+
+}  // namespace
+
+bool run_on_device(devplug_host_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
+                   const devplug_host_tensor_t* const* inputs, size_t n_inputs,
+                   const devplug_host_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
+  const devplug_plugin_t& plugin = *stream.device->plugin;
+  const KernelSlot& slot = plugin.kernel(op, dtype);
+  if (slot.fn == nullptr) return false;
+  devplug_error_t* error = needs_dense(slot, inputs, n_inputs, outputs, n_outputs)
+                               ? call_dense(stream, slot, op, inputs, n_inputs, outputs, n_outputs, attrs)
+                               : call_kernel(stream, slot.fn, op, inputs, n_inputs, outputs, n_outputs, attrs);
+  if (error == nullptr) return true;
+  if (error->code == DEVPLUG_CODE_UNIMPLEMENTED) {
+    drop_plugin_error(plugin, error);
+    return false;
+  }
+  throw_plugin_error(plugin, error, devplug_op_name(op));
+}
+
+void dispatch_op(devplug_host_stream_t& stream, devplug_op_t op, const devplug_host_tensor_t* const* inputs,
+                 size_t n_inputs, const devplug_host_tensor_t* const* outputs, size_t n_outputs,
+                 const void* attrs) {
+  check_devices(stream, inputs, n_inputs, "inputs");
+  check_devices(stream, outputs, n_outputs, "outputs");
+  validate(op, inputs, n_inputs, outputs, n_outputs, attrs);
+  const devplug_op_info_t& info = *devplug_op_info(op);  // validate() knows the op
+  const devplug_dtype_t dtype = dispatch_dtype(info, inputs, outputs);
+
+  Trace* trace = stream.device->plugin->context->trace.get();
+  if (trace == nullptr) {  // the only cost of tracing when DEVPLUG_TRACE is unset
+    if (!run_on_device(stream, op, dtype, inputs, n_inputs, outputs, n_outputs, attrs))
+      run_fallback(stream, op, dtype, inputs, n_inputs, outputs, n_outputs, attrs);
+    return;
+  }
+  const uint64_t start = trace_now_ns();
+  bool fell_back = false;
+  if (!run_on_device(stream, op, dtype, inputs, n_inputs, outputs, n_outputs, attrs)) {
+    run_fallback(stream, op, dtype, inputs, n_inputs, outputs, n_outputs, attrs);
+    fell_back = true;
+  }
+  trace->record(op, dtype, shapes_text(inputs, n_inputs, outputs, n_outputs), stream.device->plugin->name, fell_back,
+                start, trace_now_ns());
+}
+
+}  // namespace devplug::detail

@@ -1,0 +1,101 @@
+// The CPU fallback through the reference plugin (see fallback.hpp).
+#include "fallback.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "api_guard.hpp"
+#include "context.hpp"
+#include "copy.hpp"
+#include "dispatch.hpp"
+#include "plugin_record.hpp"
+
+namespace devplug::detail {
+namespace {
+
+[[noreturn]] void unimplemented(const std::string& message) { throw Error(DEVPLUG_CODE_UNIMPLEMENTED, message); }
+
+std::string op_text(devplug_op_t op, devplug_dtype_t dtype) {
+  return std::string(devplug_op_name(op)) + " (" + devplug_dtype_name(dtype) + ")";
+}
+
+// The reference plugin: a loaded plugin named "reference", else the install folder's
+// libdevplug_reference.so loaded for the fallback alone. Throws UNIMPLEMENTED with the
+// reason when neither can be had (remembered, so later calls do not retry the load).
+devplug_plugin_t& reference_plugin(devplug_context_t& context, const std::string& what) {
+  if (devplug_plugin_t* found = context.reference.load(std::memory_order_acquire)) return *found;
+  std::lock_guard<std::mutex> lock(context.mutex);
+  if (devplug_plugin_t* found = context.reference.load(std::memory_order_relaxed)) return *found;
+  for (const auto& plugin : context.plugins) {
+    if (plugin->name == "reference" && !plugin->devices.empty()) {
+      context.reference.store(plugin.get(), std::memory_order_release);
+      return *plugin;
+    }
+  }
+  if (context.reference_problem.empty()) {
+    const std::string folder = install_plugin_folder();
+    const std::string path = (std::filesystem::path(folder) / "libdevplug_reference.so").string();
+    try {
+      if (folder.empty()) throw LoadError("the folder of libdevplug is unknown");
+      auto record = make_plugin_record(&context, load_library(canonical_plugin_path(path)));
+      if (record->devices.empty()) throw LoadError("it reports no device");
+      context.fallback_plugin = std::move(record);
+      context.reference.store(context.fallback_plugin.get(), std::memory_order_release);
+      return *context.fallback_plugin;
+    } catch (const LoadError& e) {
+      context.reference_problem = "the CPU reference backend " + path + " cannot be loaded: " + e.what();
+    }
+  }
+  unimplemented(what + "; " + context.reference_problem);
+}
+
+}  // namespace
+
+void run_fallback(devplug_host_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
+                  const devplug_host_tensor_t* const* inputs, size_t n_inputs,
+                  const devplug_host_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
+  devplug_plugin_t& plugin = *stream.device->plugin;
+  devplug_context_t& context = *plugin.context;
+  const std::string what = op_text(op, dtype) + " is not implemented by plugin " + plugin.name;
+  if (context.no_fallback) unimplemented(what + " (the context has no CPU fallback)");
+  if (context.strict)
+    unimplemented(what + " (strict mode, DEVPLUG_STRICT=1 or DEVPLUG_CONTEXT_STRICT: no CPU fallback)");
+  if (plugin.name == "reference") unimplemented(what + " (it is the reference backend itself)");
+  devplug_plugin_t& reference = reference_plugin(context, what);
+  if (&reference == &plugin) unimplemented(what + " (it is the reference backend itself)");
+
+  if (!context.fallback_warned[op].exchange(true))
+    std::fprintf(stderr, "devplug: warning: %s (%s) is not implemented by plugin %s; running it on the CPU reference backend\n",
+                 devplug_op_name(op), devplug_dtype_name(dtype), plugin.name.c_str());
+
+  devplug_host_device_t& ref_device = *reference.devices[0];
+  devplug_host_stream_t& ref_stream = *ref_device.default_stream();
+  std::vector<TensorPtr> ref_inputs, ref_outputs;
+  std::vector<const devplug_host_tensor_t*> in, out;
+  std::vector<unsigned char> staging;
+  for (size_t i = 0; i < n_inputs; ++i) {
+    const Layout& l = inputs[i]->layout;
+    ref_inputs.emplace_back(new_tensor(ref_device, contiguous_layout(l.dtype, l.rank, l.shape)));
+    staging.resize(dense_bytes(l));
+    copy_to_host(stream, *inputs[i], staging.data(), staging.size());
+    copy_from_host(ref_stream, *ref_inputs.back(), staging.data(), staging.size(), /*blocking=*/true);
+    in.push_back(ref_inputs.back().get());
+  }
+  for (size_t i = 0; i < n_outputs; ++i) {
+    const Layout& l = outputs[i]->layout;
+    ref_outputs.emplace_back(new_tensor(ref_device, contiguous_layout(l.dtype, l.rank, l.shape)));
+    out.push_back(ref_outputs.back().get());
+  }
+  if (!run_on_device(ref_stream, op, dtype, in.data(), in.size(), out.data(), out.size(), attrs))
+    unimplemented(what + ", nor by the CPU reference backend");
+  for (size_t i = 0; i < n_outputs; ++i) {
+    staging.resize(dense_bytes(outputs[i]->layout));
+    copy_to_host(ref_stream, *out[i], staging.data(), staging.size());
+    copy_from_host(stream, *outputs[i], staging.data(), staging.size(), /*blocking=*/true);
+  }
+  context.fallback_counts[op].fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace devplug::detail

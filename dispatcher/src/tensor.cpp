@@ -1,0 +1,63 @@
+// Host tensors: refcounted storage on a device plus a Layout (see tensor.hpp).
+#include "tensor.hpp"
+
+#include "api_guard.hpp"
+#include "plugin_record.hpp"
+
+namespace devplug::detail {
+namespace {
+
+void link(devplug_host_tensor_t* tensor) {
+  devplug_host_device_t& device = tensor->device();
+  std::lock_guard<std::mutex> lock(device.tensors_mutex);
+  device.tensors.insert(tensor);
+}
+
+void drop_storage(Storage* storage) noexcept {
+  if (storage->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  storage->device->allocator.free(*storage->device, storage->buffer, storage->bytes);
+  delete storage;
+}
+
+}  // namespace
+
+devplug_host_tensor_t* new_tensor(devplug_host_device_t& device, const Layout& layout) {
+  const uint64_t bytes = dense_bytes(layout);
+  auto storage = std::make_unique<Storage>();
+  auto tensor = std::make_unique<devplug_host_tensor_t>();
+  storage->device = &device;
+  storage->bytes = bytes;
+  storage->buffer = device.allocator.allocate(device, bytes);
+  tensor->storage = storage.release();
+  tensor->layout = layout;
+  link(tensor.get());
+  return tensor.release();
+}
+
+devplug_host_tensor_t* new_view(const devplug_host_tensor_t& base, const Layout& layout) {
+  auto tensor = std::make_unique<devplug_host_tensor_t>();
+  tensor->storage = base.storage;
+  tensor->layout = layout;
+  base.storage->refs.fetch_add(1, std::memory_order_relaxed);
+  link(tensor.get());
+  return tensor.release();
+}
+
+void release_unlinked_tensor(devplug_host_tensor_t* tensor) noexcept {
+  Storage* storage = tensor->storage;
+  tensor->magic = 0;
+  delete tensor;
+  drop_storage(storage);
+}
+
+void release_tensor(devplug_host_tensor_t* tensor) noexcept {
+  if (tensor == nullptr) return;
+  {
+    devplug_host_device_t& device = tensor->device();
+    std::lock_guard<std::mutex> lock(device.tensors_mutex);
+    device.tensors.remove(tensor);
+  }
+  release_unlinked_tensor(tensor);
+}
+
+}  // namespace devplug::detail

@@ -1,0 +1,49 @@
+// Chrome trace-event output: with DEVPLUG_TRACE=file.json every op call becomes an "X"
+// (complete) event named after the op with its dtype, shapes, plugin and whether it fell
+// back; the file is written when the context is destroyed. When DEVPLUG_TRACE is unset the
+// context holds no Trace and dispatch pays a single null check. Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "devplug/devplug.h"
+
+namespace devplug::detail {
+
+// Monotonic time in nanoseconds.
+uint64_t trace_now_ns() noexcept;
+
+class Trace {
+ public:
+  // A Trace writing to $DEVPLUG_TRACE, or NULL when it is unset or empty.
+  static std::unique_ptr<Trace> from_environment();
+
+  explicit Trace(std::string path) : path_(std::move(path)) {}
+
+  // Records one op call that ran from `start_ns` to `end_ns` (host time of the enqueue).
+  void record(devplug_op_t op, devplug_dtype_t dtype, std::string shapes, const std::string& plugin,
+              bool fallback, uint64_t start_ns, uint64_t end_ns);
+  // Writes the JSON file; reports a failure on stderr (nothing may throw at destruction).
+  void write() const noexcept;
+
+ private:
+  struct Event {
+    devplug_op_t op;
+    devplug_dtype_t dtype;
+    std::string shapes;
+    std::string plugin;
+    bool fallback;
+    uint64_t start_ns;
+    uint64_t end_ns;
+    uint64_t thread;
+  };
+  std::string path_;
+  mutable std::mutex mutex_;
+  std::vector<Event> events_;
+};
+
+}  // namespace devplug::detail

@@ -1,0 +1,367 @@
+// A small plugin for the dispatcher-runtime tests, built in several variants from this one
+// file (FIXTURE_VARIANT), so the loader's every path can be exercised without the real
+// plugins: a working plugin with two host-memory devices and a few kernels, a newer-minor
+// table, an ABI 2.0 table, a table too small, a NULL table, a failing plugin_initialize, a
+// library without the entry symbol, one with a missing dependency, one without devices, and
+// one without copy_strided (so copies of strided views go through host staging).
+//
+// The working variant implements add (float32, int32), copy_strided (every dtype),
+// convert_element_type (bool/int32/int64/float32/float64 among themselves), neg (float32,
+// dense operands only: it refuses others, proving the dispatcher materialized them) and sub
+// (float32: answers UNIMPLEMENTED, to trigger the fallback). It opts in to the caching
+// allocator and exports counters of live buffers and allocations for the tests.
+#include <array>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "devplug/plugin_api.h"
+#include "devplug/sdk/entry.hpp"
+#include "devplug/sdk/error.hpp"
+#include "devplug/sdk/kernels.hpp"
+#include "devplug/sdk/strided.hpp"
+
+#define FIXTURE_GOOD 0
+#define FIXTURE_NEWER 1
+#define FIXTURE_ABI2 2
+#define FIXTURE_SMALL 3
+#define FIXTURE_NULL_API 4
+#define FIXTURE_INIT_FAILS 5
+#define FIXTURE_NO_SYMBOL 6
+#define FIXTURE_MISSING_DEP 7
+#define FIXTURE_NO_DEVICE 8
+#define FIXTURE_NO_COPY 9
+#ifndef FIXTURE_VARIANT
+#define FIXTURE_VARIANT FIXTURE_GOOD
+#endif
+#ifndef FIXTURE_NAME
+#define FIXTURE_NAME "fixture"
+#endif
+
+using devplug::sdk::guard;
+
+struct devplug_buffer_t {
+  uint64_t size;
+  unsigned char* data;
+};
+struct devplug_device_t {
+  int32_t index;
+};
+struct devplug_stream_t {
+  devplug_device_t* device;
+};
+struct devplug_event_t {
+  devplug_device_t* device;
+};
+
+namespace {
+
+std::atomic<int64_t> g_live_buffers{0};
+std::atomic<int64_t> g_allocations{0};
+std::atomic<int64_t> g_initialized{0};
+devplug_device_t g_devices[2] = {{0}, {1}};
+
+unsigned char* at(const devplug_tensor_t& t) { return t.buffer->data + t.byte_offset; }
+
+devplug_error_t* add_kernel(devplug_stream_t*, const devplug_op_call_t* call) {
+  return guard([&] {
+    devplug::sdk::check_call(call);
+    const devplug_tensor_t& a = *call->inputs[0];
+    const devplug_tensor_t& b = *call->inputs[1];
+    const devplug_tensor_t& o = *call->outputs[0];
+    devplug::sdk::for_each_offset<3>(o.rank, o.shape, {a.strides, b.strides, o.strides}, [&](const std::array<int64_t, 3>& k) {
+      if (o.dtype == DEVPLUG_DTYPE_FLOAT32)
+        reinterpret_cast<float*>(at(o))[k[2]] = reinterpret_cast<float*>(at(a))[k[0]] + reinterpret_cast<float*>(at(b))[k[1]];
+      else
+        reinterpret_cast<int32_t*>(at(o))[k[2]] = static_cast<int32_t>(
+            static_cast<uint32_t>(reinterpret_cast<int32_t*>(at(a))[k[0]]) + static_cast<uint32_t>(reinterpret_cast<int32_t*>(at(b))[k[1]]));
+    });
+  });
+}
+
+[[maybe_unused]] devplug_error_t* copy_kernel(devplug_stream_t*, const devplug_op_call_t* call) {
+  return guard([&] {
+    devplug::sdk::check_call(call);
+    const devplug_tensor_t& in = *call->inputs[0];
+    const devplug_tensor_t& o = *call->outputs[0];
+    const size_t es = devplug_dtype_size(o.dtype);
+    devplug::sdk::for_each_offset<2>(o.rank, o.shape, {in.strides, o.strides}, [&](const std::array<int64_t, 2>& k) {
+      std::memcpy(at(o) + k[1] * static_cast<int64_t>(es), at(in) + k[0] * static_cast<int64_t>(es), es);
+    });
+  });
+}
+
+template <typename T>
+double load(const unsigned char* p) { T v; std::memcpy(&v, p, sizeof(T)); return static_cast<double>(v); }
+template <typename T>
+void store(unsigned char* p, double v) { T t = static_cast<T>(v); std::memcpy(p, &t, sizeof(T)); }
+
+devplug_error_t* convert_kernel(devplug_stream_t*, const devplug_op_call_t* call) {
+  return guard([&] {
+    devplug::sdk::check_call(call);
+    const devplug_tensor_t& in = *call->inputs[0];
+    const devplug_tensor_t& o = *call->outputs[0];
+    auto read = [&](const unsigned char* p) -> double {
+      switch (in.dtype) {
+        case DEVPLUG_DTYPE_BOOL: return *p != 0 ? 1.0 : 0.0;
+        case DEVPLUG_DTYPE_INT32: return load<int32_t>(p);
+        case DEVPLUG_DTYPE_INT64: return load<int64_t>(p);
+        case DEVPLUG_DTYPE_FLOAT32: return load<float>(p);
+        default: return load<double>(p);
+      }
+    };
+    auto write = [&](unsigned char* p, double v) {
+      switch (o.dtype) {
+        case DEVPLUG_DTYPE_BOOL: *p = v != 0.0; break;
+        case DEVPLUG_DTYPE_INT32: store<int32_t>(p, v); break;
+        case DEVPLUG_DTYPE_INT64: store<int64_t>(p, v); break;
+        case DEVPLUG_DTYPE_FLOAT32: store<float>(p, v); break;
+        case DEVPLUG_DTYPE_FLOAT64: store<double>(p, v); break;
+        default: devplug::sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED, "fixture: convert to this dtype is not implemented");
+      }
+    };
+    const int64_t ies = static_cast<int64_t>(devplug_dtype_size(in.dtype));
+    const int64_t oes = static_cast<int64_t>(devplug_dtype_size(o.dtype));
+    devplug::sdk::for_each_offset<2>(o.rank, o.shape, {in.strides, o.strides}, [&](const std::array<int64_t, 2>& k) {
+      write(at(o) + k[1] * oes, read(at(in) + k[0] * ies));
+    });
+  });
+}
+
+devplug_error_t* neg_dense_kernel(devplug_stream_t*, const devplug_op_call_t* call) {
+  return guard([&] {
+    devplug::sdk::check_call(call);
+    const devplug_tensor_t& in = *call->inputs[0];
+    const devplug_tensor_t& o = *call->outputs[0];
+    if (!devplug::sdk::is_contiguous(in) || !devplug::sdk::is_contiguous(o))
+      devplug::sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, "fixture neg: operands are not dense");
+    const int64_t n = devplug::sdk::numel(o);
+    for (int64_t i = 0; i < n; ++i) reinterpret_cast<float*>(at(o))[i] = -reinterpret_cast<const float*>(at(in))[i];
+  });
+}
+
+devplug_error_t* unimplemented_kernel(devplug_stream_t*, const devplug_op_call_t*) {
+  return devplug::sdk::error_create(DEVPLUG_CODE_UNIMPLEMENTED, 0, "fixture: not today");
+}
+
+const devplug::sdk::KernelTable& kernel_table() {
+  static const devplug::sdk::KernelTable table = [] {
+    devplug::sdk::KernelTable t;
+    t.add(DEVPLUG_OP_add, DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT32) | DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_INT32), 0, &add_kernel);
+#if FIXTURE_VARIANT != FIXTURE_NO_COPY  // no copy_strided: the dispatcher stages through the host
+    t.add(DEVPLUG_OP_copy_strided, DEVPLUG_DTYPES_ALL, 0, &copy_kernel);
+#endif
+    t.add(DEVPLUG_OP_convert_element_type,
+          DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_BOOL) | DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_INT32) |
+              DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_INT64) | DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT32) |
+              DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64),
+          0, &convert_kernel);
+    t.add(DEVPLUG_OP_neg, DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT32),
+          DEVPLUG_KERNEL_DENSE_INPUTS | DEVPLUG_KERNEL_DENSE_OUTPUTS, &neg_dense_kernel);
+    t.add(DEVPLUG_OP_sub, DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT32), 0, &unimplemented_kernel);
+    return t;
+  }();
+  return table;
+}
+
+devplug_error_t* plugin_initialize(const devplug_plugin_init_args_t*) {
+#if FIXTURE_VARIANT == FIXTURE_INIT_FAILS
+  return devplug::sdk::error_create(DEVPLUG_CODE_UNAVAILABLE, 0, "no frobnicator attached");
+#else
+  ++g_initialized;
+  return nullptr;
+#endif
+}
+void plugin_shutdown() { --g_initialized; }
+
+devplug_error_t* device_count(int32_t* out_count, const char** out_note) {
+#if FIXTURE_VARIANT == FIXTURE_NO_DEVICE
+  *out_count = 0;
+  if (out_note) *out_note = "no fixture hardware present";
+#else
+  *out_count = 2;
+  if (out_note) *out_note = nullptr;
+#endif
+  return nullptr;
+}
+devplug_error_t* device_get_properties(int32_t index, devplug_device_properties_t* out) {
+  return guard([&] {
+    devplug::sdk::check_argument(index >= 0 && index < 2, "index out of range");
+    devplug_device_properties_t p{};
+    std::snprintf(p.name, sizeof(p.name), "fixture device %d", index);
+    std::snprintf(p.vendor, sizeof(p.vendor), "devplug tests");
+    std::snprintf(p.driver_version, sizeof(p.driver_version), "1");
+    p.memory_bytes = 1 << 20;
+    p.compute_units = 1;
+    p.capabilities = DEVPLUG_DEVICE_UNIFIED_MEMORY;
+    const size_t n = out->struct_size < sizeof(p) ? out->struct_size : sizeof(p);
+    std::memcpy(reinterpret_cast<char*>(out) + sizeof(size_t), reinterpret_cast<char*>(&p) + sizeof(size_t), n - sizeof(size_t));
+  });
+}
+devplug_error_t* device_open(int32_t index, devplug_device_t** out) {
+  *out = &g_devices[index];
+  return nullptr;
+}
+devplug_error_t* device_close(devplug_device_t*) { return nullptr; }
+devplug_error_t* buffer_allocate(devplug_device_t*, uint64_t size, devplug_buffer_t** out) {
+  return guard([&] {
+    *out = nullptr;
+    devplug::sdk::check_argument(size > 0, "buffer_allocate: size_bytes is 0");
+    auto* b = new devplug_buffer_t{size, static_cast<unsigned char*>(std::calloc(size, 1))};
+    ++g_live_buffers;
+    ++g_allocations;
+    *out = b;
+  });
+}
+devplug_error_t* buffer_release(devplug_buffer_t* b) {
+  std::free(b->data);
+  delete b;
+  --g_live_buffers;
+  return nullptr;
+}
+devplug_error_t* buffer_get_size(devplug_buffer_t* b, uint64_t* out) {
+  *out = b->size;
+  return nullptr;
+}
+devplug_error_t* copy_from_host(devplug_stream_t*, const void* src, devplug_buffer_t* dst, uint64_t off, uint64_t n) {
+  return guard([&] {
+    devplug::sdk::check_argument(off + n <= dst->size, "copy_from_host out of range");
+    std::memcpy(dst->data + off, src, n);
+  });
+}
+devplug_error_t* copy_to_host(devplug_stream_t*, devplug_buffer_t* src, uint64_t off, void* dst, uint64_t n) {
+  return guard([&] {
+    devplug::sdk::check_argument(off + n <= src->size, "copy_to_host out of range");
+    std::memcpy(dst, src->data + off, n);
+  });
+}
+devplug_error_t* buffer_copy(devplug_stream_t*, devplug_buffer_t* src, uint64_t so, devplug_buffer_t* dst, uint64_t dof, uint64_t n) {
+  return guard([&] {
+    devplug::sdk::check_argument(so + n <= src->size && dof + n <= dst->size, "buffer_copy out of range");
+    std::memmove(dst->data + dof, src->data + so, n);
+  });
+}
+devplug_error_t* stream_create(devplug_device_t* d, devplug_stream_t** out) {
+  *out = new devplug_stream_t{d};
+  return nullptr;
+}
+devplug_error_t* stream_destroy(devplug_stream_t* s) {
+  delete s;
+  return nullptr;
+}
+devplug_error_t* stream_synchronize(devplug_stream_t*) { return nullptr; }
+devplug_error_t* event_create(devplug_device_t* d, devplug_event_t** out) {
+  *out = new devplug_event_t{d};
+  return nullptr;
+}
+devplug_error_t* event_destroy(devplug_event_t* e) {
+  delete e;
+  return nullptr;
+}
+devplug_error_t* event_record(devplug_event_t*, devplug_stream_t*) { return nullptr; }
+devplug_error_t* stream_wait_event(devplug_stream_t*, devplug_event_t*) { return nullptr; }
+devplug_error_t* event_synchronize(devplug_event_t*) { return nullptr; }
+
+[[maybe_unused]] devplug_plugin_api_t make_api() {
+  devplug_plugin_api_t api{};
+  api.struct_size = sizeof(api);
+  api.abi_major = DEVPLUG_ABI_MAJOR;
+  api.abi_minor = DEVPLUG_ABI_MINOR;
+  api.plugin_name = FIXTURE_NAME;
+  api.plugin_version = "test";
+  api.opset_version = DEVPLUG_OPSET_VERSION;
+  api.flags = DEVPLUG_PLUGIN_CACHING_ALLOCATOR;
+  api.error_create = &devplug::sdk::error_create;
+  api.error_destroy = &devplug::sdk::error_destroy;
+  api.plugin_initialize = &plugin_initialize;
+  api.plugin_shutdown = &plugin_shutdown;
+  api.device_count = &device_count;
+  api.device_get_properties = &device_get_properties;
+  api.device_open = &device_open;
+  api.device_close = &device_close;
+  api.buffer_allocate = &buffer_allocate;
+  api.buffer_release = &buffer_release;
+  api.buffer_get_size = &buffer_get_size;
+  api.buffer_copy_from_host = &copy_from_host;
+  api.buffer_copy_to_host = &copy_to_host;
+  api.buffer_copy = &buffer_copy;
+  api.stream_create = &stream_create;
+  api.stream_destroy = &stream_destroy;
+  api.stream_synchronize = &stream_synchronize;
+  api.event_create = &event_create;
+  api.event_destroy = &event_destroy;
+  api.event_record = &event_record;
+  api.stream_wait_event = &stream_wait_event;
+  api.event_synchronize = &event_synchronize;
+  api.kernels = kernel_table().data();
+  api.kernel_count = kernel_table().size();
+  return api;
+}
+
+#if FIXTURE_VARIANT == FIXTURE_NEWER
+// A table of ABI 1.7 with fields this dispatcher does not know, and kernel rows that grew too.
+struct NewerKernel {
+  devplug_kernel_t base;
+  uint64_t future_field;
+};
+struct NewerApi {
+  devplug_plugin_api_t base;
+  void* future_fields[4];
+};
+const devplug_plugin_api_t* newer_api() {
+  static NewerKernel rows[2];
+  static const devplug_kernel_t* pointers[2];
+  static NewerApi api;
+  api.base = make_api();
+  api.base.struct_size = sizeof(NewerApi);
+  api.base.abi_minor = 7;
+  api.base.opset_version = DEVPLUG_OPSET_VERSION + 3;
+  rows[0].base = devplug_kernel_t{sizeof(NewerKernel), DEVPLUG_OP_add, DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT32), 0, &add_kernel};
+  rows[0].future_field = 42;
+  rows[1].base = devplug_kernel_t{sizeof(NewerKernel), 999, DEVPLUG_DTYPES_ALL, 0, &add_kernel};  // an op from the future
+  pointers[0] = &rows[0].base;
+  pointers[1] = &rows[1].base;
+  api.base.kernels = pointers;
+  api.base.kernel_count = 2;
+  return &api.base;
+}
+#endif
+
+}  // namespace
+
+// Counters for the tests (the fixture's own symbols, found with dlsym).
+extern "C" DEVPLUG_PLUGIN_EXPORT int64_t fixture_live_buffers(void) { return g_live_buffers.load(); }
+extern "C" DEVPLUG_PLUGIN_EXPORT int64_t fixture_allocations(void) { return g_allocations.load(); }
+extern "C" DEVPLUG_PLUGIN_EXPORT int64_t fixture_initialized(void) { return g_initialized.load(); }
+
+#if FIXTURE_VARIANT == FIXTURE_MISSING_DEP
+extern "C" int fixture_dependency_value(void);
+#endif
+
+#if FIXTURE_VARIANT == FIXTURE_NO_SYMBOL
+extern "C" DEVPLUG_PLUGIN_EXPORT const devplug_plugin_api_t* devplug_plugin_get_api_misspelled(void) {
+  static const devplug_plugin_api_t api = make_api();
+  return &api;
+}
+#else
+extern "C" DEVPLUG_PLUGIN_EXPORT const devplug_plugin_api_t* devplug_plugin_get_api(void) {
+#if FIXTURE_VARIANT == FIXTURE_NULL_API
+  return nullptr;
+#elif FIXTURE_VARIANT == FIXTURE_NEWER
+  return newer_api();
+#else
+  static devplug_plugin_api_t api = make_api();
+#if FIXTURE_VARIANT == FIXTURE_ABI2
+  api.abi_major = 2;
+  api.abi_minor = 0;
+#elif FIXTURE_VARIANT == FIXTURE_SMALL
+  api.struct_size = DEVPLUG_PLUGIN_API_MIN_SIZE - sizeof(size_t);
+#elif FIXTURE_VARIANT == FIXTURE_MISSING_DEP
+  api.plugin_version = fixture_dependency_value() ? "dep" : "nodep";
+#endif
+  return &api;
+#endif
+}
+#endif
