@@ -1,0 +1,231 @@
+// Prints docs/ops.md, the op reference, from sdk/include/devplug/ops.def.
+//
+// The op rows come only from the X-macro; the prose about categories (shape rules),
+// attribute structs, result rules and dtype sets is written here once, keyed by the
+// tokens ops.def uses. A token in ops.def without prose here stops the generator, so the
+// document cannot silently fall behind the table.
+//
+// Usage: gen_ops_doc [OUTPUT]   (standard output when OUTPUT is omitted)
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "devplug/ops.h"
+#include "devplug/plugin_api.h"
+
+namespace {
+
+struct OpRow {
+  int id;
+  std::string name;
+  std::string category;
+  int n_in;
+  int n_out;
+  std::string attrs;
+  std::string result;
+  devplug_dtype_mask_t dtypes;
+  std::string summary;
+};
+
+const std::vector<OpRow>& op_rows() {
+  static const std::vector<OpRow> rows = {
+#define DEVPLUG_OP(id, name, category, n_in, n_out, attrs, result, dtypes, summary) \
+  {id, #name, #category, n_in, n_out, #attrs, #result, dtypes, summary},
+#include "devplug/ops.def"
+  };
+  return rows;
+}
+
+// Categories in document order, with a title and the shape rule the dispatcher enforces.
+struct CategoryDoc {
+  const char* token;
+  const char* title;
+  const char* shape_rule;
+};
+const CategoryDoc kCategories[] = {
+    {"UNARY", "Unary", "The input and the output have one shape."},
+    {"BINARY", "Binary", "Both inputs and the output have one shape and (except where `result` says otherwise) one dtype."},
+    {"COMPARE", "Comparison", "Both inputs have one shape and dtype; the output has that shape and dtype bool."},
+    {"TERNARY", "Ternary", "`cond` (bool), `a`, `b` and the output have one shape; `a`, `b` and the output share a dtype."},
+    {"DATA", "Data", "convert_element_type and copy_strided: the input and the output have one shape. fill and iota have no input; the output may have any shape."},
+    {"REDUCE", "Reductions", "The output has the input's rank; dims whose bit is set in `dims_mask` have size 1 in the output, the others match the input. A `dims_mask` of 0 reduces nothing."},
+    {"SCAN", "Scans", "The output has the input's shape; `dim` < rank (0 for a 0-d input)."},
+    {"INDEX", "Indexing", "index_select: `index` is 1-D and the output is the input's shape with `dim` replaced by len(index). gather: `index` has the input's rank, the output has `index`'s shape, index.shape[d] <= input.shape[d] for d != dim. scatter and scatter_add: the output has the input's shape, `index` has the input's rank, index.shape[d] <= src.shape[d] for every d and <= input.shape[d] for d != dim. Index tensors are int64 with values in [0, size of dim)."},
+    {"SHAPE", "Shape", "cat: all inputs have one rank and equal dims except `dim`; out.shape[dim] is the sum. flip: one shape. constant_pad: out.shape[d] = in.shape[d] + before[d] + after[d] >= 0."},
+    {"LINALG", "Linear algebra", "matmul: a [B.., M, K], b [B.., K, N], out [B.., M, N], one rank >= 2, equal batch dims (the dispatcher broadcasts batch dims as stride-0 views)."},
+    {"RANDOM", "Random", "No inputs; the output may have any shape and layout. Element k is the k-th element in row-major logical order, whatever the strides (docs/random.md)."},
+};
+
+struct TokenDoc {
+  const char* token;
+  const char* text;
+};
+
+// Attribute structs (ops.h), keyed by the ops.def `attrs` token.
+const TokenDoc kAttrs[] = {
+    {"none", "No attributes: pass `attrs = NULL`. (`devplug_none_attrs_t` exists so that every token names a type.)"},
+    {"reduce", "`devplug_reduce_attrs_t {struct_size, uint32_t dims_mask, double correction}`: bit d of `dims_mask` reduces dim d; `correction` is read by var only (1 gives the unbiased estimate)."},
+    {"dim", "`devplug_dim_attrs_t {struct_size, int32_t dim}`: the dim a scan, index op or cat works along, in [0, rank)."},
+    {"flip", "`devplug_flip_attrs_t {struct_size, uint32_t dims_mask}`: bit d reverses dim d."},
+    {"pad", "`devplug_pad_attrs_t {struct_size, int64_t before[8], int64_t after[8], devplug_scalar_t value}`: elements added before and after each dim (negative crops); entries past the rank are ignored."},
+    {"fill", "`devplug_fill_attrs_t {struct_size, devplug_scalar_t value}`: float outputs read `value.f`, integer and bool outputs read `value.i`."},
+    {"iota", "`devplug_iota_attrs_t {struct_size, devplug_scalar_t start, devplug_scalar_t step}`: element k = start + k * step, `.f` for float outputs, `.i` for integer outputs."},
+    {"matmul", "`devplug_matmul_attrs_t {struct_size, uint32_t flags}`: `DEVPLUG_MATMUL_ALLOW_TF32` lets a float32 matmul use reduced-precision tensor cores (off by default)."},
+    {"philox", "`devplug_philox_attrs_t {struct_size, uint64_t seed, uint64_t offset}`: Philox4x32-10 key = seed, counter block = offset + word index / 4 (docs/random.md)."},
+};
+
+// Result rules (ops.def `result`), keyed by token.
+const TokenDoc kResults[] = {
+    {"same", "dispatch on input 0; the outputs have that dtype"},
+    {"bool", "dispatch on input 0; the output is bool"},
+    {"int64", "dispatch on input 0; the output is int64"},
+    {"any", "dispatch on input 0; the output may have any dtype (casts)"},
+    {"select", "input 0 is bool; dispatch on input 1; inputs 1, 2 and the output share its dtype"},
+    {"made", "no inputs; dispatch on the output's dtype"},
+};
+
+// Named dtype sets (types.h), shown by name in the tables.
+struct DtypeSet {
+  const char* name;
+  const char* macro;
+  devplug_dtype_mask_t mask;
+};
+const DtypeSet kDtypeSets[] = {
+    {"all", "DEVPLUG_DTYPES_ALL", DEVPLUG_DTYPES_ALL},
+    {"numeric", "DEVPLUG_DTYPES_NUMERIC", DEVPLUG_DTYPES_NUMERIC},
+    {"integral", "DEVPLUG_DTYPES_INTEGRAL", DEVPLUG_DTYPES_INTEGRAL},
+    {"int", "DEVPLUG_DTYPES_INT", DEVPLUG_DTYPES_INT},
+    {"float", "DEVPLUG_DTYPES_FLOAT", DEVPLUG_DTYPES_FLOAT},
+    {"index bits", "DEVPLUG_DTYPES_INDEX_BITS", DEVPLUG_DTYPES_INDEX_BITS},
+};
+
+[[noreturn]] void die(const std::string& message) {
+  std::cerr << "gen_ops_doc: " << message << "\n";
+  std::exit(1);
+}
+
+const char* token_text(const TokenDoc* docs, size_t n, const std::string& token,
+                       const char* column) {
+  for (size_t i = 0; i < n; ++i)
+    if (token == docs[i].token) return docs[i].text;
+  die(std::string("ops.def uses ") + column + " token '" + token +
+      "' that tools/gen_ops_doc.cpp does not describe; add it there");
+}
+
+std::string dtype_list(devplug_dtype_mask_t mask) {
+  std::string text;
+  for (int d = 0; d < DEVPLUG_DTYPE_COUNT; ++d) {
+    if ((mask & DEVPLUG_DTYPE_BIT(d)) == 0) continue;
+    if (!text.empty()) text += ", ";
+    text += devplug_dtype_name(d);
+  }
+  return text.empty() ? "(none)" : text;
+}
+
+std::string dtype_cell(devplug_dtype_mask_t mask) {
+  for (const DtypeSet& set : kDtypeSets)
+    if (set.mask == mask) return set.name;
+  return dtype_list(mask);
+}
+
+// Markdown table cells may not hold a bare '|'.
+std::string cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+void write_doc(std::ostream& out) {
+  const auto& rows = op_rows();
+  out << "<!-- GENERATED FILE: do not edit. Source: sdk/include/devplug/ops.def, generator: "
+         "tools/gen_ops_doc.cpp. -->\n";
+  out << "# devplug op reference (op set " << DEVPLUG_OPSET_VERSION << ")\n\n";
+  out << "> This file is generated from `sdk/include/devplug/ops.def` by `tools/gen_ops_doc` "
+         "and must not be edited by hand. To change it, edit ops.def (append only) or the "
+         "generator, then run `ninja -C <build> devplug_update_ops_doc` and commit the result; "
+         "the `abi.ops_doc_up_to_date` test fails while the two differ.\n\n";
+  out << "The prim set has " << rows.size()
+      << " ops. Ids are ABI: stable forever, never renumbered, never given new semantics (a "
+         "changed op is a new op). Prims are strict: inputs of an elementwise prim have one "
+         "shape and dtype; broadcasting and type promotion happen in the dispatcher. Semantics "
+         "follow the summary column, then the PyTorch operator of the same name on same-dtype "
+         "inputs; \"unspecified\" marks results the conformance suite does not check (it "
+         "checks only that they do not crash).\n\n";
+
+  out << "## Columns\n\n";
+  out << "| column | meaning |\n| --- | --- |\n";
+  out << "| id | `DEVPLUG_OP_<name>`, the op's number in the ABI |\n";
+  out << "| name | the one spelling of the op everywhere (`DEVPLUG_OP_exp`, `\"exp\"`, test "
+         "`exp_float32_...`) |\n";
+  out << "| arity | inputs -> outputs; `1+` means one or more |\n";
+  out << "| attrs | the attribute struct `devplug_<attrs>_attrs_t` (see below) |\n";
+  out << "| result | how the output dtype and the dispatch dtype follow from the tensors (see "
+         "below) |\n";
+  out << "| dtypes | the dispatch dtypes the op allows (named sets below) |\n\n";
+
+  out << "## Result rules\n\n| result | rule |\n| --- | --- |\n";
+  for (const TokenDoc& r : kResults) out << "| `" << r.token << "` | " << r.text << " |\n";
+  out << "\n## Dtype sets\n\n| set | macro | dtypes |\n| --- | --- | --- |\n";
+  for (const DtypeSet& s : kDtypeSets)
+    out << "| " << s.name << " | `" << s.macro << "` | " << dtype_list(s.mask) << " |\n";
+  out << "\nIndex tensors (index_select, gather, scatter, scatter_add) are int64.\n";
+
+  out << "\n## Attribute structs\n\nEvery attribute struct starts with `size_t struct_size` "
+         "(fields are only ever appended). Fill and pad scalars: float outputs read `.f`, "
+         "integer and bool outputs read `.i`; callers set both.\n\n";
+  out << "| attrs | struct and fields |\n| --- | --- |\n";
+  for (const TokenDoc& a : kAttrs) out << "| `" << a.token << "` | " << a.text << " |\n";
+
+  // Every token used in ops.def must be described above.
+  std::set<std::string> categories_done;
+  for (const OpRow& row : rows) {
+    token_text(kAttrs, std::size(kAttrs), row.attrs, "attrs");
+    token_text(kResults, std::size(kResults), row.result, "result");
+    bool known = false;
+    for (const CategoryDoc& c : kCategories) known = known || row.category == c.token;
+    if (!known)
+      die("ops.def uses category '" + row.category + "' that tools/gen_ops_doc.cpp does not describe");
+  }
+
+  out << "\n## Ops by category\n";
+  for (const CategoryDoc& category : kCategories) {
+    out << "\n### " << category.title << " (`" << category.token << "`)\n\n";
+    out << "Shape rule: " << category.shape_rule << "\n\n";
+    out << "| id | name | arity | attrs | result | dtypes | semantics |\n";
+    out << "| ---: | --- | --- | --- | --- | --- | --- |\n";
+    for (const OpRow& row : rows) {
+      if (row.category != category.token) continue;
+      const std::string arity =
+          (row.n_in < 0 ? std::string("1+") : std::to_string(row.n_in)) + " -> " +
+          std::to_string(row.n_out);
+      out << "| " << row.id << " | `" << row.name << "` | " << arity << " | `" << row.attrs
+          << "` | `" << row.result << "` | " << dtype_cell(row.dtypes) << " | "
+          << cell(row.summary) << " |\n";
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 2) die("usage: gen_ops_doc [OUTPUT]");
+  std::ostringstream text;
+  write_doc(text);
+  if (argc == 1) {
+    std::cout << text.str();
+    return 0;
+  }
+  std::ofstream file(argv[1], std::ios::binary);
+  file << text.str();
+  if (!file) die(std::string("cannot write ") + argv[1]);
+  return 0;
+}
