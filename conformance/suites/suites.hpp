@@ -1,0 +1,16 @@
+// Registration of the GoogleTest suites: op cases by category (Unary/OpTest.Matches/<case>)
+// and the ABI suite (Abi.<check>). Registration happens at run time, after the cases are
+// generated; the op cases selected by the filters are run all at once in workers (so
+// --jobs can spread them) by an Environment before the test bodies report them.
+#pragma once
+
+#include <string>
+
+namespace devplug::conform {
+
+// Registers every case of run_state(); `filter` is the --filter glob (empty: everything).
+void register_op_tests(const std::string& filter);
+// Registers the ABI checks whose name (abi_<check>) matches `filter`.
+void register_abi_tests(const std::string& filter);
+
+}  // namespace devplug::conform

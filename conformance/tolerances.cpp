@@ -1,0 +1,120 @@
+// The tolerance table (see tolerances.hpp). Rows are matched top to bottom; the first row
+// whose op list and dtype class match wins. ULP bounds for float32/float64 follow the
+// OpenCL 1.2 full-profile single-precision table; 16-bit floats are computed in float32
+// and rounded once, so they get at most 1 ulp of their own format.
+#include "tolerances.hpp"
+
+#include <string>
+#include <vector>
+
+#include "harness/elements.hpp"
+
+namespace devplug::conform {
+namespace {
+
+enum class Dtypes { Any, Wide, Narrow, Double };  // any; float32/float64; float16/bfloat16; float64
+
+struct Row {
+  std::vector<std::string> ops;  // empty: every op
+  Dtypes dtypes;
+  Tolerance tol;
+};
+
+Tolerance exact(const char* rule, const char* reason, bool signed_zero = false) {
+  Tolerance t{rule, TolKind::Exact, 0, 0, 1, signed_zero, reason};
+  return t;
+}
+Tolerance ulp(const char* rule, double ulps, const char* reason, double abs_eps = 0) {
+  Tolerance t{rule, TolKind::Ulp, ulps, abs_eps, 1, false, reason};
+  return t;
+}
+
+const std::vector<Row>& table() {
+  static const std::vector<Row> rows = {
+      {{"philox_bits", "philox_uniform"}, Dtypes::Any,
+       exact("philox exact", "the Philox mapping is defined bit for bit (docs/random.md)", true)},
+      {{"philox_normal"}, Dtypes::Double,
+       ulp("philox_normal float64", 64,
+           "devices may run Box-Muller in float32 (docs/random.md), even for float64 output: "
+           "the same 32 float32-eps absolute slack (32 * 2^-23), written in float64 eps", 32.0 * (1 << 29))},
+      {{"philox_normal"}, Dtypes::Wide,
+       ulp("philox_normal float32/float64", 64,
+           "Box-Muller in float32: log, sqrt and cos of float32 words carry a few ulp each and "
+           "2*pi*u2 an absolute 2^-22; 64 ulp or 32 eps absolute covers it", 32)},
+      {{"philox_normal"}, Dtypes::Narrow,
+       ulp("philox_normal 16-bit", 1, "computed in float32, rounded once to the 16-bit format")},
+      {{"copy_strided", "convert_element_type", "fill", "iota", "cat", "flip", "constant_pad",
+        "index_select", "gather", "scatter", "where"},
+       Dtypes::Any,
+       exact("data movement", "moves or rounds each value once: every bit is defined", true)},
+      {{"abs", "neg", "sign", "copysign", "ceil", "floor", "round", "trunc", "maximum", "minimum",
+        "fmax", "fmin", "nextafter", "fmod", "amax", "amin"},
+       Dtypes::Any,
+       exact("sign-exact", "exact in IEEE arithmetic, and the sign of zero is part of the answer", true)},
+      {{"add", "sub", "mul", "sqrt"}, Dtypes::Any,
+       exact("correctly rounded",
+             "IEEE +,-,* and sqrt are correctly rounded; for 16-bit inputs float32 has >= 2p+2 "
+             "bits, so rounding through float32 is innocuous (Figueroa 1995)")},
+      {{"div", "reciprocal"}, Dtypes::Wide, ulp("division", 3, "OpenCL full profile allows 2.5 ulp for x / y")},
+      {{"exp", "exp2", "log", "log2", "log10"}, Dtypes::Wide, ulp("exp/log", 3, "OpenCL: 3 ulp")},
+      {{"expm1", "log1p"}, Dtypes::Wide, ulp("expm1/log1p", 3, "OpenCL: 3 (expm1), 2 (log1p); one bound")},
+      {{"sin", "cos"}, Dtypes::Wide, ulp("sin/cos", 4, "OpenCL: 4 ulp")},
+      {{"tan"}, Dtypes::Wide, ulp("tan", 5, "OpenCL: 5 ulp")},
+      {{"asin", "acos", "atan"}, Dtypes::Wide, ulp("inverse trig", 5, "OpenCL: 4 (asin, acos), 5 (atan)")},
+      {{"sinh", "cosh", "tanh"}, Dtypes::Wide, ulp("hyperbolic", 5, "OpenCL: 4 (sinh, cosh), 5 (tanh)")},
+      {{"asinh", "acosh", "atanh"}, Dtypes::Wide, ulp("inverse hyperbolic", 4, "OpenCL: 4 ulp")},
+      {{"erf", "erfc", "erfinv"}, Dtypes::Wide,
+       ulp("error functions", 16, "OpenCL: 16 ulp (erf, erfc); erfinv has no OpenCL row, same bound")},
+      {{"lgamma", "digamma"}, Dtypes::Wide,
+       ulp("gamma family", 16,
+           "tgamma is 16 ulp in OpenCL; near the zeros of lgamma (1, 2) and digamma (1.46) the "
+           "relative error of any float32 method explodes, so 8 eps absolute is also accepted", 8)},
+      {{"pow"}, Dtypes::Wide, ulp("pow", 16, "OpenCL: 16 ulp")},
+      {{"cbrt", "rsqrt"}, Dtypes::Wide, ulp("cbrt/rsqrt", 2, "OpenCL: 2 ulp")},
+      {{"atan2"}, Dtypes::Wide, ulp("atan2", 6, "OpenCL: 6 ulp")},
+      {{"hypot"}, Dtypes::Wide, ulp("hypot", 4, "OpenCL: 4 ulp")},
+      {{"remainder"}, Dtypes::Wide,
+       ulp("remainder", 2, "fmod is exact; adding the divisor back rounds once more (<= 1 ulp)")},
+      {{"sum", "cumsum", "matmul", "scatter_add"}, Dtypes::Any,
+       Tolerance{"accumulation", TolKind::Accumulate, 0, 0, 1, false,
+                 "recursive summation of n terms: |err| <= n * eps * sum|terms| (Higham, "
+                 "Accuracy and Stability, 4.2), plus the final rounding; eps of float32 for "
+                 "16-bit dtypes, which accumulate in float32"}},
+      {{"prod", "cumprod"}, Dtypes::Any,
+       Tolerance{"products", TolKind::Relative, 0, 0, 1, false,
+                 "n roundings of a product each add a relative eps: |err| <= n * eps * |ref| "
+                 "(+1 ulp)"}},
+      {{"var"}, Dtypes::Any,
+       Tolerance{"variance", TolKind::Relative, 0, 0, 4, false,
+                 "two-pass variance: mean and squared deviations each add n * eps relative error "
+                 "(Chan, Golub, LeVeque 1983); 4 * n * eps * |ref| (+1 ulp)"}},
+      {{}, Dtypes::Narrow,
+       ulp("16-bit elementwise", 1, "computed in float32 (itself within a few float32 ulp), rounded once")},
+      {{}, Dtypes::Any, exact("exact", "integer, bool, comparison and classification results are exact")},
+  };
+  return rows;
+}
+
+}  // namespace
+
+Tolerance tolerance_for(const Case& c, bool bitwise) {
+  if (bitwise) return exact("--bitwise", "bit-exact equality was asked for on the command line", true);
+  const std::string op = devplug_op_name(c.op);
+  const devplug_dtype_t out = c.outputs.empty() ? c.dtype : c.outputs[0].dtype;
+  // Integer and bool outputs are always exact, except the float family rows for philox.
+  if (!is_float(out)) return exact("exact", "integer, bool, comparison and classification results are exact");
+  for (const Row& row : table()) {
+    if (row.dtypes == Dtypes::Wide && is_16bit_float(out)) continue;
+    if (row.dtypes == Dtypes::Narrow && !is_16bit_float(out)) continue;
+    if (row.dtypes == Dtypes::Double && out != DEVPLUG_DTYPE_FLOAT64) continue;
+    if (!row.ops.empty()) {
+      bool hit = false;
+      for (const std::string& name : row.ops) hit = hit || name == op;
+      if (!hit) continue;
+    }
+    return row.tol;
+  }
+  return table().back().tol;
+}
+
+}  // namespace devplug::conform
