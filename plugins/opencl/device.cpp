@@ -1,0 +1,110 @@
+// Device enumeration: every platform and device the ICD loader reports, with honest
+// properties read from clGetDeviceInfo.
+#include <algorithm>
+#include <cstring>
+
+#include "objects.hpp"
+#include "opencl_status.hpp"
+
+namespace devplug::opencl {
+
+namespace {
+
+std::string device_string(cl_device_id device, cl_device_info what) {
+  size_t size = 0;
+  if (cl().clGetDeviceInfo(device, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return "";
+  std::string text(size, '\0');
+  if (cl().clGetDeviceInfo(device, what, size, text.data(), nullptr) != CL_SUCCESS) return "";
+  text.resize(std::strlen(text.c_str()));
+  return text;
+}
+
+template <typename T>
+T device_value(cl_device_id device, cl_device_info what) {
+  T value{};
+  if (cl().clGetDeviceInfo(device, what, sizeof value, &value, nullptr) != CL_SUCCESS) return T{};
+  return value;
+}
+
+void copy_text(char* dst, size_t capacity, const std::string& text) {
+  const size_t n = std::min(capacity - 1, text.size());
+  std::memcpy(dst, text.data(), n);
+  dst[n] = '\0';
+}
+
+bool has_extension(const std::string& extensions, const char* name) {
+  const std::string needle(name);
+  size_t at = 0;
+  while ((at = extensions.find(needle, at)) != std::string::npos) {
+    const size_t end = at + needle.size();
+    if ((at == 0 || extensions[at - 1] == ' ') && (end == extensions.size() || extensions[end] == ' '))
+      return true;
+    at = end;
+  }
+  return false;
+}
+
+DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
+  DeviceInfo info;
+  info.platform = platform;
+  info.id = id;
+  info.name = device_string(id, CL_DEVICE_NAME);
+  info.driver_version = device_string(id, CL_DRIVER_VERSION);
+  const std::string extensions = device_string(id, CL_DEVICE_EXTENSIONS);
+  info.fp64 = has_extension(extensions, "cl_khr_fp64");
+  info.fp16 = has_extension(extensions, "cl_khr_fp16");
+  info.is_cpu = (device_value<cl_device_type>(id, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0;
+  info.max_work_group = std::max<size_t>(1, device_value<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE));
+  devplug_device_properties_t& p = info.properties;
+  p.struct_size = sizeof p;
+  copy_text(p.name, sizeof p.name, info.name);
+  copy_text(p.vendor, sizeof p.vendor, device_string(id, CL_DEVICE_VENDOR));
+  copy_text(p.driver_version, sizeof p.driver_version, info.driver_version);
+  p.memory_bytes = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE);
+  p.compute_units = static_cast<int32_t>(device_value<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS));
+  p.capabilities = (info.fp64 ? DEVPLUG_DEVICE_FP64 : 0u) | (info.fp16 ? DEVPLUG_DEVICE_FP16 : 0u) |
+                   (device_value<cl_bool>(id, CL_DEVICE_HOST_UNIFIED_MEMORY) ? DEVPLUG_DEVICE_UNIFIED_MEMORY : 0u);
+  return info;
+}
+
+DeviceList enumerate() {
+  DeviceList list;
+  const ClLibrary& lib = cl_library();
+  if (!lib.loaded) {
+    list.note = lib.failure;
+    return list;
+  }
+  cl_uint platform_count = 0;
+  cl_int status = lib.clGetPlatformIDs(0, nullptr, &platform_count);
+  if (status != CL_SUCCESS || platform_count == 0) {
+    list.note = "no OpenCL platform";
+    if (status != CL_SUCCESS) list.note += std::string(" (clGetPlatformIDs: ") + cl_error_name(status) + ")";
+    return list;
+  }
+  std::vector<cl_platform_id> platforms(platform_count);
+  if (lib.clGetPlatformIDs(platform_count, platforms.data(), nullptr) != CL_SUCCESS) {
+    list.note = "no OpenCL platform (clGetPlatformIDs failed)";
+    return list;
+  }
+  for (cl_platform_id platform : platforms) {
+    cl_uint device_count = 0;
+    if (lib.clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &device_count) != CL_SUCCESS ||
+        device_count == 0)
+      continue;
+    std::vector<cl_device_id> ids(device_count);
+    if (lib.clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, device_count, ids.data(), nullptr) != CL_SUCCESS)
+      continue;
+    for (cl_device_id id : ids) list.devices.push_back(describe(platform, id));
+  }
+  if (list.devices.empty()) list.note = "no OpenCL device on " + std::to_string(platform_count) + " platform(s)";
+  return list;
+}
+
+}  // namespace
+
+const DeviceList& device_list() {
+  static const DeviceList list = enumerate();
+  return list;
+}
+
+}  // namespace devplug::opencl

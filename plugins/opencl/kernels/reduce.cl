@@ -1,0 +1,260 @@
+// Reductions over a set of dims (sum prod amax amin argmax argmin var all any).
+//
+// Two geometries split the input: `kept` walks the output elements (operand 0: output,
+// operand 1: input base), `red` walks the reduced sub-space in row-major order (operand 0:
+// input, offset 0), so argmax's index is simply the row-major index r. Every op is an
+// accumulator with INIT, ADD (one element), COMBINE (two partial results, order-free) and
+// FINAL (store). Kernels:
+//   reduce_serial   one work item per output element (short reductions, many outputs)
+//   reduce_partial  groups of GROUP items, tree in local memory; a group reduces one chunk of
+//                   one output element and writes the result or a partial accumulator
+//   reduce_combine  one group per output element combines the partials (second level)
+
+#ifndef GROUP
+#define GROUP 256
+#endif
+
+#if A_FLOAT && defined(HAS_FP64)
+#define R double
+#define STORE_R(p, i, v) STORED_O(p, i, v)
+#elif A_FLOAT
+#define R float
+#define STORE_R(p, i, v) STORE_O(p, i, v)
+#endif
+
+// Lowest and highest values per dtype (identities of amax and amin).
+#define LOWEST_0 0
+#define LOWEST_1 0
+#define LOWEST_2 CHAR_MIN
+#define LOWEST_3 SHRT_MIN
+#define LOWEST_4 INT_MIN
+#define LOWEST_5 LONG_MIN
+#define LOWEST_6 (-INFINITY)
+#define LOWEST_7 (-INFINITY)
+#define LOWEST_8 (-INFINITY)
+#define LOWEST_9 (-INFINITY)
+#define HIGHEST_0 1
+#define HIGHEST_1 UCHAR_MAX
+#define HIGHEST_2 CHAR_MAX
+#define HIGHEST_3 SHRT_MAX
+#define HIGHEST_4 INT_MAX
+#define HIGHEST_5 LONG_MAX
+#define HIGHEST_6 INFINITY
+#define HIGHEST_7 INFINITY
+#define HIGHEST_8 INFINITY
+#define HIGHEST_9 INFINITY
+
+#if A_FLOAT
+#define IS_NAN(v) isnan(v)
+#else
+#define IS_NAN(v) 0
+#endif
+
+#if defined(OP_sum) || defined(OP_prod)
+#if A_FLOAT
+typedef R acc_t;
+#else
+typedef ulong acc_t;  // wraps mod 2^64; truncating to the dtype keeps the wrap mod 2^n
+#endif
+#ifdef OP_sum
+#define INIT() ((acc_t)0)
+#define COMBINE(a, b) ((a) + (b))
+#else
+#define INIT() ((acc_t)1)
+#define COMBINE(a, b) ((a) * (b))
+#endif
+#define ADD(acc, x, r) COMBINE(acc, (acc_t)(x))
+#if A_FLOAT
+#define FINAL(p, i, acc) STORE_R(p, i, acc)
+#else
+#define FINAL(p, i, acc) ((p)[i] = (O_ST)(A_UT)(acc))
+#endif
+
+#elif defined(OP_amax) || defined(OP_amin)
+typedef A_CT acc_t;
+#ifdef OP_amax
+#define INIT() ((acc_t)CAT(LOWEST_, DTA))
+#define BETTER(a, b) ((a) > (b) || ((a) == (b) && !signbit((float)(a))))
+#else
+#define INIT() ((acc_t)CAT(HIGHEST_, DTA))
+#define BETTER(a, b) ((a) < (b) || ((a) == (b) && signbit((float)(a))))
+#endif
+inline acc_t combine_extreme(acc_t a, acc_t b) {
+  if (IS_NAN(a)) return a;
+  if (IS_NAN(b)) return b;
+  return BETTER(a, b) ? a : b;
+}
+#define COMBINE(a, b) combine_extreme(a, b)
+#define ADD(acc, x, r) combine_extreme(acc, x)
+#define FINAL(p, i, acc) STORE_O(p, i, acc)
+
+#elif defined(OP_argmax) || defined(OP_argmin)
+typedef struct {
+  A_CT v;
+  long idx;  // -1: nothing seen yet
+} acc_t;
+#ifdef OP_argmax
+#define STRICTLY_BETTER(a, b) ((a) > (b))
+#else
+#define STRICTLY_BETTER(a, b) ((a) < (b))
+#endif
+// First NaN wins, then the best value, then the smallest index: independent of order.
+inline acc_t combine_arg(acc_t a, acc_t b) {
+  if (a.idx < 0) return b;
+  if (b.idx < 0) return a;
+  const int na = IS_NAN(a.v), nb = IS_NAN(b.v);
+  if (na || nb) {
+    if (na && nb) return a.idx < b.idx ? a : b;
+    return na ? a : b;
+  }
+  if (STRICTLY_BETTER(a.v, b.v)) return a;
+  if (STRICTLY_BETTER(b.v, a.v)) return b;
+  return a.idx < b.idx ? a : b;
+}
+inline acc_t arg_init(void) {
+  acc_t a;
+  a.v = 0;
+  a.idx = -1;
+  return a;
+}
+inline acc_t arg_one(A_CT x, long r) {
+  acc_t a;
+  a.v = x;
+  a.idx = r;
+  return a;
+}
+#define INIT() arg_init()
+#define COMBINE(a, b) combine_arg(a, b)
+#define ADD(acc, x, r) combine_arg(acc, arg_one(x, r))
+#define FINAL(p, i, acc) ((p)[i] = (acc).idx)
+
+#elif defined(OP_var)
+typedef struct {
+  R n;
+  R mean;
+  R m2;
+} acc_t;
+// Welford for one element, Chan et al. for two partial results.
+inline acc_t var_init(void) {
+  acc_t a;
+  a.n = 0;
+  a.mean = 0;
+  a.m2 = 0;
+  return a;
+}
+inline acc_t var_add(acc_t a, R x) {
+  a.n += 1;
+  const R d = x - a.mean;
+  a.mean += d / a.n;
+  a.m2 += d * (x - a.mean);
+  return a;
+}
+inline acc_t var_combine(acc_t a, acc_t b) {
+  if (a.n == 0) return b;
+  if (b.n == 0) return a;
+  acc_t c;
+  c.n = a.n + b.n;
+  const R d = b.mean - a.mean;
+  c.mean = a.mean + d * (b.n / c.n);
+  c.m2 = a.m2 + b.m2 + d * d * (a.n * b.n / c.n);
+  return c;
+}
+#define INIT() var_init()
+#define COMBINE(a, b) var_combine(a, b)
+#define ADD(acc, x, r) var_add(acc, (R)(x))
+#define FINAL(p, i, acc) STORE_R(p, i, (acc).m2 / fmax((R)0, (acc).n - (R)correction))
+
+#elif defined(OP_all) || defined(OP_any)
+typedef uchar acc_t;
+#ifdef OP_all
+#define INIT() ((acc_t)1)
+#define COMBINE(a, b) ((acc_t)((a) & (b)))
+#else
+#define INIT() ((acc_t)0)
+#define COMBINE(a, b) ((acc_t)((a) | (b)))
+#endif
+#define ADD(acc, x, r) COMBINE(acc, (acc_t)((x) != 0))
+#define FINAL(p, i, acc) ((p)[i] = (acc))
+#else
+#error "reduce.cl: no OP_<name> given"
+#endif
+
+#ifdef HAS_FP64
+typedef double real_t;
+#else
+typedef float real_t;
+#endif
+
+__kernel void reduce_serial(const geom_t kept, const geom_t red, __global const A_ST* in,
+                            __global O_ST* out, const real_t correction) {
+  const long o = get_global_id(0);
+  if (o >= kept.numel) return;
+  long at[2];
+  geom_offsets(&kept, o, 2, at);
+  acc_t acc = INIT();
+  for (long r = 0; r < red.numel; ++r) {
+    const A_CT x = LOAD_A(in, at[1] + geom_offset(&red, 0, r));
+    acc = ADD(acc, x, r);
+  }
+  FINAL(out, at[0], acc);
+  (void)correction;
+}
+
+// Tree reduction of `tree` (GROUP entries) into tree[0].
+#define TREE_REDUCE(tree, lid)                                  \
+  for (int width = GROUP / 2; width > 0; width >>= 1) {         \
+    barrier(CLK_LOCAL_MEM_FENCE);                               \
+    if ((lid) < width) tree[lid] = COMBINE(tree[lid], tree[(lid) + width]); \
+  }                                                             \
+  barrier(CLK_LOCAL_MEM_FENCE)
+
+// Group (g, o) reduces elements [g * chunk, (g + 1) * chunk) of output element o.
+__kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void reduce_partial(
+    const geom_t kept, const geom_t red, __global const A_ST* in, __global O_ST* out,
+    __global acc_t* partial, const long chunk, const int write_final, const real_t correction) {
+  __local acc_t tree[GROUP];
+  const int lid = (int)get_local_id(0);
+  const long g = get_group_id(0), groups = get_num_groups(0), o = get_group_id(1);
+  long at[2];
+  geom_offsets(&kept, o, 2, at);
+  const long begin = g * chunk;
+  const long end = min(begin + chunk, red.numel);
+  acc_t acc = INIT();
+  if (red.dense) {
+    // Contiguous reduced elements: a plain strided loop the compiler can vectorize.
+    const long base = at[1] + red.offset[0];
+    for (long r = begin + lid; r < end; r += GROUP) {
+      const A_CT x = LOAD_A(in, base + r);
+      acc = ADD(acc, x, r);
+    }
+  } else {
+    for (long r = begin + lid; r < end; r += GROUP) {
+      const A_CT x = LOAD_A(in, at[1] + geom_offset(&red, 0, r));
+      acc = ADD(acc, x, r);
+    }
+  }
+  tree[lid] = acc;
+  TREE_REDUCE(tree, lid);
+  if (lid == 0) {
+    if (write_final) {
+      FINAL(out, at[0], tree[0]);
+    } else {
+      partial[o * groups + g] = tree[0];
+    }
+  }
+  (void)correction;
+}
+
+__kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void reduce_combine(
+    const geom_t kept, __global const acc_t* partial, const long groups, __global O_ST* out,
+    const real_t correction) {
+  __local acc_t tree[GROUP];
+  const int lid = (int)get_local_id(0);
+  const long o = get_group_id(1);
+  acc_t acc = INIT();
+  for (long g = lid; g < groups; g += GROUP) acc = COMBINE(acc, partial[o * groups + g]);
+  tree[lid] = acc;
+  TREE_REDUCE(tree, lid);
+  if (lid == 0) FINAL(out, geom_offset(&kept, 0, o), tree[0]);
+  (void)correction;
+}

@@ -1,0 +1,161 @@
+// Host side of the elementwise family (kernels/elementwise.cl, kernels/fill.cl): unary,
+// binary, compare, where, convert_element_type, copy_strided, fill and iota.
+#include <cstring>
+
+#include "devplug/sdk/half.hpp"
+#include "devplug/sdk/strided.hpp"
+#include "kernels.hpp"
+#include "launch.hpp"
+
+namespace devplug::opencl {
+
+namespace {
+
+std::string dtype_options(devplug_dtype_t a, devplug_dtype_t b, devplug_dtype_t c, devplug_dtype_t o) {
+  return " -DDTA=" + std::to_string(a) + " -DDTB=" + std::to_string(b) + " -DDTC=" +
+         std::to_string(c) + " -DDTO=" + std::to_string(o);
+}
+
+// The raw bits of `value` in `dtype`, rounded once (to nearest even) by the host.
+uint64_t scalar_bits(devplug_dtype_t dtype, const devplug_scalar_t& value) {
+  switch (dtype) {
+    case DEVPLUG_DTYPE_BOOL: return value.i != 0 ? 1 : 0;
+    case DEVPLUG_DTYPE_FLOAT16: return sdk::double_to_half_bits(value.f);
+    case DEVPLUG_DTYPE_BFLOAT16: return sdk::double_to_bfloat16_bits(value.f);
+    case DEVPLUG_DTYPE_FLOAT32: {
+      const float f = static_cast<float>(value.f);
+      uint32_t bits;
+      std::memcpy(&bits, &f, sizeof bits);
+      return bits;
+    }
+    case DEVPLUG_DTYPE_FLOAT64: {
+      uint64_t bits;
+      std::memcpy(&bits, &value.f, sizeof bits);
+      return bits;
+    }
+    default: return static_cast<uint64_t>(value.i);  // integers wrap to their width on store
+  }
+}
+
+}  // namespace
+
+void run_elementwise(devplug_stream_t* stream, const char* op_token, devplug_dtype_t dta,
+                     devplug_dtype_t dtb, devplug_dtype_t dtc, devplug_dtype_t dto, int32_t rank,
+                     const int64_t* shape, const View& out, const std::vector<const View*>& inputs,
+                     const char* what) {
+  std::vector<const View*> operands = {&out};
+  for (const View* v : inputs) operands.push_back(v);
+  while (operands.size() < kGeomOperands) operands.push_back(&out);  // unused slots
+  const Geometry g = make_geometry(rank, shape, operands);
+  if (g.numel == 0) return;
+  const std::string options = build_options(*stream->device, std::string("-DOP_") + op_token +
+                                                                 dtype_options(dta, dtb, dtc, dto));
+  if (g.dense) {
+    Launch(stream, "elementwise", options, "ew_dense", what)
+        .arg<cl_long>(g.numel)
+        .arg<cl_long>(g.offset[0])
+        .arg<cl_long>(g.offset[1])
+        .arg<cl_long>(g.offset[2])
+        .arg<cl_long>(g.offset[3])
+        .mem(operands[0]->mem)
+        .mem(operands[1]->mem)
+        .mem(operands[2]->mem)
+        .mem(operands[3]->mem)
+        .run1(static_cast<size_t>(g.numel));
+  } else {
+    Launch(stream, "elementwise", options, "ew", what)
+        .arg(g)
+        .mem(operands[0]->mem)
+        .mem(operands[1]->mem)
+        .mem(operands[2]->mem)
+        .mem(operands[3]->mem)
+        .run1(static_cast<size_t>(g.numel));
+  }
+}
+
+void run_copy(devplug_stream_t* stream, devplug_dtype_t dtype, int32_t rank, const int64_t* shape,
+              const View& out, const View& in) {
+  run_elementwise(stream, "copy", dtype, dtype, dtype, dtype, rank, shape, out, {&in}, "copy");
+}
+
+void run_fill(devplug_stream_t* stream, devplug_dtype_t dtype, int32_t rank, const int64_t* shape,
+              const View& out, const devplug_scalar_t& value) {
+  const Geometry g = make_geometry(rank, shape, {&out});
+  if (g.numel == 0) return;
+  const std::string options =
+      build_options(*stream->device, dtype_options(dtype, dtype, dtype, dtype));
+  Launch(stream, "fill", options, "fill", "fill")
+      .arg(g)
+      .mem(out.mem)
+      .arg<cl_ulong>(scalar_bits(dtype, value))
+      .run1(static_cast<size_t>(g.numel));
+}
+
+namespace {
+
+devplug_error_t* elementwise_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+  return sdk::guard([&] {
+    check_kernel_call(stream, call);
+    const devplug_op_info_t* info = devplug_op_info(call->op);
+    const devplug_tensor_t& out = *call->outputs[0];
+    for (size_t i = 0; i < call->n_inputs; ++i) require_dtype(*stream->device, call->inputs[i]->dtype, info->name);
+    require_dtype(*stream->device, out.dtype, info->name);
+    std::vector<View> views;
+    for (size_t i = 0; i < call->n_inputs; ++i) views.push_back(view_of(*call->inputs[i]));
+    std::vector<const View*> inputs;
+    for (const View& v : views) inputs.push_back(&v);
+    const View out_view = view_of(out);
+    const devplug_dtype_t a = call->inputs[0]->dtype;
+    const devplug_dtype_t b = call->n_inputs > 1 ? call->inputs[1]->dtype : a;
+    const devplug_dtype_t c = call->n_inputs > 2 ? call->inputs[2]->dtype : b;
+    const char* token = info->name;
+    if (call->op == DEVPLUG_OP_convert_element_type) token = "convert";
+    if (call->op == DEVPLUG_OP_copy_strided) token = "copy";
+    run_elementwise(stream, token, a, b, c, out.dtype, out.rank, out.shape, out_view, inputs, info->name);
+  });
+}
+
+devplug_error_t* fill_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+  return sdk::guard([&] {
+    check_kernel_call(stream, call);
+    const devplug_tensor_t& out = *call->outputs[0];
+    require_dtype(*stream->device, out.dtype, "fill");
+    const auto* attrs = static_cast<const devplug_fill_attrs_t*>(call->attrs);
+    run_fill(stream, out.dtype, out.rank, out.shape, view_of(out), attrs->value);
+  });
+}
+
+devplug_error_t* iota_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+  return sdk::guard([&] {
+    check_kernel_call(stream, call);
+    const devplug_tensor_t& out = *call->outputs[0];
+    require_dtype(*stream->device, out.dtype, "iota");
+    const auto* attrs = static_cast<const devplug_iota_attrs_t*>(call->attrs);
+    const View view = view_of(out);
+    const Geometry g = make_geometry(out.rank, out.shape, {&view});
+    if (g.numel == 0) return;
+    const std::string options =
+        build_options(*stream->device, dtype_options(out.dtype, out.dtype, out.dtype, out.dtype));
+    Launch launch(stream, "fill", options, "iota", "iota");
+    launch.arg(g).mem(view.mem);
+    if (stream->device->info.fp64) {
+      launch.arg<cl_double>(attrs->start.f).arg<cl_double>(attrs->step.f);
+    } else {
+      launch.arg<cl_float>(static_cast<float>(attrs->start.f)).arg<cl_float>(static_cast<float>(attrs->step.f));
+    }
+    launch.arg<cl_long>(attrs->start.i).arg<cl_long>(attrs->step.i).run1(static_cast<size_t>(g.numel));
+  });
+}
+
+}  // namespace
+
+void register_elementwise_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes) {
+  for (devplug_category_t category : {DEVPLUG_CATEGORY_UNARY, DEVPLUG_CATEGORY_BINARY,
+                                      DEVPLUG_CATEGORY_COMPARE, DEVPLUG_CATEGORY_TERNARY})
+    table.add_all(sdk::ops_in_category(category), dtypes, 0, &elementwise_kernel);
+  table.add_all({DEVPLUG_OP_convert_element_type, DEVPLUG_OP_copy_strided}, dtypes, 0, &elementwise_kernel);
+  table.add_all({DEVPLUG_OP_fill}, dtypes, 0, &fill_kernel);
+  table.add_all({DEVPLUG_OP_iota}, dtypes, 0, &iota_kernel);
+}
+
+}  // namespace devplug::opencl

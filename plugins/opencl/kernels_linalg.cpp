@@ -1,0 +1,65 @@
+// Host side of matmul (kernels/matmul.cl).
+#include "devplug/sdk/strided.hpp"
+#include "kernels.hpp"
+#include "launch.hpp"
+
+namespace devplug::opencl {
+
+namespace {
+
+constexpr size_t kTile = 32;
+constexpr size_t kWorkPerThread = 4;
+
+devplug_error_t* matmul_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+  return sdk::guard([&] {
+    check_kernel_call(stream, call);
+    const devplug_tensor_t& a = *call->inputs[0];
+    const devplug_tensor_t& b = *call->inputs[1];
+    const devplug_tensor_t& out = *call->outputs[0];
+    require_dtype(*stream->device, a.dtype, "matmul");
+    const int32_t rank = out.rank;
+    sdk::check_argument(rank >= 2 && a.rank == rank && b.rank == rank, "matmul: operands need one rank >= 2");
+    const int64_t M = a.shape[rank - 2], K = a.shape[rank - 1], N = b.shape[rank - 1];
+    sdk::check_argument(b.shape[rank - 2] == K && out.shape[rank - 2] == M && out.shape[rank - 1] == N,
+                        "matmul: shapes do not chain");
+    const View out_view = view_of(out), a_view = view_of(a), b_view = view_of(b);
+    const Geometry batch = make_geometry(rank - 2, out.shape, {&out_view, &a_view, &b_view});
+    if (batch.numel == 0 || M == 0 || N == 0) return;
+    if (K == 0) {
+      const devplug_scalar_t zero{0.0, 0};
+      run_fill(stream, out.dtype, out.rank, out.shape, out_view, zero);
+      return;
+    }
+    const size_t threads = kTile / kWorkPerThread;
+    const size_t global[3] = {(static_cast<size_t>(N) + kTile - 1) / kTile * threads,
+                              (static_cast<size_t>(M) + kTile - 1) / kTile * threads,
+                              static_cast<size_t>(batch.numel)};
+    const size_t local[3] = {threads, threads, 1};
+    const std::string options = build_options(
+        *stream->device, "-DOP_matmul -DDTA=" + std::to_string(a.dtype) + " -DDTO=" + std::to_string(out.dtype) +
+                             " -DTILE=" + std::to_string(kTile) + " -DWPT=" + std::to_string(kWorkPerThread));
+    Launch(stream, "matmul", options, "matmul", "matmul")
+        .arg(batch)
+        .mem(out_view.mem)
+        .mem(a_view.mem)
+        .mem(b_view.mem)
+        .arg<cl_long>(M)
+        .arg<cl_long>(N)
+        .arg<cl_long>(K)
+        .arg<cl_long>(a.strides[rank - 2])
+        .arg<cl_long>(a.strides[rank - 1])
+        .arg<cl_long>(b.strides[rank - 2])
+        .arg<cl_long>(b.strides[rank - 1])
+        .arg<cl_long>(out.strides[rank - 2])
+        .arg<cl_long>(out.strides[rank - 1])
+        .run(3, global, local);
+  });
+}
+
+}  // namespace
+
+void register_linalg_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes) {
+  table.add_all({DEVPLUG_OP_matmul}, dtypes, 0, &matmul_kernel);
+}
+
+}  // namespace devplug::opencl

@@ -1,0 +1,120 @@
+// Host side of reductions (kernels/reduce.cl) and scans (kernels/scan.cl).
+#include <algorithm>
+
+#include "devplug/sdk/strided.hpp"
+#include "kernels.hpp"
+#include "launch.hpp"
+
+namespace devplug::opencl {
+
+namespace {
+
+constexpr size_t kGroup = 256;
+constexpr size_t kMaxAccumulatorBytes = 32;  // the largest acc_t in reduce.cl (var: 3 doubles)
+
+std::string op_options(const char* op, devplug_dtype_t a, devplug_dtype_t o) {
+  return std::string("-DOP_") + op + " -DDTA=" + std::to_string(a) + " -DDTO=" + std::to_string(o);
+}
+
+devplug_error_t* reduce_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+  return sdk::guard([&] {
+    check_kernel_call(stream, call);
+    const devplug_op_info_t* info = devplug_op_info(call->op);
+    const devplug_tensor_t& in = *call->inputs[0];
+    const devplug_tensor_t& out = *call->outputs[0];
+    require_dtype(*stream->device, in.dtype, info->name);
+    sdk::check_argument(in.rank == out.rank, "reduction: output rank differs from the input's");
+    const auto* attrs = static_cast<const devplug_reduce_attrs_t*>(call->attrs);
+    const View in_view = view_of(in);
+    const View out_view = view_of(out);
+    // The reduced sub-space: the input's shape with kept dims set to 1, at offset 0.
+    int64_t red_shape[DEVPLUG_MAX_RANK];
+    for (int32_t d = 0; d < in.rank; ++d) {
+      const bool reduced = (attrs->dims_mask >> d) & 1u;
+      red_shape[d] = reduced ? in.shape[d] : 1;
+      if (!reduced) sdk::check_argument(out.shape[d] == in.shape[d], "reduction: kept dims must match");
+      else sdk::check_argument(out.shape[d] == 1, "reduction: reduced dims must have size 1 in the output");
+    }
+    View red_view = in_view;
+    red_view.offset = 0;
+    const Geometry kept = make_geometry(out.rank, out.shape, {&out_view, &in_view});
+    const Geometry red = make_geometry(in.rank, red_shape, {&red_view});
+    if (kept.numel == 0) return;
+    const bool needs_elements = call->op == DEVPLUG_OP_amax || call->op == DEVPLUG_OP_amin ||
+                                call->op == DEVPLUG_OP_argmax || call->op == DEVPLUG_OP_argmin;
+    if (needs_elements && red.numel == 0)
+      sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(info->name) + ": empty reduction");
+    const std::string options =
+        build_options(*stream->device, op_options(info->name, in.dtype, out.dtype) + " -DGROUP=" + std::to_string(kGroup));
+    const bool fp64 = stream->device->info.fp64;
+    auto correction = [&](Launch& launch) -> Launch& {
+      if (fp64) return launch.arg<cl_double>(attrs->correction);
+      return launch.arg<cl_float>(static_cast<float>(attrs->correction));
+    };
+    const size_t outputs = static_cast<size_t>(kept.numel);
+    const size_t length = static_cast<size_t>(red.numel);
+    if (length <= 64 || outputs >= 4096 || stream->device->info.max_work_group < kGroup) {
+      Launch launch(stream, "reduce", options, "reduce_serial", info->name);
+      launch.arg(kept).arg(red).mem(in_view.mem).mem(out_view.mem);
+      correction(launch).run1(outputs, 64);
+      return;
+    }
+    // Enough groups to keep the device busy, each with a sizeable chunk.
+    const size_t want_groups = std::max<size_t>(1, 64 / outputs);
+    const size_t groups = std::min(want_groups, (length + kGroup * 64 - 1) / (kGroup * 64));
+    const size_t chunk = (length + groups - 1) / groups;
+    const size_t global[2] = {groups * kGroup, outputs};
+    const size_t local[2] = {kGroup, 1};
+    ScratchBuffer partial(stream->device, outputs * groups * kMaxAccumulatorBytes);
+    {
+      Launch launch(stream, "reduce", options, "reduce_partial", info->name);
+      launch.arg(kept).arg(red).mem(in_view.mem).mem(out_view.mem).mem(partial.get())
+          .arg<cl_long>(static_cast<cl_long>(chunk)).arg<cl_int>(groups == 1 ? 1 : 0);
+      correction(launch).run(2, global, local);
+    }
+    if (groups > 1) {
+      const size_t combine_global[2] = {kGroup, outputs};
+      Launch launch(stream, "reduce", options, "reduce_combine", info->name);
+      launch.arg(kept).mem(partial.get()).arg<cl_long>(static_cast<cl_long>(groups)).mem(out_view.mem);
+      correction(launch).run(2, combine_global, local);
+    }
+  });
+}
+
+devplug_error_t* scan_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+  return sdk::guard([&] {
+    check_kernel_call(stream, call);
+    const devplug_op_info_t* info = devplug_op_info(call->op);
+    const devplug_tensor_t& in = *call->inputs[0];
+    const devplug_tensor_t& out = *call->outputs[0];
+    require_dtype(*stream->device, in.dtype, info->name);
+    const auto* attrs = static_cast<const devplug_dim_attrs_t*>(call->attrs);
+    const int32_t dim = attrs->dim;
+    sdk::check_argument(in.rank == 0 ? dim == 0 : (dim >= 0 && dim < in.rank), "scan: dim out of range");
+    const View in_view = view_of(in);
+    const View out_view = view_of(out);
+    int64_t line_shape[DEVPLUG_MAX_RANK];
+    for (int32_t d = 0; d < out.rank; ++d) line_shape[d] = d == dim ? 1 : out.shape[d];
+    const Geometry lines = make_geometry(out.rank, line_shape, {&out_view, &in_view});
+    const int64_t n = in.rank == 0 ? 1 : in.shape[dim];
+    if (lines.numel == 0 || n == 0) return;
+    const std::string options = build_options(*stream->device, op_options(info->name, in.dtype, out.dtype));
+    Launch(stream, "scan", options, "scan", info->name)
+        .arg(lines)
+        .mem(in_view.mem)
+        .mem(out_view.mem)
+        .arg<cl_long>(n)
+        .arg<cl_long>(in.rank == 0 ? 0 : in.strides[dim])
+        .arg<cl_long>(out.rank == 0 ? 0 : out.strides[dim])
+        .run1(static_cast<size_t>(lines.numel), 64);
+  });
+}
+
+}  // namespace
+
+void register_reduce_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes) {
+  table.add_all(sdk::ops_in_category(DEVPLUG_CATEGORY_REDUCE), dtypes, 0, &reduce_kernel);
+  table.add_all(sdk::ops_in_category(DEVPLUG_CATEGORY_SCAN), dtypes, 0, &scan_kernel);
+}
+
+}  // namespace devplug::opencl

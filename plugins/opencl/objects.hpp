@@ -1,0 +1,70 @@
+// The plugin's handle types and the device list.
+//
+// Devices are enumerated once per process (every platform, every device). A devplug device
+// owns one cl_context and the programs built for it; buffers, streams and events belong to
+// one device and must be destroyed before it is closed.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cl_library.hpp"
+#include "devplug/plugin_api.h"
+
+namespace devplug::opencl {
+
+// What enumeration learns about one OpenCL device.
+struct DeviceInfo {
+  cl_platform_id platform = nullptr;
+  cl_device_id id = nullptr;
+  devplug_device_properties_t properties{};
+  bool fp64 = false;
+  bool fp16 = false;
+  bool is_cpu = false;
+  size_t max_work_group = 1;
+  std::string name;            // device name
+  std::string driver_version;  // driver version
+};
+
+// Every device of every platform; `note` says why the list is empty.
+struct DeviceList {
+  std::vector<DeviceInfo> devices;
+  std::string note;
+};
+
+// Enumerates once per process; thread-safe.
+const DeviceList& device_list();
+
+class ProgramCache;
+
+}  // namespace devplug::opencl
+
+struct devplug_device_t {
+  devplug::opencl::DeviceInfo info;
+  cl_context context = nullptr;
+  std::unique_ptr<devplug::opencl::ProgramCache> programs;
+  // Held while a kernel's arguments are set and it is enqueued: cl_kernel objects are shared
+  // by every stream of the device and clSetKernelArg is not thread-safe on one kernel.
+  std::mutex launch_mutex;
+};
+
+struct devplug_buffer_t {
+  devplug_device_t* device = nullptr;
+  cl_mem mem = nullptr;
+  uint64_t size = 0;
+};
+
+struct devplug_stream_t {
+  devplug_device_t* device = nullptr;
+  cl_command_queue queue = nullptr;
+};
+
+struct devplug_event_t {
+  devplug_device_t* device = nullptr;
+  std::mutex mutex;
+  cl_event event = nullptr;  // the last marker recorded; null when never recorded
+};

@@ -1,0 +1,49 @@
+// Builds OpenCL programs from the embedded kernel source and caches them: in the process
+// (per device, keyed by source family and build options) and on disk (keyed by a hash of the
+// source, the options, the device name and the driver version), so a second process loads
+// binaries instead of compiling.
+//
+// Disk folder: $DEVPLUG_OPENCL_CACHE_DIR, else $XDG_CACHE_HOME/devplug/opencl, else
+// ~/.cache/devplug/opencl. Files are written to a temporary name and renamed, so concurrent
+// processes never see half a file. A disk cache that cannot be used is skipped silently.
+// When $DEVPLUG_OPENCL_CACHE_LOG names a file, one line per program is appended to it:
+// "compile <key>", "disk <key>" (tests read it).
+//
+// Thread-safe.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "objects.hpp"
+
+namespace devplug::opencl {
+
+class ProgramCache {
+ public:
+  explicit ProgramCache(devplug_device_t* device) : device_(device) {}
+  ~ProgramCache();
+  ProgramCache(const ProgramCache&) = delete;
+  ProgramCache& operator=(const ProgramCache&) = delete;
+
+  // The kernel `name` of the program built from source family `family` (kernels/<family>.cl
+  // after common.cl) with `options`. Builds on first use; throws with the build log on
+  // failure. The kernel is shared: set its arguments under the device's launch_mutex.
+  cl_kernel kernel(const char* family, const std::string& options, const char* name);
+
+ private:
+  cl_program program(const char* family, const std::string& options);
+  cl_program build(const std::string& source, const std::string& options);
+
+  devplug_device_t* device_;
+  std::mutex mutex_;
+  std::map<std::pair<std::string, std::string>, cl_program> programs_;
+  std::map<std::pair<cl_program, std::string>, cl_kernel> kernels_;
+};
+
+// The embedded text of kernels/<family>.cl, or nullptr. Generated at build time.
+const char* kernel_source(const char* family);
+
+}  // namespace devplug::opencl

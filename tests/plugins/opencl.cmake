@@ -1,0 +1,33 @@
+# Tests of the OpenCL plugin (included by tests/plugins/CMakeLists.txt when devplug_opencl
+# exists). They load the plugin with dlopen, as a host would; comparisons against the
+# reference backend run when its plugin is built too. PoCL's own cache and the plugin's disk
+# cache point into the test's temporary folder, so runs are hermetic.
+add_executable(opencl_plugin_test
+  ${CMAKE_CURRENT_SOURCE_DIR}/opencl_plugin_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/opencl_ops_test.cpp)
+target_link_libraries(opencl_plugin_test PRIVATE devplug::sdk GTest::gtest_main devplug_warnings ${CMAKE_DL_LIBS})
+target_compile_definitions(opencl_plugin_test PRIVATE
+  DEVPLUG_OPENCL_PLUGIN="$<TARGET_FILE:devplug_opencl>")
+add_dependencies(opencl_plugin_test devplug_opencl)
+if(TARGET devplug_reference)
+  target_compile_definitions(opencl_plugin_test PRIVATE
+    DEVPLUG_REFERENCE_PLUGIN="$<TARGET_FILE:devplug_reference>")
+  add_dependencies(opencl_plugin_test devplug_reference)
+endif()
+gtest_discover_tests(opencl_plugin_test
+  PROPERTIES ENVIRONMENT "POCL_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/opencl_test_cache/pocl;DEVPLUG_OPENCL_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/opencl_test_cache/programs"
+  DISCOVERY_TIMEOUT 60)
+
+# The proof that matters: the whole conformance suite on this machine's OpenCL device (PoCL
+# in CI), with the plugin's own xfail list. The first run compiles every program (minutes);
+# the caches live in the test's build folder.
+if(TARGET devplug-conform AND TARGET devplug_reference)
+  add_test(NAME conformance_opencl_full
+    COMMAND ${CMAKE_COMMAND} -DCONFORM=$<TARGET_FILE:devplug-conform> -DPLUGIN=$<TARGET_FILE:devplug_opencl>
+            "-DFILTER=*" -DOUT=${CMAKE_CURRENT_BINARY_DIR}/reports/opencl_full -DEXPECT_EXIT=0
+            -DEXPECT_NO_FAILURES=ON
+            "-DEXTRA_ARGS=--jobs=2;--reference=$<TARGET_FILE:devplug_reference>;--xfail=${PROJECT_SOURCE_DIR}/plugins/opencl/conformance.xfail"
+            -P ${PROJECT_SOURCE_DIR}/tests/conformance/check_report.cmake)
+  set_tests_properties(conformance_opencl_full PROPERTIES LABELS "conformance;opencl" TIMEOUT 2400
+    ENVIRONMENT "POCL_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/opencl_conform_cache/pocl;DEVPLUG_OPENCL_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/opencl_conform_cache/programs")
+endif()

@@ -1,0 +1,194 @@
+// A small host for the OpenCL plugin tests: loads a plugin file with dlopen, opens device 0
+// and a stream, moves bytes in and out, and runs one op call. Errors become test failures.
+#pragma once
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "devplug/plugin_api.h"
+
+namespace devplug::opencl_test {
+
+// Owns an error and frees it through its plugin.
+struct ErrorText {
+  devplug_code_t code = DEVPLUG_CODE_OK;
+  int64_t native_code = 0;
+  std::string message;
+};
+
+inline ErrorText take(const devplug_plugin_api_t* api, devplug_error_t* error) {
+  ErrorText text;
+  if (error != nullptr) {
+    text.code = error->code;
+    text.native_code = error->native_code;
+    text.message = error->message;
+    api->error_destroy(error);
+  }
+  return text;
+}
+
+#define DEVPLUG_EXPECT_OK(api, call)                                \
+  do {                                                              \
+    const auto text_ = ::devplug::opencl_test::take(api, (call));   \
+    ASSERT_EQ(text_.code, DEVPLUG_CODE_OK) << #call << ": " << text_.message; \
+  } while (0)
+
+// A temporary folder removed at the end of the scope.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "devplug_ocl_XXXXXX").string();
+    path_ = mkdtemp(pattern.data()) ? pattern : std::string();
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// A loaded plugin. `copy_to` loads a private copy of the file so that its process-wide
+// state (library handle, device list) starts fresh, as in a second process.
+class LoadedPlugin {
+ public:
+  explicit LoadedPlugin(const std::string& file, const std::string& copy_to = "") {
+    std::string path = file;
+    if (!copy_to.empty()) {
+      std::filesystem::copy_file(file, copy_to, std::filesystem::copy_options::overwrite_existing);
+      path = copy_to;
+    }
+    handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle_ == nullptr) return;
+    auto get = reinterpret_cast<devplug_plugin_get_api_fn>(dlsym(handle_, DEVPLUG_PLUGIN_ENTRY_SYMBOL));
+    api_ = get ? get() : nullptr;
+    if (api_ != nullptr) {
+      devplug_plugin_init_args_t args{sizeof args, DEVPLUG_ABI_MAJOR, DEVPLUG_ABI_MINOR};
+      init_ = take(api_, api_->plugin_initialize(&args));
+    }
+  }
+  ~LoadedPlugin() {
+    if (api_ != nullptr) api_->plugin_shutdown();
+    // Plugins are not unloaded: OpenCL runtimes keep threads that outlive dlclose.
+  }
+  const devplug_plugin_api_t* api() const { return api_; }
+  const ErrorText& init_error() const { return init_; }
+
+ private:
+  void* handle_ = nullptr;
+  const devplug_plugin_api_t* api_ = nullptr;
+  ErrorText init_;
+};
+
+// Device 0 of a plugin with one stream.
+class Session {
+ public:
+  explicit Session(const devplug_plugin_api_t* api) : api_(api) {
+    take_or_fail(api_->device_open(0, &device_));
+    if (device_ != nullptr) take_or_fail(api_->stream_create(device_, &stream_));
+  }
+  ~Session() {
+    for (devplug_buffer_t* b : buffers_) take(api_, api_->buffer_release(b));
+    if (stream_ != nullptr) take(api_, api_->stream_destroy(stream_));
+    if (device_ != nullptr) take(api_, api_->device_close(device_));
+  }
+  bool ok() const { return stream_ != nullptr; }
+  const devplug_plugin_api_t* api() const { return api_; }
+  devplug_device_t* device() const { return device_; }
+  devplug_stream_t* stream() const { return stream_; }
+
+  // A buffer holding `bytes` (at least 8 bytes allocated).
+  devplug_buffer_t* upload(const std::vector<unsigned char>& bytes) {
+    devplug_buffer_t* buffer = nullptr;
+    take_or_fail(api_->buffer_allocate(device_, std::max<size_t>(bytes.size(), 8), &buffer));
+    if (buffer == nullptr) return nullptr;
+    buffers_.push_back(buffer);
+    if (!bytes.empty()) take_or_fail(api_->buffer_copy_from_host(stream_, bytes.data(), buffer, 0, bytes.size()));
+    take_or_fail(api_->stream_synchronize(stream_));
+    return buffer;
+  }
+  std::vector<unsigned char> download(devplug_buffer_t* buffer, size_t size) {
+    std::vector<unsigned char> bytes(size);
+    if (size == 0) return bytes;
+    take_or_fail(api_->buffer_copy_to_host(stream_, buffer, 0, bytes.data(), size));
+    take_or_fail(api_->stream_synchronize(stream_));
+    return bytes;
+  }
+  // Runs `op` through the plugin's kernel table; returns the error (code OK on success).
+  ErrorText run(devplug_op_t op, const std::vector<devplug_tensor_t>& inputs,
+                const devplug_tensor_t& output, const void* attrs) {
+    std::vector<const devplug_tensor_t*> in;
+    for (const devplug_tensor_t& t : inputs) in.push_back(&t);
+    const devplug_tensor_t* out[1] = {&output};
+    const devplug_dtype_t dtype = dispatch_dtype(op, inputs, output);
+    for (size_t i = 0; i < api_->kernel_count; ++i) {
+      const devplug_kernel_t* k = api_->kernels[i];
+      if (k->op != op || (k->dtypes & DEVPLUG_DTYPE_BIT(dtype)) == 0) continue;
+      devplug_op_call_t call{sizeof call, op, in.data(), in.size(), out, 1, attrs};
+      ErrorText e = take(api_, k->fn(stream_, &call));
+      if (e.code == DEVPLUG_CODE_OK) e = take(api_, api_->stream_synchronize(stream_));
+      return e;
+    }
+    return ErrorText{DEVPLUG_CODE_UNIMPLEMENTED, 0, "no kernel"};
+  }
+
+ private:
+  static devplug_dtype_t dispatch_dtype(devplug_op_t op, const std::vector<devplug_tensor_t>& inputs,
+                                        const devplug_tensor_t& output) {
+    const devplug_op_info_t* info = devplug_op_info(op);
+    if (info->result == DEVPLUG_RESULT_made) return output.dtype;
+    if (info->result == DEVPLUG_RESULT_select) return inputs[1].dtype;
+    return inputs[0].dtype;
+  }
+  void take_or_fail(devplug_error_t* error) {
+    const ErrorText text = take(api_, error);
+    EXPECT_EQ(text.code, DEVPLUG_CODE_OK) << text.message;
+  }
+
+  const devplug_plugin_api_t* api_;
+  devplug_device_t* device_ = nullptr;
+  devplug_stream_t* stream_ = nullptr;
+  std::vector<devplug_buffer_t*> buffers_;
+};
+
+// A tensor descriptor over `buffer`.
+inline devplug_tensor_t tensor(devplug_buffer_t* buffer, devplug_dtype_t dtype, std::vector<int64_t> shape,
+                               std::vector<int64_t> strides = {}, uint64_t byte_offset = 0) {
+  devplug_tensor_t t{};
+  t.struct_size = sizeof t;
+  t.buffer = buffer;
+  t.byte_offset = byte_offset;
+  t.dtype = dtype;
+  t.rank = static_cast<int32_t>(shape.size());
+  int64_t step = 1;
+  for (int d = t.rank - 1; d >= 0; --d) {
+    t.shape[d] = shape[static_cast<size_t>(d)];
+    t.strides[d] = strides.empty() ? step : strides[static_cast<size_t>(d)];
+    step *= shape[static_cast<size_t>(d)];
+  }
+  return t;
+}
+
+template <typename T>
+std::vector<unsigned char> bytes_of(const std::vector<T>& values) {
+  std::vector<unsigned char> bytes(values.size() * sizeof(T));
+  if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+template <typename T>
+std::vector<T> values_of(const std::vector<unsigned char>& bytes) {
+  std::vector<T> values(bytes.size() / sizeof(T));
+  if (!values.empty()) std::memcpy(values.data(), bytes.data(), values.size() * sizeof(T));
+  return values;
+}
+
+}  // namespace devplug::opencl_test
