@@ -1,0 +1,287 @@
+// Indexing and shape ops (ops.def INDEX and SHAPE): index_select, gather, scatter,
+// scatter_add, cat, flip and constant_pad. cat and flip are copies between views (flip reads
+// the input through negated strides); the others walk the output (or the index) in row-major
+// order. An index outside [0, size) cannot reach memory: gathers read 0 and scatters skip it
+// (the dispatcher refuses such indices before they get here).
+#include <type_traits>
+
+#include "elementwise.cuh"
+#include "gpu_ops.hpp"
+
+namespace devplug::gpu {
+namespace {
+
+struct GatherGeometry {
+  Layout out;      // the output: shape and strides
+  Layout in;       // input strides over out's dims (dim's stride applied to the index value)
+  Layout index;    // index strides over out's dims (index_select: only `dim` non-zero)
+  int32_t dim;
+  int64_t dim_size;  // input.shape[dim]
+};
+
+template <typename T, typename Index>
+__global__ void gather_kernel(T* out, const T* in, const int64_t* index, GatherGeometry g, Index n) {
+  const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
+  for (Index k = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
+    Index rest = k, o = 0, x = 0, ix = 0;
+    for (int32_t d = g.out.rank - 1; d >= 0; --d) {
+      const Index size = static_cast<Index>(g.out.shape[d]);
+      const Index c = rest % size;
+      rest /= size;
+      o += c * static_cast<Index>(g.out.strides[d]);
+      ix += c * static_cast<Index>(g.index.strides[d]);
+      if (d != g.dim) x += c * static_cast<Index>(g.in.strides[d]);
+    }
+    const int64_t i = index[ix];
+    out[o] = (i >= 0 && i < g.dim_size) ? in[x + static_cast<Index>(i) * static_cast<Index>(g.in.strides[g.dim])] : T{};
+  }
+}
+
+struct ScatterGeometry {
+  Layout index;  // index shape and strides
+  Layout src;    // src strides over index's dims
+  Layout out;    // out strides over index's dims (dim's stride applied to the index value)
+  int32_t dim;
+  int64_t dim_size;  // out.shape[dim]
+};
+
+// Adds `v` to *addr atomically, for every numeric dtype (16- and 8-bit types through a
+// compare-and-swap on the aligned 32-bit word around them).
+template <typename T>
+GPU_D inline void atomic_add(T* addr, T v) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    atomicAdd(addr, v);
+  } else if constexpr (std::is_same_v<T, int32_t>) {
+    atomicAdd(reinterpret_cast<int*>(addr), static_cast<int>(v));
+  } else if constexpr (std::is_same_v<T, int64_t>) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(addr), static_cast<unsigned long long>(v));
+  } else {
+    static_assert(sizeof(T) <= 2, "unexpected element type");
+    const uintptr_t a = reinterpret_cast<uintptr_t>(addr);
+    unsigned int* word = reinterpret_cast<unsigned int*>(a & ~uintptr_t{3});
+    const unsigned shift = static_cast<unsigned>(a & 3u) * 8u;
+    const unsigned mask = (sizeof(T) == 1 ? 0xffu : 0xffffu) << shift;
+    unsigned old = *word, assumed;
+    do {
+      assumed = old;
+      T cur;
+      const unsigned cur_bits = (assumed & mask) >> shift;
+      if constexpr (sizeof(T) == 1) {
+        const uint8_t b = static_cast<uint8_t>(cur_bits);
+        memcpy(&cur, &b, 1);
+      } else {
+        const uint16_t b = static_cast<uint16_t>(cur_bits);
+        memcpy(&cur, &b, 2);
+      }
+      T next;
+      if constexpr (is_half_v<T>) next = from_compute<T>(to_compute(cur) + to_compute(v));
+      else next = static_cast<T>(static_cast<unsigned>(cur) + static_cast<unsigned>(v));
+      unsigned next_bits = 0;
+      if constexpr (sizeof(T) == 1) {
+        uint8_t b;
+        memcpy(&b, &next, 1);
+        next_bits = b;
+      } else {
+        uint16_t b;
+        memcpy(&b, &next, 2);
+        next_bits = b;
+      }
+      old = atomicCAS(word, assumed, (assumed & ~mask) | (next_bits << shift));
+    } while (assumed != old);
+  }
+}
+
+template <typename T, bool kAdd>
+__global__ void scatter_kernel(T* out, const T* src, const int64_t* index, ScatterGeometry g, int64_t n) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
+    int64_t rest = k, ix = 0, sx = 0, o = 0;
+    for (int32_t d = g.index.rank - 1; d >= 0; --d) {
+      const int64_t c = rest % g.index.shape[d];
+      rest /= g.index.shape[d];
+      ix += c * g.index.strides[d];
+      sx += c * g.src.strides[d];
+      if (d != g.dim) o += c * g.out.strides[d];
+    }
+    const int64_t i = index[ix];
+    if (i < 0 || i >= g.dim_size) continue;
+    o += i * g.out.strides[g.dim];
+    if constexpr (kAdd) {
+      if constexpr (std::is_same_v<T, bool>) out[o] = out[o] || src[sx];
+      else atomic_add(out + o, src[sx]);
+    } else {
+      out[o] = src[sx];
+    }
+  }
+}
+
+struct PadGeometry {
+  Layout out;
+  Layout in;  // input shape and strides
+  int64_t before[DEVPLUG_MAX_RANK];
+};
+
+template <typename T>
+__global__ void pad_kernel(T* out, const T* in, PadGeometry g, int64_t n, T value) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
+    int64_t rest = k, o = 0, x = 0;
+    bool inside = true;
+    for (int32_t d = g.out.rank - 1; d >= 0; --d) {
+      const int64_t c = rest % g.out.shape[d];
+      rest /= g.out.shape[d];
+      o += c * g.out.strides[d];
+      const int64_t i = c - g.before[d];
+      inside = inside && i >= 0 && i < g.in.shape[d];
+      x += i * g.in.strides[d];
+    }
+    out[o] = inside ? in[x] : value;
+  }
+}
+
+template <typename T>
+void run_gather_like(devplug_stream_t* s, const devplug_op_call_t& call) {
+  const devplug_tensor_t& in = *call.inputs[0];
+  const devplug_tensor_t& index = *call.inputs[1];
+  const devplug_tensor_t& out = *call.outputs[0];
+  sdk::check_argument(index.dtype == DEVPLUG_DTYPE_INT64, "index tensors must be int64");
+  const int32_t dim = static_cast<const devplug_dim_attrs_t*>(call.attrs)->dim;
+  sdk::check_argument(dim >= 0 && dim < in.rank && out.rank == in.rank, "index op: dim out of range");
+  GatherGeometry g{};
+  g.out = pack_layout(out);
+  g.in = pack_layout(in);
+  g.index = Layout{};
+  g.index.rank = out.rank;
+  if (call.op == DEVPLUG_OP_index_select) {
+    sdk::check_argument(index.rank == 1, "index_select: index must be 1-D");
+    g.index.strides[dim] = index.strides[0];
+  } else {
+    sdk::check_argument(index.rank == out.rank, "gather: index rank differs");
+    for (int32_t d = 0; d < out.rank; ++d) g.index.strides[d] = index.strides[d];
+  }
+  for (int32_t d = 0; d < out.rank; ++d) g.index.shape[d] = out.shape[d];
+  g.dim = dim;
+  g.dim_size = in.shape[dim];
+  const int64_t n = layout_numel(g.out);
+  if (n == 0) return;
+  use_device(s->device);
+  T* o = static_cast<T*>(tensor_data(out));
+  const T* x = static_cast<const T*>(tensor_data(in));
+  const int64_t* ix = static_cast<const int64_t*>(tensor_data(index));
+  const LaunchConfig c = launch_1d(n);
+  Layout all[2] = {g.out, g.index};
+  if (fits_int32(all, 2) && layout_extent(pack_layout(in)) < kInt32Limit) gather_kernel<T, int32_t><<<c.blocks, c.threads, 0, s->stream>>>(o, x, ix, g, static_cast<int32_t>(n));
+  else gather_kernel<T, int64_t><<<c.blocks, c.threads, 0, s->stream>>>(o, x, ix, g, n);
+  GPU_CHECK(gpuGetLastError(), devplug_op_name(call.op));
+}
+
+template <typename T>
+void run_scatter(devplug_stream_t* s, const devplug_op_call_t& call) {
+  const devplug_tensor_t& in = *call.inputs[0];
+  const devplug_tensor_t& index = *call.inputs[1];
+  const devplug_tensor_t& src = *call.inputs[2];
+  const devplug_tensor_t& out = *call.outputs[0];
+  sdk::check_argument(index.dtype == DEVPLUG_DTYPE_INT64, "index tensors must be int64");
+  const int32_t dim = static_cast<const devplug_dim_attrs_t*>(call.attrs)->dim;
+  sdk::check_argument(dim >= 0 && dim < out.rank && index.rank == out.rank && src.rank == out.rank,
+                      "scatter: dim or ranks out of range");
+  copy_strided(s, in, out);
+  ScatterGeometry g{};
+  g.index = pack_layout(index);
+  g.src = pack_layout(src);
+  g.out = pack_layout(out);
+  g.dim = dim;
+  g.dim_size = out.shape[dim];
+  const int64_t n = layout_numel(g.index);
+  if (n == 0) return;
+  use_device(s->device);
+  const LaunchConfig c = launch_1d(n);
+  T* o = static_cast<T*>(tensor_data(out));
+  const T* x = static_cast<const T*>(tensor_data(src));
+  const int64_t* ix = static_cast<const int64_t*>(tensor_data(index));
+  if (call.op == DEVPLUG_OP_scatter_add) scatter_kernel<T, true><<<c.blocks, c.threads, 0, s->stream>>>(o, x, ix, g, n);
+  else scatter_kernel<T, false><<<c.blocks, c.threads, 0, s->stream>>>(o, x, ix, g, n);
+  GPU_CHECK(gpuGetLastError(), devplug_op_name(call.op));
+}
+
+template <typename T>
+void run_pad(devplug_stream_t* s, const devplug_op_call_t& call) {
+  const devplug_tensor_t& in = *call.inputs[0];
+  const devplug_tensor_t& out = *call.outputs[0];
+  const auto* a = static_cast<const devplug_pad_attrs_t*>(call.attrs);
+  sdk::check_argument(in.rank == out.rank, "constant_pad: ranks differ");
+  PadGeometry g{};
+  g.out = pack_layout(out);
+  g.in = pack_layout(in);
+  for (int32_t d = 0; d < in.rank; ++d) g.before[d] = a->before[d];
+  const int64_t n = layout_numel(g.out);
+  if (n == 0) return;
+  use_device(s->device);
+  const LaunchConfig c = launch_1d(n);
+  pad_kernel<T><<<c.blocks, c.threads, 0, s->stream>>>(static_cast<T*>(tensor_data(out)),
+                                                        static_cast<const T*>(tensor_data(in)), g, n,
+                                                        from_scalar<T>(a->value.f, a->value.i));
+  GPU_CHECK(gpuGetLastError(), "constant_pad");
+}
+
+void run_cat(devplug_stream_t* s, const devplug_op_call_t& call) {
+  const devplug_tensor_t& out = *call.outputs[0];
+  const int32_t dim = static_cast<const devplug_dim_attrs_t*>(call.attrs)->dim;
+  sdk::check_argument(dim >= 0 && dim < out.rank, "cat: dim out of range");
+  const uint64_t elem = devplug_dtype_size(out.dtype);
+  int64_t at = 0;
+  for (size_t i = 0; i < call.n_inputs; ++i) {
+    const devplug_tensor_t& in = *call.inputs[i];
+    sdk::check_argument(in.dtype == out.dtype && in.rank == out.rank, "cat: inputs differ from the output");
+    devplug_tensor_t view = out;
+    view.shape[dim] = in.shape[dim];
+    view.byte_offset = out.byte_offset + static_cast<uint64_t>(at * out.strides[dim]) * elem;
+    if (layout_numel(pack_layout(view)) > 0) copy_strided(s, in, view);
+    at += in.shape[dim];
+  }
+}
+
+void run_flip(devplug_stream_t* s, const devplug_op_call_t& call) {
+  const devplug_tensor_t& in = *call.inputs[0];
+  const devplug_tensor_t& out = *call.outputs[0];
+  if (layout_numel(pack_layout(out)) == 0) return;
+  const uint32_t mask = static_cast<const devplug_flip_attrs_t*>(call.attrs)->dims_mask;
+  const int64_t elem = static_cast<int64_t>(devplug_dtype_size(in.dtype));
+  devplug_tensor_t view = in;  // the input read backwards along every flipped dim
+  for (int32_t d = 0; d < in.rank; ++d) {
+    if (!(mask & (1u << d))) continue;
+    view.byte_offset = static_cast<uint64_t>(static_cast<int64_t>(view.byte_offset) + (in.shape[d] - 1) * in.strides[d] * elem);
+    view.strides[d] = -in.strides[d];
+  }
+  copy_strided(s, view, out);
+}
+
+}  // namespace
+
+void run_index(devplug_stream_t* stream, const devplug_op_call_t& call) {
+  visit(call.inputs[0]->dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    switch (call.op) {
+      case DEVPLUG_OP_index_select:
+      case DEVPLUG_OP_gather: return run_gather_like<T>(stream, call);
+      case DEVPLUG_OP_scatter: return run_scatter<T>(stream, call);
+      case DEVPLUG_OP_scatter_add:
+        if constexpr (!std::is_same_v<T, bool>) return run_scatter<T>(stream, call);
+        break;
+      default: break;
+    }
+    sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(devplug_op_name(call.op)) + ": dtype not allowed");
+  });
+}
+
+void run_shape(devplug_stream_t* stream, const devplug_op_call_t& call) {
+  switch (call.op) {
+    case DEVPLUG_OP_cat: return run_cat(stream, call);
+    case DEVPLUG_OP_flip: return run_flip(stream, call);
+    case DEVPLUG_OP_constant_pad:
+      return visit(call.inputs[0]->dtype, [&](auto tag) { run_pad<typename decltype(tag)::type>(stream, call); });
+    default: sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED, std::string(devplug_op_name(call.op)) + ": not a shape op");
+  }
+}
+
+}  // namespace devplug::gpu

@@ -1,0 +1,65 @@
+// The GPU plugins' kernel table, generated from ops.def: every op with every dtype ops.def
+// allows, routed by category to the family that implements it.
+#include "gpu_ops.hpp"
+
+#include "devplug/sdk/entry.hpp"
+#include "devplug/sdk/error.hpp"
+
+namespace devplug::gpu {
+namespace {
+
+using Runner = void (*)(devplug_stream_t*, const devplug_op_call_t&);
+
+Runner runner_for(devplug_op_t op) {
+  switch (devplug_op_info(op)->category) {
+    case DEVPLUG_CATEGORY_UNARY: return run_unary;
+    case DEVPLUG_CATEGORY_BINARY: return run_binary;
+    case DEVPLUG_CATEGORY_COMPARE: return run_compare;
+    case DEVPLUG_CATEGORY_TERNARY: return run_where;
+    case DEVPLUG_CATEGORY_DATA: return run_data;
+    case DEVPLUG_CATEGORY_REDUCE: return run_reduce;
+    case DEVPLUG_CATEGORY_SCAN: return run_scan;
+    case DEVPLUG_CATEGORY_INDEX: return run_index;
+    case DEVPLUG_CATEGORY_SHAPE: return run_shape;
+    case DEVPLUG_CATEGORY_RANDOM: return run_random;
+    default: return nullptr;  // LINALG: the backend's matmul
+  }
+}
+
+devplug_error_t* run_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+  return sdk::guard([&] {
+    sdk::check_not_null(stream, "stream");
+    sdk::check_call(call);
+    Runner run = runner_for(call->op);
+    if (run == nullptr)
+      sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED, std::string(devplug_op_name(call->op)) + ": no GPU kernel");
+    const devplug_dtype_t dtype = sdk::dispatch_dtype(*call);
+    if ((devplug_op_info(call->op)->dtypes & DEVPLUG_DTYPE_BIT(dtype)) == 0)
+      sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(devplug_op_name(call->op)) +
+                                                   ": dtype " + devplug_dtype_name(dtype) + " not allowed");
+    for (size_t i = 0; i < call->n_inputs; ++i)
+      sdk::check_argument(call->inputs[i]->buffer->device == stream->device,
+                          "an input lives on another device than the stream");
+    for (size_t i = 0; i < call->n_outputs; ++i)
+      sdk::check_argument(call->outputs[i]->buffer->device == stream->device,
+                          "the output lives on another device than the stream");
+    run(stream, *call);
+  });
+}
+
+}  // namespace
+
+const sdk::KernelTable& kernel_table(devplug_kernel_fn matmul) {
+  static const sdk::KernelTable table = [&] {
+    sdk::KernelTable t;
+    for (devplug_op_t op : sdk::all_ops()) {
+      const devplug_op_info_t* info = devplug_op_info(op);
+      const bool linalg = info->category == DEVPLUG_CATEGORY_LINALG;
+      t.add(op, info->dtypes, 0, linalg ? matmul : run_kernel);
+    }
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace devplug::gpu
