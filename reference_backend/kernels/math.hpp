@@ -8,6 +8,8 @@
 // dtypes.
 #pragma once
 
+#include <quadmath.h>
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -87,8 +89,34 @@ inline C erfinv(C y) {
 // psi(+-0) = -+Inf (so psi(0) = -Inf), NaN at negative integers and at -Inf, +Inf at +Inf.
 // Reflection below 0, the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 20, then the
 // asymptotic series.
+// psi near its positive root x0 = 1.46163...: there the recurrence and the series cancel to a
+// tiny result, so long double keeps only a few correct digits (hundreds of thousands of
+// float64 ULP within 1e-8 of x0). Recomputed in binary128, shifting x to >= 100 so that the
+// truncated series is far below the smallest float64 result near the root.
+inline long double digamma_near_positive_root(long double x) {
+  __float128 q = x, result = 0;
+  while (q < 100) {
+    result -= 1 / q;
+    q += 1;
+  }
+  const __float128 z = 1 / (q * q);
+  const __float128 series =
+      z * (__float128(1) / 12 -
+           z * (__float128(1) / 120 -
+                z * (__float128(1) / 252 -
+                     z * (__float128(1) / 240 -
+                          z * (__float128(1) / 132 -
+                               z * (__float128(691) / 32760 -
+                                    z * (__float128(1) / 12 - z * (__float128(3617) / 8160))))))));
+  return static_cast<long double>(result + logq(q) - __float128(0.5) / q - series);
+}
+
 template <typename C>
 inline C digamma(C x) {
+  if constexpr (std::is_same_v<C, long double>) {
+    constexpr long double kPositiveRoot = 1.461632144968362341262659542325721325L;
+    if (std::fabs(x - kPositiveRoot) < 0.25L) return digamma_near_positive_root(x);
+  }
   if (std::isnan(x)) return x;
   if (x == 0) return std::copysign(std::numeric_limits<C>::infinity(), -x);
   if (std::isinf(x)) return x > 0 ? x : std::numeric_limits<C>::quiet_NaN();

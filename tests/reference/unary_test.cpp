@@ -366,6 +366,26 @@ TEST(UnaryFloat, DigammaSatisfiesTheRecurrence) {
   }
 }
 
+TEST(UnaryFloat, DigammaIsAccurateNearItsPositiveRoot) {
+  // psi(x) = psi'(x0) (x - x0) + O((x - x0)^2) near its root x0, with psi'(x0) = 0.9677: at
+  // the float64 neighbours of x0 the result is about 1e-16, where any cancellation error in
+  // the series would show as a wrong slope or sign.
+  const long double x0 = 1.461632144968362341262659542325721325L;
+  std::vector<double> xs;
+  double below = static_cast<double>(x0);
+  if (below > x0) below = std::nextafter(below, 0.0);
+  double x = below;
+  for (int i = 0; i < 4; ++i) x = std::nextafter(x, 0.0);
+  for (int i = 0; i < 9; ++i, x = std::nextafter(x, 2.0)) xs.push_back(x);
+  for (double d : {1e-12, -1e-12, 1e-9, -1e-9}) xs.push_back(static_cast<double>(x0 + d));
+  const std::vector<double> psi = run_unary(DEVPLUG_OP_digamma, DEVPLUG_DTYPE_FLOAT64, xs);
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const long double slope = psi[i] / (xs[i] - x0);
+    EXPECT_GT(slope, 0.9670L) << "x = " << xs[i] << ", psi = " << psi[i];
+    EXPECT_LT(slope, 0.9685L) << "x = " << xs[i] << ", psi = " << psi[i];
+  }
+}
+
 TEST(UnaryFloat, DigammaAtNegativeZeroFollowsPyTorch) {
   for (devplug_dtype_t dtype : kFloatDtypes)
     EXPECT_EQ(run_unary(DEVPLUG_OP_digamma, dtype, {-0.0})[0], kInf) << devplug_dtype_name(dtype);
