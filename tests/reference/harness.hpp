@@ -43,6 +43,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -60,6 +61,25 @@
 #endif
 
 namespace devplug::reftest {
+
+// The floating dtypes, and values the elementwise tests share.
+inline constexpr devplug_dtype_t kFloatDtypes[] = {DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BFLOAT16,
+                                                   DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT64};
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+inline constexpr long double kPiL = 3.141592653589793238462643383279502884L;
+
+// `v` rounded to the floating `dtype` (from long double), as a double.
+inline double to_dtype(devplug_dtype_t dtype, long double v) {
+  switch (dtype) {
+    case DEVPLUG_DTYPE_FLOAT64: return static_cast<double>(v);
+    case DEVPLUG_DTYPE_FLOAT32: return static_cast<float>(v);
+    case DEVPLUG_DTYPE_FLOAT16:
+      return sdk::half_bits_to_double(sdk::double_to_half_bits(static_cast<double>(v)));
+    default:
+      return sdk::bfloat16_bits_to_double(sdk::double_to_bfloat16_bits(static_cast<double>(v)));
+  }
+}
 
 // The loaded plugin, its device 0 and one stream; made on first use, kept for the process.
 struct Session {

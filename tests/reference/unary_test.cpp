@@ -17,21 +17,12 @@ namespace sdk = devplug::sdk;
 
 namespace {
 
-constexpr devplug_dtype_t kFloatDtypes[] = {DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BFLOAT16,
-                                            DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT64};
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr long double kPiL = 3.141592653589793238462643383279502884L;
-
-// `v` rounded once to `dtype` (from long double), as a double.
-double to_dtype(devplug_dtype_t dtype, long double v) {
-  switch (dtype) {
-    case DEVPLUG_DTYPE_FLOAT64: return static_cast<double>(v);
-    case DEVPLUG_DTYPE_FLOAT32: return static_cast<float>(v);
-    case DEVPLUG_DTYPE_FLOAT16: return sdk::half_bits_to_double(sdk::double_to_half_bits(static_cast<double>(v)));
-    default: return sdk::bfloat16_bits_to_double(sdk::double_to_bfloat16_bits(static_cast<double>(v)));
-  }
-}
+// Shared with the other elementwise tests (harness.hpp).
+using rt::kFloatDtypes;
+using rt::kInf;
+using rt::kNaN;
+using rt::kPiL;
+using rt::to_dtype;
 
 // Runs a unary op on `xs` (each representable in `dtype`) and returns the output as doubles.
 std::vector<double> run_unary(devplug_op_t op, devplug_dtype_t dtype, const std::vector<double>& xs) {
