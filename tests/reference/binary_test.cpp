@@ -203,14 +203,7 @@ TEST(BinaryFloat, RandomValuesAgainstLongDouble) {
 
 // ---- integers -------------------------------------------------------------------------------
 
-template <typename F>
-void for_each_int_type(F&& f) {
-  f(sdk::TypeTag<uint8_t>{});
-  f(sdk::TypeTag<int8_t>{});
-  f(sdk::TypeTag<int16_t>{});
-  f(sdk::TypeTag<int32_t>{});
-  f(sdk::TypeTag<int64_t>{});
-}
+using rt::for_each_int_type;
 
 template <typename T>
 std::vector<T> int_values() {

@@ -69,6 +69,16 @@ inline constexpr double kInf = std::numeric_limits<double>::infinity();
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 inline constexpr long double kPiL = 3.141592653589793238462643383279502884L;
 
+// Calls f(sdk::TypeTag<T>{}) for every integer element type (not bool).
+template <typename F>
+void for_each_int_type(F&& f) {
+  f(sdk::TypeTag<uint8_t>{});
+  f(sdk::TypeTag<int8_t>{});
+  f(sdk::TypeTag<int16_t>{});
+  f(sdk::TypeTag<int32_t>{});
+  f(sdk::TypeTag<int64_t>{});
+}
+
 // `v` rounded to the floating `dtype` (from long double), as a double.
 inline double to_dtype(devplug_dtype_t dtype, long double v) {
   switch (dtype) {

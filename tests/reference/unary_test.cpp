@@ -384,15 +384,7 @@ TEST(UnaryFloat, DigammaAtNegativeZeroFollowsPyTorch) {
 
 // ---- integers and bool --------------------------------------------------------------------
 
-// Calls f(TypeTag<T>) for every integer element type.
-template <typename F>
-void for_each_int_type(F&& f) {
-  f(sdk::TypeTag<uint8_t>{});
-  f(sdk::TypeTag<int8_t>{});
-  f(sdk::TypeTag<int16_t>{});
-  f(sdk::TypeTag<int32_t>{});
-  f(sdk::TypeTag<int64_t>{});
-}
+using rt::for_each_int_type;
 
 // Interesting values of T: limits, around zero, and a few random ones.
 template <typename T>
