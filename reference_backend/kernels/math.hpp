@@ -1,14 +1,8 @@
 // Scalar math of the reference kernels that the C library does not give as devplug defines it:
-// rounding half to even, erfinv, digamma, lgamma without a global, nextafter on 16-bit
-// formats, two's-complement integer arithmetic without undefined behaviour, and conversions
-// that round once.
-//
-// Floating functions take the compute type of elementwise.hpp: long double (x86: 64-bit
-// mantissa) for float64, so its result is rounded once to double; double for the narrower
-// dtypes.
+// rounding half to even, nextafter on 16-bit formats, two's-complement integer arithmetic
+// without undefined behaviour, and conversions that round once. The special functions
+// (erfinv, lgamma, digamma) and trigonometry live in their own headers.
 #pragma once
-
-#include <quadmath.h>
 
 #include <cmath>
 #include <cstdint>
@@ -31,120 +25,6 @@ inline double round_half_even(double x) {
   const double a = std::fabs(frac);
   if (a > 0.5 || (a == 0.5 && std::fmod(t, 2.0) != 0.0)) r = t + (x < 0 ? -1.0 : 1.0);
   return std::copysign(r, x);
-}
-
-// ---- special functions ------------------------------------------------------------------
-
-constexpr long double kPi = 3.141592653589793238462643383279502884L;
-constexpr long double kTwoOverSqrtPi = 1.128379167095512573896158903121545172L;
-
-// log |gamma(x)| without touching the global signgam; +Inf at non-positive integers.
-inline long double lgamma(long double x) {
-  int sign = 0;
-  return ::lgammal_r(x, &sign);
-}
-inline double lgamma(double x) {
-  int sign = 0;
-  return ::lgamma_r(x, &sign);
-}
-
-// Inverse error function in C (double or long double): a rough closed-form start
-// (Winitzki's approximation, about 2e-3 relative error; a series near 0) refined by Halley
-// steps on erf, or on erfc for |y| >= 0.5 where 1 - |y| is exact and erf would lose digits.
-// Halley converges cubically, so once a step is below `settled` the next error is below
-// C's precision and the loop stops without another evaluation. +-Inf at +-1, NaN outside
-// [-1, 1], keeps -0.0.
-template <typename C>
-inline C erfinv(C y) {
-  if (std::isnan(y)) return y;
-  const C a = std::fabs(y);
-  if (a > 1) return std::numeric_limits<C>::quiet_NaN();
-  if (a == 1) return std::copysign(std::numeric_limits<C>::infinity(), y);
-  if (a == 0) return y;
-  const C pi = static_cast<C>(kPi), two_over_sqrt_pi = static_cast<C>(kTwoOverSqrtPi);
-  C x;
-  if (a < C(1e-4)) {
-    x = a / two_over_sqrt_pi * (1 + pi / 12 * a * a);
-  } else {
-    const C k = C(0.147);
-    const C l = std::log((1 - a) * (1 + a));
-    const C b = 2 / (pi * k) + l / 2;
-    x = std::sqrt(std::sqrt(b * b - l / k) - b);
-  }
-  const bool use_erfc = a >= C(0.5);
-  const C target = use_erfc ? 1 - a : a;  // exact for a >= 0.5 (Sterbenz)
-  const C settled = std::is_same_v<C, long double> ? C(1e-8) : C(1e-6);
-  for (int i = 0; i < 10; ++i) {
-    const C slope = two_over_sqrt_pi * std::exp(-x * x);
-    // u = f / f' for f(x) = erf(x) - a (or the same through erfc, which flips both signs).
-    const C u = use_erfc ? (target - std::erfc(x)) / slope : (std::erf(x) - a) / slope;
-    const C step = u / (1 + x * u);  // Halley: f'' / f' = -2x
-    x -= step;
-    if (!(std::fabs(step) > std::fabs(x) * settled)) break;
-  }
-  return std::copysign(x, y);
-}
-
-// Digamma psi(x) = d/dx log gamma(x) in C (double or long double). As PyTorch:
-// psi(+-0) = -+Inf (so psi(0) = -Inf), NaN at negative integers and at -Inf, +Inf at +Inf.
-// Reflection below 0, the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 20, then the
-// asymptotic series.
-// psi near its positive root x0 = 1.46163...: there the recurrence and the series cancel to a
-// tiny result, so long double keeps only a few correct digits (hundreds of thousands of
-// float64 ULP within 1e-8 of x0). Recomputed in binary128, shifting x to >= 100 so that the
-// truncated series is far below the smallest float64 result near the root.
-inline long double digamma_near_positive_root(long double x) {
-  __float128 q = x, result = 0;
-  while (q < 100) {
-    result -= 1 / q;
-    q += 1;
-  }
-  const __float128 z = 1 / (q * q);
-  const __float128 series =
-      z * (__float128(1) / 12 -
-           z * (__float128(1) / 120 -
-                z * (__float128(1) / 252 -
-                     z * (__float128(1) / 240 -
-                          z * (__float128(1) / 132 -
-                               z * (__float128(691) / 32760 -
-                                    z * (__float128(1) / 12 - z * (__float128(3617) / 8160))))))));
-  return static_cast<long double>(result + logq(q) - __float128(0.5) / q - series);
-}
-
-template <typename C>
-inline C digamma(C x) {
-  if constexpr (std::is_same_v<C, long double>) {
-    constexpr long double kPositiveRoot = 1.461632144968362341262659542325721325L;
-    // Outside this band the long double error stays below 0.2 float64 ULP (it is about
-    // 3e-19 absolute against |psi| ~ 0.97 |x - x0|), and binary128 is slow.
-    if (std::fabs(x - kPositiveRoot) < 0.015625L) return digamma_near_positive_root(x);
-  }
-  if (std::isnan(x)) return x;
-  if (x == 0) return std::copysign(std::numeric_limits<C>::infinity(), -x);
-  if (std::isinf(x)) return x > 0 ? x : std::numeric_limits<C>::quiet_NaN();
-  const C pi = static_cast<C>(kPi);
-  C result = 0;
-  if (x < 0) {
-    if (x == std::floor(x)) return std::numeric_limits<C>::quiet_NaN();
-    // psi(x) = psi(1 - x) - pi / tan(pi x); tan has period 1, so reduce x exactly first.
-    const C r = x - std::nearbyint(x);
-    result = -pi / std::tan(pi * r);
-    x = 1 - x;
-  }
-  while (x < 20) {
-    result -= 1 / x;
-    x += 1;
-  }
-  const C z = 1 / (x * x);
-  // Bernoulli terms B_2k / (2k x^2k), k = 1..8.
-  const C series =
-      z * (C(1) / 12 -
-           z * (C(1) / 120 -
-                z * (C(1) / 252 -
-                     z * (C(1) / 240 -
-                          z * (C(1) / 132 -
-                               z * (C(691) / 32760 - z * (C(1) / 12 - z * (C(3617) / 8160))))))));
-  return result + std::log(x) - C(0.5) / x - series;
 }
 
 // ---- 16-bit floating formats ------------------------------------------------------------

@@ -8,8 +8,11 @@
 #include <string>
 
 #include "kernels/elementwise.hpp"
+#include "kernels/erfinv.hpp"
+#include "kernels/gamma.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/math.hpp"
+#include "kernels/trig.hpp"
 
 namespace devplug::reference {
 namespace {
@@ -83,9 +86,8 @@ void float_predicate(const devplug_tensor_t& in, const devplug_tensor_t& out, P&
 // Every unary op; false when `op` is not one (the caller answers UNIMPLEMENTED).
 bool run_unary(devplug_op_t op, const devplug_tensor_t& in, const devplug_tensor_t& out) {
   using std::acos, std::acosh, std::asin, std::asinh, std::atan, std::atanh, std::cbrt, std::ceil,
-      std::cos, std::cosh, std::erf, std::erfc, std::exp, std::exp2, std::expm1, std::floor,
-      std::log, std::log10, std::log1p, std::log2, std::sin, std::sinh, std::sqrt, std::tan,
-      std::tanh, std::trunc;
+      std::cosh, std::erf, std::erfc, std::exp, std::exp2, std::expm1, std::floor,
+      std::log, std::log10, std::log1p, std::log2, std::sinh, std::sqrt, std::tanh, std::trunc;
   constexpr F64 kWide = F64::kWide, kNative = F64::kNative;
   switch (op) {
     case DEVPLUG_OP_abs: run_abs(in, out); return true;
@@ -108,9 +110,9 @@ bool run_unary(devplug_op_t op, const devplug_tensor_t& in, const devplug_tensor
     case DEVPLUG_OP_rsqrt: float_map1<kWide>(in, out, [](auto x) { return 1 / sqrt(x); }); return true;
     case DEVPLUG_OP_cbrt: float_map1<kWide>(in, out, [](auto x) { return cbrt(x); }); return true;
     case DEVPLUG_OP_reciprocal: float_map1<kNative>(in, out, [](auto x) { return 1 / x; }); return true;
-    case DEVPLUG_OP_sin: float_map1<kWide>(in, out, [](auto x) { return sin(x); }); return true;
-    case DEVPLUG_OP_cos: float_map1<kWide>(in, out, [](auto x) { return cos(x); }); return true;
-    case DEVPLUG_OP_tan: float_map1<kWide>(in, out, [](auto x) { return tan(x); }); return true;
+    case DEVPLUG_OP_sin: float_map1<kWide>(in, out, [](auto x) { return math::sin(x); }); return true;
+    case DEVPLUG_OP_cos: float_map1<kWide>(in, out, [](auto x) { return math::cos(x); }); return true;
+    case DEVPLUG_OP_tan: float_map1<kWide>(in, out, [](auto x) { return math::tan(x); }); return true;
     case DEVPLUG_OP_asin: float_map1<kWide>(in, out, [](auto x) { return asin(x); }); return true;
     case DEVPLUG_OP_acos: float_map1<kWide>(in, out, [](auto x) { return acos(x); }); return true;
     case DEVPLUG_OP_atan: float_map1<kWide>(in, out, [](auto x) { return atan(x); }); return true;
