@@ -4,13 +4,16 @@
 // products are exact (at most 2 x 24 significant bits), and summed in double; float64 is
 // multiplied and summed in long double. Each output element is rounded once. (ops.def lets
 // devices accumulate 16-bit dtypes in float32; the reference is the more exact of the two.)
+// The summation order for element (i, j) is k = 0, 1, ..., K-1, a plain dot product.
 //
-// Speed: for each batch the operands are copied once into dense row-major arrays of the
-// wide type, and each output row is accumulated as row += a[i][k] * b[k][:], a loop that
-// walks memory in order (i-k-j). The summation order for element (i, j) is still k = 0,
-// 1, ..., K-1, the same as a plain dot product.
+// Speed: for each batch the operands are first copied into dense arrays. Double sums walk
+// memory in order, row_i += a[i][k] * b[k][:] (i-k-j), a loop the compiler vectorizes. Long
+// double sums keep four outputs' accumulators in x87 registers and read a transposed copy
+// of b, because a long double accumulator array in memory costs a slow 80-bit load and
+// store per multiply-add.
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels.hpp"
@@ -20,6 +23,37 @@ namespace devplug::reference {
 namespace {
 
 using namespace structured;
+
+// out(i, j, sum_k a[i][k] * bt[j][k]) for every (i, j), each sum in long double in order
+// k = 0..K-1. Four columns at a time, so that their accumulators stay in registers.
+template <typename Out>
+void dot_products_long_double(const double* a, const double* bt, int64_t M, int64_t N, int64_t K, Out&& out) {
+  for (int64_t i = 0; i < M; ++i) {
+    const double* a_i = a + i * K;
+    int64_t j = 0;
+    for (; j + 4 <= N; j += 4) {
+      const double *b0 = bt + j * K, *b1 = b0 + K, *b2 = b1 + K, *b3 = b2 + K;
+      long double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        const long double x = a_i[k];
+        s0 += x * b0[k];
+        s1 += x * b1[k];
+        s2 += x * b2[k];
+        s3 += x * b3[k];
+      }
+      out(i, j, s0);
+      out(i, j + 1, s1);
+      out(i, j + 2, s2);
+      out(i, j + 3, s3);
+    }
+    for (; j < N; ++j) {
+      const double* b_j = bt + j * K;
+      long double s = 0;
+      for (int64_t k = 0; k < K; ++k) s += static_cast<long double>(a_i[k]) * b_j[k];
+      out(i, j, s);
+    }
+  }
+}
 
 template <typename T>
 void matmul(const devplug_op_call_t& call) {
@@ -51,26 +85,35 @@ void matmul(const devplug_op_call_t& call) {
   const T* a_data = tensor_base<const T>(a);
   const T* b_data = tensor_base<const T>(b);
   T* o_data = tensor_base<T>(out);
-  std::vector<W> a_dense(static_cast<size_t>(M * K)), b_dense(static_cast<size_t>(K * N));
-  std::vector<W> row(static_cast<size_t>(N));
+  std::vector<double> a_dense(static_cast<size_t>(M * K)), b_dense(static_cast<size_t>(K * N));
+  std::vector<double> row(static_cast<size_t>(N));
+  const bool transposed_b = std::is_same_v<W, long double>;  // b_dense[j][k] instead of [k][j]
 
   sdk::for_each_offset<3>(batch_rank, a.shape, {a.strides, b.strides, out.strides},
                           [&](const std::array<int64_t, 3>& at) {
     for (int64_t i = 0; i < M; ++i)
       for (int64_t k = 0; k < K; ++k)
-        a_dense[i * K + k] = to_wide(a_data[at[0] + i * a_row + k * a_col]);
+        a_dense[i * K + k] = static_cast<double>(to_wide(a_data[at[0] + i * a_row + k * a_col]));
     for (int64_t k = 0; k < K; ++k)
       for (int64_t j = 0; j < N; ++j)
-        b_dense[k * N + j] = to_wide(b_data[at[1] + k * b_row + j * b_col]);
-    for (int64_t i = 0; i < M; ++i) {
-      W* acc = row.data();
-      for (int64_t j = 0; j < N; ++j) acc[j] = 0;
-      for (int64_t k = 0; k < K; ++k) {
-        const W aik = a_dense[i * K + k];
-        const W* b_k = b_dense.data() + k * N;
-        for (int64_t j = 0; j < N; ++j) acc[j] += aik * b_k[j];
+        b_dense[transposed_b ? j * K + k : k * N + j] =
+            static_cast<double>(to_wide(b_data[at[1] + k * b_row + j * b_col]));
+    T* o_batch = o_data + at[2];
+    if constexpr (std::is_same_v<W, long double>) {
+      dot_products_long_double(a_dense.data(), b_dense.data(), M, N, K, [&](int64_t i, int64_t j, long double v) {
+        o_batch[i * o_row + j * o_col] = from_wide<T>(v);
+      });
+    } else {
+      for (int64_t i = 0; i < M; ++i) {
+        double* acc = row.data();
+        for (int64_t j = 0; j < N; ++j) acc[j] = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          const double aik = a_dense[i * K + k];
+          const double* b_k = b_dense.data() + k * N;
+          for (int64_t j = 0; j < N; ++j) acc[j] += aik * b_k[j];
+        }
+        for (int64_t j = 0; j < N; ++j) o_batch[i * o_row + j * o_col] = from_wide<T>(acc[j]);
       }
-      for (int64_t j = 0; j < N; ++j) o_data[at[2] + i * o_row + j * o_col] = from_wide<T>(acc[j]);
     }
   });
 }
