@@ -94,14 +94,32 @@ void philox_uniform(const devplug_op_call_t& call) {
   WordStream words = stream_of(call);
   fill_elements<T>(call, [&](uint64_t k) {
     if constexpr (std::is_same_v<T, double>)
-      return std::ldexp(static_cast<double>(words.pair(2 * k) >> 11), -53);
+      return static_cast<double>(words.pair(2 * k) >> 11) * 0x1p-53;
     else if constexpr (std::is_same_v<T, float>)
-      return std::ldexp(static_cast<float>(words.word(k) >> 8), -24);
+      return static_cast<float>(words.word(k) >> 8) * 0x1p-24f;
     else if constexpr (std::is_same_v<T, sdk::float16>)
-      return sdk::from_double<T>(std::ldexp(static_cast<double>(words.word(k) >> 21), -11));
+      return sdk::from_double<T>(static_cast<double>(words.word(k) >> 21) * 0x1p-11);
     else
-      return sdk::from_double<T>(std::ldexp(static_cast<double>(words.word(k) >> 24), -8));
+      return sdk::from_double<T>(static_cast<double>(words.word(k) >> 24) * 0x1p-8);
   });
+}
+
+// cos(2 pi u) for u in [0, 1), in C (double or long double). The quadrant comes from u
+// itself: q = nearest(4u) and r = u - q/4 are exact, so only 2 pi r (|r| <= 1/8) is rounded,
+// and the cosine or sine of an argument within pi/4 needs no further reduction. This is
+// both faster than cos(2 pi u) (the C library's long double reduction is slow) and exact
+// near the zeros of the cosine, where rounding 2 pi u first would cost relative precision.
+template <typename C>
+C cos_of_turns(C u) {
+  constexpr C two_pi = static_cast<C>(6.283185307179586476925286766559005768L);
+  const C q = std::floor(4 * u + C(0.5));  // exact; a tie may go either way (|r| = 1/8)
+  const C angle = two_pi * (u - q / 4);
+  switch (static_cast<int>(q) & 3) {
+    case 0: return std::cos(angle);
+    case 1: return -std::sin(angle);
+    case 2: return -std::cos(angle);
+    default: return std::sin(angle);
+  }
 }
 
 // Box-Muller, cos branch: z = sqrt(-2 ln u1) cos(2 pi u2) with u1 in (0, 1] (never 0, so
@@ -112,16 +130,13 @@ void philox_normal(const devplug_op_call_t& call) {
   WordStream words = stream_of(call);
   fill_elements<T>(call, [&](uint64_t k) {
     if constexpr (std::is_same_v<T, double>) {
-      const long double two_pi = 6.283185307179586476925286766559005768L;
-      const long double u1 = std::ldexp(static_cast<long double>((words.pair(4 * k) >> 11) + 1), -53);
-      const long double u2 = std::ldexp(static_cast<long double>(words.pair(4 * k + 2) >> 11), -53);
-      return static_cast<double>(std::sqrt(-2.0L * std::log(u1)) * std::cos(two_pi * u2));
+      const long double u1 = static_cast<long double>((words.pair(4 * k) >> 11) + 1) * 0x1p-53;
+      const long double u2 = static_cast<long double>(words.pair(4 * k + 2) >> 11) * 0x1p-53;
+      return static_cast<double>(std::sqrt(-2.0L * std::log(u1)) * cos_of_turns(u2));
     } else {
-      const double two_pi = 6.283185307179586476925286766559005768;
-      const double u1 = std::ldexp(static_cast<double>((words.word(2 * k) >> 8) + 1), -24);
-      const double u2 = std::ldexp(static_cast<double>(words.word(2 * k + 1) >> 8), -24);
-      const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(two_pi * u2);
-      return sdk::from_double<T>(z);
+      const double u1 = static_cast<double>((words.word(2 * k) >> 8) + 1) * 0x1p-24;
+      const double u2 = static_cast<double>(words.word(2 * k + 1) >> 8) * 0x1p-24;
+      return sdk::from_double<T>(std::sqrt(-2.0 * std::log(u1)) * cos_of_turns(u2));
     }
   });
 }

@@ -4,6 +4,7 @@
 // answers; it then predicts every word the kernels must use, so the element-to-word mapping
 // (offset, seed high bits, wrap-around, int64 pairs, float rules) is checked exactly.
 #include <gtest/gtest.h>
+#include <quadmath.h>
 
 #include <algorithm>
 #include <array>
@@ -193,18 +194,21 @@ TEST(ReferenceRandom, NormalBoxMullerFromTheElementsWords) {
     SCOPED_TRACE(devplug_dtype_name(d));
     const std::vector<double> got = rt::read_doubles(generate(DEVPLUG_OP_philox_normal, d, {n}, seed, offset));
     for (uint64_t k = 0; k < static_cast<uint64_t>(n); ++k) {
-      double z;
+      __float128 z;  // float64: computed in binary128, more exact than the kernel's long double
       if (d == DEVPLUG_DTYPE_FLOAT64) {
-        const long double u1 = ((pair(seed, offset, 4 * k) >> 11) + 1) / 9007199254740992.0L;
-        const long double u2 = (pair(seed, offset, 4 * k + 2) >> 11) / 9007199254740992.0L;
-        z = static_cast<double>(std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586476925286766559L * u2));
+        const __float128 u1 = ((pair(seed, offset, 4 * k) >> 11) + 1) / __float128(9007199254740992.0);
+        const __float128 u2 = (pair(seed, offset, 4 * k + 2) >> 11) / __float128(9007199254740992.0);
+        z = sqrtq(-2 * logq(u1)) * cosq(2 * acosq(-1) * u2);
       } else {
         const double u1 = ((word(seed, offset, 2 * k) >> 8) + 1) / 16777216.0;
         const double u2 = (word(seed, offset, 2 * k + 1) >> 8) / 16777216.0;
         z = std::sqrt(-2 * std::log(u1)) * std::cos(two_pi * u2);
       }
-      // Rounded once from a correctly computed z: within half a spacing (plus libm's error).
-      ASSERT_LE(std::fabs(got[k] - z), 0.5 * spacing(d, z) * 1.001 + 1e-300) << k << " z=" << z;
+      // Rounded once from a z computed with a few spare bits: within half a spacing of the
+      // exact value, plus 1/512 of a spacing for the spare bits' own error.
+      const double z_double = static_cast<double>(z);
+      ASSERT_LE(static_cast<double>(fabsq(got[k] - z)), spacing(d, z_double) * (0.5 + 1.0 / 512) + 1e-300)
+          << k << " z=" << z_double;
       ASSERT_TRUE(std::isfinite(got[k])) << k;
     }
   }
