@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "kernels/elementary.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/erfinv.hpp"
 #include "kernels/gamma.hpp"
@@ -85,9 +86,8 @@ void float_predicate(const devplug_tensor_t& in, const devplug_tensor_t& out, P&
 
 // Every unary op; false when `op` is not one (the caller answers UNIMPLEMENTED).
 bool run_unary(devplug_op_t op, const devplug_tensor_t& in, const devplug_tensor_t& out) {
-  using std::acos, std::acosh, std::asin, std::asinh, std::atan, std::atanh, std::cbrt, std::ceil,
-      std::cosh, std::erf, std::erfc, std::exp, std::exp2, std::expm1, std::floor,
-      std::log, std::log10, std::log1p, std::log2, std::sinh, std::sqrt, std::tanh, std::trunc;
+  using std::atan, std::ceil, std::erf, std::exp, std::expm1, std::floor, std::log, std::log10,
+      std::log1p, std::log2, std::sqrt, std::tanh, std::trunc;
   constexpr F64 kWide = F64::kWide, kNative = F64::kNative;
   switch (op) {
     case DEVPLUG_OP_abs: run_abs(in, out); return true;
@@ -99,7 +99,7 @@ bool run_unary(devplug_op_t op, const devplug_tensor_t& in, const devplug_tensor
     case DEVPLUG_OP_round: float_map1<kNative>(in, out, [](double x) { return math::round_half_even(x); }); return true;
     case DEVPLUG_OP_trunc: float_map1<kNative>(in, out, [](auto x) { return trunc(x); }); return true;
     case DEVPLUG_OP_exp: float_map1<kWide>(in, out, [](auto x) { return exp(x); }); return true;
-    case DEVPLUG_OP_exp2: float_map1<kWide>(in, out, [](auto x) { return exp2(x); }); return true;
+    case DEVPLUG_OP_exp2: float_map1<kWide>(in, out, [](auto x) { return math::exp2(x); }); return true;
     case DEVPLUG_OP_expm1: float_map1<kWide>(in, out, [](auto x) { return expm1(x); }); return true;
     case DEVPLUG_OP_log: float_map1<kWide>(in, out, [](auto x) { return log(x); }); return true;
     case DEVPLUG_OP_log2: float_map1<kWide>(in, out, [](auto x) { return log2(x); }); return true;
@@ -108,22 +108,22 @@ bool run_unary(devplug_op_t op, const devplug_tensor_t& in, const devplug_tensor
     case DEVPLUG_OP_sqrt: float_map1<kNative>(in, out, [](auto x) { return sqrt(x); }); return true;
     // 1 / sqrt(x) is two roundings in double: compute it in long double for float64.
     case DEVPLUG_OP_rsqrt: float_map1<kWide>(in, out, [](auto x) { return 1 / sqrt(x); }); return true;
-    case DEVPLUG_OP_cbrt: float_map1<kWide>(in, out, [](auto x) { return cbrt(x); }); return true;
+    case DEVPLUG_OP_cbrt: float_map1<kWide>(in, out, [](auto x) { return math::cbrt(x); }); return true;
     case DEVPLUG_OP_reciprocal: float_map1<kNative>(in, out, [](auto x) { return 1 / x; }); return true;
     case DEVPLUG_OP_sin: float_map1<kWide>(in, out, [](auto x) { return math::sin(x); }); return true;
     case DEVPLUG_OP_cos: float_map1<kWide>(in, out, [](auto x) { return math::cos(x); }); return true;
     case DEVPLUG_OP_tan: float_map1<kWide>(in, out, [](auto x) { return math::tan(x); }); return true;
-    case DEVPLUG_OP_asin: float_map1<kWide>(in, out, [](auto x) { return asin(x); }); return true;
-    case DEVPLUG_OP_acos: float_map1<kWide>(in, out, [](auto x) { return acos(x); }); return true;
+    case DEVPLUG_OP_asin: float_map1<kWide>(in, out, [](auto x) { return math::asin(x); }); return true;
+    case DEVPLUG_OP_acos: float_map1<kWide>(in, out, [](auto x) { return math::acos(x); }); return true;
     case DEVPLUG_OP_atan: float_map1<kWide>(in, out, [](auto x) { return atan(x); }); return true;
-    case DEVPLUG_OP_sinh: float_map1<kWide>(in, out, [](auto x) { return sinh(x); }); return true;
-    case DEVPLUG_OP_cosh: float_map1<kWide>(in, out, [](auto x) { return cosh(x); }); return true;
+    case DEVPLUG_OP_sinh: float_map1<kWide>(in, out, [](auto x) { return math::sinh(x); }); return true;
+    case DEVPLUG_OP_cosh: float_map1<kWide>(in, out, [](auto x) { return math::cosh(x); }); return true;
     case DEVPLUG_OP_tanh: float_map1<kWide>(in, out, [](auto x) { return tanh(x); }); return true;
-    case DEVPLUG_OP_asinh: float_map1<kWide>(in, out, [](auto x) { return asinh(x); }); return true;
-    case DEVPLUG_OP_acosh: float_map1<kWide>(in, out, [](auto x) { return acosh(x); }); return true;
-    case DEVPLUG_OP_atanh: float_map1<kWide>(in, out, [](auto x) { return atanh(x); }); return true;
+    case DEVPLUG_OP_asinh: float_map1<kWide>(in, out, [](auto x) { return math::asinh(x); }); return true;
+    case DEVPLUG_OP_acosh: float_map1<kWide>(in, out, [](auto x) { return math::acosh(x); }); return true;
+    case DEVPLUG_OP_atanh: float_map1<kWide>(in, out, [](auto x) { return math::atanh(x); }); return true;
     case DEVPLUG_OP_erf: float_map1<kWide>(in, out, [](auto x) { return erf(x); }); return true;
-    case DEVPLUG_OP_erfc: float_map1<kWide>(in, out, [](auto x) { return erfc(x); }); return true;
+    case DEVPLUG_OP_erfc: float_map1<kWide>(in, out, [](auto x) { return math::erfc(x); }); return true;
     case DEVPLUG_OP_erfinv: float_map1<kWide>(in, out, [](auto x) { return math::erfinv(x); }); return true;
     case DEVPLUG_OP_lgamma: float_map1<kWide>(in, out, [](auto x) { return math::lgamma(x); }); return true;
     case DEVPLUG_OP_digamma: float_map1<kWide>(in, out, [](auto x) { return math::digamma(x); }); return true;
