@@ -2,6 +2,7 @@
 // (cumsum cumprod). Expectations are worked by hand or computed here in long double,
 // independently of the kernels.
 #include <gtest/gtest.h>
+#include <quadmath.h>
 
 #include <cmath>
 #include <cstdint>
@@ -336,6 +337,29 @@ TEST(ReferenceReduce, VarCorrections) {
     expect_same(reduce(DEVPLUG_OP_var, tensor(d, {2, 2}, {1, 3, 5, 9}), 1, 1), {8, 18});
     // mask 0: every element is its own group of one.
     expect_same(reduce(DEVPLUG_OP_var, tensor(d, {2}, {1, 5}), 0, 0), {0, 0});
+  }
+}
+
+// var of {0, 2} with correction c is 2 / (2 - c). Pick c so that this lies just above the
+// tie between 1 and the next 16-bit value, closer to it than half a double ulp: rounding
+// to double first would land on the tie and round down; the exact result rounds up.
+TEST(ReferenceReduce, VarOf16BitFormatsRoundsOnceFromTheExactValue) {
+  for (devplug_dtype_t d : {DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BFLOAT16}) {
+    SCOPED_TRACE(devplug_dtype_name(d));
+    const int mantissa_bits = d == DEVPLUG_DTYPE_FLOAT16 ? 10 : 7;
+    const __float128 tie = 1 + ldexpq(1, -mantissa_bits - 1);
+    // 2 / (2 - c) = tie + 2^-58 for c = 2 - 2 / (tie + 2^-58); c is rounded to a double, so
+    // step it until the quotient (exact enough in binary128) is above the tie but rounds
+    // to it as a double.
+    double c = static_cast<double>(2 - 2 / (tie + ldexpq(1, -58)));
+    __float128 quotient = 0;
+    for (int step = 0; step < 64; ++step, c = std::nextafter(c, 1.0)) {
+      quotient = 2 / (2 - static_cast<__float128>(c));
+      if (quotient > tie && static_cast<double>(quotient) == static_cast<double>(tie)) break;
+    }
+    ASSERT_TRUE(quotient > tie && static_cast<double>(quotient) == static_cast<double>(tie));
+    const double above_tie = 1 + std::ldexp(1.0, -mantissa_bits);
+    expect_same(reduce(DEVPLUG_OP_var, tensor(d, {2}, {0, 2}), 1, c), {above_tie});
   }
 }
 
