@@ -30,6 +30,9 @@
 //   int64_t d = rt::ulp_diff(dtype, a, b);   // distance in units in the last place of `dtype`
 //                                            // (a, b representable in it; NaN == NaN; -0 == +0)
 //   bool s = rt::same_value(a, b);           // identical, incl. NaN and the sign of zero
+//   double e = rt::ulp_error(dtype, got, exact);   // |got - exact| in ulps of `dtype` at
+//                                            // `exact`, a __float128 reference (0 for NaN vs
+//                                            // NaN and for an Inf that `exact` rounds to)
 //
 // Element types: bool, uint8_t, int8_t, int16_t, int32_t, int64_t, sdk::float16,
 // sdk::bfloat16, float, double (dtype.hpp). Buffers are released when the last Tensor copy
@@ -38,6 +41,7 @@
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <quadmath.h>
 
 #include <array>
 #include <cmath>
@@ -391,6 +395,29 @@ inline int64_t ulp_diff(devplug_dtype_t dtype, double a, double b) {
   const __int128 d = static_cast<__int128>(ordinal(dtype, a)) - ordinal(dtype, b);
   const __int128 m = d < 0 ? -d : d;
   return m > INT64_MAX ? INT64_MAX : static_cast<int64_t>(m);
+}
+
+// The distance from `got` to `exact` in units in the last place of `dtype` at `exact`:
+// the tool to judge a result to a fraction of an ulp (a correctly rounded one is within
+// 0.5). 0 when both are NaN or when `got` is the infinity `exact` rounds to; +Inf when only
+// one of them is NaN or infinite.
+inline double ulp_error(devplug_dtype_t dtype, double got, __float128 exact) {
+  if (std::isnan(got) || isnanq(exact)) return std::isnan(got) && isnanq(exact) ? 0 : HUGE_VAL;
+  const double rounded = to_dtype(dtype, static_cast<long double>(exact));
+  if (std::isinf(got) || std::isinf(rounded))
+    return got == rounded ? 0 : HUGE_VAL;
+  int significand = 53, min_exponent = -1022;  // IEEE binary64
+  switch (dtype) {
+    case DEVPLUG_DTYPE_FLOAT16: significand = 11, min_exponent = -14; break;
+    case DEVPLUG_DTYPE_BFLOAT16: significand = 8, min_exponent = -126; break;
+    case DEVPLUG_DTYPE_FLOAT32: significand = 24, min_exponent = -126; break;
+    default: break;
+  }
+  int exponent = 0;
+  frexpq(exact, &exponent);  // |exact| in [2^(exponent-1), 2^exponent)
+  const int binade = exact == 0 ? min_exponent : std::max(exponent - 1, min_exponent);
+  const int ulp_exponent = binade - (significand - 1);
+  return static_cast<double>(fabsq(got - exact) / ldexpq(1, ulp_exponent));
 }
 
 }  // namespace devplug::reftest

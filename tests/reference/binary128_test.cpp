@@ -1,0 +1,140 @@
+// Reference backend: float64 and float32 results of the functions it takes from the C
+// library (long double versions for float64, double for float32), judged against binary128
+// (libquadmath), which shares no code with them. The oracle must be better than what it
+// judges: every result must be within half an ulp of the exact value plus a sliver for the
+// wide type's own error. (sin, cos, tan, erfinv, lgamma, digamma and the functions of
+// kernels/elementary.hpp have their own tests.)
+#include <gtest/gtest.h>
+#include <quadmath.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+
+namespace {
+
+namespace rt = devplug::reftest;
+
+// Correct rounding of a result carried with spare bits: long double has 11 bits more than
+// double, double 29 more than float; 1/512 ulp covers a few ulps of the wide type.
+constexpr double kBound = 0.5 + 1.0 / 512;
+
+// Random doubles in [lo, hi]: half uniform, half with log-uniform magnitudes (so that tiny
+// and huge values, where the functions change method, get their share).
+std::vector<double> samples(double lo, double hi, size_t n, uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> uniform(lo, hi), unit(0, 1);
+  const double top = std::max(std::fabs(lo), std::fabs(hi));
+  const double bottom = lo > 0 ? lo : 1e-300;
+  std::vector<double> values;
+  for (size_t i = 0; i < n; ++i) {
+    double v = uniform(gen);
+    if (i % 2 == 1) {
+      v = std::exp(std::log(bottom) + unit(gen) * (std::log(top) - std::log(bottom)));
+      if (lo < 0 && unit(gen) < 0.5) v = -v;
+    }
+    values.push_back(std::min(std::max(v, lo), hi));
+  }
+  return values;
+}
+
+struct Unary {
+  devplug_op_t op;
+  std::function<__float128(__float128)> exact;
+  double lo, hi;
+};
+
+struct Binary {
+  devplug_op_t op;
+  std::function<__float128(__float128, __float128)> exact;
+  double lo_a, hi_a, lo_b, hi_b;
+  double bound;
+};
+
+// Results rounded to float32 from a double input: the inputs of the float32 runs.
+std::vector<float> to_floats(const std::vector<double>& xs) {
+  return std::vector<float>(xs.begin(), xs.end());
+}
+
+// Checks every result of one op and dtype; reports the worst few.
+void check(devplug_op_t op, devplug_dtype_t dtype, const std::vector<double>& got,
+           const std::vector<__float128>& exact, const std::vector<std::string>& inputs, double bound) {
+  ASSERT_EQ(got.size(), exact.size());
+  int reported = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double error = rt::ulp_error(dtype, got[i], exact[i]);
+    if (error > bound && reported++ < 5)
+      ADD_FAILURE() << devplug_op_name(op) << " " << devplug_dtype_name(dtype) << "(" << inputs[i]
+                    << ") = " << got[i] << ": " << error << " ulp from " << static_cast<double>(exact[i]);
+  }
+}
+
+std::string text(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", x);
+  return buffer;
+}
+
+TEST(Binary128, UnaryFunctionsFromTheCLibrary) {
+  const std::vector<Unary> table = {
+      {DEVPLUG_OP_exp, expq, -745, 709.7},
+      {DEVPLUG_OP_expm1, expm1q, -40, 709.7},
+      {DEVPLUG_OP_log, logq, 0, 1e300},
+      {DEVPLUG_OP_log2, log2q, 0, 1e300},
+      {DEVPLUG_OP_log10, log10q, 0, 1e300},
+      {DEVPLUG_OP_log1p, log1pq, -1, 1e300},
+      {DEVPLUG_OP_sqrt, sqrtq, 0, 1e300},
+      {DEVPLUG_OP_rsqrt, [](__float128 x) { return 1 / sqrtq(x); }, 1e-300, 1e300},
+      {DEVPLUG_OP_reciprocal, [](__float128 x) { return 1 / x; }, -1e300, 1e300},
+      {DEVPLUG_OP_atan, atanq, -1e20, 1e20},
+      {DEVPLUG_OP_tanh, tanhq, -25, 25},
+      {DEVPLUG_OP_erf, erfq, -6, 6},
+  };
+  uint64_t seed = 1;
+  for (const Unary& u : table) {
+    const std::vector<double> xs = samples(u.lo, u.hi, 4000, seed++);
+    std::vector<__float128> exact64, exact32;
+    std::vector<std::string> inputs;
+    const std::vector<float> xs32 = to_floats(xs);
+    for (size_t i = 0; i < xs.size(); ++i) {
+      exact64.push_back(u.exact(xs[i]));
+      exact32.push_back(u.exact(xs32[i]));
+      inputs.push_back(text(xs[i]));
+    }
+    check(u.op, DEVPLUG_DTYPE_FLOAT64, rt::apply<double, double>(u.op, {xs}), exact64, inputs, kBound);
+    const std::vector<float> got32 = rt::apply<float, float>(u.op, {xs32});
+    check(u.op, DEVPLUG_DTYPE_FLOAT32, std::vector<double>(got32.begin(), got32.end()), exact32, inputs, kBound);
+  }
+}
+
+TEST(Binary128, BinaryFunctionsFromTheCLibrary) {
+  const std::vector<Binary> table = {
+      {DEVPLUG_OP_atan2, atan2q, -1e10, 1e10, -1e10, 1e10, kBound},
+      {DEVPLUG_OP_hypot, hypotq, -1e300, 1e300, -1e300, 1e300, kBound},
+      // float64 pow is glibc's double pow (powl is ten times slower): documented within
+      // 0.52 ulp, so the bound is that, not kBound.
+      {DEVPLUG_OP_pow, powq, 1e-3, 1e3, -100, 100, 0.52},
+  };
+  uint64_t seed = 100;
+  for (const Binary& b : table) {
+    const std::vector<double> as = samples(b.lo_a, b.hi_a, 4000, seed++);
+    const std::vector<double> bs = samples(b.lo_b, b.hi_b, 4000, seed++);
+    const std::vector<float> as32 = to_floats(as), bs32 = to_floats(bs);
+    std::vector<__float128> exact64, exact32;
+    std::vector<std::string> inputs;
+    for (size_t i = 0; i < as.size(); ++i) {
+      exact64.push_back(b.exact(as[i], bs[i]));
+      exact32.push_back(b.exact(as32[i], bs32[i]));
+      inputs.push_back(text(as[i]) + ", " + text(bs[i]));
+    }
+    check(b.op, DEVPLUG_DTYPE_FLOAT64, rt::apply<double, double>(b.op, {as, bs}), exact64, inputs, b.bound);
+    const std::vector<float> got32 = rt::apply<float, float>(b.op, {as32, bs32});
+    check(b.op, DEVPLUG_DTYPE_FLOAT32, std::vector<double>(got32.begin(), got32.end()), exact32, inputs, kBound);
+  }
+}
+
+}  // namespace
