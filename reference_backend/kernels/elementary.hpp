@@ -1,5 +1,5 @@
 // Elementary functions of the reference kernels that glibc's long double versions make slow:
-// sinh, cosh, asinh, acosh, atanh, asin, acos, cbrt, erfc and exp2. double overloads (for
+// exp, log, sinh, cosh, asinh, acosh, atanh, asin, acos, cbrt, erfc and exp2. double overloads (for
 // float32 and the 16-bit formats) call the C library; long double overloads (for float64, see
 // elementwise.hpp's compute types) are computed here.
 //
@@ -33,6 +33,8 @@ inline double acos(double x) { return std::acos(x); }
 inline double cbrt(double x) { return std::cbrt(x); }
 inline double erfc(double x) { return std::erfc(x); }
 inline double exp2(double x) { return std::exp2(x); }
+inline double exp(double x) { return std::exp(x); }
+inline double log(double x) { return std::log(x); }
 
 // The kernels need the x87 80-bit format (64-bit significand); elsewhere long double goes to
 // the C library.
@@ -377,6 +379,31 @@ inline long double log1p_of(long double u) {
 #endif
 
 // ---- the long double functions --------------------------------------------------------------
+
+inline long double exp(long double x) {
+#if DEVPLUG_FAST_LDBL_ELEMENTARY
+  using namespace elementary_detail;
+  if (std::fabs(x) <= kExpArgLimit) {
+    const ExpParts e = exp_parts(x);
+    return scale(e.hi + e.lo, e.k);
+  }
+#endif
+  return std::exp(x);  // NaN, +-Inf, and far beyond double's overflow and underflow
+}
+
+// log of a double x >= 2^-1000 (a long double holding one, as the float64 kernels pass),
+// scaled into [1, 2^1024) by an exact power of two for log_parts.
+inline long double log(long double x) {
+#if DEVPLUG_FAST_LDBL_ELEMENTARY
+  using namespace elementary_detail;
+  const double x_double = static_cast<double>(x);
+  if (x_double == x && x_double >= 0x1p-1000 && x_double < HUGE_VAL) {
+    if (x_double >= 1) return log_parts(x_double, 0);
+    return log_parts(x_double * 0x1p1000, 0, -1000);
+  }
+#endif
+  return std::log(x);  // NaN, negative numbers, 0, Inf, subnormals, and wider long doubles
+}
 
 inline long double exp2(long double x) {
 #if DEVPLUG_FAST_LDBL_ELEMENTARY

@@ -86,7 +86,7 @@ void float_predicate(const devplug_tensor_t& in, const devplug_tensor_t& out, P&
 
 // Every unary op; false when `op` is not one (the caller answers UNIMPLEMENTED).
 bool run_unary(devplug_op_t op, const devplug_tensor_t& in, const devplug_tensor_t& out) {
-  using std::atan, std::ceil, std::erf, std::exp, std::expm1, std::floor, std::log, std::log10,
+  using std::atan, std::ceil, std::erf, std::expm1, std::floor, std::log10,
       std::log1p, std::log2, std::sqrt, std::tanh, std::trunc;
   constexpr F64 kWide = F64::kWide, kNative = F64::kNative;
   switch (op) {
@@ -98,10 +98,10 @@ bool run_unary(devplug_op_t op, const devplug_tensor_t& in, const devplug_tensor
     case DEVPLUG_OP_floor: float_map1<kNative>(in, out, [](auto x) { return floor(x); }); return true;
     case DEVPLUG_OP_round: float_map1<kNative>(in, out, [](double x) { return math::round_half_even(x); }); return true;
     case DEVPLUG_OP_trunc: float_map1<kNative>(in, out, [](auto x) { return trunc(x); }); return true;
-    case DEVPLUG_OP_exp: float_map1<kWide>(in, out, [](auto x) { return exp(x); }); return true;
+    case DEVPLUG_OP_exp: float_map1<kWide>(in, out, [](auto x) { return math::exp(x); }); return true;
     case DEVPLUG_OP_exp2: float_map1<kWide>(in, out, [](auto x) { return math::exp2(x); }); return true;
     case DEVPLUG_OP_expm1: float_map1<kWide>(in, out, [](auto x) { return expm1(x); }); return true;
-    case DEVPLUG_OP_log: float_map1<kWide>(in, out, [](auto x) { return log(x); }); return true;
+    case DEVPLUG_OP_log: float_map1<kWide>(in, out, [](auto x) { return math::log(x); }); return true;
     case DEVPLUG_OP_log2: float_map1<kWide>(in, out, [](auto x) { return log2(x); }); return true;
     case DEVPLUG_OP_log10: float_map1<kWide>(in, out, [](auto x) { return log10(x); }); return true;
     case DEVPLUG_OP_log1p: float_map1<kWide>(in, out, [](auto x) { return log1p(x); }); return true;
