@@ -6,8 +6,11 @@
 // depend on layout or on how a device splits the work.
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels.hpp"
+#include "kernels/elementary.hpp"
+#include "kernels/trig.hpp"
 #include "structured_common.hpp"
 
 namespace devplug::reference {
@@ -114,11 +117,19 @@ C cos_of_turns(C u) {
   constexpr C two_pi = static_cast<C>(6.283185307179586476925286766559005768L);
   const C q = std::floor(4 * u + C(0.5));  // exact; a tie may go either way (|r| = 1/8)
   const C angle = two_pi * (u - q / 4);
+  auto cos_small = [](C r) {
+    if constexpr (std::is_same_v<C, long double>) return math::cos_within_quarter_pi(r);
+    else return std::cos(r);
+  };
+  auto sin_small = [](C r) {
+    if constexpr (std::is_same_v<C, long double>) return math::sin_within_quarter_pi(r);
+    else return std::sin(r);
+  };
   switch (static_cast<int>(q) & 3) {
-    case 0: return std::cos(angle);
-    case 1: return -std::sin(angle);
-    case 2: return -std::cos(angle);
-    default: return std::sin(angle);
+    case 0: return cos_small(angle);
+    case 1: return -sin_small(angle);
+    case 2: return -cos_small(angle);
+    default: return sin_small(angle);
   }
 }
 
@@ -132,7 +143,7 @@ void philox_normal(const devplug_op_call_t& call) {
     if constexpr (std::is_same_v<T, double>) {
       const long double u1 = static_cast<long double>((words.pair(4 * k) >> 11) + 1) * 0x1p-53;
       const long double u2 = static_cast<long double>(words.pair(4 * k + 2) >> 11) * 0x1p-53;
-      return static_cast<double>(std::sqrt(-2.0L * std::log(u1)) * cos_of_turns(u2));
+      return static_cast<double>(std::sqrt(-2 * math::log(u1)) * cos_of_turns(u2));
     } else {
       const double u1 = static_cast<double>((words.word(2 * k) >> 8) + 1) * 0x1p-24;
       const double u2 = static_cast<double>(words.word(2 * k + 1) >> 8) * 0x1p-24;

@@ -177,6 +177,24 @@ inline long double tan_of_double(double x) {
 }  // namespace trig_detail
 #endif
 
+// sin and cos of a long double |r| <= pi/4, which needs no reduction: for callers that
+// reduce exactly themselves (philox_normal's cos(2 pi u)).
+inline long double sin_within_quarter_pi(long double r) {
+#if DEVPLUG_FAST_LDBL_TRIG
+  return trig_detail::sum(trig_detail::sin_parts(r, 0, r * r)).value;
+#else
+  return std::sin(r);
+#endif
+}
+
+inline long double cos_within_quarter_pi(long double r) {
+#if DEVPLUG_FAST_LDBL_TRIG
+  return trig_detail::sum(trig_detail::cos_parts(r, 0, r * r)).value;
+#else
+  return std::cos(r);
+#endif
+}
+
 // The fast path takes x as a double, which also keeps it in SSE registers: a long double
 // argument of a call that is not inlined goes through memory, 10 bytes, slowly.
 inline long double sin(long double x) {
