@@ -12,7 +12,6 @@
 #include <type_traits>
 
 #include "buffer.hpp"
-#include "kernels/bits16.hpp"
 #include "devplug/ops.h"
 #include "devplug/plugin_api.h"
 #include "devplug/sdk/dtype.hpp"
@@ -141,14 +140,14 @@ using Compute = std::conditional_t<std::is_same_v<T, double> && P == F64::kWide,
 // The computed value `v` rounded once to T.
 template <typename T, typename C>
 inline T round_to(C v) {
-  if constexpr (sdk::is_float16_v<T>) return bits16::encode<T>(static_cast<double>(v));
+  if constexpr (sdk::is_float16_v<T>) return sdk::from_double<T>(static_cast<double>(v));
   else return static_cast<T>(v);
 }
 
-// The exact value of a floating element as double (sdk::to_double, fast for 16-bit types).
+// The exact value of a floating element as double.
 template <typename T>
 inline double value_of(T v) {
-  if constexpr (sdk::is_float16_v<T>) return bits16::decode(v);
+  if constexpr (sdk::is_float16_v<T>) return sdk::to_double(v);
   else return static_cast<double>(v);
 }
 

@@ -10,7 +10,6 @@
 #include <type_traits>
 
 #include "devplug/sdk/dtype.hpp"
-#include "kernels/bits16.hpp"
 
 namespace devplug::reference::math {
 
@@ -42,7 +41,7 @@ inline bool is_nan_bits(T v) {
 template <typename T>
 inline T nextafter_bits(T a, T b) {
   if (is_nan_bits(a) || is_nan_bits(b)) return T{static_cast<uint16_t>(is_nan_bits(a) ? a.bits : b.bits)};
-  const double da = bits16::decode(a), db = bits16::decode(b);
+  const double da = sdk::to_double(a), db = sdk::to_double(b);
   if (da == db) return b;
   if (da == 0) return T{static_cast<uint16_t>((db < 0 ? 0x8000u : 0u) | 1u)};
   // Away from zero when moving toward b increases |a|.
