@@ -19,27 +19,16 @@ namespace {
 
 namespace rt = devplug::reftest;
 
-// Correct rounding of a result carried with spare bits: long double has 11 bits more than
-// double, double 29 more than float; 1/512 ulp covers a few ulps of the wide type.
-constexpr double kBound = 0.5 + 1.0 / 512;
+constexpr double kBound = rt::kRoundedOnceUlps;  // see harness.hpp
 
 // Random doubles in [lo, hi]: half uniform, half with log-uniform magnitudes (so that tiny
 // and huge values, where the functions change method, get their share).
 std::vector<double> samples(double lo, double hi, size_t n, uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> uniform(lo, hi), unit(0, 1);
-  const double top = std::max(std::fabs(lo), std::fabs(hi));
-  const double bottom = lo > 0 ? lo : 1e-300;
-  std::vector<double> values;
-  for (size_t i = 0; i < n; ++i) {
-    double v = uniform(gen);
-    if (i % 2 == 1) {
-      v = std::exp(std::log(bottom) + unit(gen) * (std::log(top) - std::log(bottom)));
-      if (lo < 0 && unit(gen) < 0.5) v = -v;
-    }
-    values.push_back(std::min(std::max(v, lo), hi));
-  }
-  return values;
+  std::vector<double> xs = rt::uniform_doubles(lo, hi, n / 2, seed);
+  const double top = std::max(std::fabs(lo), std::fabs(hi)), bottom = lo > 0 ? lo : 1e-300;
+  for (double x : rt::log_uniform_doubles(bottom, top, n - n / 2, seed + 1000, lo < 0))
+    xs.push_back(std::min(std::max(x, lo), hi));
+  return xs;
 }
 
 struct Unary {

@@ -21,9 +21,7 @@ namespace rt = devplug::reftest;
 using rt::kInf;
 using rt::kNaN;
 
-// A long double result within a few of its ulps, rounded once to double: long double has 11
-// bits more, so 1/512 of a double ulp covers 4 long double ulps.
-constexpr double kBound = 0.5 + 1.0 / 512;
+constexpr double kBound = rt::kRoundedOnceUlps;  // see harness.hpp
 
 struct Function {
   devplug_op_t op;
@@ -34,27 +32,6 @@ const Function kSinh{DEVPLUG_OP_sinh, sinhq}, kCosh{DEVPLUG_OP_cosh, coshq}, kAs
     kAcosh{DEVPLUG_OP_acosh, acoshq}, kAtanh{DEVPLUG_OP_atanh, atanhq}, kAsin{DEVPLUG_OP_asin, asinq},
     kAcos{DEVPLUG_OP_acos, acosq}, kCbrt{DEVPLUG_OP_cbrt, cbrtq}, kErfc{DEVPLUG_OP_erfc, erfcq},
     kExp2{DEVPLUG_OP_exp2, exp2q};
-
-// Random doubles: `count` uniform in [lo, hi], or log-uniform magnitudes in [lo, hi] (0 < lo)
-// with random signs when `symmetric`.
-std::vector<double> uniform(double lo, double hi, int count, uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> dist(lo, hi);
-  std::vector<double> xs(count);
-  for (double& x : xs) x = dist(gen);
-  return xs;
-}
-
-std::vector<double> log_uniform(double lo, double hi, bool symmetric, int count, uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> dist(std::log(lo), std::log(hi));
-  std::vector<double> xs(count);
-  for (double& x : xs) {
-    x = std::exp(dist(gen));
-    if (symmetric && (gen() & 1)) x = -x;
-  }
-  return xs;
-}
 
 // Each of `points` and its two neighbours, with both signs when `symmetric`.
 std::vector<double> around(const std::vector<double>& points, bool symmetric) {
@@ -93,39 +70,39 @@ void expect_values(devplug_op_t op, const std::vector<double>& xs, const std::ve
 TEST(Elementary, SinhAndCosh) {
   for (const Function* f : {&kSinh, &kCosh}) {
     SCOPED_TRACE(devplug_op_name(f->op));
-    expect_close(*f, uniform(-50, 50, 20000, 1));
-    expect_close(*f, uniform(-1, 1, 20000, 2));
-    expect_close(*f, log_uniform(1e-320, 1, true, 20000, 3));
-    expect_close(*f, uniform(700, 711, 5000, 4));  // the result overflows at 710.4758600739439...
-    expect_close(*f, uniform(-715, -700, 5000, 5));
-    expect_close(*f, log_uniform(1, 1e300, true, 5000, 6));
+    expect_close(*f, rt::uniform_doubles(-50, 50, 20000, 1));
+    expect_close(*f, rt::uniform_doubles(-1, 1, 20000, 2));
+    expect_close(*f, rt::log_uniform_doubles(1e-320, 1, 20000, 3, true));
+    expect_close(*f, rt::uniform_doubles(700, 711, 5000, 4));  // the result overflows at 710.4758600739439...
+    expect_close(*f, rt::uniform_doubles(-715, -700, 5000, 5));
+    expect_close(*f, rt::log_uniform_doubles(1, 1e300, 5000, 6, true));
     expect_close(*f, around({0.5, 710.4758600739439, 710.47586007394398, 1400, 0x1p-32}, true));
   }
 }
 
 TEST(Elementary, Exp2) {
-  expect_close(kExp2, uniform(-50, 50, 20000, 11));
-  expect_close(kExp2, uniform(-1100, 1100, 20000, 12));
-  expect_close(kExp2, uniform(-1080, -1020, 10000, 13));  // subnormal results
-  expect_close(kExp2, uniform(1020, 1024.5, 5000, 14));   // overflow at 1024
-  expect_close(kExp2, log_uniform(1e-320, 1, true, 10000, 15));
+  expect_close(kExp2, rt::uniform_doubles(-50, 50, 20000, 11));
+  expect_close(kExp2, rt::uniform_doubles(-1100, 1100, 20000, 12));
+  expect_close(kExp2, rt::uniform_doubles(-1080, -1020, 10000, 13));  // subnormal results
+  expect_close(kExp2, rt::uniform_doubles(1020, 1024.5, 5000, 14));   // overflow at 1024
+  expect_close(kExp2, rt::log_uniform_doubles(1e-320, 1, 10000, 15, true));
   expect_close(kExp2, around({1024, -1022, -1074, -1075, 1100, 0.5, 1.0 / 64, 1.0 / 32}, true));
 }
 
 TEST(Elementary, AsinhAcoshAtanh) {
-  expect_close(kAsinh, uniform(-100, 100, 20000, 21));
-  expect_close(kAsinh, log_uniform(1e-320, 1.7e308, true, 20000, 22));
-  expect_close(kAsinh, uniform(-3, 3, 10000, 23));
+  expect_close(kAsinh, rt::uniform_doubles(-100, 100, 20000, 21));
+  expect_close(kAsinh, rt::log_uniform_doubles(1e-320, 1.7e308, 20000, 22, true));
+  expect_close(kAsinh, rt::uniform_doubles(-3, 3, 10000, 23));
   expect_close(kAsinh, around({2, 0x1p32, 0x1p-32, 1.7976931348623157e308}, true));
-  expect_close(kAcosh, uniform(1, 100, 20000, 24));
-  expect_close(kAcosh, log_uniform(1, 1.7e308, false, 20000, 25));
-  std::vector<double> near_one = log_uniform(0x1p-52, 1, false, 10000, 26);
+  expect_close(kAcosh, rt::uniform_doubles(1, 100, 20000, 24));
+  expect_close(kAcosh, rt::log_uniform_doubles(1, 1.7e308, 20000, 25, false));
+  std::vector<double> near_one = rt::log_uniform_doubles(0x1p-52, 1, 10000, 26, false);
   for (double& x : near_one) x += 1;  // acosh(1 + d) ~ sqrt(2d)
   expect_close(kAcosh, near_one);
   expect_close(kAcosh, around({1, 2, 0x1p32, 1.7976931348623157e308}, false));
-  expect_close(kAtanh, uniform(-0.999, 0.999, 20000, 27));
-  expect_close(kAtanh, log_uniform(1e-320, 1, true, 20000, 28));
-  std::vector<double> near_pole = log_uniform(0x1p-53, 0.5, true, 10000, 29);
+  expect_close(kAtanh, rt::uniform_doubles(-0.999, 0.999, 20000, 27));
+  expect_close(kAtanh, rt::log_uniform_doubles(1e-320, 1, 20000, 28, true));
+  std::vector<double> near_pole = rt::log_uniform_doubles(0x1p-53, 0.5, 10000, 29, true);
   for (double& x : near_pole) x = std::copysign(1 - std::fabs(x), x);
   expect_close(kAtanh, near_pole);
   expect_close(kAtanh, around({0x1p-11, 0x1p-32, 0.5}, true));
@@ -134,10 +111,10 @@ TEST(Elementary, AsinhAcoshAtanh) {
 TEST(Elementary, AsinAndAcos) {
   for (const Function* f : {&kAsin, &kAcos}) {
     SCOPED_TRACE(devplug_op_name(f->op));
-    expect_close(*f, uniform(-0.999, 0.999, 20000, 31));
-    expect_close(*f, uniform(-1, 1, 20000, 32));
-    expect_close(*f, log_uniform(1e-320, 1, true, 20000, 33));
-    std::vector<double> near_one = log_uniform(0x1p-53, 0.5, true, 10000, 34);
+    expect_close(*f, rt::uniform_doubles(-0.999, 0.999, 20000, 31));
+    expect_close(*f, rt::uniform_doubles(-1, 1, 20000, 32));
+    expect_close(*f, rt::log_uniform_doubles(1e-320, 1, 20000, 33, true));
+    std::vector<double> near_one = rt::log_uniform_doubles(0x1p-53, 0.5, 10000, 34, true);
     for (double& x : near_one) x = std::copysign(1 - std::fabs(x), x);
     expect_close(*f, near_one);
     expect_close(*f, around({0.5, 1, 0x1p-32}, true));
@@ -145,16 +122,16 @@ TEST(Elementary, AsinAndAcos) {
 }
 
 TEST(Elementary, Cbrt) {
-  expect_close(kCbrt, uniform(-100, 100, 20000, 41));
-  expect_close(kCbrt, log_uniform(4.9e-324, 1.7e308, true, 20000, 42));
+  expect_close(kCbrt, rt::uniform_doubles(-100, 100, 20000, 41));
+  expect_close(kCbrt, rt::log_uniform_doubles(4.9e-324, 1.7e308, 20000, 42, true));
   expect_close(kCbrt, around({1, 8, 0.125, 2.2250738585072014e-308, 1.7976931348623157e308}, true));
 }
 
 TEST(Elementary, Erfc) {
-  expect_close(kErfc, uniform(-100, 100, 20000, 51));
-  expect_close(kErfc, uniform(-6, 6, 20000, 52));
-  expect_close(kErfc, uniform(0, 27.3, 20000, 53));  // subnormal results above 26.55
-  expect_close(kErfc, log_uniform(1e-320, 1, true, 10000, 54));
+  expect_close(kErfc, rt::uniform_doubles(-100, 100, 20000, 51));
+  expect_close(kErfc, rt::uniform_doubles(-6, 6, 20000, 52));
+  expect_close(kErfc, rt::uniform_doubles(0, 27.3, 20000, 53));  // subnormal results above 26.55
+  expect_close(kErfc, rt::log_uniform_doubles(1e-320, 1, 10000, 54, true));
   expect_close(kErfc, around({0.5, 0.84375, 1.25, 2, 6, 26.55, 27.2}, true));
 }
 

@@ -16,9 +16,7 @@ namespace {
 
 namespace rt = devplug::reftest;
 
-// Correct rounding of a result carried with spare bits: long double has 11 bits more than
-// double, double 29 more than float; 1/512 ulp covers a few ulps of the wide type.
-constexpr double kBound = 0.5 + 1.0 / 512;
+constexpr double kBound = rt::kRoundedOnceUlps;  // see harness.hpp
 
 // erfinv(y) in binary128: Halley steps on erfq, or on erfcq for |y| >= 0.5 (where 1 - |y| is
 // exact), from a rough start (y sqrt(pi) / 2, or sqrt(-log(1 - y^2)) near +-1) until a step

@@ -30,6 +30,8 @@
 //   int64_t d = rt::ulp_diff(dtype, a, b);   // distance in units in the last place of `dtype`
 //                                            // (a, b representable in it; NaN == NaN; -0 == +0)
 //   bool s = rt::same_value(a, b);           // identical, incl. NaN and the sign of zero
+//   std::vector<double> x = rt::uniform_doubles(lo, hi, n, seed);      // random inputs
+//   std::vector<double> y = rt::log_uniform_doubles(lo, hi, n, seed, symmetric);
 //   double e = rt::ulp_error(dtype, got, exact);   // |got - exact| in ulps of `dtype` at
 //                                            // `exact`, a __float128 reference (0 for NaN vs
 //                                            // NaN and for an Inf that `exact` rounds to)
@@ -49,6 +51,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -418,6 +421,33 @@ inline double ulp_error(devplug_dtype_t dtype, double got, __float128 exact) {
   const int binade = exact == 0 ? min_exponent : std::max(exponent - 1, min_exponent);
   const int ulp_exponent = binade - (significand - 1);
   return static_cast<double>(fabsq(got - exact) / ldexpq(1, ulp_exponent));
+}
+
+// What the accuracy tests allow a float64 (float32) result computed in long double (double)
+// and rounded once: half an ulp, plus 1/512 ulp for a few ulps of the wide type's own error
+// (long double has 11 more bits than double, double 29 more than float).
+inline constexpr double kRoundedOnceUlps = 0.5 + 1.0 / 512;
+
+// `n` random doubles uniform in [lo, hi].
+inline std::vector<double> uniform_doubles(double lo, double hi, size_t n, uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> draw(lo, hi);
+  std::vector<double> xs(n);
+  for (double& x : xs) x = draw(gen);
+  return xs;
+}
+
+// `n` random doubles with magnitudes log-uniform in [lo, hi] (0 < lo), so that every
+// binade gets its share; random signs when `symmetric`.
+inline std::vector<double> log_uniform_doubles(double lo, double hi, size_t n, uint64_t seed, bool symmetric = true) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> draw(std::log(lo), std::log(hi));
+  std::vector<double> xs(n);
+  for (double& x : xs) {
+    x = std::min(std::max(std::exp(draw(gen)), lo), hi);
+    if (symmetric && (gen() & 1)) x = -x;
+  }
+  return xs;
 }
 
 }  // namespace devplug::reftest

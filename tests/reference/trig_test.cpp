@@ -19,9 +19,7 @@ namespace {
 
 namespace rt = devplug::reftest;
 
-// Half an ulp for the final rounding plus 1/512 ulp for the long double result's own error
-// (4 ulps of long double, which has 11 more bits); a wrong reduction is off by far more.
-constexpr double kBound = 0.5 + 1.0 / 512;
+constexpr double kBound = rt::kRoundedOnceUlps;  // see harness.hpp
 
 // Where the backend's own reduction ends (2^23) and the C library's begins.
 constexpr double kReductionBound = 0x1p23;
@@ -54,23 +52,6 @@ void check_all(const std::vector<double>& xs, const std::string& what) {
   }
 }
 
-std::vector<double> uniform(double lo, double hi, size_t n, uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> draw(lo, hi);
-  std::vector<double> xs(n);
-  for (double& x : xs) x = draw(gen);
-  return xs;
-}
-
-// Magnitudes log-uniform in [lo, hi], random signs.
-std::vector<double> log_uniform(double lo, double hi, size_t n, uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> draw(std::log(lo), std::log(hi));
-  std::vector<double> xs(n);
-  for (double& x : xs) x = std::min(std::max(std::exp(draw(gen)), lo), hi) * (gen() & 1 ? -1 : 1);
-  return xs;
-}
-
 // `x` and its `radius` neighbours on each side, with both signs.
 void add_neighbourhood(std::vector<double>& xs, double x, int radius) {
   double below = x, above = x;
@@ -92,12 +73,12 @@ double nearest_to_multiple(double k) {
 
 TEST(Trig, RandomArguments) {
   const double quarter_pi = 0.78539816339744830962;
-  check_all(uniform(-quarter_pi, quarter_pi, 20000, 1), "[-pi/4, pi/4]");
-  check_all(uniform(-100, 100, 20000, 2), "[-100, 100]");
-  check_all(uniform(-1e5, 1e5, 20000, 3), "[-1e5, 1e5]");
-  check_all(uniform(-kReductionBound, kReductionBound, 20000, 4), "[-2^23, 2^23]");
-  check_all(log_uniform(1e-300, kReductionBound, 20000, 5), "log-uniform up to 2^23");
-  check_all(log_uniform(0x1p-1074, 1e-5, 4000, 6), "tiny");
+  check_all(rt::uniform_doubles(-quarter_pi, quarter_pi, 20000, 1), "[-pi/4, pi/4]");
+  check_all(rt::uniform_doubles(-100, 100, 20000, 2), "[-100, 100]");
+  check_all(rt::uniform_doubles(-1e5, 1e5, 20000, 3), "[-1e5, 1e5]");
+  check_all(rt::uniform_doubles(-kReductionBound, kReductionBound, 20000, 4), "[-2^23, 2^23]");
+  check_all(rt::log_uniform_doubles(1e-300, kReductionBound, 20000, 5), "log-uniform up to 2^23");
+  check_all(rt::log_uniform_doubles(0x1p-1074, 1e-5, 4000, 6), "tiny");
 }
 
 // x - n pi/2 for the double x nearest to n pi/2 is as small as 2^-60.5 below 2^23: every
@@ -131,7 +112,7 @@ TEST(Trig, PastTheReductionBound) {
     xs.push_back(x);
     xs.push_back(-x);
   }
-  for (double x : log_uniform(kReductionBound, 1e300, 2000, 8)) xs.push_back(x);
+  for (double x : rt::log_uniform_doubles(kReductionBound, 1e300, 2000, 8)) xs.push_back(x);
   check_all(xs, "past 2^23");
 }
 
