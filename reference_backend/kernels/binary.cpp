@@ -58,7 +58,7 @@ void numeric_map2(const devplug_tensor_t& a, const devplug_tensor_t& b, const de
 
 // Python remainder on floats: the result takes the divisor's sign (zero too); NaN for b = 0.
 double float_remainder(double a, double b) {
-  double r = std::fmod(a, b);
+  double r = math::fmod(a, b);
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   if (r == 0) r = std::copysign(0.0, b);
   return r;
@@ -152,7 +152,7 @@ bool run_binary(devplug_op_t op, const devplug_tensor_t& a, const devplug_tensor
                             [](auto x, auto y) { return math::int_remainder(x, y); }, no_bool, name);
       return true;
     case DEVPLUG_OP_fmod:
-      numeric_map2<kNative>(a, b, out, [](double x, double y) { return std::fmod(x, y); },
+      numeric_map2<kNative>(a, b, out, [](double x, double y) { return math::fmod(x, y); },
                             [](auto x, auto y) { return math::int_fmod(x, y); }, no_bool, name);
       return true;
     // glibc's double pow is within 0.52 ulp (nearly always correctly rounded) while powl

@@ -26,6 +26,15 @@ inline double round_half_even(double x) {
   return std::copysign(r, x);
 }
 
+// C's fmod, which is exact. Through long double because glibc's double fmod subtracts bit by
+// bit (~60 ns for a quotient of 2^20) while fmodl uses the x87 fprem instruction (~25 ns);
+// the result is representable in double, so converting it back is exact. NaN, Inf and zero
+// divisors stay with fmod: fprem takes a slow microcode assist on them.
+inline double fmod(double a, double b) {
+  if (!std::isfinite(a) || !std::isfinite(b) || b == 0) return std::fmod(a, b);
+  return static_cast<double>(std::fmod(static_cast<long double>(a), static_cast<long double>(b)));
+}
+
 // ---- 16-bit floating formats ------------------------------------------------------------
 
 // NaN test on a 16-bit pattern (exponent all ones, mantissa non-zero).
