@@ -6,7 +6,6 @@
 // integer's range to its minimum or maximum; integer to integer casts wrap (keep the low
 // bits); to bool is x != 0 (NaN is true).
 #include <cmath>
-#include <cstring>
 #include <string>
 
 #include "kernels/elementwise.hpp"
@@ -102,21 +101,6 @@ devplug_error_t* fill_kernel(devplug_stream_t* stream, const devplug_op_call_t* 
   });
 }
 
-// `q` as a double rounded to odd (truncated, then the last bit set when inexact). Rounding
-// that once more to a format with at least 2 fewer bits gives the correctly rounded result,
-// so float16/bfloat16 iota values are rounded once in effect.
-double round_to_odd(__float128 q) {
-  double d = static_cast<double>(q);
-  if (std::isinf(d) || static_cast<__float128>(d) == q) return d;
-  const __float128 magnitude = q < 0 ? -q : q;
-  if (static_cast<__float128>(std::fabs(d)) > magnitude) d = std::nextafter(d, 0.0);  // truncate
-  uint64_t bits;
-  std::memcpy(&bits, &d, sizeof bits);
-  bits |= 1u;
-  std::memcpy(&d, &bits, sizeof d);
-  return d;
-}
-
 // Element k = start + k * step. Integers wrap in 64 bits, then to the dtype. Floats: k * step
 // is exact in binary128 (113 bits hold a 53-bit step times any k below 2^60, far beyond any
 // buffer), the sum is rounded to binary128 and then once to the dtype.
@@ -142,7 +126,10 @@ devplug_error_t* iota_kernel(devplug_stream_t* stream, const devplug_op_call_t* 
             if ((start_d - (sum - back)) + (p - back) == 0 && std::isfinite(sum)) return round_to<T>(sum);
           }
           const __float128 q = start + static_cast<__float128>(k) * step;
-          if constexpr (sdk::is_float16_v<T>) return round_to<T>(round_to_odd(q));
+          if constexpr (sdk::is_float16_v<T>) {
+            const double nearest = static_cast<double>(q);  // q - nearest is exact in binary128
+            return round_to<T>(math::round_to_odd(nearest, q - static_cast<__float128>(nearest)));
+          }
           else return static_cast<T>(q);
         });
       } else {

@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/math.hpp"
+
 namespace devplug::reference::math {
 
 inline double sinh(double x) { return std::sinh(x); }
@@ -61,20 +63,7 @@ inline long double polynomial(long double x, const C (&c)[N]) {
 // instruction before it, so each misprediction on mixed signs costs a whole evaluation.
 inline double sign_of(long double x) {
   const double d = static_cast<double>(x);  // keeps the sign, even of a long double below double's range
-  uint64_t bits;
-  std::memcpy(&bits, &d, sizeof bits);
-  bits = (bits & (uint64_t{1} << 63)) | 0x3FF0000000000000u;
-  double sign;
-  std::memcpy(&sign, &bits, sizeof sign);
-  return sign;
-}
-
-// 2^k as a double, exact for -1074 <= k <= 1023 (subnormal below -1022).
-inline double pow2(int k) {
-  const uint64_t bits = k >= -1022 ? static_cast<uint64_t>(k + 1023) << 52 : uint64_t{1} << (k + 1074);
-  double d;
-  std::memcpy(&d, &bits, sizeof d);
-  return d;
+  return double_of((bits_of(d) & (uint64_t{1} << 63)) | 0x3FF0000000000000u);
 }
 
 // v * 2^k, exact for |k| <= 2044 (long double's range is far wider than double's).

@@ -5,10 +5,11 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <utility>
+
+#include "kernels/math.hpp"
 
 namespace devplug::reference::math {
 
@@ -212,19 +213,7 @@ inline C mixed_polynomial(const std::array<C, W>& wide, const double (&narrow)[N
 
 // x rounded to 32 significant bits, so that x * x is exact in long double.
 inline double round_to_32_bits(double x) {
-  uint64_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  bits = (bits + (uint64_t{1} << 20)) & ~((uint64_t{1} << 21) - 1);
-  std::memcpy(&x, &bits, sizeof bits);
-  return x;
-}
-
-// 2^m for 0 <= m <= 1023.
-inline double two_to(int m) {
-  const uint64_t bits = uint64_t(1023 + m) << 52;
-  double value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
+  return double_of((bits_of(x) + (uint64_t{1} << 20)) & ~((uint64_t{1} << 21) - 1));
 }
 
 // f / f' for f(x) = erfc(x) - t at x in [1.25, 6.75) with 32 significant bits. With
@@ -244,7 +233,7 @@ inline double erfc_newton_ratio(double x, C t) {
   const C h = mixed_polynomial(kHWideIn<C>[interval], kHNarrow[interval], C(x - kHCenter[interval]));
   // e - 2^m t H, the two large terms first: they cancel to about |e^r - 1| < 0.011.
   const C high = kExp2HighIn<C>[k & 15];
-  const C scaled_f = (high - t * C(two_to(k >> 4)) * h) + (C(kExp2Low[k & 15]) + high * expm1_r);
+  const C scaled_f = (high - t * C(pow2(k >> 4)) * h) + (C(kExp2Low[k & 15]) + high * expm1_r);
   const double e = static_cast<double>(high) * (1 + static_cast<double>(expm1_r));
   return -static_cast<double>(scaled_f) * kSqrtPiOver2 / (static_cast<double>(h) * e);
 }

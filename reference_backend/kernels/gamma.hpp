@@ -247,10 +247,10 @@ inline bool inside_float_cell(double v, double bound) {
 template <Function f>
 [[gnu::noinline]] inline double narrow_result_pairs(double x) {
   const Estimate<double> e = estimate_double<f>(x);
-  if (std::fabs(e.value.hi) >= e.scale * 0x1p-20) return round_to_odd(e.value);
+  if (std::fabs(e.value.hi) >= e.scale * 0x1p-20) return round_to_odd(e.value.hi, e.value.lo);
   const Estimate<long double> wide = estimate<f, Mode::kSplit>(tables<long double>(), static_cast<long double>(x));
   const double hi = static_cast<double>(wide.value.hi + wide.value.lo);
-  return round_to_odd({hi, static_cast<double>((wide.value.hi - hi) + wide.value.lo)});
+  return round_to_odd(hi, (wide.value.hi - hi) + wide.value.lo);
 }
 
 // float32, float16, bfloat16 (x one of theirs): plain doubles (no lo parts) decide nearly

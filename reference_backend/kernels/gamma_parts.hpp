@@ -14,9 +14,10 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <type_traits>
+
+#include "kernels/math.hpp"
 
 namespace devplug::reference::math::gamma_parts {
 
@@ -102,31 +103,6 @@ template <typename C>
 inline Pair<C> pair_of(Quad q) {
   const C hi = static_cast<C>(q);
   return {hi, static_cast<C>(q - hi)};
-}
-
-// The 64 bits of a double (cheap: no 80-bit store).
-inline uint64_t bits_of(double d) {
-  uint64_t bits;
-  std::memcpy(&bits, &d, sizeof bits);
-  return bits;
-}
-
-inline double double_of(uint64_t bits) {
-  double d;
-  std::memcpy(&d, &bits, sizeof d);
-  return d;
-}
-
-// hi + lo rounded to odd in double: the neighbour with an odd last bit unless hi + lo is
-// exact. Rounding that to a format at least 2 bits narrower (float, the 16-bit formats) gives
-// hi + lo correctly rounded, where rounding hi alone would round twice.
-// Branch-free: the last bit is random, a branch on it would mispredict half the time.
-inline double round_to_odd(Pair<double> p) {
-  if (!std::isfinite(p.hi)) return p.hi;
-  const uint64_t bits = bits_of(p.hi);
-  const uint64_t step = static_cast<uint64_t>(p.lo != 0) & ~bits & 1;  // inexact and even
-  const bool away_from_zero = (p.lo > 0) == (p.hi > 0);
-  return double_of(away_from_zero ? bits + step : bits - step);  // steps the magnitude
 }
 
 // Nearest integer to v (ties either way): adding 1.5 * 2^(digits - 1) rounds to an integer

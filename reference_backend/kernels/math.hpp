@@ -6,12 +6,49 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
 #include "devplug/sdk/dtype.hpp"
 
 namespace devplug::reference::math {
+
+// ---- bit patterns of doubles --------------------------------------------------------------
+
+inline uint64_t bits_of(double d) {
+  uint64_t bits;
+  std::memcpy(&bits, &d, sizeof bits);
+  return bits;
+}
+
+inline double double_of(uint64_t bits) {
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+// 2^k as a double, exact for -1074 <= k <= 1023 (subnormal below -1022).
+inline double pow2(int k) {
+  return double_of(k >= -1022 ? static_cast<uint64_t>(k + 1023) << 52 : uint64_t{1} << (k + 1074));
+}
+
+// hi + lo rounded to odd in double, where hi is hi + lo rounded to nearest and lo (any
+// floating type) what that left over, exactly or at least with its sign: the neighbour
+// with an odd last bit unless lo is 0. Rounding the result once more, to a format at least
+// 2 bits narrower (float, the 16-bit formats), gives hi + lo correctly rounded, where
+// rounding hi would round twice. Branch-free: the last bit is random, a branch on it would
+// mispredict half the time.
+template <typename L>
+inline double round_to_odd(double hi, L lo) {
+  if (!std::isfinite(hi)) return hi;
+  const uint64_t bits = bits_of(hi);
+  const uint64_t step = static_cast<uint64_t>(lo != 0) & ~bits & 1;  // inexact and even
+  // Away from zero when lo has hi's sign (the sign bit, so that hi = +-0 steps to the
+  // smallest subnormal of lo's sign).
+  const bool away_from_zero = (lo > 0) == !std::signbit(hi);
+  return double_of(away_from_zero ? bits + step : bits - step);  // steps the magnitude
+}
 
 // ---- rounding ---------------------------------------------------------------------------
 

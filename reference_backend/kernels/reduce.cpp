@@ -8,10 +8,10 @@
 // accumulate type wider than 16-bit dtypes).
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <string>
 
 #include "kernels.hpp"
+#include "kernels/math.hpp"
 #include "structured_common.hpp"
 
 namespace devplug::reference {
@@ -172,17 +172,6 @@ void arg_extreme(const devplug_op_call_t& call) {
 
 // ---- var -----------------------------------------------------------------------------------
 
-// `x` rounded to a double, to odd: an inexact result gets the neighbour whose last
-// significand bit is 1.
-inline double round_to_odd_double(long double x) {
-  const double nearest = static_cast<double>(x);
-  if (static_cast<long double>(nearest) == x || std::isinf(nearest)) return nearest;
-  uint64_t bits = 0;
-  std::memcpy(&bits, &nearest, sizeof bits);
-  if (bits & 1u) return nearest;
-  return std::nextafter(nearest, static_cast<long double>(nearest) < x ? HUGE_VAL : -HUGE_VAL);
-}
-
 // Two passes in long double: the mean, then the sum of squared deviations, divided by
 // max(0, n - correction); a zero divisor gives Inf or NaN as IEEE arithmetic does.
 template <typename T>
@@ -206,7 +195,10 @@ void variance(const devplug_op_call_t& call) {
     // double rounded to odd, which keeps the final rounding correct (double has more than
     // p + 2 bits), where a rounding to nearest could land on a tie of the 16-bit format.
     if constexpr (std::is_floating_point_v<T>) return static_cast<T>(result);
-    else return sdk::from_double<T>(round_to_odd_double(result));
+    else {
+      const double nearest = static_cast<double>(result);
+      return sdk::from_double<T>(math::round_to_odd(nearest, result - nearest));
+    }
   });
 }
 
