@@ -32,6 +32,8 @@
 //   bool s = rt::same_value(a, b);           // identical, incl. NaN and the sign of zero
 //   std::vector<double> x = rt::uniform_doubles(lo, hi, n, seed);      // random inputs
 //   std::vector<double> y = rt::log_uniform_doubles(lo, hi, n, seed, symmetric);
+//   rt::expect_within_ulps(dtype, n, got, bound, exact_of_i, describe_i);  // fails for each
+//                                            // got[i] over `bound` ulps from exact_of_i(i)
 //   double e = rt::ulp_error(dtype, got, exact);   // |got - exact| in ulps of `dtype` at
 //                                            // `exact`, a __float128 reference (0 for NaN vs
 //                                            // NaN and for an Inf that `exact` rounds to)
@@ -48,6 +50,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -448,6 +451,32 @@ inline std::vector<double> log_uniform_doubles(double lo, double hi, size_t n, u
     if (symmetric && (gen() & 1)) x = -x;
   }
   return xs;
+}
+
+// `x` with all its digits ("%.17g"), for failure messages.
+inline std::string digits(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", x);
+  return buffer;
+}
+
+// Fails unless `got` has `n` results each within `bound` ulps of `dtype` of exact(i), a
+// __float128; reports the first five misses as "describe(i) = got: error ulp from exact".
+template <typename Exact, typename Describe>
+void expect_within_ulps(devplug_dtype_t dtype, size_t n, const std::vector<double>& got, double bound,
+                        Exact&& exact, Describe&& describe) {
+  if (got.size() != n) {
+    ADD_FAILURE() << got.size() << " results for " << n << " inputs";
+    return;
+  }
+  int reported = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const __float128 expected = exact(i);
+    const double error = ulp_error(dtype, got[i], expected);
+    if (error > bound && reported++ < 5)
+      ADD_FAILURE() << describe(i) << " = " << digits(got[i]) << ": " << error << " ulp from "
+                    << digits(static_cast<double>(expected));
+  }
 }
 
 }  // namespace devplug::reftest

@@ -38,17 +38,12 @@ __float128 exact(devplug_op_t op, double x) {
 // is not within kBound ulp of the exact value.
 void check_all(const std::vector<double>& xs, const std::string& what) {
   for (devplug_op_t op : kOps) {
-    const std::vector<double> got = rt::apply<double, double>(op, {xs});
-    ASSERT_EQ(got.size(), xs.size());
-    int reported = 0;
-    for (size_t i = 0; i < xs.size(); ++i) {
-      const double error = rt::ulp_error(DEVPLUG_DTYPE_FLOAT64, got[i], exact(op, xs[i]));
-      if (error > kBound && reported++ < 5) {
-        char line[160];
-        std::snprintf(line, sizeof line, "%s(%a) = %a: %.6f ulp from exact", devplug_op_name(op), xs[i], got[i], error);
-        ADD_FAILURE() << what << ": " << line;
-      }
-    }
+    rt::expect_within_ulps(DEVPLUG_DTYPE_FLOAT64, xs.size(), rt::apply<double, double>(op, {xs}), kBound,
+                           [&](size_t i) { return exact(op, xs[i]); }, [&](size_t i) {
+                             char call[64];
+                             std::snprintf(call, sizeof call, "%s(%a)", devplug_op_name(op), xs[i]);
+                             return what + ": " + call;
+                           });
   }
 }
 
