@@ -98,7 +98,7 @@ std::string probe_json(const Options& o) {
   take_error(devplug_context_device_count(ctx, &count));
   int seen = 0;
   for (size_t i = 0; i < count; ++i) {
-    devplug_host_device_t* dev = nullptr;
+    devplug_device_t* dev = nullptr;
     devplug_plugin_t* owner = nullptr;
     take_error(devplug_context_get_device(ctx, i, &dev));
     take_error(devplug_device_get_plugin(dev, &owner));

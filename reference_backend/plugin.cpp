@@ -44,17 +44,17 @@ constexpr const char* kDeviceName = "devplug reference CPU";
 
 }  // namespace
 
-struct devplug_device_t {
+struct devplug_device_handle_t {
   uint32_t tag;
   int32_t index;
 };
-struct devplug_stream_t {
+struct devplug_stream_handle_t {
   uint32_t tag;
-  devplug_device_t* device;
+  devplug_device_handle_t* device;
 };
-struct devplug_event_t {
+struct devplug_event_handle_t {
   uint32_t tag;
-  devplug_device_t* device;
+  devplug_device_handle_t* device;
 };
 
 namespace {
@@ -74,7 +74,7 @@ Handle* check_handle(Handle* handle, uint32_t tag, const char* what) {
   return handle;
 }
 
-devplug_buffer_t* check_buffer(devplug_buffer_t* buffer, const char* what) {
+devplug_buffer_handle_t* check_buffer(devplug_buffer_handle_t* buffer, const char* what) {
   check_not_null(buffer, what);
   if (buffer->data == nullptr)
     fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(what) + " is not a live buffer");
@@ -82,7 +82,7 @@ devplug_buffer_t* check_buffer(devplug_buffer_t* buffer, const char* what) {
 }
 
 // Throws OUT_OF_RANGE unless [offset, offset + size) lies inside `buffer` (overflow-safe).
-void check_range(const devplug_buffer_t* buffer, uint64_t offset, uint64_t size, const char* what) {
+void check_range(const devplug_buffer_handle_t* buffer, uint64_t offset, uint64_t size, const char* what) {
   if (offset > buffer->size || size > buffer->size - offset)
     fail(DEVPLUG_CODE_OUT_OF_RANGE, std::string(what) + ": range [" + std::to_string(offset) +
                                         ", " + std::to_string(offset) + " + " + std::to_string(size) +
@@ -153,16 +153,16 @@ devplug_error_t* device_get_properties(int32_t index, devplug_device_properties_
   });
 }
 
-devplug_error_t* device_open(int32_t index, devplug_device_t** out_device) {
+devplug_error_t* device_open(int32_t index, devplug_device_handle_t** out_device) {
   if (out_device != nullptr) *out_device = nullptr;
   return guard([&] {
     check_not_null(out_device, "out_device");
     check_device_index(index);
-    *out_device = new devplug_device_t{kDeviceTag, index};
+    *out_device = new devplug_device_handle_t{kDeviceTag, index};
   });
 }
 
-devplug_error_t* device_close(devplug_device_t* device) {
+devplug_error_t* device_close(devplug_device_handle_t* device) {
   return guard([&] {
     check_handle(device, kDeviceTag, "device");
     device->tag = kDeadTag;
@@ -172,8 +172,8 @@ devplug_error_t* device_close(devplug_device_t* device) {
 
 // ---- buffers --------------------------------------------------------------------------------
 
-devplug_error_t* buffer_allocate(devplug_device_t* device, uint64_t size_bytes,
-                                 devplug_buffer_t** out_buffer) {
+devplug_error_t* buffer_allocate(devplug_device_handle_t* device, uint64_t size_bytes,
+                                 devplug_buffer_handle_t** out_buffer) {
   if (out_buffer != nullptr) *out_buffer = nullptr;
   return guard([&] {
     check_handle(device, kDeviceTag, "device");
@@ -192,11 +192,11 @@ devplug_error_t* buffer_allocate(devplug_device_t* device, uint64_t size_bytes,
     if (data == nullptr)
       fail(DEVPLUG_CODE_RESOURCE_EXHAUSTED,
            "buffer_allocate: out of host memory for " + std::to_string(size_bytes) + " bytes");
-    *out_buffer = new devplug_buffer_t{size_bytes, static_cast<unsigned char*>(data)};
+    *out_buffer = new devplug_buffer_handle_t{size_bytes, static_cast<unsigned char*>(data)};
   });
 }
 
-devplug_error_t* buffer_release(devplug_buffer_t* buffer) {
+devplug_error_t* buffer_release(devplug_buffer_handle_t* buffer) {
   return guard([&] {
     check_buffer(buffer, "buffer");
     std::free(buffer->data);
@@ -206,7 +206,7 @@ devplug_error_t* buffer_release(devplug_buffer_t* buffer) {
   });
 }
 
-devplug_error_t* buffer_get_size(devplug_buffer_t* buffer, uint64_t* out_size_bytes) {
+devplug_error_t* buffer_get_size(devplug_buffer_handle_t* buffer, uint64_t* out_size_bytes) {
   if (out_size_bytes != nullptr) *out_size_bytes = 0;
   return guard([&] {
     check_buffer(buffer, "buffer");
@@ -217,8 +217,8 @@ devplug_error_t* buffer_get_size(devplug_buffer_t* buffer, uint64_t* out_size_by
 
 // A copy of zero bytes is a valid no-op (the handles and the offset are still checked), so
 // that hosts need not special-case empty tensors.
-devplug_error_t* buffer_copy_from_host(devplug_stream_t* stream, const void* src,
-                                       devplug_buffer_t* dst, uint64_t dst_offset,
+devplug_error_t* buffer_copy_from_host(devplug_stream_handle_t* stream, const void* src,
+                                       devplug_buffer_handle_t* dst, uint64_t dst_offset,
                                        uint64_t size_bytes) {
   return guard([&] {
     check_handle(stream, kStreamTag, "stream");
@@ -230,7 +230,7 @@ devplug_error_t* buffer_copy_from_host(devplug_stream_t* stream, const void* src
   });
 }
 
-devplug_error_t* buffer_copy_to_host(devplug_stream_t* stream, devplug_buffer_t* src,
+devplug_error_t* buffer_copy_to_host(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src,
                                      uint64_t src_offset, void* dst, uint64_t size_bytes) {
   return guard([&] {
     check_handle(stream, kStreamTag, "stream");
@@ -242,8 +242,8 @@ devplug_error_t* buffer_copy_to_host(devplug_stream_t* stream, devplug_buffer_t*
   });
 }
 
-devplug_error_t* buffer_copy(devplug_stream_t* stream, devplug_buffer_t* src, uint64_t src_offset,
-                             devplug_buffer_t* dst, uint64_t dst_offset, uint64_t size_bytes) {
+devplug_error_t* buffer_copy(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src, uint64_t src_offset,
+                             devplug_buffer_handle_t* dst, uint64_t dst_offset, uint64_t size_bytes) {
   return guard([&] {
     check_handle(stream, kStreamTag, "stream");
     check_buffer(src, "src");
@@ -259,16 +259,16 @@ devplug_error_t* buffer_copy(devplug_stream_t* stream, devplug_buffer_t* src, ui
 
 // ---- streams and events: work runs when enqueued, so waiting is a no-op -------------------
 
-devplug_error_t* stream_create(devplug_device_t* device, devplug_stream_t** out_stream) {
+devplug_error_t* stream_create(devplug_device_handle_t* device, devplug_stream_handle_t** out_stream) {
   if (out_stream != nullptr) *out_stream = nullptr;
   return guard([&] {
     check_handle(device, kDeviceTag, "device");
     check_not_null(out_stream, "out_stream");
-    *out_stream = new devplug_stream_t{kStreamTag, device};
+    *out_stream = new devplug_stream_handle_t{kStreamTag, device};
   });
 }
 
-devplug_error_t* stream_destroy(devplug_stream_t* stream) {
+devplug_error_t* stream_destroy(devplug_stream_handle_t* stream) {
   return guard([&] {
     check_handle(stream, kStreamTag, "stream");
     stream->tag = kDeadTag;
@@ -276,20 +276,20 @@ devplug_error_t* stream_destroy(devplug_stream_t* stream) {
   });
 }
 
-devplug_error_t* stream_synchronize(devplug_stream_t* stream) {
+devplug_error_t* stream_synchronize(devplug_stream_handle_t* stream) {
   return guard([&] { check_handle(stream, kStreamTag, "stream"); });
 }
 
-devplug_error_t* event_create(devplug_device_t* device, devplug_event_t** out_event) {
+devplug_error_t* event_create(devplug_device_handle_t* device, devplug_event_handle_t** out_event) {
   if (out_event != nullptr) *out_event = nullptr;
   return guard([&] {
     check_handle(device, kDeviceTag, "device");
     check_not_null(out_event, "out_event");
-    *out_event = new devplug_event_t{kEventTag, device};
+    *out_event = new devplug_event_handle_t{kEventTag, device};
   });
 }
 
-devplug_error_t* event_destroy(devplug_event_t* event) {
+devplug_error_t* event_destroy(devplug_event_handle_t* event) {
   return guard([&] {
     check_handle(event, kEventTag, "event");
     event->tag = kDeadTag;
@@ -297,7 +297,7 @@ devplug_error_t* event_destroy(devplug_event_t* event) {
   });
 }
 
-devplug_error_t* event_record(devplug_event_t* event, devplug_stream_t* stream) {
+devplug_error_t* event_record(devplug_event_handle_t* event, devplug_stream_handle_t* stream) {
   return guard([&] {
     check_handle(event, kEventTag, "event");
     check_handle(stream, kStreamTag, "stream");
@@ -306,14 +306,14 @@ devplug_error_t* event_record(devplug_event_t* event, devplug_stream_t* stream) 
   });
 }
 
-devplug_error_t* stream_wait_event(devplug_stream_t* stream, devplug_event_t* event) {
+devplug_error_t* stream_wait_event(devplug_stream_handle_t* stream, devplug_event_handle_t* event) {
   return guard([&] {
     check_handle(stream, kStreamTag, "stream");
     check_handle(event, kEventTag, "event");
   });
 }
 
-devplug_error_t* event_synchronize(devplug_event_t* event) {
+devplug_error_t* event_synchronize(devplug_event_handle_t* event) {
   return guard([&] { check_handle(event, kEventTag, "event"); });
 }
 

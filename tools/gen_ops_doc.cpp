@@ -49,17 +49,17 @@ struct CategoryDoc {
   const char* shape_rule;
 };
 const CategoryDoc kCategories[] = {
-    {"UNARY", "Unary", "The input and the output have one shape."},
-    {"BINARY", "Binary", "Both inputs and the output have one shape and (except where `result` says otherwise) one dtype."},
-    {"COMPARE", "Comparison", "Both inputs have one shape and dtype; the output has that shape and dtype bool."},
-    {"TERNARY", "Ternary", "`cond` (bool), `a`, `b` and the output have one shape; `a`, `b` and the output share a dtype."},
-    {"DATA", "Data", "convert_element_type and copy_strided: the input and the output have one shape. fill and iota have no input; the output may have any shape."},
-    {"REDUCE", "Reductions", "The output has the input's rank; dims whose bit is set in `dims_mask` have size 1 in the output, the others match the input. A `dims_mask` of 0 reduces nothing."},
-    {"SCAN", "Scans", "The output has the input's shape; `dim` < rank (0 for a 0-d input)."},
-    {"INDEX", "Indexing", "index_select: `index` is 1-D and the output is the input's shape with `dim` replaced by len(index). gather: `index` has the input's rank, the output has `index`'s shape, index.shape[d] <= input.shape[d] for d != dim. scatter and scatter_add: the output has the input's shape, `index` has the input's rank, index.shape[d] <= src.shape[d] for every d and <= input.shape[d] for d != dim. Index tensors are int64 with values in [0, size of dim)."},
-    {"SHAPE", "Shape", "cat: all inputs have one rank and equal dims except `dim`; out.shape[dim] is the sum. flip: one shape. constant_pad: out.shape[d] = in.shape[d] + before[d] + after[d] >= 0."},
-    {"LINALG", "Linear algebra", "matmul: a [B.., M, K], b [B.., K, N], out [B.., M, N], one rank >= 2, equal batch dims (the dispatcher broadcasts batch dims as stride-0 views)."},
-    {"RANDOM", "Random", "No inputs; the output may have any shape and layout. Element k is the k-th element in row-major logical order, whatever the strides (docs/random.md)."},
+    {"unary", "Unary", "The input and the output have one shape."},
+    {"binary", "Binary", "Both inputs and the output have one shape and (except where `result` says otherwise) one dtype."},
+    {"compare", "Comparison", "Both inputs have one shape and dtype; the output has that shape and dtype bool."},
+    {"ternary", "Ternary", "`cond` (bool), `a`, `b` and the output have one shape; `a`, `b` and the output share a dtype."},
+    {"data", "Data", "convert_element_type and copy_strided: the input and the output have one shape. fill and iota have no input; the output may have any shape."},
+    {"reduce", "Reductions", "The output has the input's rank; dims whose bit is set in `dims_mask` have size 1 in the output, the others match the input. A `dims_mask` of 0 reduces nothing."},
+    {"scan", "Scans", "The output has the input's shape; `dim` < rank (0 for a 0-d input)."},
+    {"index", "Indexing", "index_select: `index` is 1-D and the output is the input's shape with `dim` replaced by len(index). gather: `index` has the input's rank, the output has `index`'s shape, index.shape[d] <= input.shape[d] for d != dim. scatter and scatter_add: the output has the input's shape, `index` has the input's rank, index.shape[d] <= src.shape[d] for every d and <= input.shape[d] for d != dim. Index tensors are int64 with values in [0, size of dim)."},
+    {"shape", "Shape", "cat: all inputs have one rank and equal dims except `dim`; out.shape[dim] is the sum. flip: one shape. constant_pad: out.shape[d] = in.shape[d] + before[d] + after[d] >= 0."},
+    {"linalg", "Linear algebra", "matmul: a [B.., M, K], b [B.., K, N], out [B.., M, N], one rank >= 2, equal batch dims (the dispatcher broadcasts batch dims as stride-0 views)."},
+    {"random", "Random", "No inputs; the output may have any shape and layout. Element k is the k-th element in row-major logical order, whatever the strides (docs/random.md)."},
 };
 
 struct TokenDoc {

@@ -35,7 +35,7 @@ void check(devplug_error_t* e, const char* what) {
   std::exit(1);
 }
 
-double seconds_best(int reps, devplug_stream_t* stream, const std::function<void()>& body) {
+double seconds_best(int reps, devplug_stream_handle_t* stream, const std::function<void()>& body) {
   body();  // warm-up (first launch, cuBLASLt heuristics)
   check(g_api->stream_synchronize(stream), "synchronize");
   double best = 1e30;
@@ -49,8 +49,8 @@ double seconds_best(int reps, devplug_stream_t* stream, const std::function<void
   return best;
 }
 
-devplug_tensor_t tensor(devplug_buffer_t* buffer, devplug_dtype_t dtype, std::vector<int64_t> shape) {
-  devplug_tensor_t t{};
+devplug_tensor_desc_t tensor(devplug_buffer_handle_t* buffer, devplug_dtype_t dtype, std::vector<int64_t> shape) {
+  devplug_tensor_desc_t t{};
   t.struct_size = sizeof t;
   t.buffer = buffer;
   t.dtype = dtype;
@@ -68,8 +68,8 @@ devplug_kernel_fn kernel_for(devplug_op_t op, devplug_dtype_t dtype) {
   std::exit(1);
 }
 
-void run_op(devplug_stream_t* s, devplug_op_t op, std::vector<const devplug_tensor_t*> in,
-            const devplug_tensor_t* out, const void* attrs) {
+void run_op(devplug_stream_handle_t* s, devplug_op_t op, std::vector<const devplug_tensor_desc_t*> in,
+            const devplug_tensor_desc_t* out, const void* attrs) {
   devplug_op_call_t call{};
   call.struct_size = sizeof call;
   call.op = op;
@@ -81,7 +81,7 @@ void run_op(devplug_stream_t* s, devplug_op_t op, std::vector<const devplug_tens
   check(kernel_for(op, in.empty() ? out->dtype : in[0]->dtype)(s, &call), devplug_op_name(op));
 }
 
-void fill_random(devplug_stream_t* s, const devplug_tensor_t& t) {
+void fill_random(devplug_stream_handle_t* s, const devplug_tensor_desc_t& t) {
   devplug_philox_attrs_t a{sizeof a, 1234, 0};
   run_op(s, DEVPLUG_OP_philox_uniform, {}, &t, &a);
 }
@@ -97,16 +97,16 @@ double host_api_add_overhead_us(const char* plugin_path) {
   size_t count = 0;
   devplug_context_device_count(context, &count);
   if (count == 0) return -1;
-  devplug_host_device_t* device = nullptr;
+  devplug_device_t* device = nullptr;
   devplug_context_get_device(context, 0, &device);
-  devplug_host_stream_t* stream = nullptr;
+  devplug_stream_t* stream = nullptr;
   devplug_device_default_stream(device, &stream);
   const int64_t one = 1;
-  devplug_host_tensor_t *a = nullptr, *b = nullptr, *c = nullptr;
+  devplug_tensor_t *a = nullptr, *b = nullptr, *c = nullptr;
   devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32, 1, &one, &a);
   devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32, 1, &one, &b);
   devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32, 1, &one, &c);
-  devplug_host_tensor_t* ins[2] = {a, b};
+  devplug_tensor_t* ins[2] = {a, b};
   const int calls = 20000;
   for (int i = 0; i < 1000; ++i) devplug_op_call(stream, DEVPLUG_OP_add, ins, 2, &c, 1, nullptr);
   devplug_stream_synchronize(stream);
@@ -148,14 +148,14 @@ int main(int argc, char** argv) {
   devplug_device_properties_t props{};
   props.struct_size = sizeof props;
   check(g_api->device_get_properties(0, &props), "device_get_properties");
-  devplug_device_t* device = nullptr;
+  devplug_device_handle_t* device = nullptr;
   check(g_api->device_open(0, &device), "device_open");
-  devplug_stream_t* s = nullptr;
+  devplug_stream_handle_t* s = nullptr;
   check(g_api->stream_create(device, &s), "stream_create");
 
   std::printf("{\n  \"device\": \"%s\",\n  \"elements\": %lld,\n", props.name, static_cast<long long>(n));
   const uint64_t bytes32 = static_cast<uint64_t>(n) * 4;
-  devplug_buffer_t *ba, *bb, *bc;
+  devplug_buffer_handle_t *ba, *bb, *bc;
   check(g_api->buffer_allocate(device, bytes32, &ba), "allocate");
   check(g_api->buffer_allocate(device, bytes32, &bb), "allocate");
   check(g_api->buffer_allocate(device, bytes32, &bc), "allocate");
@@ -167,7 +167,7 @@ int main(int argc, char** argv) {
 
   for (devplug_dtype_t dt : {DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_BFLOAT16}) {
     const double elem = static_cast<double>(devplug_dtype_size(dt));
-    const devplug_tensor_t a = tensor(ba, dt, {n}), b = tensor(bb, dt, {n}), c = tensor(bc, dt, {n});
+    const devplug_tensor_desc_t a = tensor(ba, dt, {n}), b = tensor(bb, dt, {n}), c = tensor(bc, dt, {n});
     fill_random(s, a);
     fill_random(s, b);
     const char* name = devplug_dtype_name(dt);
@@ -179,8 +179,8 @@ int main(int argc, char** argv) {
     std::printf("  \"exp_%s_gbps\": %.1f, \"exp_%s_share_of_copy\": %.3f,\n", name, exp_bw, name, exp_bw / copy_bw);
   }
   {
-    const devplug_tensor_t a = tensor(ba, DEVPLUG_DTYPE_FLOAT32, {n});
-    const devplug_tensor_t out = tensor(bc, DEVPLUG_DTYPE_FLOAT32, {1});
+    const devplug_tensor_desc_t a = tensor(ba, DEVPLUG_DTYPE_FLOAT32, {n});
+    const devplug_tensor_desc_t out = tensor(bc, DEVPLUG_DTYPE_FLOAT32, {1});
     fill_random(s, a);
     devplug_reduce_attrs_t r{sizeof r, 1u, 0.0};
     const double t_sum = seconds_best(10, s, [&] { run_op(s, DEVPLUG_OP_sum, {&a}, &out, &r); });
@@ -205,7 +205,7 @@ int main(int argc, char** argv) {
                                MatmulCase{"float16", DEVPLUG_DTYPE_FLOAT16, 0u},
                                MatmulCase{"float32", DEVPLUG_DTYPE_FLOAT32, 0u},
                                MatmulCase{"float32_tf32", DEVPLUG_DTYPE_FLOAT32, DEVPLUG_MATMUL_ALLOW_TF32}}) {
-    const devplug_tensor_t a = tensor(ba, mc.dtype, {mm, mm}), b = tensor(bb, mc.dtype, {mm, mm}),
+    const devplug_tensor_desc_t a = tensor(ba, mc.dtype, {mm, mm}), b = tensor(bb, mc.dtype, {mm, mm}),
                            c = tensor(bc, mc.dtype, {mm, mm});
     fill_random(s, a);
     fill_random(s, b);
@@ -216,7 +216,7 @@ int main(int argc, char** argv) {
 
   // Launch overhead straight through the table: 1-element add, many calls, one sync.
   {
-    const devplug_tensor_t a = tensor(ba, DEVPLUG_DTYPE_FLOAT32, {1}), b = tensor(bb, DEVPLUG_DTYPE_FLOAT32, {1}),
+    const devplug_tensor_desc_t a = tensor(ba, DEVPLUG_DTYPE_FLOAT32, {1}), b = tensor(bb, DEVPLUG_DTYPE_FLOAT32, {1}),
                            c = tensor(bc, DEVPLUG_DTYPE_FLOAT32, {1});
     const int calls = 20000;
     const double t = seconds_best(3, s, [&] {

@@ -30,17 +30,17 @@ void check(devplug_error_t* e, const char* what) {
 struct Setup {
   devplug_context_t* context = nullptr;
   devplug_plugin_t* plugin = nullptr;
-  devplug_host_device_t* device = nullptr;
-  devplug_host_stream_t* stream = nullptr;
-  devplug_host_tensor_t* a = nullptr;
-  devplug_host_tensor_t* b = nullptr;
-  devplug_host_tensor_t* out = nullptr;
+  devplug_device_t* device = nullptr;
+  devplug_stream_t* stream = nullptr;
+  devplug_tensor_t* a = nullptr;
+  devplug_tensor_t* b = nullptr;
+  devplug_tensor_t* out = nullptr;
   // Direct: the plugin's own table, device, stream and kernel.
   const devplug_plugin_api_t* api = nullptr;
-  devplug_device_t* native_device = nullptr;
-  devplug_stream_t* native_stream = nullptr;
+  devplug_device_handle_t* native_device = nullptr;
+  devplug_stream_handle_t* native_stream = nullptr;
   devplug_kernel_fn add_kernel = nullptr;
-  devplug_tensor_t descs[3] = {};
+  devplug_tensor_desc_t descs[3] = {};
 
   Setup() {
     check(devplug_context_create(nullptr, &context), "devplug_context_create");
@@ -55,7 +55,7 @@ struct Setup {
     size_t n = 0;
     check(devplug_context_device_count(context, &n), "device_count");
     for (size_t i = 0; i < n && device == nullptr; ++i) {
-      devplug_host_device_t* d = nullptr;
+      devplug_device_t* d = nullptr;
       devplug_plugin_t* p = nullptr;
       check(devplug_context_get_device(context, i, &d), "get_device");
       check(devplug_device_get_plugin(d, &p), "get_plugin");
@@ -65,11 +65,11 @@ struct Setup {
     check(devplug_device_default_stream(device, &stream), "default_stream");
     const int64_t shape[1] = {1};
     const float one = 1.0f;
-    for (devplug_host_tensor_t** t : {&a, &b, &out}) {
+    for (devplug_tensor_t** t : {&a, &b, &out}) {
       check(devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32, 1, shape, t), "tensor_create");
       check(devplug_tensor_copy_from_host(stream, *t, &one, sizeof(one), DEVPLUG_COPY_BLOCKING), "copy_from_host");
     }
-    check(devplug_plugin_get_api(plugin, &api), "plugin_get_api");
+    check(devplug_plugin_get_table(plugin, &api), "plugin_get_api");
     for (size_t i = 0; i < api->kernel_count; ++i) {
       const devplug_kernel_t* row = api->kernels[i];
       if (row->op == DEVPLUG_OP_add && (row->dtypes & DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT32))) add_kernel = row->fn;
@@ -77,7 +77,7 @@ struct Setup {
     if (add_kernel == nullptr) die("the reference plugin has no float32 add", nullptr);
     check(api->device_open(0, &native_device), "device_open");
     check(api->stream_create(native_device, &native_stream), "stream_create");
-    for (devplug_tensor_t& d : descs) d.struct_size = sizeof(d);
+    for (devplug_tensor_desc_t& d : descs) d.struct_size = sizeof(d);
     check(devplug_tensor_describe(a, &descs[0]), "describe");
     check(devplug_tensor_describe(b, &descs[1]), "describe");
     check(devplug_tensor_describe(out, &descs[2]), "describe");
@@ -96,8 +96,8 @@ Setup& setup() {
 
 void BM_DirectKernel(benchmark::State& state) {
   Setup& s = setup();
-  const devplug_tensor_t* ins[2] = {&s.descs[0], &s.descs[1]};
-  const devplug_tensor_t* outs[1] = {&s.descs[2]};
+  const devplug_tensor_desc_t* ins[2] = {&s.descs[0], &s.descs[1]};
+  const devplug_tensor_desc_t* outs[1] = {&s.descs[2]};
   for (auto _ : state) {
     devplug_op_call_t call{sizeof(call), DEVPLUG_OP_add, ins, 2, outs, 1, nullptr};
     devplug_error_t* e = s.add_kernel(s.native_stream, &call);
@@ -109,7 +109,7 @@ BENCHMARK(BM_DirectKernel);
 
 void BM_OpCall(benchmark::State& state) {
   Setup& s = setup();
-  devplug_host_tensor_t* ins[2] = {s.a, s.b};
+  devplug_tensor_t* ins[2] = {s.a, s.b};
   for (auto _ : state) {
     devplug_error_t* e = devplug_op_call(s.stream, DEVPLUG_OP_add, ins, 2, &s.out, 1, nullptr);
     if (e != nullptr) die("devplug_op_call", e);
@@ -120,7 +120,7 @@ BENCHMARK(BM_OpCall);
 
 void BM_Elementwise(benchmark::State& state) {
   Setup& s = setup();
-  devplug_host_tensor_t* ins[2] = {s.a, s.b};
+  devplug_tensor_t* ins[2] = {s.a, s.b};
   for (auto _ : state) {
     devplug_error_t* e = devplug_elementwise(s.stream, DEVPLUG_OP_add, ins, 2, &s.out);
     if (e != nullptr) die("devplug_elementwise", e);

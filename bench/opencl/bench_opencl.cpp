@@ -47,8 +47,8 @@ void check(const devplug_plugin_api_t* api, devplug_error_t* error, const char* 
 // Device 0 of one plugin, a stream, and helpers to run a kernel.
 struct Device {
   const devplug_plugin_api_t* api = nullptr;
-  devplug_device_t* device = nullptr;
-  devplug_stream_t* stream = nullptr;
+  devplug_device_handle_t* device = nullptr;
+  devplug_stream_handle_t* stream = nullptr;
 
   explicit Device(const char* path) {
     void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -65,18 +65,18 @@ struct Device {
     check(api, api->device_open(0, &device), "device_open");
     check(api, api->stream_create(device, &stream), "stream_create");
   }
-  devplug_buffer_t* buffer(size_t bytes, const void* data = nullptr) {
-    devplug_buffer_t* b = nullptr;
+  devplug_buffer_handle_t* buffer(size_t bytes, const void* data = nullptr) {
+    devplug_buffer_handle_t* b = nullptr;
     check(api, api->buffer_allocate(device, bytes, &b), "buffer_allocate");
     if (data != nullptr) check(api, api->buffer_copy_from_host(stream, data, b, 0, bytes), "copy_from_host");
     sync();
     return b;
   }
   void sync() { check(api, api->stream_synchronize(stream), "stream_synchronize"); }
-  void run(devplug_op_t op, std::vector<devplug_tensor_t> inputs, devplug_tensor_t out, const void* attrs) {
-    std::vector<const devplug_tensor_t*> in;
-    for (const devplug_tensor_t& t : inputs) in.push_back(&t);
-    const devplug_tensor_t* outs[1] = {&out};
+  void run(devplug_op_t op, std::vector<devplug_tensor_desc_t> inputs, devplug_tensor_desc_t out, const void* attrs) {
+    std::vector<const devplug_tensor_desc_t*> in;
+    for (const devplug_tensor_desc_t& t : inputs) in.push_back(&t);
+    const devplug_tensor_desc_t* outs[1] = {&out};
     const devplug_dtype_t dtype = inputs.empty() ? out.dtype : inputs[0].dtype;
     for (size_t i = 0; i < api->kernel_count; ++i) {
       const devplug_kernel_t* k = api->kernels[i];
@@ -89,8 +89,8 @@ struct Device {
   }
 };
 
-devplug_tensor_t tensor(devplug_buffer_t* b, devplug_dtype_t dtype, std::vector<int64_t> shape) {
-  devplug_tensor_t t{};
+devplug_tensor_desc_t tensor(devplug_buffer_handle_t* b, devplug_dtype_t dtype, std::vector<int64_t> shape) {
+  devplug_tensor_desc_t t{};
   t.struct_size = sizeof t;
   t.buffer = b;
   t.dtype = dtype;
@@ -133,9 +133,9 @@ void bench_add() {
     for (int64_t i = 0; i < kElements; ++i) out[i] = x[i] + y[i];
   });
   Device dev(DEVPLUG_OPENCL_PLUGIN);
-  devplug_buffer_t* da = dev.buffer(kElements * 4, a.data());
-  devplug_buffer_t* db = dev.buffer(kElements * 4, b.data());
-  devplug_buffer_t* dc = dev.buffer(kElements * 4);
+  devplug_buffer_handle_t* da = dev.buffer(kElements * 4, a.data());
+  devplug_buffer_handle_t* db = dev.buffer(kElements * 4, b.data());
+  devplug_buffer_handle_t* dc = dev.buffer(kElements * 4);
   const double ocl = median_seconds(5, [&] {
     dev.run(DEVPLUG_OP_add, {tensor(da, DEVPLUG_DTYPE_FLOAT32, {kElements}), tensor(db, DEVPLUG_DTYPE_FLOAT32, {kElements})},
             tensor(dc, DEVPLUG_DTYPE_FLOAT32, {kElements}), nullptr);
@@ -151,8 +151,8 @@ void bench_sum(bool with_reference) {
   devplug_reduce_attrs_t attrs{sizeof attrs, 1u, 0.0};
   auto time_on = [&](const char* path) {
     Device dev(path);
-    devplug_buffer_t* da = dev.buffer(kElements * 4, a.data());
-    devplug_buffer_t* out = dev.buffer(4);
+    devplug_buffer_handle_t* da = dev.buffer(kElements * 4, a.data());
+    devplug_buffer_handle_t* out = dev.buffer(4);
     return median_seconds(3, [&] {
       dev.run(DEVPLUG_OP_sum, {tensor(da, DEVPLUG_DTYPE_FLOAT32, {kElements})}, tensor(out, DEVPLUG_DTYPE_FLOAT32, {1}), &attrs);
       dev.sync();
@@ -178,9 +178,9 @@ void bench_matmul(bool with_reference) {
   const double flops = 2.0 * n * n * n;
   auto time_on = [&](const char* path, int reps) {
     Device dev(path);
-    devplug_buffer_t* da = dev.buffer(n * n * 4, a.data());
-    devplug_buffer_t* db = dev.buffer(n * n * 4, b.data());
-    devplug_buffer_t* dc = dev.buffer(n * n * 4);
+    devplug_buffer_handle_t* da = dev.buffer(n * n * 4, a.data());
+    devplug_buffer_handle_t* db = dev.buffer(n * n * 4, b.data());
+    devplug_buffer_handle_t* dc = dev.buffer(n * n * 4);
     return median_seconds(reps, [&] {
       dev.run(DEVPLUG_OP_matmul, {tensor(da, DEVPLUG_DTYPE_FLOAT32, {n, n}), tensor(db, DEVPLUG_DTYPE_FLOAT32, {n, n})},
               tensor(dc, DEVPLUG_DTYPE_FLOAT32, {n, n}), &attrs);
@@ -200,8 +200,8 @@ void bench_matmul(bool with_reference) {
 double first_result(Clock::time_point start) {
   std::vector<float> x(1024, 1.0f), y(1024);
   Device dev(DEVPLUG_OPENCL_PLUGIN);
-  devplug_buffer_t* dx = dev.buffer(4096, x.data());
-  devplug_buffer_t* dy = dev.buffer(4096);
+  devplug_buffer_handle_t* dx = dev.buffer(4096, x.data());
+  devplug_buffer_handle_t* dy = dev.buffer(4096);
   dev.run(DEVPLUG_OP_exp, {tensor(dx, DEVPLUG_DTYPE_FLOAT32, {1024})}, tensor(dy, DEVPLUG_DTYPE_FLOAT32, {1024}), nullptr);
   check(dev.api, dev.api->buffer_copy_to_host(dev.stream, dy, 0, y.data(), 4096), "copy_to_host");
   dev.sync();
@@ -218,8 +218,8 @@ void bench_startup(const char* self) {
   {
     std::vector<float> x(1024, 1.0f);
     Device dev(DEVPLUG_OPENCL_PLUGIN);
-    devplug_buffer_t* dx = dev.buffer(4096, x.data());
-    devplug_buffer_t* dy = dev.buffer(4096);
+    devplug_buffer_handle_t* dx = dev.buffer(4096, x.data());
+    devplug_buffer_handle_t* dy = dev.buffer(4096);
     const auto start = Clock::now();
     dev.run(DEVPLUG_OP_exp, {tensor(dx, DEVPLUG_DTYPE_FLOAT32, {1024})}, tensor(dy, DEVPLUG_DTYPE_FLOAT32, {1024}), nullptr);
     dev.sync();

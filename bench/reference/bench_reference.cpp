@@ -128,17 +128,17 @@ Case make_case(const devplug::Device& device, const devplug_op_info_t& info, dev
   Case c;
   c.shape = "[1048576]";
   switch (info.category) {
-    case DEVPLUG_CATEGORY_UNARY:
-    case DEVPLUG_CATEGORY_BINARY:
-    case DEVPLUG_CATEGORY_COMPARE:
+    case DEVPLUG_CATEGORY_unary:
+    case DEVPLUG_CATEGORY_binary:
+    case DEVPLUG_CATEGORY_compare:
       for (int i = 0; i < info.n_inputs; ++i) c.inputs.push_back(input(i, flat, dtype));
       c.outputs.push_back(empty(flat, out_dtype));
       break;
-    case DEVPLUG_CATEGORY_TERNARY:  // where(condition, a, b)
+    case DEVPLUG_CATEGORY_ternary:  // where(condition, a, b)
       c.inputs = {input(0, flat, DEVPLUG_DTYPE_BOOL), input(1, flat, dtype), input(2, flat, dtype)};
       c.outputs.push_back(empty(flat, dtype));
       break;
-    case DEVPLUG_CATEGORY_DATA:
+    case DEVPLUG_CATEGORY_data:
       if (op == "copy_strided") {  // a transpose: the strided read is the work
         c.inputs.push_back(input(0, {1024, 1024}, dtype).transpose(0, 1));
         c.outputs.push_back(empty({1024, 1024}, dtype));
@@ -150,17 +150,17 @@ Case make_case(const devplug::Device& device, const devplug_op_info_t& info, dev
       if (op == "fill") c.attrs = bytes_of(devplug_fill_attrs_t{0, {1, 1}});
       if (op == "iota") c.attrs = bytes_of(devplug_iota_attrs_t{0, {0, 0}, {1, 1}});
       break;
-    case DEVPLUG_CATEGORY_REDUCE:  // the whole tensor to one element
+    case DEVPLUG_CATEGORY_reduce:  // the whole tensor to one element
       c.inputs.push_back(input(0, flat, dtype));
       c.outputs.push_back(empty({1}, out_dtype));  // reductions keep the rank
       c.attrs = bytes_of(devplug_reduce_attrs_t{0, 1u, 1.0});
       break;
-    case DEVPLUG_CATEGORY_SCAN:
+    case DEVPLUG_CATEGORY_scan:
       c.inputs.push_back(input(0, flat, dtype));
       c.outputs.push_back(empty(flat, dtype));
       c.attrs = bytes_of(devplug_dim_attrs_t{0, 0});
       break;
-    case DEVPLUG_CATEGORY_INDEX: {
+    case DEVPLUG_CATEGORY_index: {
       // Indices: a random permutation of the rows, so every element moves.
       std::vector<int64_t> order(static_cast<size_t>(kElements));
       for (int64_t i = 0; i < kElements; ++i) order[static_cast<size_t>(i)] = i;
@@ -172,7 +172,7 @@ Case make_case(const devplug::Device& device, const devplug_op_info_t& info, dev
       c.attrs = bytes_of(devplug_dim_attrs_t{0, 0});
       break;
     }
-    case DEVPLUG_CATEGORY_SHAPE:
+    case DEVPLUG_CATEGORY_shape:
       if (op == "cat") {
         c.inputs = {input(0, {kElements / 2}, dtype), input(1, {kElements / 2}, dtype)};
         c.outputs.push_back(empty(flat, dtype));
@@ -190,7 +190,7 @@ Case make_case(const devplug::Device& device, const devplug_op_info_t& info, dev
         c.attrs = bytes_of(pad);
       }
       break;
-    case DEVPLUG_CATEGORY_LINALG: {
+    case DEVPLUG_CATEGORY_linalg: {
       const std::vector<int64_t> square = {kMatmulSize, kMatmulSize};
       c.inputs = {input(0, square, dtype), input(1, square, dtype)};
       c.outputs.push_back(empty(square, dtype));
@@ -198,7 +198,7 @@ Case make_case(const devplug::Device& device, const devplug_op_info_t& info, dev
       c.shape = "256x256x256";
       break;
     }
-    case DEVPLUG_CATEGORY_RANDOM:
+    case DEVPLUG_CATEGORY_random:
       c.outputs.push_back(empty(flat, dtype));
       c.attrs = bytes_of(devplug_philox_attrs_t{0, 42, 0});
       break;

@@ -16,9 +16,9 @@ std::string take_error(devplug_error_t* error) {
 namespace {
 
 struct TensorDeleter {
-  void operator()(devplug_host_tensor_t* t) const { devplug_tensor_release(t); }
+  void operator()(devplug_tensor_t* t) const { devplug_tensor_release(t); }
 };
-using TensorPtr = std::unique_ptr<devplug_host_tensor_t, TensorDeleter>;
+using TensorPtr = std::unique_ptr<devplug_tensor_t, TensorDeleter>;
 
 // A flat storage tensor holding `bytes`, and the case's view of it.
 struct Placed {
@@ -28,7 +28,7 @@ struct Placed {
 
 bool make_placed(const Target& t, const TensorSpec& spec, const Placement& p, const Bytes& bytes,
                  Placed* out, std::string* error, devplug_code_t* code) {
-  devplug_host_tensor_t* raw = nullptr;
+  devplug_tensor_t* raw = nullptr;
   const int64_t elems = p.storage_elems;
   devplug_error_t* e = devplug_tensor_create(t.device, spec.dtype, 1, &elems, &raw);
   if (e == nullptr) {
@@ -36,7 +36,7 @@ bool make_placed(const Target& t, const TensorSpec& spec, const Placement& p, co
     e = devplug_tensor_copy_from_host(t.stream, raw, bytes.data(), bytes.size(), DEVPLUG_COPY_BLOCKING);
   }
   if (e == nullptr) {
-    devplug_host_tensor_t* view = nullptr;
+    devplug_tensor_t* view = nullptr;
     e = devplug_tensor_as_strided(raw, static_cast<int32_t>(spec.shape.size()), spec.shape.data(),
                                   p.strides.data(), p.offset, &view);
     out->view.reset(view);
@@ -65,9 +65,9 @@ Execution execute(const Target& t, const Case& c, const std::vector<Bytes>& inpu
   Placed output;
   if (!make_placed(t, ospec, op, storage, &output, &x.error, &x.code)) return x;
 
-  std::vector<devplug_host_tensor_t*> in_views;
+  std::vector<devplug_tensor_t*> in_views;
   for (Placed& p : inputs) in_views.push_back(p.view.get());
-  devplug_host_tensor_t* out_view = output.view.get();
+  devplug_tensor_t* out_view = output.view.get();
   const auto start = std::chrono::steady_clock::now();
   devplug_error_t* e = devplug_op_call(t.stream, c.op, in_views.data(), in_views.size(), &out_view, 1,
                                        c.attrs.pointer());

@@ -17,8 +17,8 @@ constexpr int64_t kGuardElements = 16;
 constexpr uint8_t kPoisonByte = 0xA5;
 
 struct Target {
-  devplug_host_device_t* device = nullptr;
-  devplug_host_stream_t* stream = nullptr;
+  devplug_device_t* device = nullptr;
+  devplug_stream_t* stream = nullptr;
 };
 
 struct Execution {

@@ -120,17 +120,17 @@ class Builder {
 
   void op_cases(const devplug_op_info_t* info, devplug_dtype_t d) {
     switch (info->category) {
-      case DEVPLUG_CATEGORY_UNARY:
-      case DEVPLUG_CATEGORY_BINARY:
-      case DEVPLUG_CATEGORY_COMPARE:
-      case DEVPLUG_CATEGORY_TERNARY: elementwise(info, d, d, output_dtype(info, d)); break;
-      case DEVPLUG_CATEGORY_DATA: data(info, d); break;
-      case DEVPLUG_CATEGORY_REDUCE: reduce(info, d); break;
-      case DEVPLUG_CATEGORY_SCAN: scan(info, d); break;
-      case DEVPLUG_CATEGORY_INDEX: index(info, d); break;
-      case DEVPLUG_CATEGORY_SHAPE: shape(info, d); break;
-      case DEVPLUG_CATEGORY_LINALG: matmul(info, d); break;
-      case DEVPLUG_CATEGORY_RANDOM: random(info, d); break;
+      case DEVPLUG_CATEGORY_unary:
+      case DEVPLUG_CATEGORY_binary:
+      case DEVPLUG_CATEGORY_compare:
+      case DEVPLUG_CATEGORY_ternary: elementwise(info, d, d, output_dtype(info, d)); break;
+      case DEVPLUG_CATEGORY_data: data(info, d); break;
+      case DEVPLUG_CATEGORY_reduce: reduce(info, d); break;
+      case DEVPLUG_CATEGORY_scan: scan(info, d); break;
+      case DEVPLUG_CATEGORY_index: index(info, d); break;
+      case DEVPLUG_CATEGORY_shape: shape(info, d); break;
+      case DEVPLUG_CATEGORY_linalg: matmul(info, d); break;
+      case DEVPLUG_CATEGORY_random: random(info, d); break;
       default: break;
     }
   }

@@ -11,12 +11,12 @@ namespace devplug::conform {
 namespace {
 
 // The `index`-th device that belongs to `plugin`.
-devplug_host_device_t* device_of(devplug_context_t* ctx, devplug_plugin_t* plugin, int index) {
+devplug_device_t* device_of(devplug_context_t* ctx, devplug_plugin_t* plugin, int index) {
   size_t count = 0;
   if (devplug_context_device_count(ctx, &count) != nullptr) return nullptr;
   int seen = 0;
   for (size_t i = 0; i < count; ++i) {
-    devplug_host_device_t* dev = nullptr;
+    devplug_device_t* dev = nullptr;
     devplug_plugin_t* owner = nullptr;
     take_error(devplug_context_get_device(ctx, i, &dev));
     take_error(devplug_device_get_plugin(dev, &owner));

@@ -53,7 +53,7 @@ struct Loaded {
     devplug_context_options_t o{sizeof o, DEVPLUG_CONTEXT_NO_DISCOVERY | DEVPLUG_CONTEXT_NO_FALLBACK};
     error = take_error(devplug_context_create(&o, &context));
     if (error.empty()) error = take_error(devplug_context_load_plugin(context, run_state().options.plugin_path.c_str(), &plugin));
-    if (error.empty()) error = take_error(devplug_plugin_get_api(plugin, &api));
+    if (error.empty()) error = take_error(devplug_plugin_get_table(plugin, &api));
   }
   ~Loaded() { devplug_context_destroy(context); }
 };
@@ -69,8 +69,8 @@ std::string load_unload() {
     size_t devices = 0;
     take_error(devplug_context_device_count(l.context, &devices));
     if (devices > 0) {
-      devplug_host_device_t* dev = nullptr;
-      devplug_host_tensor_t* t = nullptr;
+      devplug_device_t* dev = nullptr;
+      devplug_tensor_t* t = nullptr;
       const int64_t n = 16;
       e = take_error(devplug_context_get_device(l.context, 0, &dev));
       if (e.empty()) e = take_error(devplug_tensor_create(dev, DEVPLUG_DTYPE_FLOAT32, 1, &n, &t));
@@ -114,7 +114,7 @@ std::string invalid_arguments() {
     for (size_t b = offsetof(devplug_device_properties_t, name) + 16; b < sizeof props; ++b)
       if (bytes[b] != 0x5A) { c.problem("device_get_properties wrote past a short struct_size"); break; }
   }
-  c.expect_error("device_open(-1)", [&] { devplug_device_t* d = nullptr; return api->device_open(-1, &d); }());
+  c.expect_error("device_open(-1)", [&] { devplug_device_handle_t* d = nullptr; return api->device_open(-1, &d); }());
   c.expect_error("device_open(0, NULL)", api->device_open(0, nullptr));
   c.expect_error("device_close(NULL)", api->device_close(nullptr));
   c.expect_error("buffer_release(NULL)", api->buffer_release(nullptr));
@@ -124,15 +124,15 @@ std::string invalid_arguments() {
   c.expect_error("stream_destroy(NULL)", api->stream_destroy(nullptr));
   c.expect_error("event_synchronize(NULL)", api->event_synchronize(nullptr));
   c.expect_error("event_destroy(NULL)", api->event_destroy(nullptr));
-  devplug_buffer_t* buf = nullptr;
-  devplug_stream_t* stream = nullptr;
-  devplug_event_t* event = nullptr;
+  devplug_buffer_handle_t* buf = nullptr;
+  devplug_stream_handle_t* stream = nullptr;
+  devplug_event_handle_t* event = nullptr;
   c.expect_error("buffer_allocate(NULL device)", api->buffer_allocate(nullptr, 16, &buf));
   c.expect_error("stream_create(NULL device)", api->stream_create(nullptr, &stream));
   c.expect_error("event_create(NULL device)", api->event_create(nullptr, &event));
   if (count == 0) return c.text();
 
-  devplug_device_t* dev = nullptr;
+  devplug_device_handle_t* dev = nullptr;
   devplug_error_t* opened = api->device_open(0, &dev);
   if (opened != nullptr) {
     c.expect_ok("device_open(0)", opened);
@@ -167,14 +167,14 @@ std::string invalid_arguments() {
       const devplug_kernel_t* row = api->kernels[k];
       if (row == nullptr || row->fn == nullptr) { c.problem("kernel row " + std::to_string(k) + " is empty"); continue; }
       const std::string name = devplug_op_name(row->op) ? devplug_op_name(row->op) : "?";
-      devplug_tensor_t bad{};
+      devplug_tensor_desc_t bad{};
       bad.struct_size = sizeof bad;
       bad.buffer = buf;
       bad.dtype = 77;
       bad.rank = 1;
       bad.shape[0] = 2;
       bad.strides[0] = 1;
-      const devplug_tensor_t* tensors[3] = {&bad, &bad, &bad};
+      const devplug_tensor_desc_t* tensors[3] = {&bad, &bad, &bad};
       devplug_op_call_t call{sizeof call, row->op, tensors, 3, tensors, 1, nullptr};
       c.expect_error((name + " kernel: NULL call").c_str(), row->fn(stream, nullptr));
       devplug_op_call_t short_call = call;
@@ -197,7 +197,7 @@ std::string invalid_arguments() {
 // Opens device --device through the raw table for the checks below.
 struct RawDevice {
   Loaded loaded;
-  devplug_device_t* dev = nullptr;
+  devplug_device_handle_t* dev = nullptr;
   std::string error;
   RawDevice() {
     error = loaded.error;
@@ -227,13 +227,13 @@ std::string buffer_round_trip() {
   if (!r.error.empty()) return r.error;
   const devplug_plugin_api_t* api = r.loaded.api;
   Checker c(api);
-  devplug_stream_t* stream = nullptr;
+  devplug_stream_handle_t* stream = nullptr;
   c.expect_ok("stream_create", api->stream_create(r.dev, &stream));
   if (!stream) return c.text();
   for (uint64_t size : {uint64_t{1}, uint64_t{7}, uint64_t{4099}, uint64_t{256} << 20}) {
     for (uint64_t offset : {uint64_t{0}, uint64_t{3}}) {
-      devplug_buffer_t* a = nullptr;
-      devplug_buffer_t* b = nullptr;
+      devplug_buffer_handle_t* a = nullptr;
+      devplug_buffer_handle_t* b = nullptr;
       const std::string what = std::to_string(size) + " bytes at offset " + std::to_string(offset);
       c.expect_ok(("allocate " + what).c_str(), api->buffer_allocate(r.dev, size + offset, &a));
       c.expect_ok(("allocate " + what).c_str(), api->buffer_allocate(r.dev, size + offset, &b));
@@ -264,9 +264,9 @@ std::string stream_event_ordering() {
   const devplug_plugin_api_t* api = r.loaded.api;
   Checker c(api);
   const uint64_t size = uint64_t{64} << 20;
-  devplug_stream_t *a = nullptr, *b = nullptr;
-  devplug_event_t* ev = nullptr;
-  devplug_buffer_t *x = nullptr, *y = nullptr;
+  devplug_stream_handle_t *a = nullptr, *b = nullptr;
+  devplug_event_handle_t* ev = nullptr;
+  devplug_buffer_handle_t *x = nullptr, *y = nullptr;
   c.expect_ok("stream_create", api->stream_create(r.dev, &a));
   c.expect_ok("stream_create", api->stream_create(r.dev, &b));
   c.expect_ok("event_create", api->event_create(r.dev, &ev));
@@ -303,7 +303,7 @@ std::string concurrent_threads() {
   take_error(devplug_context_device_count(l.context, &devices));
   const size_t index = static_cast<size_t>(run_state().options.device);
   if (index >= devices) return "no device " + std::to_string(index);
-  devplug_host_device_t* dev = nullptr;  // the context holds only the plugin under test
+  devplug_device_t* dev = nullptr;  // the context holds only the plugin under test
   take_error(devplug_context_get_device(l.context, index, &dev));
   bool add_f32 = false;
   take_error(devplug_plugin_supports(l.plugin, DEVPLUG_OP_add, DEVPLUG_DTYPE_FLOAT32, &add_f32, nullptr));
@@ -311,21 +311,21 @@ std::string concurrent_threads() {
   std::vector<std::thread> threads;
   for (int t = 0; t < 8; ++t) {
     threads.emplace_back([&, t] {
-      devplug_host_stream_t* s = nullptr;
+      devplug_stream_t* s = nullptr;
       std::string& p = problems[static_cast<size_t>(t)];
       p = take_error(devplug_stream_create(dev, &s));
       const int64_t n = 4099;
       for (int round = 0; round < 20 && p.empty(); ++round) {
         std::vector<float> a(n), b(n), out(n, 0);
         for (int64_t i = 0; i < n; ++i) { a[i] = static_cast<float>(i * (t + 1)); b[i] = static_cast<float>(round - i); }
-        devplug_host_tensor_t *ta = nullptr, *tb = nullptr, *to = nullptr;
+        devplug_tensor_t *ta = nullptr, *tb = nullptr, *to = nullptr;
         p = take_error(devplug_tensor_create(dev, DEVPLUG_DTYPE_FLOAT32, 1, &n, &ta));
         if (p.empty()) p = take_error(devplug_tensor_create(dev, DEVPLUG_DTYPE_FLOAT32, 1, &n, &tb));
         if (p.empty()) p = take_error(devplug_tensor_create(dev, DEVPLUG_DTYPE_FLOAT32, 1, &n, &to));
         if (p.empty()) p = take_error(devplug_tensor_copy_from_host(s, ta, a.data(), n * 4, DEVPLUG_COPY_BLOCKING));
         if (p.empty()) p = take_error(devplug_tensor_copy_from_host(s, tb, b.data(), n * 4, DEVPLUG_COPY_BLOCKING));
         if (p.empty() && add_f32) {
-          devplug_host_tensor_t* ins[2] = {ta, tb};
+          devplug_tensor_t* ins[2] = {ta, tb};
           p = take_error(devplug_op_call(s, DEVPLUG_OP_add, ins, 2, &to, 1, nullptr));
         } else if (p.empty()) {
           p = take_error(devplug_tensor_copy(s, to, ta));

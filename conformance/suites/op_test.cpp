@@ -17,16 +17,16 @@ namespace {
 
 const char* category_suite(devplug_category_t c) {
   switch (c) {
-    case DEVPLUG_CATEGORY_UNARY: return "Unary/OpTest";
-    case DEVPLUG_CATEGORY_BINARY: return "Binary/OpTest";
-    case DEVPLUG_CATEGORY_COMPARE: return "Compare/OpTest";
-    case DEVPLUG_CATEGORY_TERNARY: return "Ternary/OpTest";
-    case DEVPLUG_CATEGORY_DATA: return "Data/OpTest";
-    case DEVPLUG_CATEGORY_REDUCE: return "Reduce/OpTest";
-    case DEVPLUG_CATEGORY_SCAN: return "Scan/OpTest";
-    case DEVPLUG_CATEGORY_INDEX: return "Index/OpTest";
-    case DEVPLUG_CATEGORY_SHAPE: return "Shape/OpTest";
-    case DEVPLUG_CATEGORY_LINALG: return "Linalg/OpTest";
+    case DEVPLUG_CATEGORY_unary: return "Unary/OpTest";
+    case DEVPLUG_CATEGORY_binary: return "Binary/OpTest";
+    case DEVPLUG_CATEGORY_compare: return "Compare/OpTest";
+    case DEVPLUG_CATEGORY_ternary: return "Ternary/OpTest";
+    case DEVPLUG_CATEGORY_data: return "Data/OpTest";
+    case DEVPLUG_CATEGORY_reduce: return "Reduce/OpTest";
+    case DEVPLUG_CATEGORY_scan: return "Scan/OpTest";
+    case DEVPLUG_CATEGORY_index: return "Index/OpTest";
+    case DEVPLUG_CATEGORY_shape: return "Shape/OpTest";
+    case DEVPLUG_CATEGORY_linalg: return "Linalg/OpTest";
     default: return "Random/OpTest";
   }
 }

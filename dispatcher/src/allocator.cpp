@@ -11,8 +11,8 @@ namespace {
 constexpr uint64_t kSmallGranule = 512;
 constexpr uint64_t kLargeThreshold = uint64_t{1} << 20;
 
-devplug_buffer_t* plugin_allocate(devplug_host_device_t& device, uint64_t bytes, devplug_error_t** out_error) {
-  devplug_buffer_t* buffer = nullptr;
+devplug_buffer_handle_t* plugin_allocate(devplug_device_t& device, uint64_t bytes, devplug_error_t** out_error) {
+  devplug_buffer_handle_t* buffer = nullptr;
   *out_error = device.plugin->api->buffer_allocate(device.open(), bytes, &buffer);
   return buffer;
 }
@@ -27,11 +27,11 @@ uint64_t CachingAllocator::size_class(uint64_t size_bytes) {
   return size < size_bytes ? size_bytes : size;
 }
 
-devplug_buffer_t* CachingAllocator::allocate(devplug_host_device_t& device, uint64_t size_bytes) {
+devplug_buffer_handle_t* CachingAllocator::allocate(devplug_device_t& device, uint64_t size_bytes) {
   const devplug_plugin_t& plugin = *device.plugin;
   if (!plugin.caching_allocator) {
     devplug_error_t* error = nullptr;
-    devplug_buffer_t* buffer = plugin_allocate(device, size_bytes == 0 ? 1 : size_bytes, &error);
+    devplug_buffer_handle_t* buffer = plugin_allocate(device, size_bytes == 0 ? 1 : size_bytes, &error);
     check_plugin(plugin, error, "buffer_allocate");
     return buffer;
   }
@@ -40,13 +40,13 @@ devplug_buffer_t* CachingAllocator::allocate(devplug_host_device_t& device, uint
     std::lock_guard<std::mutex> lock(mutex_);
     auto found = free_.find(cls);
     if (found != free_.end() && !found->second.empty()) {
-      devplug_buffer_t* buffer = found->second.back();
+      devplug_buffer_handle_t* buffer = found->second.back();
       found->second.pop_back();
       return buffer;
     }
   }
   devplug_error_t* error = nullptr;
-  devplug_buffer_t* buffer = plugin_allocate(device, cls, &error);
+  devplug_buffer_handle_t* buffer = plugin_allocate(device, cls, &error);
   if (error != nullptr && error->code == DEVPLUG_CODE_RESOURCE_EXHAUSTED) {
     // Out of device memory: give the cache back to the plugin and try once more.
     drop_plugin_error(plugin, error);
@@ -57,7 +57,7 @@ devplug_buffer_t* CachingAllocator::allocate(devplug_host_device_t& device, uint
   return buffer;
 }
 
-void CachingAllocator::free(devplug_host_device_t& device, devplug_buffer_t* buffer, uint64_t size_bytes) noexcept {
+void CachingAllocator::free(devplug_device_t& device, devplug_buffer_handle_t* buffer, uint64_t size_bytes) noexcept {
   const devplug_plugin_t& plugin = *device.plugin;
   if (plugin.caching_allocator) {
     try {
@@ -71,14 +71,14 @@ void CachingAllocator::free(devplug_host_device_t& device, devplug_buffer_t* buf
   drop_plugin_error(plugin, plugin.api->buffer_release(buffer));
 }
 
-void CachingAllocator::release_all(devplug_host_device_t& device) noexcept {
-  std::unordered_map<uint64_t, std::vector<devplug_buffer_t*>> cached;
+void CachingAllocator::release_all(devplug_device_t& device) noexcept {
+  std::unordered_map<uint64_t, std::vector<devplug_buffer_handle_t*>> cached;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     cached.swap(free_);
   }
   for (auto& [cls, buffers] : cached)
-    for (devplug_buffer_t* buffer : buffers) drop_plugin_error(*device.plugin, device.plugin->api->buffer_release(buffer));
+    for (devplug_buffer_handle_t* buffer : buffers) drop_plugin_error(*device.plugin, device.plugin->api->buffer_release(buffer));
 }
 
 size_t CachingAllocator::cached_count() const {

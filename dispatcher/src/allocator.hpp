@@ -18,7 +18,7 @@
 
 #include "devplug/plugin_api.h"
 
-struct devplug_host_device_t;
+struct devplug_device_t;
 
 namespace devplug::detail {
 
@@ -28,18 +28,18 @@ class CachingAllocator {
   static uint64_t size_class(uint64_t size_bytes);
 
   // Returns a buffer of at least `size_bytes` on `device` (opened). Throws on failure.
-  devplug_buffer_t* allocate(devplug_host_device_t& device, uint64_t size_bytes);
+  devplug_buffer_handle_t* allocate(devplug_device_t& device, uint64_t size_bytes);
   // Takes back a buffer allocate returned for `size_bytes`. Never throws.
-  void free(devplug_host_device_t& device, devplug_buffer_t* buffer, uint64_t size_bytes) noexcept;
+  void free(devplug_device_t& device, devplug_buffer_handle_t* buffer, uint64_t size_bytes) noexcept;
   // Returns every cached buffer to the plugin.
-  void release_all(devplug_host_device_t& device) noexcept;
+  void release_all(devplug_device_t& device) noexcept;
 
   // Buffers currently cached (for tests).
   size_t cached_count() const;
 
  private:
   mutable std::mutex mutex_;
-  std::unordered_map<uint64_t, std::vector<devplug_buffer_t*>> free_;  // by size class
+  std::unordered_map<uint64_t, std::vector<devplug_buffer_handle_t*>> free_;  // by size class
 };
 
 }  // namespace devplug::detail

@@ -159,7 +159,7 @@ DEVPLUG_API devplug_error_t* devplug_context_device_count(devplug_context_t* con
 }
 
 DEVPLUG_API devplug_error_t* devplug_context_get_device(devplug_context_t* context, size_t index,
-                                                        devplug_host_device_t** out_device) {
+                                                        devplug_device_t** out_device) {
   return guard([&] {
     require_not_null(out_device, "out_device");
     *out_device = nullptr;

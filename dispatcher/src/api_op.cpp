@@ -10,17 +10,17 @@ using namespace devplug::detail;
 namespace {
 
 // Checks an array of tensor handles; the message names the element ("inputs[2]").
-void require_tensors(devplug_host_tensor_t* const* tensors, size_t n, const char* what) {
+void require_tensors(devplug_tensor_t* const* tensors, size_t n, const char* what) {
   if (n > 0 && tensors == nullptr) invalid_argument(std::string(what) + " is NULL but its count is " + std::to_string(n));
   for (size_t i = 0; i < n; ++i) {
-    const devplug_host_tensor_t* t = tensors[i];
-    if (t == nullptr || t->magic != devplug_host_tensor_t::kMagic)
+    const devplug_tensor_t* t = tensors[i];
+    if (t == nullptr || t->magic != devplug_tensor_t::kMagic)
       invalid_argument(std::string(what) + "[" + std::to_string(i) + "] is " + (t ? "not a live tensor handle" : "NULL"));
   }
 }
 
 // The stream to run on: `stream`, or the default stream of `fallback_tensor`'s device.
-devplug_host_stream_t& pick_stream(devplug_host_stream_t* stream, const devplug_host_tensor_t* fallback_tensor,
+devplug_stream_t& pick_stream(devplug_stream_t* stream, const devplug_tensor_t* fallback_tensor,
                                    const char* missing) {
   if (stream != nullptr) return *require_handle(stream, "stream");
   if (fallback_tensor == nullptr) invalid_argument(missing);
@@ -31,28 +31,28 @@ devplug_host_stream_t& pick_stream(devplug_host_stream_t* stream, const devplug_
 
 extern "C" {
 
-DEVPLUG_API devplug_error_t* devplug_op_call(devplug_host_stream_t* stream, devplug_op_t op,
-                                             devplug_host_tensor_t* const* inputs, size_t n_inputs,
-                                             devplug_host_tensor_t* const* outputs, size_t n_outputs,
+DEVPLUG_API devplug_error_t* devplug_op_call(devplug_stream_t* stream, devplug_op_t op,
+                                             devplug_tensor_t* const* inputs, size_t n_inputs,
+                                             devplug_tensor_t* const* outputs, size_t n_outputs,
                                              const void* attrs) {
   return guard([&] {
     require_tensors(inputs, n_inputs, "inputs");
     require_tensors(outputs, n_outputs, "outputs");
-    devplug_host_stream_t& s = pick_stream(stream, n_outputs > 0 ? outputs[0] : nullptr,
+    devplug_stream_t& s = pick_stream(stream, n_outputs > 0 ? outputs[0] : nullptr,
                                            "stream is NULL and there is no output to take the device from");
     dispatch_op(s, op, inputs, n_inputs, outputs, n_outputs, attrs);
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_elementwise(devplug_host_stream_t* stream, devplug_op_t op,
-                                                 devplug_host_tensor_t* const* inputs, size_t n_inputs,
-                                                 devplug_host_tensor_t** inout_result) {
+DEVPLUG_API devplug_error_t* devplug_elementwise(devplug_stream_t* stream, devplug_op_t op,
+                                                 devplug_tensor_t* const* inputs, size_t n_inputs,
+                                                 devplug_tensor_t** inout_result) {
   return guard([&] {
     require_not_null(inout_result, "inout_result");
     if (*inout_result != nullptr) require_handle(*inout_result, "*inout_result");
     if (n_inputs == 0) invalid_argument("n_inputs is 0");
     require_tensors(inputs, n_inputs, "inputs");
-    devplug_host_stream_t& s = pick_stream(stream, inputs[0], "stream is NULL");
+    devplug_stream_t& s = pick_stream(stream, inputs[0], "stream is NULL");
     run_elementwise(s, op, inputs, n_inputs, inout_result);
   });
 }

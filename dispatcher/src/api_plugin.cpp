@@ -53,7 +53,7 @@ DEVPLUG_API devplug_error_t* devplug_plugin_get_api(devplug_plugin_t* plugin, co
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_device_get_properties(devplug_host_device_t* device,
+DEVPLUG_API devplug_error_t* devplug_device_get_properties(devplug_device_t* device,
                                                            devplug_device_properties_t* out_properties) {
   return guard([&] {
     require_not_null(out_properties, "out_properties");
@@ -62,7 +62,7 @@ DEVPLUG_API devplug_error_t* devplug_device_get_properties(devplug_host_device_t
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_device_get_plugin(devplug_host_device_t* device, devplug_plugin_t** out_plugin) {
+DEVPLUG_API devplug_error_t* devplug_device_get_plugin(devplug_device_t* device, devplug_plugin_t** out_plugin) {
   return guard([&] {
     require_not_null(out_plugin, "out_plugin");
     *out_plugin = nullptr;
@@ -71,8 +71,8 @@ DEVPLUG_API devplug_error_t* devplug_device_get_plugin(devplug_host_device_t* de
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_device_default_stream(devplug_host_device_t* device,
-                                                           devplug_host_stream_t** out_stream) {
+DEVPLUG_API devplug_error_t* devplug_device_default_stream(devplug_device_t* device,
+                                                           devplug_stream_t** out_stream) {
   return guard([&] {
     require_not_null(out_stream, "out_stream");
     *out_stream = nullptr;
@@ -81,7 +81,7 @@ DEVPLUG_API devplug_error_t* devplug_device_default_stream(devplug_host_device_t
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_device_synchronize(devplug_host_device_t* device) {
+DEVPLUG_API devplug_error_t* devplug_device_synchronize(devplug_device_t* device) {
   return guard([&] {
     require_handle(device, "device");
     device->synchronize();

@@ -6,7 +6,7 @@ using namespace devplug::detail;
 
 extern "C" {
 
-DEVPLUG_API devplug_error_t* devplug_stream_create(devplug_host_device_t* device, devplug_host_stream_t** out_stream) {
+DEVPLUG_API devplug_error_t* devplug_stream_create(devplug_device_t* device, devplug_stream_t** out_stream) {
   return guard([&] {
     require_not_null(out_stream, "out_stream");
     *out_stream = nullptr;
@@ -15,7 +15,7 @@ DEVPLUG_API devplug_error_t* devplug_stream_create(devplug_host_device_t* device
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_stream_destroy(devplug_host_stream_t* stream) {
+DEVPLUG_API devplug_error_t* devplug_stream_destroy(devplug_stream_t* stream) {
   return guard([&] {
     if (stream == nullptr) return;
     require_handle(stream, "stream");
@@ -24,15 +24,15 @@ DEVPLUG_API devplug_error_t* devplug_stream_destroy(devplug_host_stream_t* strea
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_stream_synchronize(devplug_host_stream_t* stream) {
+DEVPLUG_API devplug_error_t* devplug_stream_synchronize(devplug_stream_t* stream) {
   return guard([&] {
     require_handle(stream, "stream");
     synchronize_stream(*stream);
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_stream_get_device(devplug_host_stream_t* stream,
-                                                       devplug_host_device_t** out_device) {
+DEVPLUG_API devplug_error_t* devplug_stream_get_device(devplug_stream_t* stream,
+                                                       devplug_device_t** out_device) {
   return guard([&] {
     require_not_null(out_device, "out_device");
     *out_device = nullptr;
@@ -41,7 +41,7 @@ DEVPLUG_API devplug_error_t* devplug_stream_get_device(devplug_host_stream_t* st
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_event_create(devplug_host_device_t* device, devplug_host_event_t** out_event) {
+DEVPLUG_API devplug_error_t* devplug_event_create(devplug_device_t* device, devplug_event_t** out_event) {
   return guard([&] {
     require_not_null(out_event, "out_event");
     *out_event = nullptr;
@@ -50,7 +50,7 @@ DEVPLUG_API devplug_error_t* devplug_event_create(devplug_host_device_t* device,
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_event_destroy(devplug_host_event_t* event) {
+DEVPLUG_API devplug_error_t* devplug_event_destroy(devplug_event_t* event) {
   return guard([&] {
     if (event == nullptr) return;
     require_handle(event, "event");
@@ -58,7 +58,7 @@ DEVPLUG_API devplug_error_t* devplug_event_destroy(devplug_host_event_t* event) 
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_event_record(devplug_host_event_t* event, devplug_host_stream_t* stream) {
+DEVPLUG_API devplug_error_t* devplug_event_record(devplug_event_t* event, devplug_stream_t* stream) {
   return guard([&] {
     require_handle(event, "event");
     require_handle(stream, "stream");
@@ -66,7 +66,7 @@ DEVPLUG_API devplug_error_t* devplug_event_record(devplug_host_event_t* event, d
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_stream_wait_event(devplug_host_stream_t* stream, devplug_host_event_t* event) {
+DEVPLUG_API devplug_error_t* devplug_stream_wait_event(devplug_stream_t* stream, devplug_event_t* event) {
   return guard([&] {
     require_handle(stream, "stream");
     require_handle(event, "event");
@@ -74,7 +74,7 @@ DEVPLUG_API devplug_error_t* devplug_stream_wait_event(devplug_host_stream_t* st
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_event_synchronize(devplug_host_event_t* event) {
+DEVPLUG_API devplug_error_t* devplug_event_synchronize(devplug_event_t* event) {
   return guard([&] {
     require_handle(event, "event");
     synchronize_event(*event);

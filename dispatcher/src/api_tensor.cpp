@@ -8,7 +8,7 @@ using namespace devplug::detail;
 
 namespace {
 
-devplug_host_stream_t& stream_or_default(devplug_host_stream_t* stream, devplug_host_device_t& device) {
+devplug_stream_t& stream_or_default(devplug_stream_t* stream, devplug_device_t& device) {
   if (stream == nullptr) return *device.default_stream();
   return *require_handle(stream, "stream");
 }
@@ -17,9 +17,9 @@ devplug_host_stream_t& stream_or_default(devplug_host_stream_t* stream, devplug_
 
 extern "C" {
 
-DEVPLUG_API devplug_error_t* devplug_tensor_create(devplug_host_device_t* device, devplug_dtype_t dtype,
+DEVPLUG_API devplug_error_t* devplug_tensor_create(devplug_device_t* device, devplug_dtype_t dtype,
                                                    int32_t rank, const int64_t* shape,
-                                                   devplug_host_tensor_t** out_tensor) {
+                                                   devplug_tensor_t** out_tensor) {
   return guard([&] {
     require_not_null(out_tensor, "out_tensor");
     *out_tensor = nullptr;
@@ -30,25 +30,25 @@ DEVPLUG_API devplug_error_t* devplug_tensor_create(devplug_host_device_t* device
   });
 }
 
-DEVPLUG_API void devplug_tensor_release(devplug_host_tensor_t* tensor) {
+DEVPLUG_API void devplug_tensor_release(devplug_tensor_t* tensor) {
   guard_void([&] {
-    if (tensor == nullptr || tensor->magic != devplug_host_tensor_t::kMagic) return;
+    if (tensor == nullptr || tensor->magic != devplug_tensor_t::kMagic) return;
     release_tensor(tensor);
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_tensor_describe(const devplug_host_tensor_t* tensor, devplug_tensor_t* out_desc) {
+DEVPLUG_API devplug_error_t* devplug_tensor_describe(const devplug_tensor_t* tensor, devplug_tensor_desc_t* out_desc) {
   return guard([&] {
     require_not_null(out_desc, "out_desc");
     require_handle(tensor, "tensor");
-    devplug_tensor_t desc;
+    devplug_tensor_desc_t desc;
     describe(*tensor, &desc);
     copy_versioned(desc, out_desc, "out_desc");
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_tensor_get_device(const devplug_host_tensor_t* tensor,
-                                                       devplug_host_device_t** out_device) {
+DEVPLUG_API devplug_error_t* devplug_tensor_get_device(const devplug_tensor_t* tensor,
+                                                       devplug_device_t** out_device) {
   return guard([&] {
     require_not_null(out_device, "out_device");
     *out_device = nullptr;
@@ -57,7 +57,7 @@ DEVPLUG_API devplug_error_t* devplug_tensor_get_device(const devplug_host_tensor
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_tensor_numel(const devplug_host_tensor_t* tensor, int64_t* out_numel) {
+DEVPLUG_API devplug_error_t* devplug_tensor_numel(const devplug_tensor_t* tensor, int64_t* out_numel) {
   return guard([&] {
     require_not_null(out_numel, "out_numel");
     *out_numel = 0;
@@ -66,7 +66,7 @@ DEVPLUG_API devplug_error_t* devplug_tensor_numel(const devplug_host_tensor_t* t
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_tensor_storage_bytes(const devplug_host_tensor_t* tensor, uint64_t* out_bytes) {
+DEVPLUG_API devplug_error_t* devplug_tensor_storage_bytes(const devplug_tensor_t* tensor, uint64_t* out_bytes) {
   return guard([&] {
     require_not_null(out_bytes, "out_bytes");
     *out_bytes = 0;
@@ -75,7 +75,7 @@ DEVPLUG_API devplug_error_t* devplug_tensor_storage_bytes(const devplug_host_ten
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_tensor_copy_from_host(devplug_host_stream_t* stream, devplug_host_tensor_t* dst,
+DEVPLUG_API devplug_error_t* devplug_tensor_copy_from_host(devplug_stream_t* stream, devplug_tensor_t* dst,
                                                            const void* src, uint64_t size_bytes, uint32_t flags) {
   return guard([&] {
     require_handle(dst, "dst");
@@ -85,7 +85,7 @@ DEVPLUG_API devplug_error_t* devplug_tensor_copy_from_host(devplug_host_stream_t
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_tensor_copy_to_host(devplug_host_stream_t* stream, const devplug_host_tensor_t* src,
+DEVPLUG_API devplug_error_t* devplug_tensor_copy_to_host(devplug_stream_t* stream, const devplug_tensor_t* src,
                                                          void* dst, uint64_t size_bytes) {
   return guard([&] {
     require_handle(src, "src");
@@ -93,8 +93,8 @@ DEVPLUG_API devplug_error_t* devplug_tensor_copy_to_host(devplug_host_stream_t* 
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_tensor_copy(devplug_host_stream_t* stream, devplug_host_tensor_t* dst,
-                                                 const devplug_host_tensor_t* src) {
+DEVPLUG_API devplug_error_t* devplug_tensor_copy(devplug_stream_t* stream, devplug_tensor_t* dst,
+                                                 const devplug_tensor_t* src) {
   return guard([&] {
     require_handle(dst, "dst");
     require_handle(src, "src");

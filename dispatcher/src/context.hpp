@@ -32,7 +32,7 @@ struct devplug_context_t {
 
   std::mutex mutex;  // plugins, devices, failures, reference loading
   std::vector<std::unique_ptr<devplug_plugin_t>> plugins;       // load order
-  std::vector<devplug_host_device_t*> devices;                  // load order
+  std::vector<devplug_device_t*> devices;                  // load order
   std::deque<devplug::detail::LoadFailure> failures;            // deque: strings never move
 
   // CPU fallback: the reference plugin once found or loaded (published atomically), why it

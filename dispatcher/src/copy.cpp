@@ -15,7 +15,7 @@
 namespace devplug::detail {
 namespace {
 
-void check_stream_device(const devplug_host_stream_t& stream, const devplug_host_tensor_t& t, const char* what) {
+void check_stream_device(const devplug_stream_t& stream, const devplug_tensor_t& t, const char* what) {
   if (stream.device != &t.device())
     invalid_argument(std::string("stream belongs to another device than ") + what);
 }
@@ -39,7 +39,7 @@ void for_each_element(const Layout& l, int64_t lo, F&& f) {
 }
 
 // Reads the span of storage `l` reaches into host memory. Returns the lowest element index.
-int64_t read_span(devplug_host_stream_t& stream, const Storage& storage, const Layout& l,
+int64_t read_span(devplug_stream_t& stream, const Storage& storage, const Layout& l,
                   std::vector<unsigned char>* out) {
   int64_t lo = 0, hi = 0;
   element_range(l, &lo, &hi);
@@ -66,13 +66,13 @@ Layout dense_like(const Layout& l) { return contiguous_layout(l.dtype, l.rank, l
 
 }  // namespace
 
-bool copy_with_kernel(devplug_host_stream_t& stream, const devplug_host_tensor_t& dst,
-                      const devplug_host_tensor_t& src) {
+bool copy_with_kernel(devplug_stream_t& stream, const devplug_tensor_t& dst,
+                      const devplug_tensor_t& src) {
   const devplug_plugin_t& plugin = dst.plugin();
   const KernelSlot* slot = strided_copy_kernel(plugin, dst.layout.dtype);
   if (slot == nullptr) return false;
-  const devplug_host_tensor_t* in[1] = {&src};
-  const devplug_host_tensor_t* out[1] = {&dst};
+  const devplug_tensor_t* in[1] = {&src};
+  const devplug_tensor_t* out[1] = {&dst};
   devplug_error_t* error = call_kernel(stream, slot->fn, DEVPLUG_OP_copy_strided, in, 1, out, 1, nullptr);
   if (error != nullptr && error->code == DEVPLUG_CODE_UNIMPLEMENTED) {
     drop_plugin_error(plugin, error);
@@ -82,7 +82,7 @@ bool copy_with_kernel(devplug_host_stream_t& stream, const devplug_host_tensor_t
   return true;
 }
 
-void copy_from_host(devplug_host_stream_t& stream, const devplug_host_tensor_t& dst, const void* src,
+void copy_from_host(devplug_stream_t& stream, const devplug_tensor_t& dst, const void* src,
                     uint64_t size_bytes, bool blocking) {
   check_stream_device(stream, dst, "dst");
   check_size(dst.layout, size_bytes, "dst");
@@ -125,7 +125,7 @@ void copy_from_host(devplug_host_stream_t& stream, const devplug_host_tensor_t& 
   synchronize_stream(stream);  // `span` dies here
 }
 
-void copy_to_host(devplug_host_stream_t& stream, const devplug_host_tensor_t& src, void* dst,
+void copy_to_host(devplug_stream_t& stream, const devplug_tensor_t& src, void* dst,
                   uint64_t size_bytes) {
   check_stream_device(stream, src, "src");
   check_size(src.layout, size_bytes, "src");
@@ -162,7 +162,7 @@ void copy_to_host(devplug_host_stream_t& stream, const devplug_host_tensor_t& sr
   });
 }
 
-void copy_tensor(devplug_host_stream_t& stream, const devplug_host_tensor_t& dst, const devplug_host_tensor_t& src) {
+void copy_tensor(devplug_stream_t& stream, const devplug_tensor_t& dst, const devplug_tensor_t& src) {
   check_stream_device(stream, dst, "dst");
   const Layout& d = dst.layout;
   const Layout& s = src.layout;

@@ -11,8 +11,8 @@
 
 using namespace devplug::detail;
 
-devplug_device_t* devplug_host_device_t::open() {
-  devplug_device_t* handle = native.load(std::memory_order_acquire);
+devplug_device_handle_t* devplug_device_t::open() {
+  devplug_device_handle_t* handle = native.load(std::memory_order_acquire);
   if (handle != nullptr) return handle;
   std::lock_guard<std::mutex> lock(mutex);
   handle = native.load(std::memory_order_relaxed);
@@ -23,8 +23,8 @@ devplug_device_t* devplug_host_device_t::open() {
   return handle;
 }
 
-devplug_host_stream_t* devplug_host_device_t::default_stream() {
-  devplug_host_stream_t* stream = default_stream_.load(std::memory_order_acquire);
+devplug_stream_t* devplug_device_t::default_stream() {
+  devplug_stream_t* stream = default_stream_.load(std::memory_order_acquire);
   if (stream != nullptr) return stream;
   open();
   // create_stream takes `mutex` to list the stream; serialize creators with a second check.
@@ -37,22 +37,22 @@ devplug_host_stream_t* devplug_host_device_t::default_stream() {
   return stream;
 }
 
-void devplug_host_device_t::synchronize() {
+void devplug_device_t::synchronize() {
   if (native.load(std::memory_order_acquire) == nullptr) return;  // never used: nothing runs
-  std::vector<devplug_stream_t*> handles;
+  std::vector<devplug_stream_handle_t*> handles;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    for (devplug_host_stream_t* s = streams.head(); s != nullptr; s = s->live_next) handles.push_back(s->native);
+    for (devplug_stream_t* s = streams.head(); s != nullptr; s = s->live_next) handles.push_back(s->native);
   }
-  for (devplug_stream_t* handle : handles)
+  for (devplug_stream_handle_t* handle : handles)
     check_plugin(*plugin, plugin->api->stream_synchronize(handle), "stream_synchronize");
 }
 
-void devplug_host_device_t::shut_down() noexcept {
-  devplug_device_t* handle = native.load(std::memory_order_acquire);
+void devplug_device_t::shut_down() noexcept {
+  devplug_device_handle_t* handle = native.load(std::memory_order_acquire);
   {
     std::lock_guard<std::mutex> lock(tensors_mutex);
-    while (devplug_host_tensor_t* t = tensors.head()) {
+    while (devplug_tensor_t* t = tensors.head()) {
       tensors.remove(t);
       release_unlinked_tensor(t);
     }
@@ -62,13 +62,13 @@ void devplug_host_device_t::shut_down() noexcept {
     return;  // never opened: no stream, event or buffer can exist
   }
   std::lock_guard<std::mutex> lock(mutex);
-  while (devplug_host_event_t* e = events.head()) {
+  while (devplug_event_t* e = events.head()) {
     events.remove(e);
     drop_plugin_error(*plugin, plugin->api->event_destroy(e->native));
     e->magic = 0;
     delete e;
   }
-  while (devplug_host_stream_t* s = streams.head()) {
+  while (devplug_stream_t* s = streams.head()) {
     streams.remove(s);
     drop_plugin_error(*plugin, plugin->api->stream_destroy(s->native));
     s->magic = 0;

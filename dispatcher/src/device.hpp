@@ -13,11 +13,11 @@
 #include "devplug/devplug.h"
 #include "live_list.hpp"
 
-struct devplug_host_stream_t;
-struct devplug_host_event_t;
-struct devplug_host_tensor_t;
+struct devplug_stream_t;
+struct devplug_event_t;
+struct devplug_tensor_t;
 
-struct devplug_host_device_t {
+struct devplug_device_t {
   static constexpr uint32_t kMagic = 0x44455643;  // "DEVC"
   static constexpr const char* kKind = "device";
   uint32_t magic = kMagic;
@@ -27,9 +27,9 @@ struct devplug_host_device_t {
   devplug_device_properties_t properties{};
 
   // Opens the device on first use; returns the plugin's handle. Throws on failure.
-  devplug_device_t* open();
+  devplug_device_handle_t* open();
   // The default stream, made on first use. Throws on failure.
-  devplug_host_stream_t* default_stream();
+  devplug_stream_t* default_stream();
   // Waits for every stream of the device.
   void synchronize();
   // Frees what is still alive (tensors, streams, events), the allocator's cache, and closes
@@ -37,13 +37,13 @@ struct devplug_host_device_t {
   void shut_down() noexcept;
 
   std::mutex mutex;  // opening, default stream, streams and events lists
-  std::atomic<devplug_device_t*> native{nullptr};
-  std::atomic<devplug_host_stream_t*> default_stream_{nullptr};
-  devplug::detail::LiveList<devplug_host_stream_t> streams;
-  devplug::detail::LiveList<devplug_host_event_t> events;
+  std::atomic<devplug_device_handle_t*> native{nullptr};
+  std::atomic<devplug_stream_t*> default_stream_{nullptr};
+  devplug::detail::LiveList<devplug_stream_t> streams;
+  devplug::detail::LiveList<devplug_event_t> events;
 
   std::mutex tensors_mutex;
-  devplug::detail::LiveList<devplug_host_tensor_t> tensors;
+  devplug::detail::LiveList<devplug_tensor_t> tensors;
 
   devplug::detail::CachingAllocator allocator;
 };

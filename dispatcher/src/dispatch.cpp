@@ -18,10 +18,10 @@ namespace devplug::detail {
 namespace {
 
 // "[2,3] [2,3] -> [2,3]": the shapes of a call, for the trace.
-std::string shapes_text(const devplug_host_tensor_t* const* inputs, size_t n_inputs,
-                        const devplug_host_tensor_t* const* outputs, size_t n_outputs) {
+std::string shapes_text(const devplug_tensor_t* const* inputs, size_t n_inputs,
+                        const devplug_tensor_t* const* outputs, size_t n_outputs) {
   std::string text;
-  auto add = [&](const devplug_host_tensor_t* t) {
+  auto add = [&](const devplug_tensor_t* t) {
     text += '[';
     for (int32_t d = 0; d < t->layout.rank; ++d) {
       if (d > 0) text += ',';
@@ -41,7 +41,7 @@ std::string shapes_text(const devplug_host_tensor_t* const* inputs, size_t n_inp
   return text;
 }
 
-void check_devices(const devplug_host_stream_t& stream, const devplug_host_tensor_t* const* tensors, size_t n,
+void check_devices(const devplug_stream_t& stream, const devplug_tensor_t* const* tensors, size_t n,
                    const char* what) {
   for (size_t i = 0; i < n; ++i)
     if (&tensors[i]->device() != stream.device)
@@ -51,8 +51,8 @@ void check_devices(const devplug_host_stream_t& stream, const devplug_host_tenso
                        stream.device->plugin->name);
 }
 
-void validate(devplug_op_t op, const devplug_host_tensor_t* const* inputs, size_t n_inputs,
-              const devplug_host_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
+void validate(devplug_op_t op, const devplug_tensor_t* const* inputs, size_t n_inputs,
+              const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
   CallTensor in_stack[kStackTensors];
   CallTensor out_stack[kStackTensors];
   std::vector<CallTensor> in_heap, out_heap;
@@ -72,8 +72,8 @@ void validate(devplug_op_t op, const devplug_host_tensor_t* const* inputs, size_
   if (!problem.empty()) invalid_argument(problem);
 }
 
-bool needs_dense(const KernelSlot& slot, const devplug_host_tensor_t* const* inputs, size_t n_inputs,
-                 const devplug_host_tensor_t* const* outputs, size_t n_outputs) {
+bool needs_dense(const KernelSlot& slot, const devplug_tensor_t* const* inputs, size_t n_inputs,
+                 const devplug_tensor_t* const* outputs, size_t n_outputs) {
   if (slot.flags & DEVPLUG_KERNEL_DENSE_INPUTS)
     for (size_t i = 0; i < n_inputs; ++i)
       if (!is_contiguous(inputs[i]->layout)) return true;
@@ -86,12 +86,12 @@ bool needs_dense(const KernelSlot& slot, const devplug_host_tensor_t* const* inp
 // Runs a kernel that wants dense operands: non-contiguous inputs are copied into dense
 // temporaries first (the plugin's copy_strided, else through the host); non-contiguous
 // outputs are computed into dense temporaries and copied back afterwards.
-devplug_error_t* call_dense(devplug_host_stream_t& stream, const KernelSlot& slot, devplug_op_t op,
-                            const devplug_host_tensor_t* const* inputs, size_t n_inputs,
-                            const devplug_host_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
+devplug_error_t* call_dense(devplug_stream_t& stream, const KernelSlot& slot, devplug_op_t op,
+                            const devplug_tensor_t* const* inputs, size_t n_inputs,
+                            const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
   std::vector<TensorPtr> temps;
-  std::vector<const devplug_host_tensor_t*> in(inputs, inputs + n_inputs);
-  std::vector<const devplug_host_tensor_t*> out(outputs, outputs + n_outputs);
+  std::vector<const devplug_tensor_t*> in(inputs, inputs + n_inputs);
+  std::vector<const devplug_tensor_t*> out(outputs, outputs + n_outputs);
   if (slot.flags & DEVPLUG_KERNEL_DENSE_INPUTS) {
     for (auto& t : in) {
       if (is_contiguous(t->layout)) continue;
@@ -119,9 +119,9 @@ devplug_error_t* call_dense(devplug_host_stream_t& stream, const KernelSlot& slo
 
 }  // namespace
 
-bool run_on_device(devplug_host_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
-                   const devplug_host_tensor_t* const* inputs, size_t n_inputs,
-                   const devplug_host_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
+bool run_on_device(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
+                   const devplug_tensor_t* const* inputs, size_t n_inputs,
+                   const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
   const devplug_plugin_t& plugin = *stream.device->plugin;
   const KernelSlot& slot = plugin.kernel(op, dtype);
   if (slot.fn == nullptr) return false;
@@ -136,8 +136,8 @@ bool run_on_device(devplug_host_stream_t& stream, devplug_op_t op, devplug_dtype
   throw_plugin_error(plugin, error, devplug_op_name(op));
 }
 
-void dispatch_op(devplug_host_stream_t& stream, devplug_op_t op, const devplug_host_tensor_t* const* inputs,
-                 size_t n_inputs, const devplug_host_tensor_t* const* outputs, size_t n_outputs,
+void dispatch_op(devplug_stream_t& stream, devplug_op_t op, const devplug_tensor_t* const* inputs,
+                 size_t n_inputs, const devplug_tensor_t* const* outputs, size_t n_outputs,
                  const void* attrs) {
   check_devices(stream, inputs, n_inputs, "inputs");
   check_devices(stream, outputs, n_outputs, "outputs");

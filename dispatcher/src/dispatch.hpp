@@ -11,15 +11,15 @@ namespace devplug::detail {
 // stream's device; the call is validated (INVALID_ARGUMENT naming the argument); the
 // plugin's kernel runs, or the CPU fallback when the plugin has none or answers
 // UNIMPLEMENTED (unless the context is strict or has no fallback). Throws on error.
-void dispatch_op(devplug_host_stream_t& stream, devplug_op_t op, const devplug_host_tensor_t* const* inputs,
-                 size_t n_inputs, const devplug_host_tensor_t* const* outputs, size_t n_outputs,
+void dispatch_op(devplug_stream_t& stream, devplug_op_t op, const devplug_tensor_t* const* inputs,
+                 size_t n_inputs, const devplug_tensor_t* const* outputs, size_t n_outputs,
                  const void* attrs);
 
 // Runs a validated call on `stream`'s plugin only (materializing dense operands when its
 // kernel asks). Returns false when the plugin has no kernel or answers UNIMPLEMENTED;
 // throws any other error.
-bool run_on_device(devplug_host_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
-                   const devplug_host_tensor_t* const* inputs, size_t n_inputs,
-                   const devplug_host_tensor_t* const* outputs, size_t n_outputs, const void* attrs);
+bool run_on_device(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
+                   const devplug_tensor_t* const* inputs, size_t n_inputs,
+                   const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs);
 
 }  // namespace devplug::detail

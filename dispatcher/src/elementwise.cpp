@@ -21,8 +21,8 @@ Category category_of(devplug_dtype_t d) {
 }
 
 bool is_elementwise(devplug_category_t c) {
-  return c == DEVPLUG_CATEGORY_UNARY || c == DEVPLUG_CATEGORY_BINARY || c == DEVPLUG_CATEGORY_COMPARE ||
-         c == DEVPLUG_CATEGORY_TERNARY;
+  return c == DEVPLUG_CATEGORY_unary || c == DEVPLUG_CATEGORY_binary || c == DEVPLUG_CATEGORY_compare ||
+         c == DEVPLUG_CATEGORY_ternary;
 }
 
 // PyTorch's canCast: no floating to integral, nothing but bool to bool.
@@ -46,17 +46,17 @@ std::string shape_text(int32_t rank, const int64_t* shape) {
 }
 
 // Casts `t` to `dtype` on the device (a new dense tensor).
-TensorPtr convert(devplug_host_stream_t& stream, const devplug_host_tensor_t& t, devplug_dtype_t dtype) {
+TensorPtr convert(devplug_stream_t& stream, const devplug_tensor_t& t, devplug_dtype_t dtype) {
   TensorPtr out(new_tensor(*stream.device, contiguous_layout(dtype, t.layout.rank, t.layout.shape)));
-  const devplug_host_tensor_t* in[1] = {&t};
-  const devplug_host_tensor_t* outs[1] = {out.get()};
+  const devplug_tensor_t* in[1] = {&t};
+  const devplug_tensor_t* outs[1] = {out.get()};
   dispatch_op(stream, DEVPLUG_OP_convert_element_type, in, 1, outs, 1, nullptr);
   return out;
 }
 
 }  // namespace
 
-devplug_dtype_t computation_dtype(const devplug_op_info_t& info, const devplug_host_tensor_t* const* inputs,
+devplug_dtype_t computation_dtype(const devplug_op_info_t& info, const devplug_tensor_t* const* inputs,
                                   size_t n_inputs) {
   const size_t first = info.result == DEVPLUG_RESULT_select ? 1 : 0;  // where's cond is not promoted
   devplug_dtype_t dim_result = -1, zero_result = -1;
@@ -75,8 +75,8 @@ devplug_dtype_t computation_dtype(const devplug_op_info_t& info, const devplug_h
   return result;
 }
 
-void run_elementwise(devplug_host_stream_t& stream, devplug_op_t op, const devplug_host_tensor_t* const* inputs,
-                     size_t n_inputs, devplug_host_tensor_t** inout_result) {
+void run_elementwise(devplug_stream_t& stream, devplug_op_t op, const devplug_tensor_t* const* inputs,
+                     size_t n_inputs, devplug_tensor_t** inout_result) {
   const devplug_op_info_t* info = devplug_op_info(op);
   if (info == nullptr) invalid_argument("op " + std::to_string(op) + " is not an op of this op set");
   if (!is_elementwise(info->category))
@@ -95,7 +95,7 @@ void run_elementwise(devplug_host_stream_t& stream, devplug_op_t op, const devpl
   // Fast path: every operand already has the given result's shape and one allowed dtype
   // whose result is the given result's dtype, so broadcasting and promotion are no-ops.
   const size_t first = info->result == DEVPLUG_RESULT_select ? 1 : 0;
-  devplug_host_tensor_t* given = *inout_result;
+  devplug_tensor_t* given = *inout_result;
   if (given != nullptr) {
     const devplug_dtype_t d = inputs[first]->layout.dtype;
     bool direct = (info->dtypes & DEVPLUG_DTYPE_BIT(d)) != 0 && elementwise_result_dtype(op, d) == given->layout.dtype;
@@ -103,7 +103,7 @@ void run_elementwise(devplug_host_stream_t& stream, devplug_op_t op, const devpl
       direct = same_shape(inputs[i]->layout, given->layout.rank, given->layout.shape) &&
                (i < first || inputs[i]->layout.dtype == d);
     if (direct) {
-      const devplug_host_tensor_t* outs[1] = {given};
+      const devplug_tensor_t* outs[1] = {given};
       dispatch_op(stream, op, inputs, n_inputs, outs, 1, nullptr);
       return;
     }
@@ -131,7 +131,7 @@ void run_elementwise(devplug_host_stream_t& stream, devplug_op_t op, const devpl
   }
 
   std::vector<TensorPtr> temps;
-  std::vector<const devplug_host_tensor_t*> operands(inputs, inputs + n_inputs);
+  std::vector<const devplug_tensor_t*> operands(inputs, inputs + n_inputs);
   for (size_t i = 0; i < n_inputs; ++i) {
     if (i >= first && operands[i]->layout.dtype != compute) {
       temps.push_back(convert(stream, *operands[i], compute));
@@ -146,20 +146,20 @@ void run_elementwise(devplug_host_stream_t& stream, devplug_op_t op, const devpl
     }
   }
   TensorPtr result;
-  const devplug_host_tensor_t* target = given;
+  const devplug_tensor_t* target = given;
   if (given == nullptr || given->layout.dtype != result_dtype) {
     result.reset(new_tensor(*stream.device, contiguous_layout(result_dtype, rank, shape)));
     target = result.get();
   }
-  const devplug_host_tensor_t* outs[1] = {target};
+  const devplug_tensor_t* outs[1] = {target};
   dispatch_op(stream, op, operands.data(), n_inputs, outs, 1, nullptr);
   if (given == nullptr) {
     *inout_result = result.release();
     return;
   }
   if (target != given) {
-    const devplug_host_tensor_t* in[1] = {target};
-    const devplug_host_tensor_t* cast_out[1] = {given};
+    const devplug_tensor_t* in[1] = {target};
+    const devplug_tensor_t* cast_out[1] = {given};
     dispatch_op(stream, DEVPLUG_OP_convert_element_type, in, 1, cast_out, 1, nullptr);
   }
 }

@@ -20,11 +20,11 @@ namespace devplug::detail {
 
 // Runs `op` (UNARY, BINARY, COMPARE or TERNARY) on `inputs` into `*inout_result`, allocated
 // on the stream's device when NULL. Throws on error, leaving *inout_result unchanged.
-void run_elementwise(devplug_host_stream_t& stream, devplug_op_t op, const devplug_host_tensor_t* const* inputs,
-                     size_t n_inputs, devplug_host_tensor_t** inout_result);
+void run_elementwise(devplug_stream_t& stream, devplug_op_t op, const devplug_tensor_t* const* inputs,
+                     size_t n_inputs, devplug_tensor_t** inout_result);
 
 // The computation dtype PyTorch's result_type gives for `inputs` (see above).
-devplug_dtype_t computation_dtype(const devplug_op_info_t& info, const devplug_host_tensor_t* const* inputs,
+devplug_dtype_t computation_dtype(const devplug_op_info_t& info, const devplug_tensor_t* const* inputs,
                                   size_t n_inputs);
 
 }  // namespace devplug::detail

@@ -53,9 +53,9 @@ devplug_plugin_t& reference_plugin(devplug_context_t& context, const std::string
 
 }  // namespace
 
-void run_fallback(devplug_host_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
-                  const devplug_host_tensor_t* const* inputs, size_t n_inputs,
-                  const devplug_host_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
+void run_fallback(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
+                  const devplug_tensor_t* const* inputs, size_t n_inputs,
+                  const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
   devplug_plugin_t& plugin = *stream.device->plugin;
   devplug_context_t& context = *plugin.context;
   const std::string what = op_text(op, dtype) + " is not implemented by plugin " + plugin.name;
@@ -70,10 +70,10 @@ void run_fallback(devplug_host_stream_t& stream, devplug_op_t op, devplug_dtype_
     std::fprintf(stderr, "devplug: warning: %s (%s) is not implemented by plugin %s; running it on the CPU reference backend\n",
                  devplug_op_name(op), devplug_dtype_name(dtype), plugin.name.c_str());
 
-  devplug_host_device_t& ref_device = *reference.devices[0];
-  devplug_host_stream_t& ref_stream = *ref_device.default_stream();
+  devplug_device_t& ref_device = *reference.devices[0];
+  devplug_stream_t& ref_stream = *ref_device.default_stream();
   std::vector<TensorPtr> ref_inputs, ref_outputs;
-  std::vector<const devplug_host_tensor_t*> in, out;
+  std::vector<const devplug_tensor_t*> in, out;
   std::vector<unsigned char> staging;
   for (size_t i = 0; i < n_inputs; ++i) {
     const Layout& l = inputs[i]->layout;

@@ -16,8 +16,8 @@ namespace devplug::detail {
 
 // Runs a validated call on the reference backend. `reason` says why the device could not
 // ("has no kernel"). Throws UNIMPLEMENTED when fallback is not allowed or not possible.
-void run_fallback(devplug_host_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
-                  const devplug_host_tensor_t* const* inputs, size_t n_inputs,
-                  const devplug_host_tensor_t* const* outputs, size_t n_outputs, const void* attrs);
+void run_fallback(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
+                  const devplug_tensor_t* const* inputs, size_t n_inputs,
+                  const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs);
 
 }  // namespace devplug::detail

@@ -11,12 +11,12 @@ namespace {
 // Descriptors and the pointer array a call frame needs, on the stack when they fit.
 class Descriptors {
  public:
-  Descriptors(const devplug_host_tensor_t* const* tensors, size_t n) {
-    devplug_tensor_t* descs = stack_descs_;
-    const devplug_tensor_t** ptrs = stack_ptrs_;
+  Descriptors(const devplug_tensor_t* const* tensors, size_t n) {
+    devplug_tensor_desc_t* descs = stack_descs_;
+    const devplug_tensor_desc_t** ptrs = stack_ptrs_;
     if (n > kStackTensors) {
-      heap_descs_.reset(new devplug_tensor_t[n]);
-      heap_ptrs_.reset(new const devplug_tensor_t*[n]);
+      heap_descs_.reset(new devplug_tensor_desc_t[n]);
+      heap_ptrs_.reset(new const devplug_tensor_desc_t*[n]);
       descs = heap_descs_.get();
       ptrs = heap_ptrs_.get();
     }
@@ -26,21 +26,21 @@ class Descriptors {
     }
     pointers_ = ptrs;
   }
-  const devplug_tensor_t* const* pointers() const { return pointers_; }
+  const devplug_tensor_desc_t* const* pointers() const { return pointers_; }
 
  private:
-  devplug_tensor_t stack_descs_[kStackTensors];
-  const devplug_tensor_t* stack_ptrs_[kStackTensors];
-  std::unique_ptr<devplug_tensor_t[]> heap_descs_;
-  std::unique_ptr<const devplug_tensor_t*[]> heap_ptrs_;
-  const devplug_tensor_t* const* pointers_ = nullptr;
+  devplug_tensor_desc_t stack_descs_[kStackTensors];
+  const devplug_tensor_desc_t* stack_ptrs_[kStackTensors];
+  std::unique_ptr<devplug_tensor_desc_t[]> heap_descs_;
+  std::unique_ptr<const devplug_tensor_desc_t*[]> heap_ptrs_;
+  const devplug_tensor_desc_t* const* pointers_ = nullptr;
 };
 
 }  // namespace
 
-devplug_error_t* call_kernel(const devplug_host_stream_t& stream, devplug_kernel_fn fn, devplug_op_t op,
-                             const devplug_host_tensor_t* const* inputs, size_t n_inputs,
-                             const devplug_host_tensor_t* const* outputs, size_t n_outputs,
+devplug_error_t* call_kernel(const devplug_stream_t& stream, devplug_kernel_fn fn, devplug_op_t op,
+                             const devplug_tensor_t* const* inputs, size_t n_inputs,
+                             const devplug_tensor_t* const* outputs, size_t n_outputs,
                              const void* attrs) {
   Descriptors in(inputs, n_inputs);
   Descriptors out(outputs, n_outputs);

@@ -13,15 +13,15 @@ constexpr size_t kStackTensors = 4;
 
 // Calls `fn(stream, call)` for `op` on the given tensors and returns the plugin's error
 // (NULL on success). The caller has validated the call.
-devplug_error_t* call_kernel(const devplug_host_stream_t& stream, devplug_kernel_fn fn, devplug_op_t op,
-                             const devplug_host_tensor_t* const* inputs, size_t n_inputs,
-                             const devplug_host_tensor_t* const* outputs, size_t n_outputs,
+devplug_error_t* call_kernel(const devplug_stream_t& stream, devplug_kernel_fn fn, devplug_op_t op,
+                             const devplug_tensor_t* const* inputs, size_t n_inputs,
+                             const devplug_tensor_t* const* outputs, size_t n_outputs,
                              const void* attrs);
 
 // The dtype that picks the kernel (ops.def `result` column): input 1 for `select`, the
 // output for `made`, input 0 otherwise. The call has been validated.
-inline devplug_dtype_t dispatch_dtype(const devplug_op_info_t& info, const devplug_host_tensor_t* const* inputs,
-                                      const devplug_host_tensor_t* const* outputs) {
+inline devplug_dtype_t dispatch_dtype(const devplug_op_info_t& info, const devplug_tensor_t* const* inputs,
+                                      const devplug_tensor_t* const* outputs) {
   if (info.result == DEVPLUG_RESULT_select) return inputs[1]->layout.dtype;
   if (info.result == DEVPLUG_RESULT_made) return outputs[0]->layout.dtype;
   return inputs[0]->layout.dtype;

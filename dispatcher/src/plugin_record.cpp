@@ -48,7 +48,7 @@ void read_devices(devplug_plugin_t& plugin) {
     plugin.has_device_note = true;
   }
   for (int32_t i = 0; i < count; ++i) {
-    auto device = std::make_unique<devplug_host_device_t>();
+    auto device = std::make_unique<devplug_device_t>();
     device->plugin = &plugin;
     device->index = i;
     device->properties.struct_size = sizeof(devplug_device_properties_t);  // ours, not theirs

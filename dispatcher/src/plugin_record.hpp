@@ -12,7 +12,7 @@
 #include "devplug/devplug.h"
 #include "loader.hpp"
 
-struct devplug_host_device_t;
+struct devplug_device_t;
 
 namespace devplug::detail {
 
@@ -39,7 +39,7 @@ struct devplug_plugin_t {
   int32_t device_count = 0;
   std::string device_note;
   bool has_device_note = false;
-  std::vector<std::unique_ptr<devplug_host_device_t>> devices;
+  std::vector<std::unique_ptr<devplug_device_t>> devices;
   devplug::detail::KernelSlot kernels[DEVPLUG_OP_END_][DEVPLUG_DTYPE_COUNT] = {};
 
   // The kernel for (op, dtype), or an empty slot; any values are safe to pass.

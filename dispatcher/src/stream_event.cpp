@@ -7,12 +7,12 @@
 
 namespace devplug::detail {
 
-devplug_host_stream_t* create_stream(devplug_host_device_t& device, bool is_default) {
-  devplug_device_t* handle = device.open();
+devplug_stream_t* create_stream(devplug_device_t& device, bool is_default) {
+  devplug_device_handle_t* handle = device.open();
   const devplug_plugin_t& plugin = *device.plugin;
-  devplug_stream_t* native = nullptr;
+  devplug_stream_handle_t* native = nullptr;
   check_plugin(plugin, plugin.api->stream_create(handle, &native), "stream_create");
-  auto* stream = new (std::nothrow) devplug_host_stream_t();
+  auto* stream = new (std::nothrow) devplug_stream_t();
   if (stream == nullptr) {
     drop_plugin_error(plugin, plugin.api->stream_destroy(native));
     throw std::bad_alloc();
@@ -25,29 +25,29 @@ devplug_host_stream_t* create_stream(devplug_host_device_t& device, bool is_defa
   return stream;
 }
 
-void destroy_stream(devplug_host_stream_t* stream) {
-  devplug_host_device_t& device = *stream->device;
+void destroy_stream(devplug_stream_t* stream) {
+  devplug_device_t& device = *stream->device;
   {
     std::lock_guard<std::mutex> lock(device.mutex);
     device.streams.remove(stream);
   }
-  devplug_stream_t* native = stream->native;
+  devplug_stream_handle_t* native = stream->native;
   stream->magic = 0;
   delete stream;
   check_plugin(*device.plugin, device.plugin->api->stream_destroy(native), "stream_destroy");
 }
 
-void synchronize_stream(const devplug_host_stream_t& stream) {
+void synchronize_stream(const devplug_stream_t& stream) {
   const devplug_plugin_t& plugin = *stream.device->plugin;
   check_plugin(plugin, plugin.api->stream_synchronize(stream.native), "stream_synchronize");
 }
 
-devplug_host_event_t* create_event(devplug_host_device_t& device) {
-  devplug_device_t* handle = device.open();
+devplug_event_t* create_event(devplug_device_t& device) {
+  devplug_device_handle_t* handle = device.open();
   const devplug_plugin_t& plugin = *device.plugin;
-  devplug_event_t* native = nullptr;
+  devplug_event_handle_t* native = nullptr;
   check_plugin(plugin, plugin.api->event_create(handle, &native), "event_create");
-  auto* event = new (std::nothrow) devplug_host_event_t();
+  auto* event = new (std::nothrow) devplug_event_t();
   if (event == nullptr) {
     drop_plugin_error(plugin, plugin.api->event_destroy(native));
     throw std::bad_alloc();
@@ -59,26 +59,26 @@ devplug_host_event_t* create_event(devplug_host_device_t& device) {
   return event;
 }
 
-void destroy_event(devplug_host_event_t* event) {
-  devplug_host_device_t& device = *event->device;
+void destroy_event(devplug_event_t* event) {
+  devplug_device_t& device = *event->device;
   {
     std::lock_guard<std::mutex> lock(device.mutex);
     device.events.remove(event);
   }
-  devplug_event_t* native = event->native;
+  devplug_event_handle_t* native = event->native;
   event->magic = 0;
   delete event;
   check_plugin(*device.plugin, device.plugin->api->event_destroy(native), "event_destroy");
 }
 
-void record_event(devplug_host_event_t& event, devplug_host_stream_t& stream) {
+void record_event(devplug_event_t& event, devplug_stream_t& stream) {
   if (event.device != stream.device)
     invalid_argument("event and stream belong to different devices (an event records on a stream of its own device)");
   const devplug_plugin_t& plugin = *stream.device->plugin;
   check_plugin(plugin, plugin.api->event_record(event.native, stream.native), "event_record");
 }
 
-void wait_event(devplug_host_stream_t& stream, devplug_host_event_t& event) {
+void wait_event(devplug_stream_t& stream, devplug_event_t& event) {
   const devplug_plugin_t& plugin = *stream.device->plugin;
   if (event.device->plugin == stream.device->plugin) {
     check_plugin(plugin, plugin.api->stream_wait_event(stream.native, event.native), "stream_wait_event");
@@ -88,7 +88,7 @@ void wait_event(devplug_host_stream_t& stream, devplug_host_event_t& event) {
   synchronize_event(event);
 }
 
-void synchronize_event(const devplug_host_event_t& event) {
+void synchronize_event(const devplug_event_t& event) {
   const devplug_plugin_t& plugin = *event.device->plugin;
   check_plugin(plugin, plugin.api->event_synchronize(event.native), "event_synchronize");
 }

@@ -4,41 +4,41 @@
 
 #include "device.hpp"
 
-struct devplug_host_stream_t {
+struct devplug_stream_t {
   static constexpr uint32_t kMagic = 0x5354524d;  // "STRM"
   static constexpr const char* kKind = "stream";
   uint32_t magic = kMagic;
-  devplug_host_device_t* device = nullptr;
-  devplug_stream_t* native = nullptr;
+  devplug_device_t* device = nullptr;
+  devplug_stream_handle_t* native = nullptr;
   bool is_default = false;  // owned by the device, never destroyed by the host
-  devplug_host_stream_t* live_prev = nullptr;
-  devplug_host_stream_t* live_next = nullptr;
+  devplug_stream_t* live_prev = nullptr;
+  devplug_stream_t* live_next = nullptr;
 };
 
-struct devplug_host_event_t {
+struct devplug_event_t {
   static constexpr uint32_t kMagic = 0x45564e54;  // "EVNT"
   static constexpr const char* kKind = "event";
   uint32_t magic = kMagic;
-  devplug_host_device_t* device = nullptr;
-  devplug_event_t* native = nullptr;
-  devplug_host_event_t* live_prev = nullptr;
-  devplug_host_event_t* live_next = nullptr;
+  devplug_device_t* device = nullptr;
+  devplug_event_handle_t* native = nullptr;
+  devplug_event_t* live_prev = nullptr;
+  devplug_event_t* live_next = nullptr;
 };
 
 namespace devplug::detail {
 
 // Makes a stream on `device` (opening it) and records it on the device. Throws.
-devplug_host_stream_t* create_stream(devplug_host_device_t& device, bool is_default);
+devplug_stream_t* create_stream(devplug_device_t& device, bool is_default);
 // Destroys a stream made by create_stream (waits for its work). Throws the plugin's error,
 // after freeing the host object.
-void destroy_stream(devplug_host_stream_t* stream);
-void synchronize_stream(const devplug_host_stream_t& stream);
+void destroy_stream(devplug_stream_t* stream);
+void synchronize_stream(const devplug_stream_t& stream);
 
-devplug_host_event_t* create_event(devplug_host_device_t& device);
-void destroy_event(devplug_host_event_t* event);
-void record_event(devplug_host_event_t& event, devplug_host_stream_t& stream);
+devplug_event_t* create_event(devplug_device_t& device);
+void destroy_event(devplug_event_t* event);
+void record_event(devplug_event_t& event, devplug_stream_t& stream);
 // Makes `stream` wait for `event`: on the plugin when both belong to it, else the host waits.
-void wait_event(devplug_host_stream_t& stream, devplug_host_event_t& event);
-void synchronize_event(const devplug_host_event_t& event);
+void wait_event(devplug_stream_t& stream, devplug_event_t& event);
+void synchronize_event(const devplug_event_t& event);
 
 }  // namespace devplug::detail

@@ -7,8 +7,8 @@
 namespace devplug::detail {
 namespace {
 
-void link(devplug_host_tensor_t* tensor) {
-  devplug_host_device_t& device = tensor->device();
+void link(devplug_tensor_t* tensor) {
+  devplug_device_t& device = tensor->device();
   std::lock_guard<std::mutex> lock(device.tensors_mutex);
   device.tensors.insert(tensor);
 }
@@ -21,10 +21,10 @@ void drop_storage(Storage* storage) noexcept {
 
 }  // namespace
 
-devplug_host_tensor_t* new_tensor(devplug_host_device_t& device, const Layout& layout) {
+devplug_tensor_t* new_tensor(devplug_device_t& device, const Layout& layout) {
   const uint64_t bytes = dense_bytes(layout);
   auto storage = std::make_unique<Storage>();
-  auto tensor = std::make_unique<devplug_host_tensor_t>();
+  auto tensor = std::make_unique<devplug_tensor_t>();
   storage->device = &device;
   storage->bytes = bytes;
   storage->buffer = device.allocator.allocate(device, bytes);
@@ -34,8 +34,8 @@ devplug_host_tensor_t* new_tensor(devplug_host_device_t& device, const Layout& l
   return tensor.release();
 }
 
-devplug_host_tensor_t* new_view(const devplug_host_tensor_t& base, const Layout& layout) {
-  auto tensor = std::make_unique<devplug_host_tensor_t>();
+devplug_tensor_t* new_view(const devplug_tensor_t& base, const Layout& layout) {
+  auto tensor = std::make_unique<devplug_tensor_t>();
   tensor->storage = base.storage;
   tensor->layout = layout;
   base.storage->refs.fetch_add(1, std::memory_order_relaxed);
@@ -43,17 +43,17 @@ devplug_host_tensor_t* new_view(const devplug_host_tensor_t& base, const Layout&
   return tensor.release();
 }
 
-void release_unlinked_tensor(devplug_host_tensor_t* tensor) noexcept {
+void release_unlinked_tensor(devplug_tensor_t* tensor) noexcept {
   Storage* storage = tensor->storage;
   tensor->magic = 0;
   delete tensor;
   drop_storage(storage);
 }
 
-void release_tensor(devplug_host_tensor_t* tensor) noexcept {
+void release_tensor(devplug_tensor_t* tensor) noexcept {
   if (tensor == nullptr) return;
   {
-    devplug_host_device_t& device = tensor->device();
+    devplug_device_t& device = tensor->device();
     std::lock_guard<std::mutex> lock(device.tensors_mutex);
     device.tensors.remove(tensor);
   }

@@ -19,48 +19,48 @@
 namespace devplug::detail {
 
 struct Storage {
-  devplug_host_device_t* device = nullptr;
-  devplug_buffer_t* buffer = nullptr;
+  devplug_device_t* device = nullptr;
+  devplug_buffer_handle_t* buffer = nullptr;
   uint64_t bytes = 0;  // as requested; what views may reach
   std::atomic<int64_t> refs{1};
 };
 
 }  // namespace devplug::detail
 
-struct devplug_host_tensor_t {
+struct devplug_tensor_t {
   static constexpr uint32_t kMagic = 0x544e5352;  // "TNSR"
   static constexpr const char* kKind = "tensor";
   uint32_t magic = kMagic;
   devplug::detail::Storage* storage = nullptr;
   devplug::detail::Layout layout;
-  devplug_host_tensor_t* live_prev = nullptr;
-  devplug_host_tensor_t* live_next = nullptr;
+  devplug_tensor_t* live_prev = nullptr;
+  devplug_tensor_t* live_next = nullptr;
 
-  devplug_host_device_t& device() const noexcept { return *storage->device; }
+  devplug_device_t& device() const noexcept { return *storage->device; }
   devplug_plugin_t& plugin() const noexcept { return *storage->device->plugin; }
 };
 
 namespace devplug::detail {
 
 // Allocates a contiguous tensor of `layout` (whose shape passed check_shape) on `device`.
-devplug_host_tensor_t* new_tensor(devplug_host_device_t& device, const Layout& layout);
+devplug_tensor_t* new_tensor(devplug_device_t& device, const Layout& layout);
 // A new view of `base`'s storage with `layout` (which must lie inside it).
-devplug_host_tensor_t* new_view(const devplug_host_tensor_t& base, const Layout& layout);
+devplug_tensor_t* new_view(const devplug_tensor_t& base, const Layout& layout);
 // Drops the tensor's share of its storage and frees the host object. Never throws.
-void release_tensor(devplug_host_tensor_t* tensor) noexcept;
+void release_tensor(devplug_tensor_t* tensor) noexcept;
 // Frees a tensor the device still lists, at context destruction (the caller holds the
 // device's tensors_mutex and has unlinked it).
-void release_unlinked_tensor(devplug_host_tensor_t* tensor) noexcept;
+void release_unlinked_tensor(devplug_tensor_t* tensor) noexcept;
 
 // Owns one tensor and releases it at scope exit.
 struct TensorReleaser {
-  void operator()(devplug_host_tensor_t* t) const noexcept { release_tensor(t); }
+  void operator()(devplug_tensor_t* t) const noexcept { release_tensor(t); }
 };
-using TensorPtr = std::unique_ptr<devplug_host_tensor_t, TensorReleaser>;
+using TensorPtr = std::unique_ptr<devplug_tensor_t, TensorReleaser>;
 
 // The plugin-level descriptor of a view of `storage`.
-inline void describe(const Storage& storage, const Layout& l, devplug_tensor_t* out) noexcept {
-  out->struct_size = sizeof(devplug_tensor_t);
+inline void describe(const Storage& storage, const Layout& l, devplug_tensor_desc_t* out) noexcept {
+  out->struct_size = sizeof(devplug_tensor_desc_t);
   out->buffer = storage.buffer;
   out->byte_offset = static_cast<uint64_t>(l.offset) * devplug_dtype_size(l.dtype);
   out->dtype = l.dtype;
@@ -70,7 +70,7 @@ inline void describe(const Storage& storage, const Layout& l, devplug_tensor_t* 
   std::memcpy(out->shape, l.shape, sizeof(l.shape));
   std::memcpy(out->strides, l.strides, sizeof(l.strides));
 }
-inline void describe(const devplug_host_tensor_t& t, devplug_tensor_t* out) noexcept {
+inline void describe(const devplug_tensor_t& t, devplug_tensor_desc_t* out) noexcept {
   describe(*t.storage, t.layout, out);
 }
 

@@ -229,26 +229,26 @@ Problem check_matmul(const CallTensor* inputs, const CallTensor* outputs,
 Problem check_shapes(const devplug_op_info_t& info, const CallTensor* inputs, size_t n_inputs,
                      const CallTensor* outputs, const void* attrs) {
   switch (info.category) {
-    case DEVPLUG_CATEGORY_UNARY:
-    case DEVPLUG_CATEGORY_BINARY:
-    case DEVPLUG_CATEGORY_COMPARE:
-    case DEVPLUG_CATEGORY_TERNARY:
-    case DEVPLUG_CATEGORY_DATA:  // convert/copy have one input; fill/iota none
-    case DEVPLUG_CATEGORY_RANDOM:
+    case DEVPLUG_CATEGORY_unary:
+    case DEVPLUG_CATEGORY_binary:
+    case DEVPLUG_CATEGORY_compare:
+    case DEVPLUG_CATEGORY_ternary:
+    case DEVPLUG_CATEGORY_data:  // convert/copy have one input; fill/iota none
+    case DEVPLUG_CATEGORY_random:
       return check_one_shape(inputs, n_inputs, outputs);
-    case DEVPLUG_CATEGORY_REDUCE:
+    case DEVPLUG_CATEGORY_reduce:
       return check_reduce(info, input(inputs, 0), output(outputs, 0),
                           *static_cast<const devplug_reduce_attrs_t*>(attrs));
-    case DEVPLUG_CATEGORY_SCAN: {
+    case DEVPLUG_CATEGORY_scan: {
       Problem p = check_dim(static_cast<const devplug_dim_attrs_t*>(attrs)->dim,
                             inputs[0].layout->rank, true);
       if (!p.empty()) return p;
       return check_one_shape(inputs, n_inputs, outputs);
     }
-    case DEVPLUG_CATEGORY_INDEX:
+    case DEVPLUG_CATEGORY_index:
       return check_index(info, inputs, n_inputs, outputs,
                          static_cast<const devplug_dim_attrs_t*>(attrs)->dim);
-    case DEVPLUG_CATEGORY_SHAPE:
+    case DEVPLUG_CATEGORY_shape:
       if (info.n_inputs < 0)
         return check_cat(inputs, n_inputs, outputs,
                          static_cast<const devplug_dim_attrs_t*>(attrs)->dim);
@@ -261,7 +261,7 @@ Problem check_shapes(const devplug_op_info_t& info, const CallTensor* inputs, si
       }
       return check_pad(input(inputs, 0), output(outputs, 0),
                        *static_cast<const devplug_pad_attrs_t*>(attrs));
-    case DEVPLUG_CATEGORY_LINALG:
+    case DEVPLUG_CATEGORY_linalg:
       return check_matmul(inputs, outputs, *static_cast<const devplug_matmul_attrs_t*>(attrs));
     default:
       return problem("op %s has category %d, which this dispatcher does not know", info.name,
@@ -288,7 +288,7 @@ Problem check_dtypes(const devplug_op_info_t& info, const CallTensor* inputs, si
     Problem p;
     if (info.result == DEVPLUG_RESULT_select && i == 0) {
       p = check_dtype(in, DEVPLUG_DTYPE_BOOL, "the condition of where is bool");
-    } else if (info.category == DEVPLUG_CATEGORY_INDEX && i == 1) {
+    } else if (info.category == DEVPLUG_CATEGORY_index && i == 1) {
       p = check_dtype(in, DEVPLUG_DTYPE_INT64, "index tensors are int64");
     } else if (in.l.dtype != dtype) {
       p = problem(ARG_FMT ": dtype %s does not match " ARG_FMT " dtype %s (prims do not "
@@ -323,11 +323,11 @@ Problem check_attrs(const devplug_op_info_t& info, const void* attrs) {
 // An elementwise output may be exactly one of its inputs (in-place), never part of one.
 bool may_alias_input(const devplug_op_info_t& info) {
   switch (info.category) {
-    case DEVPLUG_CATEGORY_UNARY:
-    case DEVPLUG_CATEGORY_BINARY:
-    case DEVPLUG_CATEGORY_COMPARE:
-    case DEVPLUG_CATEGORY_TERNARY: return true;
-    case DEVPLUG_CATEGORY_DATA: return info.n_inputs == 1;  // convert, copy
+    case DEVPLUG_CATEGORY_unary:
+    case DEVPLUG_CATEGORY_binary:
+    case DEVPLUG_CATEGORY_compare:
+    case DEVPLUG_CATEGORY_ternary: return true;
+    case DEVPLUG_CATEGORY_data: return info.n_inputs == 1;  // convert, copy
     default: return false;
   }
 }

@@ -44,8 +44,8 @@ cudaDataType_t data_type(devplug_dtype_t dtype) {
 }
 
 // A dense row-major tensor of `like`'s shape and dtype over raw scratch memory.
-devplug_tensor_t dense_over(const devplug_tensor_t& like, devplug_buffer_t* holder) {
-  devplug_tensor_t t = like;
+devplug_tensor_desc_t dense_over(const devplug_tensor_desc_t& like, devplug_buffer_handle_t* holder) {
+  devplug_tensor_desc_t t = like;
   t.buffer = holder;
   t.byte_offset = 0;
   sdk::contiguous_strides(like.rank, like.shape, t.strides);
@@ -74,7 +74,7 @@ void make_layout(const CublasLt& lt, LayoutGuard& g, cudaDataType_t type, const 
   }
 }
 
-cublasLtHandle_t handle_for(const CublasLt& lt, devplug_device_t* device) {
+cublasLtHandle_t handle_for(const CublasLt& lt, devplug_device_handle_t* device) {
   std::lock_guard<std::mutex> lock(device->matmul_mutex);
   if (device->matmul == nullptr) {
     auto* context = new gpu::MatmulContext;
@@ -88,10 +88,10 @@ cublasLtHandle_t handle_for(const CublasLt& lt, devplug_device_t* device) {
   return device->matmul->handle;
 }
 
-void run(devplug_stream_t* stream, const devplug_op_call_t& call) {
-  const devplug_tensor_t& a0 = *call.inputs[0];
-  const devplug_tensor_t& b0 = *call.inputs[1];
-  const devplug_tensor_t& out0 = *call.outputs[0];
+void run(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
+  const devplug_tensor_desc_t& a0 = *call.inputs[0];
+  const devplug_tensor_desc_t& b0 = *call.inputs[1];
+  const devplug_tensor_desc_t& out0 = *call.outputs[0];
   const int32_t r = out0.rank;
   sdk::check_argument(r >= 2 && a0.rank == r && b0.rank == r, "matmul: operands need one rank >= 2");
   sdk::check_argument(a0.dtype == out0.dtype && b0.dtype == out0.dtype, "matmul: dtypes differ");
@@ -110,7 +110,7 @@ void run(devplug_stream_t* stream, const devplug_op_call_t& call) {
   if (lt == nullptr) sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED, "matmul: " + why);
   sdk::check_argument(batches <= INT32_MAX, "matmul: too many batches for cuBLASLt");
 
-  auto plan_for = [&](const devplug_tensor_t& a, const devplug_tensor_t& b, const devplug_tensor_t& o) {
+  auto plan_for = [&](const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b, const devplug_tensor_desc_t& o) {
     LtPlan p = plan_lt(Operand2d{m, k, a.strides[r - 2], a.strides[r - 1]},
                        Operand2d{k, n, b.strides[r - 2], b.strides[r - 1]},
                        Operand2d{m, n, o.strides[r - 2], o.strides[r - 1]});
@@ -136,10 +136,10 @@ void run(devplug_stream_t* stream, const devplug_op_call_t& call) {
   const uint64_t bytes_b = plan.need_dense_b ? align_up(static_cast<uint64_t>(sdk::numel(b0)) * elem) : 0;
   const uint64_t bytes_o = plan.need_dense_out ? align_up(static_cast<uint64_t>(sdk::numel(out0)) * elem) : 0;
   char* scratch = static_cast<char*>(gpu::stream_scratch(stream, kWorkspaceBytes + bytes_a + bytes_b + bytes_o));
-  devplug_buffer_t hold_a{stream->device, scratch + kWorkspaceBytes, bytes_a};
-  devplug_buffer_t hold_b{stream->device, scratch + kWorkspaceBytes + bytes_a, bytes_b};
-  devplug_buffer_t hold_o{stream->device, scratch + kWorkspaceBytes + bytes_a + bytes_b, bytes_o};
-  devplug_tensor_t a = a0, b = b0, out = out0;
+  devplug_buffer_handle_t hold_a{stream->device, scratch + kWorkspaceBytes, bytes_a};
+  devplug_buffer_handle_t hold_b{stream->device, scratch + kWorkspaceBytes + bytes_a, bytes_b};
+  devplug_buffer_handle_t hold_o{stream->device, scratch + kWorkspaceBytes + bytes_a + bytes_b, bytes_o};
+  devplug_tensor_desc_t a = a0, b = b0, out = out0;
   if (plan.need_dense_a) {
     a = dense_over(a0, &hold_a);
     gpu::copy_strided(stream, a0, a);
@@ -201,7 +201,7 @@ bool allow_tf32(const devplug_matmul_attrs_t* attrs) {
   return env != nullptr && std::strcmp(env, "1") == 0;
 }
 
-devplug_error_t* matmul_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* matmul_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
     sdk::check_not_null(stream, "stream");
     sdk::check_call(call);

@@ -7,7 +7,7 @@
 
 namespace devplug::cuda {
 
-devplug_error_t* matmul_kernel(devplug_stream_t* stream, const devplug_op_call_t* call);
+devplug_error_t* matmul_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call);
 void matmul_context_destroy(gpu::MatmulContext* context);
 
 // Whether float32 may use TF32 tensor cores: the call's DEVPLUG_MATMUL_ALLOW_TF32 flag or

@@ -101,8 +101,8 @@ __global__ void map_dense_kernel(Pointers<sizeof...(In) + 1> ptrs, int64_t n, F 
 // Enqueues out = f(ins...) elementwise. `out` and every input have the same shape; their
 // element types are Out and In... (checked by the caller's dispatch).
 template <typename Out, typename... In, typename F>
-void launch_map(devplug_stream_t* stream, const devplug_tensor_t& out,
-                const devplug_tensor_t* const* ins, F f, const char* what) {
+void launch_map(devplug_stream_handle_t* stream, const devplug_tensor_desc_t& out,
+                const devplug_tensor_desc_t* const* ins, F f, const char* what) {
   constexpr int N = sizeof...(In) + 1;
   Pointers<N> ptrs;
   Layouts<N> ls;

@@ -58,7 +58,7 @@ void copy_text(char* dst, size_t capacity, const char* src) {
   std::snprintf(dst, capacity, "%s", src ? src : "");
 }
 
-void check_range(const devplug_buffer_t* b, uint64_t offset, uint64_t size, const char* what) {
+void check_range(const devplug_buffer_handle_t* b, uint64_t offset, uint64_t size, const char* what) {
   if (offset > b->size || size > b->size - offset)
     sdk::fail(DEVPLUG_CODE_OUT_OF_RANGE, std::string(what) + ": range [" + std::to_string(offset) +
                                              ", +" + std::to_string(size) + ") outside a buffer of " +
@@ -120,19 +120,19 @@ devplug_error_t* device_get_properties(int32_t index, devplug_device_properties_
   });
 }
 
-devplug_error_t* device_open(int32_t index, devplug_device_t** out_device) {
+devplug_error_t* device_open(int32_t index, devplug_device_handle_t** out_device) {
   return guard([&] {
     check_not_null(out_device, "out_device");
     *out_device = nullptr;
     check_index(index);
     GPU_CHECK(gpuSetDevice(index), "opening a device");
-    auto* d = new devplug_device_t;
+    auto* d = new devplug_device_handle_t;
     d->index = index;
     *out_device = d;
   });
 }
 
-devplug_error_t* device_close(devplug_device_t* device) {
+devplug_error_t* device_close(devplug_device_handle_t* device) {
   return guard([&] {
     check_not_null(device, "device");
     if (device->matmul && g_backend->matmul_destroy) g_backend->matmul_destroy(device->matmul);
@@ -140,7 +140,7 @@ devplug_error_t* device_close(devplug_device_t* device) {
   });
 }
 
-devplug_error_t* buffer_allocate(devplug_device_t* device, uint64_t size, devplug_buffer_t** out) {
+devplug_error_t* buffer_allocate(devplug_device_handle_t* device, uint64_t size, devplug_buffer_handle_t** out) {
   return guard([&] {
     check_not_null(out, "out_buffer");
     *out = nullptr;
@@ -150,7 +150,7 @@ devplug_error_t* buffer_allocate(devplug_device_t* device, uint64_t size, devplu
     void* ptr = nullptr;
     const std::string context = "allocating " + std::to_string(size) + " bytes";
     GPU_CHECK(gpuMalloc(&ptr, static_cast<size_t>(size)), context.c_str());
-    auto* b = new (std::nothrow) devplug_buffer_t{device, ptr, size};
+    auto* b = new (std::nothrow) devplug_buffer_handle_t{device, ptr, size};
     if (b == nullptr) {
       (void)gpuFree(ptr);
       throw std::bad_alloc();
@@ -159,7 +159,7 @@ devplug_error_t* buffer_allocate(devplug_device_t* device, uint64_t size, devplu
   });
 }
 
-devplug_error_t* buffer_release(devplug_buffer_t* buffer) {
+devplug_error_t* buffer_release(devplug_buffer_handle_t* buffer) {
   return guard([&] {
     check_not_null(buffer, "buffer");
     use_device(buffer->device);
@@ -170,7 +170,7 @@ devplug_error_t* buffer_release(devplug_buffer_t* buffer) {
   });
 }
 
-devplug_error_t* buffer_get_size(devplug_buffer_t* buffer, uint64_t* out_size) {
+devplug_error_t* buffer_get_size(devplug_buffer_handle_t* buffer, uint64_t* out_size) {
   return guard([&] {
     check_not_null(out_size, "out_size_bytes");
     *out_size = 0;
@@ -179,8 +179,8 @@ devplug_error_t* buffer_get_size(devplug_buffer_t* buffer, uint64_t* out_size) {
   });
 }
 
-devplug_error_t* buffer_copy_from_host(devplug_stream_t* stream, const void* src,
-                                       devplug_buffer_t* dst, uint64_t dst_offset, uint64_t size) {
+devplug_error_t* buffer_copy_from_host(devplug_stream_handle_t* stream, const void* src,
+                                       devplug_buffer_handle_t* dst, uint64_t dst_offset, uint64_t size) {
   return guard([&] {
     check_not_null(stream, "stream");
     check_not_null(dst, "dst");
@@ -194,7 +194,7 @@ devplug_error_t* buffer_copy_from_host(devplug_stream_t* stream, const void* src
   });
 }
 
-devplug_error_t* buffer_copy_to_host(devplug_stream_t* stream, devplug_buffer_t* src,
+devplug_error_t* buffer_copy_to_host(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src,
                                      uint64_t src_offset, void* dst, uint64_t size) {
   return guard([&] {
     check_not_null(stream, "stream");
@@ -209,8 +209,8 @@ devplug_error_t* buffer_copy_to_host(devplug_stream_t* stream, devplug_buffer_t*
   });
 }
 
-devplug_error_t* buffer_copy(devplug_stream_t* stream, devplug_buffer_t* src, uint64_t src_offset,
-                             devplug_buffer_t* dst, uint64_t dst_offset, uint64_t size) {
+devplug_error_t* buffer_copy(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src, uint64_t src_offset,
+                             devplug_buffer_handle_t* dst, uint64_t dst_offset, uint64_t size) {
   return guard([&] {
     check_not_null(stream, "stream");
     check_not_null(src, "src");
@@ -226,7 +226,7 @@ devplug_error_t* buffer_copy(devplug_stream_t* stream, devplug_buffer_t* src, ui
   });
 }
 
-devplug_error_t* stream_create(devplug_device_t* device, devplug_stream_t** out) {
+devplug_error_t* stream_create(devplug_device_handle_t* device, devplug_stream_handle_t** out) {
   return guard([&] {
     check_not_null(out, "out_stream");
     *out = nullptr;
@@ -234,7 +234,7 @@ devplug_error_t* stream_create(devplug_device_t* device, devplug_stream_t** out)
     use_device(device);
     gpuStream_t s = nullptr;
     GPU_CHECK(gpuStreamCreateWithFlags(&s, gpuStreamNonBlocking), "creating a stream");
-    auto* stream = new (std::nothrow) devplug_stream_t;
+    auto* stream = new (std::nothrow) devplug_stream_handle_t;
     if (stream == nullptr) {
       (void)gpuStreamDestroy(s);
       throw std::bad_alloc();
@@ -245,7 +245,7 @@ devplug_error_t* stream_create(devplug_device_t* device, devplug_stream_t** out)
   });
 }
 
-devplug_error_t* stream_destroy(devplug_stream_t* stream) {
+devplug_error_t* stream_destroy(devplug_stream_handle_t* stream) {
   return guard([&] {
     check_not_null(stream, "stream");
     use_device(stream->device);
@@ -258,7 +258,7 @@ devplug_error_t* stream_destroy(devplug_stream_t* stream) {
   });
 }
 
-devplug_error_t* stream_synchronize(devplug_stream_t* stream) {
+devplug_error_t* stream_synchronize(devplug_stream_handle_t* stream) {
   return guard([&] {
     check_not_null(stream, "stream");
     use_device(stream->device);
@@ -266,7 +266,7 @@ devplug_error_t* stream_synchronize(devplug_stream_t* stream) {
   });
 }
 
-devplug_error_t* event_create(devplug_device_t* device, devplug_event_t** out) {
+devplug_error_t* event_create(devplug_device_handle_t* device, devplug_event_handle_t** out) {
   return guard([&] {
     check_not_null(out, "out_event");
     *out = nullptr;
@@ -274,11 +274,11 @@ devplug_error_t* event_create(devplug_device_t* device, devplug_event_t** out) {
     use_device(device);
     gpuEvent_t e = nullptr;
     GPU_CHECK(gpuEventCreateWithFlags(&e, gpuEventDisableTiming), "creating an event");
-    *out = new devplug_event_t{device, e};
+    *out = new devplug_event_handle_t{device, e};
   });
 }
 
-devplug_error_t* event_destroy(devplug_event_t* event) {
+devplug_error_t* event_destroy(devplug_event_handle_t* event) {
   return guard([&] {
     check_not_null(event, "event");
     use_device(event->device);
@@ -288,7 +288,7 @@ devplug_error_t* event_destroy(devplug_event_t* event) {
   });
 }
 
-devplug_error_t* event_record(devplug_event_t* event, devplug_stream_t* stream) {
+devplug_error_t* event_record(devplug_event_handle_t* event, devplug_stream_handle_t* stream) {
   return guard([&] {
     check_not_null(event, "event");
     check_not_null(stream, "stream");
@@ -298,7 +298,7 @@ devplug_error_t* event_record(devplug_event_t* event, devplug_stream_t* stream) 
   });
 }
 
-devplug_error_t* stream_wait_event(devplug_stream_t* stream, devplug_event_t* event) {
+devplug_error_t* stream_wait_event(devplug_stream_handle_t* stream, devplug_event_handle_t* event) {
   return guard([&] {
     check_not_null(stream, "stream");
     check_not_null(event, "event");
@@ -307,7 +307,7 @@ devplug_error_t* stream_wait_event(devplug_stream_t* stream, devplug_event_t* ev
   });
 }
 
-devplug_error_t* event_synchronize(devplug_event_t* event) {
+devplug_error_t* event_synchronize(devplug_event_handle_t* event) {
   return guard([&] {
     check_not_null(event, "event");
     use_device(event->device);
@@ -324,13 +324,13 @@ std::string device_count_note(int64_t code, const char* code_name, const char* h
   return note;
 }
 
-void use_device(const devplug_device_t* device) {
+void use_device(const devplug_device_handle_t* device) {
   int current = -1;
   if (gpuGetDevice(&current) == gpuSuccess && current == device->index) return;
   GPU_CHECK(gpuSetDevice(device->index), "selecting the device");
 }
 
-void* stream_scratch(devplug_stream_t* stream, uint64_t bytes) {
+void* stream_scratch(devplug_stream_handle_t* stream, uint64_t bytes) {
   if (bytes <= stream->scratch_size) return stream->scratch;
   // Work already enqueued may still read the old scratch: drain before freeing it.
   GPU_CHECK(gpuStreamSynchronize(stream->stream), "draining a stream to grow its scratch");

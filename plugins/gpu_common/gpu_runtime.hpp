@@ -29,13 +29,13 @@ std::string device_count_note(int64_t code, const char* code_name, const char* h
 
 // Device memory of at least `bytes` owned by `stream`, valid for work enqueued on it until
 // the next call. May wait for the stream to drain before it grows. Throws on failure.
-void* stream_scratch(devplug_stream_t* stream, uint64_t bytes);
+void* stream_scratch(devplug_stream_handle_t* stream, uint64_t bytes);
 
 // Makes the stream's device current on this thread.
-void use_device(const devplug_device_t* device);
+void use_device(const devplug_device_handle_t* device);
 
 // The device pointer of `t`'s first element.
-inline void* tensor_data(const devplug_tensor_t& t) {
+inline void* tensor_data(const devplug_tensor_desc_t& t) {
   return static_cast<char*>(t.buffer->ptr) + t.byte_offset;
 }
 

@@ -178,8 +178,8 @@ struct BoolBinary {
 };
 
 template <typename T, B Op>
-void launch_binary(devplug_stream_t* s, const devplug_op_call_t& call) {
-  const devplug_tensor_t& out = *call.outputs[0];
+void launch_binary(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   const char* what = devplug_op_name(call.op);
   if constexpr (std::is_same_v<T, bool>) {
     if constexpr (Op == B::kAdd || Op == B::kMul || Op == B::kMaximum || Op == B::kMinimum ||
@@ -197,7 +197,7 @@ void launch_binary(devplug_stream_t* s, const devplug_op_call_t& call) {
 }
 
 template <typename T>
-void run_binary_typed(devplug_stream_t* s, const devplug_op_call_t& call) {
+void run_binary_typed(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
   switch (call.op) {
     case DEVPLUG_OP_add: return launch_binary<T, B::kAdd>(s, call);
     case DEVPLUG_OP_sub: return launch_binary<T, B::kSub>(s, call);
@@ -248,14 +248,14 @@ struct Select {
 
 }  // namespace
 
-void run_binary(devplug_stream_t* stream, const devplug_op_call_t& call) {
+void run_binary(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
   visit(call.inputs[0]->dtype, [&](auto tag) { run_binary_typed<typename decltype(tag)::type>(stream, call); });
 }
 
-void run_compare(devplug_stream_t* stream, const devplug_op_call_t& call) {
+void run_compare(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
   visit(call.inputs[0]->dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const devplug_tensor_t& out = *call.outputs[0];
+    const devplug_tensor_desc_t& out = *call.outputs[0];
     const char* what = devplug_op_name(call.op);
     switch (call.op) {
       case DEVPLUG_OP_eq: return launch_map<bool, T, T>(stream, out, call.inputs, Compare<T, Cmp::kEq>{}, what);
@@ -269,7 +269,7 @@ void run_compare(devplug_stream_t* stream, const devplug_op_call_t& call) {
   });
 }
 
-void run_where(devplug_stream_t* stream, const devplug_op_call_t& call) {
+void run_where(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
   sdk::check_argument(call.inputs[0]->dtype == DEVPLUG_DTYPE_BOOL, "where: cond must be bool");
   visit(call.inputs[1]->dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;

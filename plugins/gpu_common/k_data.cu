@@ -70,7 +70,7 @@ __global__ void generate_dense_kernel(Out* out, int64_t n, F f) {
 
 // Enqueues out[k] = f(k) for every logical row-major element k of `out`.
 template <typename Out, typename F>
-void launch_generate(devplug_stream_t* s, const devplug_tensor_t& out, F f, const char* what) {
+void launch_generate(devplug_stream_handle_t* s, const devplug_tensor_desc_t& out, F f, const char* what) {
   Layout l = pack_layout(out);
   const int64_t n = layout_numel(l);
   if (n == 0) return;
@@ -158,23 +158,23 @@ struct PhiloxNormal {
 
 }  // namespace
 
-void copy_strided(devplug_stream_t* stream, const devplug_tensor_t& src, const devplug_tensor_t& dst) {
-  const devplug_tensor_t* ins[1] = {&src};
+void copy_strided(devplug_stream_handle_t* stream, const devplug_tensor_desc_t& src, const devplug_tensor_desc_t& dst) {
+  const devplug_tensor_desc_t* ins[1] = {&src};
   visit(dst.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     launch_map<T, T>(stream, dst, ins, Identity<T>{}, "copy_strided");
   });
 }
 
-void fill_zero(devplug_stream_t* stream, const devplug_tensor_t& dst) {
+void fill_zero(devplug_stream_handle_t* stream, const devplug_tensor_desc_t& dst) {
   visit(dst.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     launch_generate<T>(stream, dst, Fill<T>{from_scalar<T>(0.0, 0)}, "fill");
   });
 }
 
-void run_data(devplug_stream_t* stream, const devplug_op_call_t& call) {
-  const devplug_tensor_t& out = *call.outputs[0];
+void run_data(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   switch (call.op) {
     case DEVPLUG_OP_convert_element_type:
       return visit(call.inputs[0]->dtype, [&](auto in_tag) {
@@ -211,8 +211,8 @@ void run_data(devplug_stream_t* stream, const devplug_op_call_t& call) {
   }
 }
 
-void run_random(devplug_stream_t* stream, const devplug_op_call_t& call) {
-  const devplug_tensor_t& out = *call.outputs[0];
+void run_random(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   const auto* a = static_cast<const devplug_philox_attrs_t*>(call.attrs);
   const char* what = devplug_op_name(call.op);
   visit(out.dtype, [&](auto tag) {

@@ -140,10 +140,10 @@ __global__ void pad_kernel(T* out, const T* in, PadGeometry g, int64_t n, T valu
 }
 
 template <typename T>
-void run_gather_like(devplug_stream_t* s, const devplug_op_call_t& call) {
-  const devplug_tensor_t& in = *call.inputs[0];
-  const devplug_tensor_t& index = *call.inputs[1];
-  const devplug_tensor_t& out = *call.outputs[0];
+void run_gather_like(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
+  const devplug_tensor_desc_t& in = *call.inputs[0];
+  const devplug_tensor_desc_t& index = *call.inputs[1];
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   sdk::check_argument(index.dtype == DEVPLUG_DTYPE_INT64, "index tensors must be int64");
   const int32_t dim = static_cast<const devplug_dim_attrs_t*>(call.attrs)->dim;
   sdk::check_argument(dim >= 0 && dim < in.rank && out.rank == in.rank, "index op: dim out of range");
@@ -176,11 +176,11 @@ void run_gather_like(devplug_stream_t* s, const devplug_op_call_t& call) {
 }
 
 template <typename T>
-void run_scatter(devplug_stream_t* s, const devplug_op_call_t& call) {
-  const devplug_tensor_t& in = *call.inputs[0];
-  const devplug_tensor_t& index = *call.inputs[1];
-  const devplug_tensor_t& src = *call.inputs[2];
-  const devplug_tensor_t& out = *call.outputs[0];
+void run_scatter(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
+  const devplug_tensor_desc_t& in = *call.inputs[0];
+  const devplug_tensor_desc_t& index = *call.inputs[1];
+  const devplug_tensor_desc_t& src = *call.inputs[2];
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   sdk::check_argument(index.dtype == DEVPLUG_DTYPE_INT64, "index tensors must be int64");
   const int32_t dim = static_cast<const devplug_dim_attrs_t*>(call.attrs)->dim;
   sdk::check_argument(dim >= 0 && dim < out.rank && index.rank == out.rank && src.rank == out.rank,
@@ -205,9 +205,9 @@ void run_scatter(devplug_stream_t* s, const devplug_op_call_t& call) {
 }
 
 template <typename T>
-void run_pad(devplug_stream_t* s, const devplug_op_call_t& call) {
-  const devplug_tensor_t& in = *call.inputs[0];
-  const devplug_tensor_t& out = *call.outputs[0];
+void run_pad(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
+  const devplug_tensor_desc_t& in = *call.inputs[0];
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   const auto* a = static_cast<const devplug_pad_attrs_t*>(call.attrs);
   sdk::check_argument(in.rank == out.rank, "constant_pad: ranks differ");
   PadGeometry g{};
@@ -224,16 +224,16 @@ void run_pad(devplug_stream_t* s, const devplug_op_call_t& call) {
   GPU_CHECK(gpuGetLastError(), "constant_pad");
 }
 
-void run_cat(devplug_stream_t* s, const devplug_op_call_t& call) {
-  const devplug_tensor_t& out = *call.outputs[0];
+void run_cat(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   const int32_t dim = static_cast<const devplug_dim_attrs_t*>(call.attrs)->dim;
   sdk::check_argument(dim >= 0 && dim < out.rank, "cat: dim out of range");
   const uint64_t elem = devplug_dtype_size(out.dtype);
   int64_t at = 0;
   for (size_t i = 0; i < call.n_inputs; ++i) {
-    const devplug_tensor_t& in = *call.inputs[i];
+    const devplug_tensor_desc_t& in = *call.inputs[i];
     sdk::check_argument(in.dtype == out.dtype && in.rank == out.rank, "cat: inputs differ from the output");
-    devplug_tensor_t view = out;
+    devplug_tensor_desc_t view = out;
     view.shape[dim] = in.shape[dim];
     view.byte_offset = out.byte_offset + static_cast<uint64_t>(at * out.strides[dim]) * elem;
     if (layout_numel(pack_layout(view)) > 0) copy_strided(s, in, view);
@@ -241,13 +241,13 @@ void run_cat(devplug_stream_t* s, const devplug_op_call_t& call) {
   }
 }
 
-void run_flip(devplug_stream_t* s, const devplug_op_call_t& call) {
-  const devplug_tensor_t& in = *call.inputs[0];
-  const devplug_tensor_t& out = *call.outputs[0];
+void run_flip(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
+  const devplug_tensor_desc_t& in = *call.inputs[0];
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   if (layout_numel(pack_layout(out)) == 0) return;
   const uint32_t mask = static_cast<const devplug_flip_attrs_t*>(call.attrs)->dims_mask;
   const int64_t elem = static_cast<int64_t>(devplug_dtype_size(in.dtype));
-  devplug_tensor_t view = in;  // the input read backwards along every flipped dim
+  devplug_tensor_desc_t view = in;  // the input read backwards along every flipped dim
   for (int32_t d = 0; d < in.rank; ++d) {
     if (!(mask & (1u << d))) continue;
     view.byte_offset = static_cast<uint64_t>(static_cast<int64_t>(view.byte_offset) + (in.shape[d] - 1) * in.strides[d] * elem);
@@ -258,7 +258,7 @@ void run_flip(devplug_stream_t* s, const devplug_op_call_t& call) {
 
 }  // namespace
 
-void run_index(devplug_stream_t* stream, const devplug_op_call_t& call) {
+void run_index(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
   visit(call.inputs[0]->dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     switch (call.op) {
@@ -274,7 +274,7 @@ void run_index(devplug_stream_t* stream, const devplug_op_call_t& call) {
   });
 }
 
-void run_shape(devplug_stream_t* stream, const devplug_op_call_t& call) {
+void run_shape(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
   switch (call.op) {
     case DEVPLUG_OP_cat: return run_cat(stream, call);
     case DEVPLUG_OP_flip: return run_flip(stream, call);

@@ -44,10 +44,10 @@ __global__ void matmul_tiled_kernel(const T* a, const T* b, T* out, MatmulGeomet
 
 }  // namespace
 
-void run_matmul_tiled(devplug_stream_t* s, const devplug_op_call_t& call) {
-  const devplug_tensor_t& a = *call.inputs[0];
-  const devplug_tensor_t& b = *call.inputs[1];
-  const devplug_tensor_t& out = *call.outputs[0];
+void run_matmul_tiled(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
+  const devplug_tensor_desc_t& a = *call.inputs[0];
+  const devplug_tensor_desc_t& b = *call.inputs[1];
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   const int32_t r = out.rank;
   sdk::check_argument(r >= 2 && a.rank == r && b.rank == r, "matmul: operands need one rank >= 2");
   sdk::check_argument(a.dtype == out.dtype && b.dtype == out.dtype, "matmul: dtypes differ");

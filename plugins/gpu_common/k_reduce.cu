@@ -213,7 +213,7 @@ __global__ void combine_kernel(typename Policy::Out* out, const typename Policy:
 }
 
 // Splits `in` by `dims_mask` into kept and reduced dims (out_strides: the result's strides).
-inline ReduceGeometry reduce_geometry(const devplug_tensor_t& in, const int64_t* out_strides,
+inline ReduceGeometry reduce_geometry(const devplug_tensor_desc_t& in, const int64_t* out_strides,
                                       uint32_t dims_mask) {
   ReduceGeometry g{};
   for (int32_t d = 0; d < in.rank; ++d) {
@@ -239,7 +239,7 @@ inline ReduceGeometry reduce_geometry(const devplug_tensor_t& in, const int64_t*
 // Enqueues the reduction of `in` by policy `p` into `out` (the Out type's elements at the
 // kept-dims layout of g.out). `partials` must hold outputs * plan.splits accumulators.
 template <typename Policy, typename T>
-void launch_reduce(devplug_stream_t* s, const T* in, typename Policy::Out* out,
+void launch_reduce(devplug_stream_handle_t* s, const T* in, typename Policy::Out* out,
                    const ReduceGeometry& g, const ReducePlan& plan,
                    typename Policy::Acc* partials, const Policy& p, const char* what) {
   Layout all[3] = {g.outer, g.out, g.inner};
@@ -267,9 +267,9 @@ void launch_reduce(devplug_stream_t* s, const T* in, typename Policy::Out* out,
 }
 
 template <typename T, typename Policy>
-void reduce_with(devplug_stream_t* s, const devplug_op_call_t& call, const Policy& p) {
-  const devplug_tensor_t& in = *call.inputs[0];
-  const devplug_tensor_t& out = *call.outputs[0];
+void reduce_with(devplug_stream_handle_t* s, const devplug_op_call_t& call, const Policy& p) {
+  const devplug_tensor_desc_t& in = *call.inputs[0];
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   const auto* a = static_cast<const devplug_reduce_attrs_t*>(call.attrs);
   const ReduceGeometry g = reduce_geometry(in, out.strides, a->dims_mask);
   const ReducePlan plan = plan_reduce(layout_numel(g.outer), layout_numel(g.inner));
@@ -284,9 +284,9 @@ void reduce_with(devplug_stream_t* s, const devplug_op_call_t& call, const Polic
 }
 
 template <typename T>
-void run_var(devplug_stream_t* s, const devplug_op_call_t& call) {
-  const devplug_tensor_t& in = *call.inputs[0];
-  const devplug_tensor_t& out = *call.outputs[0];
+void run_var(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
+  const devplug_tensor_desc_t& in = *call.inputs[0];
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   const auto* a = static_cast<const devplug_reduce_attrs_t*>(call.attrs);
   const ReduceGeometry g = reduce_geometry(in, out.strides, a->dims_mask);
   const ReducePlan plan = plan_reduce(layout_numel(g.outer), layout_numel(g.inner));
@@ -375,9 +375,9 @@ __global__ void scan_rows_block_kernel(const T* in, T* out, ScanGeometry g, int6
 }
 
 template <typename T>
-void run_scan_typed(devplug_stream_t* s, const devplug_op_call_t& call) {
-  const devplug_tensor_t& in = *call.inputs[0];
-  const devplug_tensor_t& out = *call.outputs[0];
+void run_scan_typed(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
+  const devplug_tensor_desc_t& in = *call.inputs[0];
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   const int32_t dim = static_cast<const devplug_dim_attrs_t*>(call.attrs)->dim;
   sdk::check_argument(in.rank == 0 ? dim == 0 : (dim >= 0 && dim < in.rank), "scan: dim out of range");
   ScanGeometry g{};
@@ -411,11 +411,11 @@ void run_scan_typed(devplug_stream_t* s, const devplug_op_call_t& call) {
 
 }  // namespace
 
-void run_reduce(devplug_stream_t* stream, const devplug_op_call_t& call) {
+void run_reduce(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
   visit(call.inputs[0]->dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const auto* a = static_cast<const devplug_reduce_attrs_t*>(call.attrs);
-    const devplug_tensor_t& in = *call.inputs[0];
+    const devplug_tensor_desc_t& in = *call.inputs[0];
     int64_t length = 1;
     for (int32_t d = 0; d < in.rank; ++d)
       if (a->dims_mask & (1u << d)) length *= in.shape[d];
@@ -446,7 +446,7 @@ void run_reduce(devplug_stream_t* stream, const devplug_op_call_t& call) {
   });
 }
 
-void run_scan(devplug_stream_t* stream, const devplug_op_call_t& call) {
+void run_scan(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
   visit(call.inputs[0]->dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<T, bool>) run_scan_typed<T>(stream, call);

@@ -112,9 +112,9 @@ struct FloatPredicate {
 };
 
 template <typename T>
-void run_float(devplug_stream_t* s, const devplug_op_call_t& call) {
-  const devplug_tensor_t& out = *call.outputs[0];
-  const devplug_tensor_t* const* in = call.inputs;
+void run_float(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
+  const devplug_tensor_desc_t& out = *call.outputs[0];
+  const devplug_tensor_desc_t* const* in = call.inputs;
   const char* what = devplug_op_name(call.op);
 #define MAP(Op) return launch_map<T, T>(s, out, in, FloatMap<T, Op>{}, what)
 #define PRED(P) return launch_map<bool, T>(s, out, in, FloatPredicate<T, P>{}, what)
@@ -166,9 +166,9 @@ void run_float(devplug_stream_t* s, const devplug_op_call_t& call) {
 }
 
 template <typename T>
-void run_integral(devplug_stream_t* s, const devplug_op_call_t& call) {
-  const devplug_tensor_t& out = *call.outputs[0];
-  const devplug_tensor_t* const* in = call.inputs;
+void run_integral(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
+  const devplug_tensor_desc_t& out = *call.outputs[0];
+  const devplug_tensor_desc_t* const* in = call.inputs;
   const char* what = devplug_op_name(call.op);
   if (call.op == DEVPLUG_OP_bitwise_not) return launch_map<T, T>(s, out, in, BitwiseNot<T>{}, what);
   if constexpr (!std::is_same_v<T, bool>) {
@@ -185,7 +185,7 @@ void run_integral(devplug_stream_t* s, const devplug_op_call_t& call) {
 
 }  // namespace
 
-void run_unary(devplug_stream_t* stream, const devplug_op_call_t& call) {
+void run_unary(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
   visit(call.inputs[0]->dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_float_v<T>) run_float<T>(stream, call);

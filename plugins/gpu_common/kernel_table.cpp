@@ -8,25 +8,25 @@
 namespace devplug::gpu {
 namespace {
 
-using Runner = void (*)(devplug_stream_t*, const devplug_op_call_t&);
+using Runner = void (*)(devplug_stream_handle_t*, const devplug_op_call_t&);
 
 Runner runner_for(devplug_op_t op) {
   switch (devplug_op_info(op)->category) {
-    case DEVPLUG_CATEGORY_UNARY: return run_unary;
-    case DEVPLUG_CATEGORY_BINARY: return run_binary;
-    case DEVPLUG_CATEGORY_COMPARE: return run_compare;
-    case DEVPLUG_CATEGORY_TERNARY: return run_where;
-    case DEVPLUG_CATEGORY_DATA: return run_data;
-    case DEVPLUG_CATEGORY_REDUCE: return run_reduce;
-    case DEVPLUG_CATEGORY_SCAN: return run_scan;
-    case DEVPLUG_CATEGORY_INDEX: return run_index;
-    case DEVPLUG_CATEGORY_SHAPE: return run_shape;
-    case DEVPLUG_CATEGORY_RANDOM: return run_random;
+    case DEVPLUG_CATEGORY_unary: return run_unary;
+    case DEVPLUG_CATEGORY_binary: return run_binary;
+    case DEVPLUG_CATEGORY_compare: return run_compare;
+    case DEVPLUG_CATEGORY_ternary: return run_where;
+    case DEVPLUG_CATEGORY_data: return run_data;
+    case DEVPLUG_CATEGORY_reduce: return run_reduce;
+    case DEVPLUG_CATEGORY_scan: return run_scan;
+    case DEVPLUG_CATEGORY_index: return run_index;
+    case DEVPLUG_CATEGORY_shape: return run_shape;
+    case DEVPLUG_CATEGORY_random: return run_random;
     default: return nullptr;  // LINALG: the backend's matmul
   }
 }
 
-devplug_error_t* run_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* run_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
     sdk::check_not_null(stream, "stream");
     sdk::check_call(call);
@@ -54,7 +54,7 @@ const sdk::KernelTable& kernel_table(devplug_kernel_fn matmul) {
     sdk::KernelTable t;
     for (devplug_op_t op : sdk::all_ops()) {
       const devplug_op_info_t* info = devplug_op_info(op);
-      const bool linalg = info->category == DEVPLUG_CATEGORY_LINALG;
+      const bool linalg = info->category == DEVPLUG_CATEGORY_linalg;
       t.add(op, info->dtypes, 0, linalg ? matmul : run_kernel);
     }
     return t;

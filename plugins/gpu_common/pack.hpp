@@ -1,5 +1,5 @@
 // Tensor metadata as GPU kernels take it, and the pure host logic that prepares it: packing a
-// devplug_tensor_t into a small by-value struct, choosing 32- or 64-bit indexing, spotting the
+// devplug_tensor_desc_t into a small by-value struct, choosing 32- or 64-bit indexing, spotting the
 // dense fast path, and sizing a launch. No GPU calls here, so it is unit-tested on any host.
 #pragma once
 
@@ -17,7 +17,7 @@ struct Layout {
   int64_t strides[DEVPLUG_MAX_RANK];
 };
 
-inline Layout pack_layout(const devplug_tensor_t& t) {
+inline Layout pack_layout(const devplug_tensor_desc_t& t) {
   Layout l{};
   l.rank = t.rank;
   for (int32_t d = 0; d < t.rank; ++d) {

@@ -9,7 +9,7 @@
 
 namespace {
 
-devplug_error_t* matmul_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* matmul_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return devplug::sdk::guard([&] {
     devplug::sdk::check_not_null(stream, "stream");
     devplug::sdk::check_call(call);

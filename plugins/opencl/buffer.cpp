@@ -8,21 +8,21 @@ namespace devplug::opencl {
 
 namespace {
 
-void check_range(const devplug_buffer_t* buffer, uint64_t offset, uint64_t size, const char* what) {
+void check_range(const devplug_buffer_handle_t* buffer, uint64_t offset, uint64_t size, const char* what) {
   if (offset > buffer->size || size > buffer->size - offset)
     sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT,
               std::string(what) + ": range [" + std::to_string(offset) + ", +" + std::to_string(size) +
                   ") lies outside the buffer of " + std::to_string(buffer->size) + " bytes");
 }
 
-void check_stream_device(devplug_stream_t* stream, devplug_buffer_t* buffer, const char* what) {
+void check_stream_device(devplug_stream_handle_t* stream, devplug_buffer_handle_t* buffer, const char* what) {
   if (buffer->device != stream->device)
     sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(what) + ": buffer and stream belong to different devices");
 }
 
 }  // namespace
 
-devplug_error_t* buffer_allocate(devplug_device_t* device, uint64_t size_bytes, devplug_buffer_t** out_buffer) {
+devplug_error_t* buffer_allocate(devplug_device_handle_t* device, uint64_t size_bytes, devplug_buffer_handle_t** out_buffer) {
   if (out_buffer != nullptr) *out_buffer = nullptr;
   return sdk::guard([&] {
     sdk::check_not_null(device, "device");
@@ -34,7 +34,7 @@ devplug_error_t* buffer_allocate(devplug_device_t* device, uint64_t size_bytes, 
       sdk::fail(DEVPLUG_CODE_RESOURCE_EXHAUSTED, "buffer_allocate: " + std::to_string(size_bytes) +
                                                      " bytes exceed the device's largest allocation");
     DEVPLUG_CL_STATUS(clCreateBuffer, status, "allocating a buffer");
-    auto* buffer = new devplug_buffer_t;
+    auto* buffer = new devplug_buffer_handle_t;
     buffer->device = device;
     buffer->mem = mem;
     buffer->size = size_bytes;
@@ -42,7 +42,7 @@ devplug_error_t* buffer_allocate(devplug_device_t* device, uint64_t size_bytes, 
   });
 }
 
-devplug_error_t* buffer_release(devplug_buffer_t* buffer) {
+devplug_error_t* buffer_release(devplug_buffer_handle_t* buffer) {
   return sdk::guard([&] {
     sdk::check_not_null(buffer, "buffer");
     // The runtime keeps the memory until commands already enqueued on it have finished.
@@ -51,7 +51,7 @@ devplug_error_t* buffer_release(devplug_buffer_t* buffer) {
   });
 }
 
-devplug_error_t* buffer_get_size(devplug_buffer_t* buffer, uint64_t* out_size_bytes) {
+devplug_error_t* buffer_get_size(devplug_buffer_handle_t* buffer, uint64_t* out_size_bytes) {
   if (out_size_bytes != nullptr) *out_size_bytes = 0;
   return sdk::guard([&] {
     sdk::check_not_null(buffer, "buffer");
@@ -60,7 +60,7 @@ devplug_error_t* buffer_get_size(devplug_buffer_t* buffer, uint64_t* out_size_by
   });
 }
 
-devplug_error_t* buffer_copy_from_host(devplug_stream_t* stream, const void* src, devplug_buffer_t* dst,
+devplug_error_t* buffer_copy_from_host(devplug_stream_handle_t* stream, const void* src, devplug_buffer_handle_t* dst,
                                        uint64_t dst_offset, uint64_t size_bytes) {
   return sdk::guard([&] {
     sdk::check_not_null(stream, "stream");
@@ -75,7 +75,7 @@ devplug_error_t* buffer_copy_from_host(devplug_stream_t* stream, const void* src
   });
 }
 
-devplug_error_t* buffer_copy_to_host(devplug_stream_t* stream, devplug_buffer_t* src, uint64_t src_offset,
+devplug_error_t* buffer_copy_to_host(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src, uint64_t src_offset,
                                      void* dst, uint64_t size_bytes) {
   return sdk::guard([&] {
     sdk::check_not_null(stream, "stream");
@@ -90,8 +90,8 @@ devplug_error_t* buffer_copy_to_host(devplug_stream_t* stream, devplug_buffer_t*
   });
 }
 
-devplug_error_t* buffer_copy(devplug_stream_t* stream, devplug_buffer_t* src, uint64_t src_offset,
-                             devplug_buffer_t* dst, uint64_t dst_offset, uint64_t size_bytes) {
+devplug_error_t* buffer_copy(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src, uint64_t src_offset,
+                             devplug_buffer_handle_t* dst, uint64_t dst_offset, uint64_t size_bytes) {
   return sdk::guard([&] {
     sdk::check_not_null(stream, "stream");
     sdk::check_not_null(src, "src");

@@ -21,20 +21,20 @@ void register_random_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtype
 
 // Checks the call frame (sdk::check_call), the stream, and that every tensor lives on the
 // stream's device.
-void check_kernel_call(devplug_stream_t* stream, const devplug_op_call_t* call);
+void check_kernel_call(devplug_stream_handle_t* stream, const devplug_op_call_t* call);
 
 // Runs elementwise.cl's op `op_token` with operands (dta, dtb, dtc) -> dto over `shape`.
-void run_elementwise(devplug_stream_t* stream, const char* op_token, devplug_dtype_t dta,
+void run_elementwise(devplug_stream_handle_t* stream, const char* op_token, devplug_dtype_t dta,
                      devplug_dtype_t dtb, devplug_dtype_t dtc, devplug_dtype_t dto, int32_t rank,
                      const int64_t* shape, const View& out, const std::vector<const View*>& inputs,
                      const char* what);
 
 // Copies `in` to `out`, both of `shape` and `dtype`, any strides.
-void run_copy(devplug_stream_t* stream, devplug_dtype_t dtype, int32_t rank, const int64_t* shape,
+void run_copy(devplug_stream_handle_t* stream, devplug_dtype_t dtype, int32_t rank, const int64_t* shape,
               const View& out, const View& in);
 
 // Sets every element of `out` (of `shape`) to `value` rounded once to `dtype`.
-void run_fill(devplug_stream_t* stream, devplug_dtype_t dtype, int32_t rank, const int64_t* shape,
+void run_fill(devplug_stream_handle_t* stream, devplug_dtype_t dtype, int32_t rank, const int64_t* shape,
               const View& out, const devplug_scalar_t& value);
 
 }  // namespace devplug::opencl

@@ -39,7 +39,7 @@ uint64_t scalar_bits(devplug_dtype_t dtype, const devplug_scalar_t& value) {
 
 }  // namespace
 
-void run_elementwise(devplug_stream_t* stream, const char* op_token, devplug_dtype_t dta,
+void run_elementwise(devplug_stream_handle_t* stream, const char* op_token, devplug_dtype_t dta,
                      devplug_dtype_t dtb, devplug_dtype_t dtc, devplug_dtype_t dto, int32_t rank,
                      const int64_t* shape, const View& out, const std::vector<const View*>& inputs,
                      const char* what) {
@@ -73,12 +73,12 @@ void run_elementwise(devplug_stream_t* stream, const char* op_token, devplug_dty
   }
 }
 
-void run_copy(devplug_stream_t* stream, devplug_dtype_t dtype, int32_t rank, const int64_t* shape,
+void run_copy(devplug_stream_handle_t* stream, devplug_dtype_t dtype, int32_t rank, const int64_t* shape,
               const View& out, const View& in) {
   run_elementwise(stream, "copy", dtype, dtype, dtype, dtype, rank, shape, out, {&in}, "copy");
 }
 
-void run_fill(devplug_stream_t* stream, devplug_dtype_t dtype, int32_t rank, const int64_t* shape,
+void run_fill(devplug_stream_handle_t* stream, devplug_dtype_t dtype, int32_t rank, const int64_t* shape,
               const View& out, const devplug_scalar_t& value) {
   const Geometry g = make_geometry(rank, shape, {&out});
   if (g.numel == 0) return;
@@ -93,11 +93,11 @@ void run_fill(devplug_stream_t* stream, devplug_dtype_t dtype, int32_t rank, con
 
 namespace {
 
-devplug_error_t* elementwise_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* elementwise_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
     check_kernel_call(stream, call);
     const devplug_op_info_t* info = devplug_op_info(call->op);
-    const devplug_tensor_t& out = *call->outputs[0];
+    const devplug_tensor_desc_t& out = *call->outputs[0];
     for (size_t i = 0; i < call->n_inputs; ++i) require_dtype(*stream->device, call->inputs[i]->dtype, info->name);
     require_dtype(*stream->device, out.dtype, info->name);
     std::vector<View> views;
@@ -115,20 +115,20 @@ devplug_error_t* elementwise_kernel(devplug_stream_t* stream, const devplug_op_c
   });
 }
 
-devplug_error_t* fill_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* fill_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
     check_kernel_call(stream, call);
-    const devplug_tensor_t& out = *call->outputs[0];
+    const devplug_tensor_desc_t& out = *call->outputs[0];
     require_dtype(*stream->device, out.dtype, "fill");
     const auto* attrs = static_cast<const devplug_fill_attrs_t*>(call->attrs);
     run_fill(stream, out.dtype, out.rank, out.shape, view_of(out), attrs->value);
   });
 }
 
-devplug_error_t* iota_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* iota_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
     check_kernel_call(stream, call);
-    const devplug_tensor_t& out = *call->outputs[0];
+    const devplug_tensor_desc_t& out = *call->outputs[0];
     require_dtype(*stream->device, out.dtype, "iota");
     const auto* attrs = static_cast<const devplug_iota_attrs_t*>(call->attrs);
     const View view = view_of(out);
@@ -150,8 +150,8 @@ devplug_error_t* iota_kernel(devplug_stream_t* stream, const devplug_op_call_t* 
 }  // namespace
 
 void register_elementwise_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes) {
-  for (devplug_category_t category : {DEVPLUG_CATEGORY_UNARY, DEVPLUG_CATEGORY_BINARY,
-                                      DEVPLUG_CATEGORY_COMPARE, DEVPLUG_CATEGORY_TERNARY})
+  for (devplug_category_t category : {DEVPLUG_CATEGORY_unary, DEVPLUG_CATEGORY_binary,
+                                      DEVPLUG_CATEGORY_compare, DEVPLUG_CATEGORY_ternary})
     table.add_all(sdk::ops_in_category(category), dtypes, 0, &elementwise_kernel);
   table.add_all({DEVPLUG_OP_convert_element_type, DEVPLUG_OP_copy_strided}, dtypes, 0, &elementwise_kernel);
   table.add_all({DEVPLUG_OP_fill}, dtypes, 0, &fill_kernel);

@@ -23,13 +23,13 @@ int32_t checked_dim(const devplug_op_call_t* call, int32_t rank) {
 }
 
 // index_select and gather.
-devplug_error_t* take_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* take_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
     check_kernel_call(stream, call);
     const devplug_op_info_t* info = devplug_op_info(call->op);
-    const devplug_tensor_t& in = *call->inputs[0];
-    const devplug_tensor_t& index = *call->inputs[1];
-    const devplug_tensor_t& out = *call->outputs[0];
+    const devplug_tensor_desc_t& in = *call->inputs[0];
+    const devplug_tensor_desc_t& index = *call->inputs[1];
+    const devplug_tensor_desc_t& out = *call->outputs[0];
     require_dtype(*stream->device, in.dtype, info->name);
     sdk::check_argument(index.dtype == DEVPLUG_DTYPE_INT64, "index tensors are int64");
     const int32_t dim = checked_dim(call, in.rank);
@@ -59,14 +59,14 @@ devplug_error_t* take_kernel(devplug_stream_t* stream, const devplug_op_call_t* 
 }
 
 // scatter and scatter_add: out = input, then the updates, one work item per line along dim.
-devplug_error_t* scatter_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* scatter_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
     check_kernel_call(stream, call);
     const devplug_op_info_t* info = devplug_op_info(call->op);
-    const devplug_tensor_t& in = *call->inputs[0];
-    const devplug_tensor_t& index = *call->inputs[1];
-    const devplug_tensor_t& src = *call->inputs[2];
-    const devplug_tensor_t& out = *call->outputs[0];
+    const devplug_tensor_desc_t& in = *call->inputs[0];
+    const devplug_tensor_desc_t& index = *call->inputs[1];
+    const devplug_tensor_desc_t& src = *call->inputs[2];
+    const devplug_tensor_desc_t& out = *call->outputs[0];
     require_dtype(*stream->device, in.dtype, info->name);
     sdk::check_argument(index.dtype == DEVPLUG_DTYPE_INT64, "index tensors are int64");
     const int32_t dim = checked_dim(call, in.rank);
@@ -113,17 +113,17 @@ devplug_error_t* scatter_kernel(devplug_stream_t* stream, const devplug_op_call_
   });
 }
 
-devplug_error_t* cat_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* cat_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
     check_kernel_call(stream, call);
-    const devplug_tensor_t& out = *call->outputs[0];
+    const devplug_tensor_desc_t& out = *call->outputs[0];
     require_dtype(*stream->device, out.dtype, "cat");
     const int32_t dim = checked_dim(call, out.rank);
     sdk::check_argument(out.rank > 0, "cat needs rank >= 1");
     const View out_view = view_of(out);
     int64_t at = 0;
     for (size_t i = 0; i < call->n_inputs; ++i) {
-      const devplug_tensor_t& in = *call->inputs[i];
+      const devplug_tensor_desc_t& in = *call->inputs[i];
       sdk::check_argument(in.rank == out.rank && in.dtype == out.dtype, "cat: inputs must match the output");
       sdk::check_argument(at + in.shape[dim] <= out.shape[dim], "cat: inputs overrun the output");
       View slice = out_view;
@@ -134,11 +134,11 @@ devplug_error_t* cat_kernel(devplug_stream_t* stream, const devplug_op_call_t* c
   });
 }
 
-devplug_error_t* flip_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* flip_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
     check_kernel_call(stream, call);
-    const devplug_tensor_t& in = *call->inputs[0];
-    const devplug_tensor_t& out = *call->outputs[0];
+    const devplug_tensor_desc_t& in = *call->inputs[0];
+    const devplug_tensor_desc_t& out = *call->outputs[0];
     require_dtype(*stream->device, in.dtype, "flip");
     const auto* attrs = static_cast<const devplug_flip_attrs_t*>(call->attrs);
     View flipped = view_of(in);
@@ -151,11 +151,11 @@ devplug_error_t* flip_kernel(devplug_stream_t* stream, const devplug_op_call_t* 
   });
 }
 
-devplug_error_t* pad_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* pad_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
     check_kernel_call(stream, call);
-    const devplug_tensor_t& in = *call->inputs[0];
-    const devplug_tensor_t& out = *call->outputs[0];
+    const devplug_tensor_desc_t& in = *call->inputs[0];
+    const devplug_tensor_desc_t& out = *call->outputs[0];
     require_dtype(*stream->device, in.dtype, "constant_pad");
     const auto* attrs = static_cast<const devplug_pad_attrs_t*>(call->attrs);
     const View out_view = view_of(out);

@@ -10,12 +10,12 @@ namespace {
 constexpr size_t kTile = 32;
 constexpr size_t kWorkPerThread = 4;
 
-devplug_error_t* matmul_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* matmul_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
     check_kernel_call(stream, call);
-    const devplug_tensor_t& a = *call->inputs[0];
-    const devplug_tensor_t& b = *call->inputs[1];
-    const devplug_tensor_t& out = *call->outputs[0];
+    const devplug_tensor_desc_t& a = *call->inputs[0];
+    const devplug_tensor_desc_t& b = *call->inputs[1];
+    const devplug_tensor_desc_t& out = *call->outputs[0];
     require_dtype(*stream->device, a.dtype, "matmul");
     const int32_t rank = out.rank;
     sdk::check_argument(rank >= 2 && a.rank == rank && b.rank == rank, "matmul: operands need one rank >= 2");

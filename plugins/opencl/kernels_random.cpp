@@ -7,11 +7,11 @@ namespace devplug::opencl {
 
 namespace {
 
-devplug_error_t* philox_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* philox_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
     check_kernel_call(stream, call);
     const devplug_op_info_t* info = devplug_op_info(call->op);
-    const devplug_tensor_t& out = *call->outputs[0];
+    const devplug_tensor_desc_t& out = *call->outputs[0];
     require_dtype(*stream->device, out.dtype, info->name);
     const auto* attrs = static_cast<const devplug_philox_attrs_t*>(call->attrs);
     const View view = view_of(out);
@@ -31,7 +31,7 @@ devplug_error_t* philox_kernel(devplug_stream_t* stream, const devplug_op_call_t
 }  // namespace
 
 void register_random_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes) {
-  table.add_all(sdk::ops_in_category(DEVPLUG_CATEGORY_RANDOM), dtypes, 0, &philox_kernel);
+  table.add_all(sdk::ops_in_category(DEVPLUG_CATEGORY_random), dtypes, 0, &philox_kernel);
 }
 
 }  // namespace devplug::opencl

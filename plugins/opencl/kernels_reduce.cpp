@@ -16,12 +16,12 @@ std::string op_options(const char* op, devplug_dtype_t a, devplug_dtype_t o) {
   return std::string("-DOP_") + op + " -DDTA=" + std::to_string(a) + " -DDTO=" + std::to_string(o);
 }
 
-devplug_error_t* reduce_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* reduce_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
     check_kernel_call(stream, call);
     const devplug_op_info_t* info = devplug_op_info(call->op);
-    const devplug_tensor_t& in = *call->inputs[0];
-    const devplug_tensor_t& out = *call->outputs[0];
+    const devplug_tensor_desc_t& in = *call->inputs[0];
+    const devplug_tensor_desc_t& out = *call->outputs[0];
     require_dtype(*stream->device, in.dtype, info->name);
     sdk::check_argument(in.rank == out.rank, "reduction: output rank differs from the input's");
     const auto* attrs = static_cast<const devplug_reduce_attrs_t*>(call->attrs);
@@ -81,12 +81,12 @@ devplug_error_t* reduce_kernel(devplug_stream_t* stream, const devplug_op_call_t
   });
 }
 
-devplug_error_t* scan_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* scan_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
     check_kernel_call(stream, call);
     const devplug_op_info_t* info = devplug_op_info(call->op);
-    const devplug_tensor_t& in = *call->inputs[0];
-    const devplug_tensor_t& out = *call->outputs[0];
+    const devplug_tensor_desc_t& in = *call->inputs[0];
+    const devplug_tensor_desc_t& out = *call->outputs[0];
     require_dtype(*stream->device, in.dtype, info->name);
     const auto* attrs = static_cast<const devplug_dim_attrs_t*>(call->attrs);
     const int32_t dim = attrs->dim;
@@ -113,8 +113,8 @@ devplug_error_t* scan_kernel(devplug_stream_t* stream, const devplug_op_call_t* 
 }  // namespace
 
 void register_reduce_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes) {
-  table.add_all(sdk::ops_in_category(DEVPLUG_CATEGORY_REDUCE), dtypes, 0, &reduce_kernel);
-  table.add_all(sdk::ops_in_category(DEVPLUG_CATEGORY_SCAN), dtypes, 0, &scan_kernel);
+  table.add_all(sdk::ops_in_category(DEVPLUG_CATEGORY_reduce), dtypes, 0, &reduce_kernel);
+  table.add_all(sdk::ops_in_category(DEVPLUG_CATEGORY_scan), dtypes, 0, &scan_kernel);
 }
 
 }  // namespace devplug::opencl

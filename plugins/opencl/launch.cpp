@@ -9,7 +9,7 @@
 
 namespace devplug::opencl {
 
-View view_of(const devplug_tensor_t& t) {
+View view_of(const devplug_tensor_desc_t& t) {
   View v;
   v.mem = t.buffer->mem;
   const uint64_t size = devplug_dtype_size(t.dtype);
@@ -55,7 +55,7 @@ Geometry make_geometry(int32_t rank, const int64_t* shape, const std::vector<con
   return g;
 }
 
-std::string build_options(const devplug_device_t& device, const std::string& extra) {
+std::string build_options(const devplug_device_handle_t& device, const std::string& extra) {
   std::string options = "-cl-std=CL1.2";
   if (device.info.fp64) options += " -DHAS_FP64";
   // CPUs run double as fast as float per element; computing float transcendentals in double
@@ -64,13 +64,13 @@ std::string build_options(const devplug_device_t& device, const std::string& ext
   return options + " " + extra;
 }
 
-void require_dtype(const devplug_device_t& device, devplug_dtype_t dtype, const char* op) {
+void require_dtype(const devplug_device_handle_t& device, devplug_dtype_t dtype, const char* op) {
   if (dtype == DEVPLUG_DTYPE_FLOAT64 && !device.info.fp64)
     sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED,
               std::string(op) + ": float64 needs cl_khr_fp64, which " + device.info.name + " lacks");
 }
 
-Launch::Launch(devplug_stream_t* stream, const char* family, const std::string& options,
+Launch::Launch(devplug_stream_handle_t* stream, const char* family, const std::string& options,
                const char* kernel, const char* what)
     : stream_(stream), what_(what) {
   kernel_ = stream->device->programs->kernel(family, options, kernel);
@@ -109,7 +109,7 @@ void Launch::run(cl_uint dims, const size_t* global, const size_t* local) {
                   context.c_str());
 }
 
-ScratchBuffer::ScratchBuffer(devplug_device_t* device, size_t bytes) {
+ScratchBuffer::ScratchBuffer(devplug_device_handle_t* device, size_t bytes) {
   cl_int status = CL_SUCCESS;
   mem_ = cl().clCreateBuffer(device->context, CL_MEM_READ_WRITE, std::max<size_t>(bytes, 16), nullptr, &status);
   DEVPLUG_CL_STATUS(clCreateBuffer, status, "allocating scratch memory");

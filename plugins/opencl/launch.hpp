@@ -35,7 +35,7 @@ struct View {
 
 // The view of a whole tensor. Throws INVALID_ARGUMENT when byte_offset is not a multiple of
 // the element size.
-View view_of(const devplug_tensor_t& t);
+View view_of(const devplug_tensor_desc_t& t);
 
 // A geometry over `shape` for up to 4 operands. Size-1 dims are dropped and dims that are
 // contiguous in every operand are merged; `dense` is set when every operand walks memory
@@ -43,14 +43,14 @@ View view_of(const devplug_tensor_t& t);
 Geometry make_geometry(int32_t rank, const int64_t* shape, const std::vector<const View*>& operands);
 
 // Options common to every program of the device plus `extra` ("-DOP_exp -DDTA=8").
-std::string build_options(const devplug_device_t& device, const std::string& extra);
+std::string build_options(const devplug_device_handle_t& device, const std::string& extra);
 
 // Throws UNIMPLEMENTED when the device cannot hold `dtype` (float64 without cl_khr_fp64).
-void require_dtype(const devplug_device_t& device, devplug_dtype_t dtype, const char* op);
+void require_dtype(const devplug_device_handle_t& device, devplug_dtype_t dtype, const char* op);
 
 class Launch {
  public:
-  Launch(devplug_stream_t* stream, const char* family, const std::string& options,
+  Launch(devplug_stream_handle_t* stream, const char* family, const std::string& options,
          const char* kernel, const char* what);
 
   template <typename T>
@@ -69,7 +69,7 @@ class Launch {
   void run(cl_uint dims, const size_t* global, const size_t* local);
 
  private:
-  devplug_stream_t* stream_;
+  devplug_stream_handle_t* stream_;
   cl_kernel kernel_;
   std::string what_;
   std::vector<std::vector<unsigned char>> args_;
@@ -80,7 +80,7 @@ class Launch {
 // OpenCL runtime keeps memory alive until commands using it finish).
 class ScratchBuffer {
  public:
-  ScratchBuffer(devplug_device_t* device, size_t bytes);
+  ScratchBuffer(devplug_device_handle_t* device, size_t bytes);
   ~ScratchBuffer();
   ScratchBuffer(const ScratchBuffer&) = delete;
   ScratchBuffer& operator=(const ScratchBuffer&) = delete;

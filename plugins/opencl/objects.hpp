@@ -43,7 +43,7 @@ class ProgramCache;
 
 }  // namespace devplug::opencl
 
-struct devplug_device_t {
+struct devplug_device_handle_t {
   devplug::opencl::DeviceInfo info;
   cl_context context = nullptr;
   std::unique_ptr<devplug::opencl::ProgramCache> programs;
@@ -52,19 +52,19 @@ struct devplug_device_t {
   std::mutex launch_mutex;
 };
 
-struct devplug_buffer_t {
-  devplug_device_t* device = nullptr;
+struct devplug_buffer_handle_t {
+  devplug_device_handle_t* device = nullptr;
   cl_mem mem = nullptr;
   uint64_t size = 0;
 };
 
-struct devplug_stream_t {
-  devplug_device_t* device = nullptr;
+struct devplug_stream_handle_t {
+  devplug_device_handle_t* device = nullptr;
   cl_command_queue queue = nullptr;
 };
 
-struct devplug_event_t {
-  devplug_device_t* device = nullptr;
+struct devplug_event_handle_t {
+  devplug_device_handle_t* device = nullptr;
   std::mutex mutex;
   cl_event event = nullptr;  // the last marker recorded; null when never recorded
 };

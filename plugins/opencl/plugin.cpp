@@ -61,7 +61,7 @@ devplug_error_t* device_get_properties(int32_t index, devplug_device_properties_
   });
 }
 
-devplug_error_t* device_open(int32_t index, devplug_device_t** out_device) {
+devplug_error_t* device_open(int32_t index, devplug_device_handle_t** out_device) {
   if (out_device != nullptr) *out_device = nullptr;
   return sdk::guard([&] {
     sdk::check_not_null(out_device, "out_device");
@@ -71,7 +71,7 @@ devplug_error_t* device_open(int32_t index, devplug_device_t** out_device) {
                                                  reinterpret_cast<cl_context_properties>(info.platform), 0};
     cl_context context = cl().clCreateContext(properties, 1, &info.id, nullptr, nullptr, &status);
     DEVPLUG_CL_STATUS(clCreateContext, status, "opening a device");
-    auto* device = new devplug_device_t;
+    auto* device = new devplug_device_handle_t;
     device->info = info;
     device->context = context;
     device->programs = std::make_unique<ProgramCache>(device);
@@ -79,7 +79,7 @@ devplug_error_t* device_open(int32_t index, devplug_device_t** out_device) {
   });
 }
 
-devplug_error_t* device_close(devplug_device_t* device) {
+devplug_error_t* device_close(devplug_device_handle_t* device) {
   return sdk::guard([&] {
     sdk::check_not_null(device, "device");
     device->programs.reset();
@@ -140,7 +140,7 @@ devplug_plugin_api_t make_api() {
 
 }  // namespace
 
-void check_kernel_call(devplug_stream_t* stream, const devplug_op_call_t* call) {
+void check_kernel_call(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   sdk::check_not_null(stream, "stream");
   sdk::check_call(call);
   for (size_t i = 0; i < call->n_inputs; ++i)

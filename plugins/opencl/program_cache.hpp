@@ -23,7 +23,7 @@ namespace devplug::opencl {
 
 class ProgramCache {
  public:
-  explicit ProgramCache(devplug_device_t* device) : device_(device) {}
+  explicit ProgramCache(devplug_device_handle_t* device) : device_(device) {}
   ~ProgramCache();
   ProgramCache(const ProgramCache&) = delete;
   ProgramCache& operator=(const ProgramCache&) = delete;
@@ -37,7 +37,7 @@ class ProgramCache {
   cl_program program(const char* family, const std::string& options);
   cl_program build(const std::string& source, const std::string& options);
 
-  devplug_device_t* device_;
+  devplug_device_handle_t* device_;
   std::mutex mutex_;
   std::map<std::pair<std::string, std::string>, cl_program> programs_;
   std::map<std::pair<cl_program, std::string>, cl_kernel> kernels_;

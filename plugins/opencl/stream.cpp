@@ -5,7 +5,7 @@
 
 namespace devplug::opencl {
 
-devplug_error_t* stream_create(devplug_device_t* device, devplug_stream_t** out_stream) {
+devplug_error_t* stream_create(devplug_device_handle_t* device, devplug_stream_handle_t** out_stream) {
   if (out_stream != nullptr) *out_stream = nullptr;
   return sdk::guard([&] {
     sdk::check_not_null(device, "device");
@@ -13,14 +13,14 @@ devplug_error_t* stream_create(devplug_device_t* device, devplug_stream_t** out_
     cl_int status = CL_SUCCESS;
     cl_command_queue queue = cl().clCreateCommandQueue(device->context, device->info.id, 0, &status);
     DEVPLUG_CL_STATUS(clCreateCommandQueue, status, "creating a stream");
-    auto* stream = new devplug_stream_t;
+    auto* stream = new devplug_stream_handle_t;
     stream->device = device;
     stream->queue = queue;
     *out_stream = stream;
   });
 }
 
-devplug_error_t* stream_destroy(devplug_stream_t* stream) {
+devplug_error_t* stream_destroy(devplug_stream_handle_t* stream) {
   return sdk::guard([&] {
     sdk::check_not_null(stream, "stream");
     const cl_int finished = cl().clFinish(stream->queue);
@@ -30,25 +30,25 @@ devplug_error_t* stream_destroy(devplug_stream_t* stream) {
   });
 }
 
-devplug_error_t* stream_synchronize(devplug_stream_t* stream) {
+devplug_error_t* stream_synchronize(devplug_stream_handle_t* stream) {
   return sdk::guard([&] {
     sdk::check_not_null(stream, "stream");
     DEVPLUG_CL_CALL(clFinish, (stream->queue), "synchronizing a stream");
   });
 }
 
-devplug_error_t* event_create(devplug_device_t* device, devplug_event_t** out_event) {
+devplug_error_t* event_create(devplug_device_handle_t* device, devplug_event_handle_t** out_event) {
   if (out_event != nullptr) *out_event = nullptr;
   return sdk::guard([&] {
     sdk::check_not_null(device, "device");
     sdk::check_not_null(out_event, "out_event");
-    auto* event = new devplug_event_t;
+    auto* event = new devplug_event_handle_t;
     event->device = device;
     *out_event = event;
   });
 }
 
-devplug_error_t* event_destroy(devplug_event_t* event) {
+devplug_error_t* event_destroy(devplug_event_handle_t* event) {
   return sdk::guard([&] {
     sdk::check_not_null(event, "event");
     if (event->event != nullptr) cl().clReleaseEvent(event->event);
@@ -56,7 +56,7 @@ devplug_error_t* event_destroy(devplug_event_t* event) {
   });
 }
 
-devplug_error_t* event_record(devplug_event_t* event, devplug_stream_t* stream) {
+devplug_error_t* event_record(devplug_event_handle_t* event, devplug_stream_handle_t* stream) {
   return sdk::guard([&] {
     sdk::check_not_null(event, "event");
     sdk::check_not_null(stream, "stream");
@@ -71,7 +71,7 @@ devplug_error_t* event_record(devplug_event_t* event, devplug_stream_t* stream) 
   });
 }
 
-devplug_error_t* stream_wait_event(devplug_stream_t* stream, devplug_event_t* event) {
+devplug_error_t* stream_wait_event(devplug_stream_handle_t* stream, devplug_event_handle_t* event) {
   return sdk::guard([&] {
     sdk::check_not_null(stream, "stream");
     sdk::check_not_null(event, "event");
@@ -83,7 +83,7 @@ devplug_error_t* stream_wait_event(devplug_stream_t* stream, devplug_event_t* ev
   });
 }
 
-devplug_error_t* event_synchronize(devplug_event_t* event) {
+devplug_error_t* event_synchronize(devplug_event_handle_t* event) {
   return sdk::guard([&] {
     sdk::check_not_null(event, "event");
     cl_event marker = nullptr;

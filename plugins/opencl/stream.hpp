@@ -6,13 +6,13 @@
 
 namespace devplug::opencl {
 
-devplug_error_t* stream_create(devplug_device_t* device, devplug_stream_t** out_stream);
-devplug_error_t* stream_destroy(devplug_stream_t* stream);
-devplug_error_t* stream_synchronize(devplug_stream_t* stream);
-devplug_error_t* event_create(devplug_device_t* device, devplug_event_t** out_event);
-devplug_error_t* event_destroy(devplug_event_t* event);
-devplug_error_t* event_record(devplug_event_t* event, devplug_stream_t* stream);
-devplug_error_t* stream_wait_event(devplug_stream_t* stream, devplug_event_t* event);
-devplug_error_t* event_synchronize(devplug_event_t* event);
+devplug_error_t* stream_create(devplug_device_handle_t* device, devplug_stream_handle_t** out_stream);
+devplug_error_t* stream_destroy(devplug_stream_handle_t* stream);
+devplug_error_t* stream_synchronize(devplug_stream_handle_t* stream);
+devplug_error_t* event_create(devplug_device_handle_t* device, devplug_event_handle_t** out_event);
+devplug_error_t* event_destroy(devplug_event_handle_t* event);
+devplug_error_t* event_record(devplug_event_handle_t* event, devplug_stream_handle_t* stream);
+devplug_error_t* stream_wait_event(devplug_stream_handle_t* stream, devplug_event_handle_t* event);
+devplug_error_t* event_synchronize(devplug_event_handle_t* event);
 
 }  // namespace devplug::opencl

@@ -21,7 +21,7 @@ constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
 // Runs `f` on an integer dtype's loop (uint8 .. int64); INVALID_ARGUMENT otherwise.
 template <typename F>
-void int_map2(const devplug_tensor_t& a, const devplug_tensor_t& b, const devplug_tensor_t& out, F&& f,
+void int_map2(const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b, const devplug_tensor_desc_t& out, F&& f,
               const char* name) {
   sdk::visit_dtype(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -33,7 +33,7 @@ void int_map2(const devplug_tensor_t& a, const devplug_tensor_t& b, const devplu
 // An op defined for floats by `ff` (computed as P says), for integers by `fi` and for bool
 // by `fb` (on true/false); nullptr for `ff` or `fb` means those dtypes are not allowed.
 template <F64 P, typename FF, typename FI, typename FB>
-void numeric_map2(const devplug_tensor_t& a, const devplug_tensor_t& b, const devplug_tensor_t& out,
+void numeric_map2(const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b, const devplug_tensor_desc_t& out,
                   FF&& ff, FI&& fi, FB&& fb, const char* name) {
   sdk::visit_dtype(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -67,7 +67,7 @@ double float_remainder(double a, double b) {
 // maximum/minimum (NaN-propagating) and fmax/fmin (NaN-ignoring) on floats, with
 // -0.0 < +0.0. They select one of the inputs, so the pattern is copied, not rounded.
 template <bool kMax, bool kIgnoreNaN>
-void float_select(const devplug_tensor_t& a, const devplug_tensor_t& b, const devplug_tensor_t& out) {
+void float_select(const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b, const devplug_tensor_desc_t& out) {
   visit_float(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     map2<T, T, T>(a, b, out, [](T x, T y) {
@@ -88,7 +88,7 @@ void float_select(const devplug_tensor_t& a, const devplug_tensor_t& b, const de
 }
 
 template <bool kMax, bool kIgnoreNaN>
-void run_select(const devplug_tensor_t& a, const devplug_tensor_t& b, const devplug_tensor_t& out) {
+void run_select(const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b, const devplug_tensor_desc_t& out) {
   sdk::visit_dtype(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (sdk::is_floating_v<T>) {
@@ -103,7 +103,7 @@ void run_select(const devplug_tensor_t& a, const devplug_tensor_t& b, const devp
   });
 }
 
-void run_copysign(const devplug_tensor_t& a, const devplug_tensor_t& b, const devplug_tensor_t& out) {
+void run_copysign(const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b, const devplug_tensor_desc_t& out) {
   visit_float(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (sdk::is_float16_v<T>)
@@ -113,7 +113,7 @@ void run_copysign(const devplug_tensor_t& a, const devplug_tensor_t& b, const de
   });
 }
 
-void run_nextafter(const devplug_tensor_t& a, const devplug_tensor_t& b, const devplug_tensor_t& out) {
+void run_nextafter(const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b, const devplug_tensor_desc_t& out) {
   visit_float(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (sdk::is_float16_v<T>)
@@ -124,7 +124,7 @@ void run_nextafter(const devplug_tensor_t& a, const devplug_tensor_t& b, const d
 }
 
 // Every binary op; false when `op` is not one.
-bool run_binary(devplug_op_t op, const devplug_tensor_t& a, const devplug_tensor_t& b, const devplug_tensor_t& out) {
+bool run_binary(devplug_op_t op, const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b, const devplug_tensor_desc_t& out) {
   constexpr F64 kWide = F64::kWide, kNative = F64::kNative;
   const char* name = devplug_op_name(op);
   const std::nullptr_t no_bool = nullptr;
@@ -196,7 +196,7 @@ bool run_binary(devplug_op_t op, const devplug_tensor_t& a, const devplug_tensor
 // Comparison on any dtype: floats compare as values (NaN unordered, -0.0 == +0.0), bool as
 // 0/1.
 template <typename Cmp>
-void compare(const devplug_tensor_t& a, const devplug_tensor_t& b, const devplug_tensor_t& out, Cmp&& cmp) {
+void compare(const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b, const devplug_tensor_desc_t& out, Cmp&& cmp) {
   sdk::visit_dtype(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (sdk::is_float16_v<T>)
@@ -208,7 +208,7 @@ void compare(const devplug_tensor_t& a, const devplug_tensor_t& b, const devplug
   });
 }
 
-bool run_compare(devplug_op_t op, const devplug_tensor_t& a, const devplug_tensor_t& b, const devplug_tensor_t& out) {
+bool run_compare(devplug_op_t op, const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b, const devplug_tensor_desc_t& out) {
   switch (op) {
     case DEVPLUG_OP_eq: compare(a, b, out, [](auto x, auto y) { return x == y; }); return true;
     case DEVPLUG_OP_ne: compare(a, b, out, [](auto x, auto y) { return x != y; }); return true;
@@ -220,33 +220,33 @@ bool run_compare(devplug_op_t op, const devplug_tensor_t& a, const devplug_tenso
   }
 }
 
-devplug_error_t* binary_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* binary_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
     const devplug_op_info_t& info = check_kernel_call(stream, call);
-    const devplug_tensor_t& a = *call->inputs[0];
-    const devplug_tensor_t& b = *call->inputs[1];
-    const devplug_tensor_t& out = *call->outputs[0];
+    const devplug_tensor_desc_t& a = *call->inputs[0];
+    const devplug_tensor_desc_t& b = *call->inputs[1];
+    const devplug_tensor_desc_t& out = *call->outputs[0];
     check_same_shape(a, out, info.name);
     check_same_shape(b, out, info.name);
     check_dtype(b, a.dtype, info.name, "input 1");
     check_dtype(out, info.result == DEVPLUG_RESULT_bool ? DEVPLUG_DTYPE_BOOL : a.dtype, info.name, "the output");
-    const bool done = info.category == DEVPLUG_CATEGORY_COMPARE ? run_compare(call->op, a, b, out)
+    const bool done = info.category == DEVPLUG_CATEGORY_compare ? run_compare(call->op, a, b, out)
                                                                 : run_binary(call->op, a, b, out);
     if (!done) sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED, std::string("the binary kernel does not implement ") + info.name);
   });
 }
 
 // where(cond, a, b): copies the selected element's pattern (bool outputs normalised to 0/1).
-devplug_error_t* where_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* where_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
     const devplug_op_info_t& info = check_kernel_call(stream, call);
     if (call->op != DEVPLUG_OP_where)
       sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED, std::string("the where kernel does not implement ") + info.name);
-    const devplug_tensor_t& cond = *call->inputs[0];
-    const devplug_tensor_t& a = *call->inputs[1];
-    const devplug_tensor_t& b = *call->inputs[2];
-    const devplug_tensor_t& out = *call->outputs[0];
-    for (const devplug_tensor_t* t : {&cond, &a, &b}) check_same_shape(*t, out, info.name);
+    const devplug_tensor_desc_t& cond = *call->inputs[0];
+    const devplug_tensor_desc_t& a = *call->inputs[1];
+    const devplug_tensor_desc_t& b = *call->inputs[2];
+    const devplug_tensor_desc_t& out = *call->outputs[0];
+    for (const devplug_tensor_desc_t* t : {&cond, &a, &b}) check_same_shape(*t, out, info.name);
     check_dtype(cond, DEVPLUG_DTYPE_BOOL, info.name, "the condition");
     check_dtype(b, a.dtype, info.name, "input 2");
     check_dtype(out, a.dtype, info.name, "the output");
@@ -265,9 +265,9 @@ devplug_error_t* where_kernel(devplug_stream_t* stream, const devplug_op_call_t*
 }  // namespace
 
 void register_binary_kernels(sdk::KernelTable& table) {
-  table.add_all(sdk::ops_in_category(DEVPLUG_CATEGORY_BINARY), DEVPLUG_DTYPES_ALL, 0, &binary_kernel);
-  table.add_all(sdk::ops_in_category(DEVPLUG_CATEGORY_COMPARE), DEVPLUG_DTYPES_ALL, 0, &binary_kernel);
-  table.add_all(sdk::ops_in_category(DEVPLUG_CATEGORY_TERNARY), DEVPLUG_DTYPES_ALL, 0, &where_kernel);
+  table.add_all(sdk::ops_in_category(DEVPLUG_CATEGORY_binary), DEVPLUG_DTYPES_ALL, 0, &binary_kernel);
+  table.add_all(sdk::ops_in_category(DEVPLUG_CATEGORY_compare), DEVPLUG_DTYPES_ALL, 0, &binary_kernel);
+  table.add_all(sdk::ops_in_category(DEVPLUG_CATEGORY_ternary), DEVPLUG_DTYPES_ALL, 0, &where_kernel);
 }
 
 }  // namespace devplug::reference

@@ -39,11 +39,11 @@ Storage<To> convert_one(Storage<From> x) {
   }
 }
 
-devplug_error_t* convert_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* convert_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
     const devplug_op_info_t& info = check_kernel_call(stream, call);
-    const devplug_tensor_t& in = *call->inputs[0];
-    const devplug_tensor_t& out = *call->outputs[0];
+    const devplug_tensor_desc_t& in = *call->inputs[0];
+    const devplug_tensor_desc_t& out = *call->outputs[0];
     check_same_shape(in, out, info.name);
     sdk::visit_dtype(in.dtype, [&](auto from_tag) {
       using From = typename decltype(from_tag)::type;
@@ -55,11 +55,11 @@ devplug_error_t* convert_kernel(devplug_stream_t* stream, const devplug_op_call_
   });
 }
 
-devplug_error_t* copy_strided_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* copy_strided_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
     const devplug_op_info_t& info = check_kernel_call(stream, call);
-    const devplug_tensor_t& in = *call->inputs[0];
-    const devplug_tensor_t& out = *call->outputs[0];
+    const devplug_tensor_desc_t& in = *call->inputs[0];
+    const devplug_tensor_desc_t& out = *call->outputs[0];
     check_same_shape(in, out, info.name);
     check_dtype(out, in.dtype, info.name, "the output");
     sdk::visit_dtype(in.dtype, [&](auto tag) {
@@ -72,7 +72,7 @@ devplug_error_t* copy_strided_kernel(devplug_stream_t* stream, const devplug_op_
 
 // Writes `value(k)` to element k (row-major) of `out`.
 template <typename T, typename F>
-void generate(const devplug_tensor_t& out, F&& value) {
+void generate(const devplug_tensor_desc_t& out, F&& value) {
   Storage<T>* dst = tensor_base<Storage<T>>(out);
   uint64_t k = 0;
   sdk::for_each_offset<1>(out.rank, out.shape, {out.strides},
@@ -88,11 +88,11 @@ Storage<T> scalar_as(const devplug_scalar_t& s) {
   else return math::wrap<T>(static_cast<uint64_t>(s.i));
 }
 
-devplug_error_t* fill_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* fill_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
     check_kernel_call(stream, call);
     const auto& attrs = *static_cast<const devplug_fill_attrs_t*>(call->attrs);
-    const devplug_tensor_t& out = *call->outputs[0];
+    const devplug_tensor_desc_t& out = *call->outputs[0];
     sdk::visit_dtype(out.dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const Storage<T> v = scalar_as<T>(attrs.value);
@@ -104,11 +104,11 @@ devplug_error_t* fill_kernel(devplug_stream_t* stream, const devplug_op_call_t* 
 // Element k = start + k * step. Integers wrap in 64 bits, then to the dtype. Floats: k * step
 // is exact in binary128 (113 bits hold a 53-bit step times any k below 2^60, far beyond any
 // buffer), the sum is rounded to binary128 and then once to the dtype.
-devplug_error_t* iota_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* iota_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
     check_kernel_call(stream, call);
     const auto& attrs = *static_cast<const devplug_iota_attrs_t*>(call->attrs);
-    const devplug_tensor_t& out = *call->outputs[0];
+    const devplug_tensor_desc_t& out = *call->outputs[0];
     sdk::visit_dtype(out.dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (std::is_same_v<T, bool>) {
@@ -145,7 +145,7 @@ devplug_error_t* iota_kernel(devplug_stream_t* stream, const devplug_op_call_t* 
 void register_data_kernels(sdk::KernelTable& table) {
   // Each data op has its own kernel; the table's rows come from ops.def, so a data op added
   // there without a kernel here is reported by the coverage test.
-  for (devplug_op_t op : sdk::ops_in_category(DEVPLUG_CATEGORY_DATA)) {
+  for (devplug_op_t op : sdk::ops_in_category(DEVPLUG_CATEGORY_data)) {
     devplug_kernel_fn fn = nullptr;
     switch (op) {
       case DEVPLUG_OP_convert_element_type: fn = &convert_kernel; break;

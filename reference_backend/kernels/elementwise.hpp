@@ -24,7 +24,7 @@ namespace devplug::reference {
 
 // Throws unless every element `t` can reach lies inside its buffer: shape entries must be
 // non-negative and the byte range spanned by the strides must fit (overflow-safe).
-inline void check_tensor_in_buffer(const devplug_tensor_t& t, const char* what) {
+inline void check_tensor_in_buffer(const devplug_tensor_desc_t& t, const char* what) {
   const uint64_t elem = devplug_dtype_size(t.dtype);
   if (t.buffer->data == nullptr) sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(what) + " has a released buffer");
   __int128 lo = 0, hi = 0;  // element offsets reachable, relative to the first element
@@ -44,14 +44,14 @@ inline void check_tensor_in_buffer(const devplug_tensor_t& t, const char* what) 
 }
 
 // Throws INVALID_ARGUMENT unless `a` and `b` have the same rank and shape.
-inline void check_same_shape(const devplug_tensor_t& a, const devplug_tensor_t& b, const char* op) {
+inline void check_same_shape(const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b, const char* op) {
   bool same = a.rank == b.rank;
   for (int32_t d = 0; same && d < a.rank; ++d) same = a.shape[d] == b.shape[d];
   if (!same) sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(op) + ": tensors differ in shape");
 }
 
 // Throws INVALID_ARGUMENT unless `t` has dtype `dtype`.
-inline void check_dtype(const devplug_tensor_t& t, devplug_dtype_t dtype, const char* op, const char* what) {
+inline void check_dtype(const devplug_tensor_desc_t& t, devplug_dtype_t dtype, const char* op, const char* what) {
   if (t.dtype != dtype)
     sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(op) + ": " + what + " has dtype " +
                                                  devplug_dtype_name(t.dtype) + ", " +
@@ -61,7 +61,7 @@ inline void check_dtype(const devplug_tensor_t& t, devplug_dtype_t dtype, const 
 // Checks what every kernel relies on: a stream, the call frame (sdk::check_call), the
 // dispatch dtype among the op's allowed dtypes, and every tensor inside its buffer.
 // Returns the op's row of ops.def.
-inline const devplug_op_info_t& check_kernel_call(devplug_stream_t* stream, const devplug_op_call_t* call) {
+inline const devplug_op_info_t& check_kernel_call(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   sdk::check_not_null(stream, "stream");
   sdk::check_call(call);
   const devplug_op_info_t& info = *devplug_op_info(call->op);
@@ -76,7 +76,7 @@ inline const devplug_op_info_t& check_kernel_call(devplug_stream_t* stream, cons
 
 // out[i] = f(in[i]) over one shape, any strides.
 template <typename In, typename Out, typename F>
-void map1(const devplug_tensor_t& in, const devplug_tensor_t& out, F&& f) {
+void map1(const devplug_tensor_desc_t& in, const devplug_tensor_desc_t& out, F&& f) {
   const In* src = tensor_base<const In>(in);
   Out* dst = tensor_base<Out>(out);
   sdk::for_each_offset<2>(out.rank, out.shape, {in.strides, out.strides},
@@ -85,7 +85,7 @@ void map1(const devplug_tensor_t& in, const devplug_tensor_t& out, F&& f) {
 
 // out[i] = f(a[i], b[i]) over one shape, any strides.
 template <typename A, typename B, typename Out, typename F>
-void map2(const devplug_tensor_t& a, const devplug_tensor_t& b, const devplug_tensor_t& out, F&& f) {
+void map2(const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b, const devplug_tensor_desc_t& out, F&& f) {
   const A* pa = tensor_base<const A>(a);
   const B* pb = tensor_base<const B>(b);
   Out* dst = tensor_base<Out>(out);
@@ -95,8 +95,8 @@ void map2(const devplug_tensor_t& a, const devplug_tensor_t& b, const devplug_te
 
 // out[i] = f(a[i], b[i], c[i]) over one shape, any strides.
 template <typename A, typename B, typename C, typename Out, typename F>
-void map3(const devplug_tensor_t& a, const devplug_tensor_t& b, const devplug_tensor_t& c,
-          const devplug_tensor_t& out, F&& f) {
+void map3(const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b, const devplug_tensor_desc_t& c,
+          const devplug_tensor_desc_t& out, F&& f) {
   const A* pa = tensor_base<const A>(a);
   const B* pb = tensor_base<const B>(b);
   const C* pc = tensor_base<const C>(c);
@@ -153,7 +153,7 @@ inline double value_of(T v) {
 
 // out = f(x) for a floating unary op, computed as F64 says and rounded once.
 template <F64 P, typename F>
-void float_map1(const devplug_tensor_t& in, const devplug_tensor_t& out, F&& f) {
+void float_map1(const devplug_tensor_desc_t& in, const devplug_tensor_desc_t& out, F&& f) {
   visit_float(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = Compute<T, P>;
@@ -163,7 +163,7 @@ void float_map1(const devplug_tensor_t& in, const devplug_tensor_t& out, F&& f) 
 
 // out = f(a, b) for a floating binary op, computed as F64 says and rounded once.
 template <F64 P, typename F>
-void float_map2(const devplug_tensor_t& a, const devplug_tensor_t& b, const devplug_tensor_t& out, F&& f) {
+void float_map2(const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b, const devplug_tensor_desc_t& out, F&& f) {
   visit_float(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = Compute<T, P>;

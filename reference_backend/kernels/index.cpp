@@ -31,7 +31,7 @@ int32_t checked_dim(const devplug_op_call_t& call, int32_t rank) {
 }
 
 // Throws unless every value of the int64 `index` lies in [0, size).
-void check_index_values(const devplug_op_call_t& call, const devplug_tensor_t& index,
+void check_index_values(const devplug_op_call_t& call, const devplug_tensor_desc_t& index,
                         int64_t size) {
   check_dtype(index, DEVPLUG_DTYPE_INT64, "index");
   check_fits(index, "index");
@@ -49,9 +49,9 @@ void check_index_values(const devplug_op_call_t& call, const devplug_tensor_t& i
 
 template <typename T>
 void index_select(const devplug_op_call_t& call) {
-  const devplug_tensor_t& in = *call.inputs[0];
-  const devplug_tensor_t& index = *call.inputs[1];
-  const devplug_tensor_t& out = *call.outputs[0];
+  const devplug_tensor_desc_t& in = *call.inputs[0];
+  const devplug_tensor_desc_t& index = *call.inputs[1];
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   const int32_t dim = checked_dim(call, in.rank);
   check_dtype(out, in.dtype, "output");
   if (index.rank != 1) invalid("index_select: index must be 1-D");
@@ -77,9 +77,9 @@ void index_select(const devplug_op_call_t& call) {
 
 template <typename T>
 void gather(const devplug_op_call_t& call) {
-  const devplug_tensor_t& in = *call.inputs[0];
-  const devplug_tensor_t& index = *call.inputs[1];
-  const devplug_tensor_t& out = *call.outputs[0];
+  const devplug_tensor_desc_t& in = *call.inputs[0];
+  const devplug_tensor_desc_t& index = *call.inputs[1];
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   const int32_t dim = checked_dim(call, in.rank);
   check_dtype(out, in.dtype, "output");
   if (index.rank != in.rank) invalid("gather: index must have the input's rank");
@@ -112,10 +112,10 @@ int64_t linear_of(int32_t rank, const int64_t* i, const int64_t* shape) {
 
 template <typename T, bool kAdd>
 void scatter(const devplug_op_call_t& call) {
-  const devplug_tensor_t& in = *call.inputs[0];
-  const devplug_tensor_t& index = *call.inputs[1];
-  const devplug_tensor_t& src = *call.inputs[2];
-  const devplug_tensor_t& out = *call.outputs[0];
+  const devplug_tensor_desc_t& in = *call.inputs[0];
+  const devplug_tensor_desc_t& index = *call.inputs[1];
+  const devplug_tensor_desc_t& src = *call.inputs[2];
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   const char* name = devplug_op_name(call.op);
   const int32_t dim = checked_dim(call, in.rank);
   check_dtype(out, in.dtype, "output");
@@ -176,11 +176,11 @@ void scatter(const devplug_op_call_t& call) {
 
 template <typename T>
 void cat(const devplug_op_call_t& call) {
-  const devplug_tensor_t& out = *call.outputs[0];
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   const int32_t dim = checked_dim(call, out.rank);
   int64_t total = 0;
   for (size_t n = 0; n < call.n_inputs; ++n) {
-    const devplug_tensor_t& in = *call.inputs[n];
+    const devplug_tensor_desc_t& in = *call.inputs[n];
     check_dtype(in, out.dtype, "every input");
     if (in.rank != out.rank) invalid("cat: every input must have the output's rank");
     for (int32_t d = 0; d < out.rank; ++d)
@@ -195,7 +195,7 @@ void cat(const devplug_op_call_t& call) {
   T* dst = tensor_base<T>(out);
   int64_t start = 0;  // where the current input begins along dim
   for (size_t n = 0; n < call.n_inputs; ++n) {
-    const devplug_tensor_t& in = *call.inputs[n];
+    const devplug_tensor_desc_t& in = *call.inputs[n];
     const T* src = tensor_base<const T>(in);
     const int64_t base = start * out.strides[dim];
     sdk::for_each_offset<2>(in.rank, in.shape, {in.strides, out.strides},
@@ -210,8 +210,8 @@ void cat(const devplug_op_call_t& call) {
 // walks it backwards.
 template <typename T>
 void flip(const devplug_op_call_t& call) {
-  const devplug_tensor_t& in = *call.inputs[0];
-  const devplug_tensor_t& out = *call.outputs[0];
+  const devplug_tensor_desc_t& in = *call.inputs[0];
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   const uint32_t mask = attrs_of<devplug_flip_attrs_t>(call).dims_mask;
   check_dtype(out, in.dtype, "output");
   if (!same_shape(in, out)) invalid("flip: output shape must equal input shape");
@@ -236,8 +236,8 @@ void flip(const devplug_op_call_t& call) {
 
 template <typename T>
 void constant_pad(const devplug_op_call_t& call) {
-  const devplug_tensor_t& in = *call.inputs[0];
-  const devplug_tensor_t& out = *call.outputs[0];
+  const devplug_tensor_desc_t& in = *call.inputs[0];
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   const devplug_pad_attrs_t& pad = attrs_of<devplug_pad_attrs_t>(call);
   check_dtype(out, in.dtype, "output");
   if (out.rank != in.rank) invalid("constant_pad: output rank must equal input rank");

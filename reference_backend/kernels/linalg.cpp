@@ -58,9 +58,9 @@ void dot_products_long_double(const double* a, const double* bt, int64_t M, int6
 template <typename T>
 void matmul(const devplug_op_call_t& call) {
   using W = wide_t<T>;
-  const devplug_tensor_t& a = *call.inputs[0];
-  const devplug_tensor_t& b = *call.inputs[1];
-  const devplug_tensor_t& out = *call.outputs[0];
+  const devplug_tensor_desc_t& a = *call.inputs[0];
+  const devplug_tensor_desc_t& b = *call.inputs[1];
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   check_dtype(b, a.dtype, "b");
   check_dtype(out, a.dtype, "output");
   const int32_t rank = a.rank;

@@ -68,7 +68,7 @@ class WordStream {
 // Writes `value(k)` to element k of the output, k in row-major logical order.
 template <typename T, typename Value>
 void fill_elements(const devplug_op_call_t& call, Value&& value) {
-  const devplug_tensor_t& out = *call.outputs[0];
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   check_fits(out, "output");
   T* dst = tensor_base<T>(out);
   uint64_t k = 0;

@@ -28,8 +28,8 @@ struct ReducePlan {
 };
 
 ReducePlan plan_reduce(const devplug_op_call_t& call, devplug_dtype_t out_dtype) {
-  const devplug_tensor_t& in = *call.inputs[0];
-  const devplug_tensor_t& out = *call.outputs[0];
+  const devplug_tensor_desc_t& in = *call.inputs[0];
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   const uint32_t mask = attrs_of<devplug_reduce_attrs_t>(call).dims_mask;
   const char* name = devplug_op_name(call.op);
   check_dtype(out, out_dtype, "output");
@@ -58,8 +58,8 @@ ReducePlan plan_reduce(const devplug_op_call_t& call, devplug_dtype_t out_dtype)
 // stores what it returns; `reduce` visits its group with walk_group.
 template <typename Out, typename Reduce>
 void for_each_group(const devplug_op_call_t& call, Reduce&& reduce) {
-  const devplug_tensor_t& in = *call.inputs[0];
-  const devplug_tensor_t& out = *call.outputs[0];
+  const devplug_tensor_desc_t& in = *call.inputs[0];
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   Out* dst = tensor_base<Out>(out);
   sdk::for_each_offset<2>(out.rank, out.shape, {in.strides, out.strides},
                           [&](const std::array<int64_t, 2>& at) { dst[at[1]] = reduce(at[0]); });
@@ -221,8 +221,8 @@ void all_or_any(const devplug_op_call_t& call) {
 
 template <typename T, bool kProduct>
 void scan(const devplug_op_call_t& call) {
-  const devplug_tensor_t& in = *call.inputs[0];
-  const devplug_tensor_t& out = *call.outputs[0];
+  const devplug_tensor_desc_t& in = *call.inputs[0];
+  const devplug_tensor_desc_t& out = *call.outputs[0];
   const int32_t dim = attrs_of<devplug_dim_attrs_t>(call).dim;
   const char* name = devplug_op_name(call.op);
   check_dtype(out, in.dtype, "output");

@@ -56,7 +56,7 @@ constexpr devplug_dtype_mask_t op_dtypes(devplug_op_t op) {
 // expression using the element type T and the call `c`) for the dtypes ops.def allows;
 // a direct call with another dtype gets INVALID_ARGUMENT.
 #define DEVPLUG_STRUCTURED_KERNEL(fn_name, op_id, body)                                         \
-  devplug_error_t* fn_name(devplug_stream_t*, const devplug_op_call_t* call) {               \
+  devplug_error_t* fn_name(devplug_stream_handle_t*, const devplug_op_call_t* call) {               \
     return ::devplug::reference::structured::run_kernel(call, [](const devplug_op_call_t& c) { \
       constexpr devplug_dtype_mask_t allowed = ::devplug::reference::structured::op_dtypes(op_id); \
       const devplug_dtype_t dtype = ::devplug::sdk::dispatch_dtype(c);                       \
@@ -82,7 +82,7 @@ inline void add_kernel(sdk::KernelTable& table, devplug_op_t op, devplug_kernel_
 
 // Throws unless every element `t` can reach lies inside its buffer, so a bad descriptor
 // passed to the plugin directly gives an error instead of a wild read or write.
-inline void check_fits(const devplug_tensor_t& t, const char* what) {
+inline void check_fits(const devplug_tensor_desc_t& t, const char* what) {
   const size_t item = devplug_dtype_size(t.dtype);
   if (t.buffer->data == nullptr) invalid(std::string(what) + " has a released buffer");
   for (int32_t d = 0; d < t.rank; ++d)
@@ -100,20 +100,20 @@ inline void check_fits(const devplug_tensor_t& t, const char* what) {
     sdk::fail(DEVPLUG_CODE_OUT_OF_RANGE, std::string(what) + " reaches outside its buffer");
 }
 
-inline void check_dtype(const devplug_tensor_t& t, devplug_dtype_t dtype, const char* what) {
+inline void check_dtype(const devplug_tensor_desc_t& t, devplug_dtype_t dtype, const char* what) {
   if (t.dtype != dtype)
     invalid(std::string(what) + " must be " + devplug_dtype_name(dtype) + ", not " +
             devplug_dtype_name(t.dtype));
 }
 
-inline bool same_shape(const devplug_tensor_t& a, const devplug_tensor_t& b) {
+inline bool same_shape(const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b) {
   if (a.rank != b.rank) return false;
   for (int32_t d = 0; d < a.rank; ++d)
     if (a.shape[d] != b.shape[d]) return false;
   return true;
 }
 
-inline std::string shape_string(const devplug_tensor_t& t) {
+inline std::string shape_string(const devplug_tensor_desc_t& t) {
   std::string s = "[";
   for (int32_t d = 0; d < t.rank; ++d) s += (d ? ", " : "") + std::to_string(t.shape[d]);
   return s + "]";

@@ -19,7 +19,7 @@ namespace devplug::reference {
 namespace {
 
 // abs, neg, sign: every numeric dtype.
-void run_abs(const devplug_tensor_t& in, const devplug_tensor_t& out) {
+void run_abs(const devplug_tensor_desc_t& in, const devplug_tensor_desc_t& out) {
   sdk::visit_dtype(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (sdk::is_float16_v<T>) map1<T, T>(in, out, [](T x) { return T{static_cast<uint16_t>(x.bits & 0x7FFFu)}; });
@@ -29,7 +29,7 @@ void run_abs(const devplug_tensor_t& in, const devplug_tensor_t& out) {
   });
 }
 
-void run_neg(const devplug_tensor_t& in, const devplug_tensor_t& out) {
+void run_neg(const devplug_tensor_desc_t& in, const devplug_tensor_desc_t& out) {
   sdk::visit_dtype(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (sdk::is_float16_v<T>) map1<T, T>(in, out, [](T x) { return T{static_cast<uint16_t>(x.bits ^ 0x8000u)}; });
@@ -39,7 +39,7 @@ void run_neg(const devplug_tensor_t& in, const devplug_tensor_t& out) {
   });
 }
 
-void run_sign(const devplug_tensor_t& in, const devplug_tensor_t& out) {
+void run_sign(const devplug_tensor_desc_t& in, const devplug_tensor_desc_t& out) {
   sdk::visit_dtype(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (sdk::is_floating_v<T>) {
@@ -56,7 +56,7 @@ void run_sign(const devplug_tensor_t& in, const devplug_tensor_t& out) {
   });
 }
 
-void run_signbit(const devplug_tensor_t& in, const devplug_tensor_t& out) {
+void run_signbit(const devplug_tensor_desc_t& in, const devplug_tensor_desc_t& out) {
   sdk::visit_dtype(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (sdk::is_float16_v<T>) map1<T, BoolByte>(in, out, [](T x) { return BoolByte((x.bits & 0x8000u) != 0); });
@@ -66,7 +66,7 @@ void run_signbit(const devplug_tensor_t& in, const devplug_tensor_t& out) {
   });
 }
 
-void run_bitwise_not(const devplug_tensor_t& in, const devplug_tensor_t& out) {
+void run_bitwise_not(const devplug_tensor_desc_t& in, const devplug_tensor_desc_t& out) {
   sdk::visit_dtype(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, bool>) map1<BoolByte, BoolByte>(in, out, [](BoolByte x) { return BoolByte(x == 0); });
@@ -77,7 +77,7 @@ void run_bitwise_not(const devplug_tensor_t& in, const devplug_tensor_t& out) {
 
 // A floating predicate with a bool output.
 template <typename P>
-void float_predicate(const devplug_tensor_t& in, const devplug_tensor_t& out, P&& p) {
+void float_predicate(const devplug_tensor_desc_t& in, const devplug_tensor_desc_t& out, P&& p) {
   visit_float(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     map1<T, BoolByte>(in, out, [&](T x) { return BoolByte(p(value_of(x))); });
@@ -85,7 +85,7 @@ void float_predicate(const devplug_tensor_t& in, const devplug_tensor_t& out, P&
 }
 
 // Every unary op; false when `op` is not one (the caller answers UNIMPLEMENTED).
-bool run_unary(devplug_op_t op, const devplug_tensor_t& in, const devplug_tensor_t& out) {
+bool run_unary(devplug_op_t op, const devplug_tensor_desc_t& in, const devplug_tensor_desc_t& out) {
   using std::atan, std::ceil, std::erf, std::expm1, std::floor, std::log10,
       std::log1p, std::log2, std::sqrt, std::tanh, std::trunc;
   constexpr F64 kWide = F64::kWide, kNative = F64::kNative;
@@ -135,11 +135,11 @@ bool run_unary(devplug_op_t op, const devplug_tensor_t& in, const devplug_tensor
   }
 }
 
-devplug_error_t* unary_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* unary_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
     const devplug_op_info_t& info = check_kernel_call(stream, call);
-    const devplug_tensor_t& in = *call->inputs[0];
-    const devplug_tensor_t& out = *call->outputs[0];
+    const devplug_tensor_desc_t& in = *call->inputs[0];
+    const devplug_tensor_desc_t& out = *call->outputs[0];
     check_same_shape(in, out, info.name);
     check_dtype(out, info.result == DEVPLUG_RESULT_bool ? DEVPLUG_DTYPE_BOOL : in.dtype, info.name, "the output");
     if (!run_unary(call->op, in, out))
@@ -150,7 +150,7 @@ devplug_error_t* unary_kernel(devplug_stream_t* stream, const devplug_op_call_t*
 }  // namespace
 
 void register_unary_kernels(sdk::KernelTable& table) {
-  table.add_all(sdk::ops_in_category(DEVPLUG_CATEGORY_UNARY), DEVPLUG_DTYPES_ALL, 0, &unary_kernel);
+  table.add_all(sdk::ops_in_category(DEVPLUG_CATEGORY_unary), DEVPLUG_DTYPES_ALL, 0, &unary_kernel);
 }
 
 }  // namespace devplug::reference

@@ -79,31 +79,31 @@ devplug_error_t* device_get_properties(int32_t, devplug_device_properties_t* out
   });
 }
 
-devplug_error_t* device_open(int32_t, devplug_device_t** out_device) {
+devplug_error_t* device_open(int32_t, devplug_device_handle_t** out_device) {
   return sdk::guard([&] {
     clear_out(out_device, "out_device");
     not_implemented("device_open");
   });
 }
 
-devplug_error_t* device_close(devplug_device_t*) {
+devplug_error_t* device_close(devplug_device_handle_t*) {
   return sdk::guard([&] { not_implemented("device_close"); });
 }
 
 // ---- buffers -------------------------------------------------------------------------------
 
-devplug_error_t* buffer_allocate(devplug_device_t*, uint64_t, devplug_buffer_t** out_buffer) {
+devplug_error_t* buffer_allocate(devplug_device_handle_t*, uint64_t, devplug_buffer_handle_t** out_buffer) {
   return sdk::guard([&] {
     clear_out(out_buffer, "out_buffer");
     not_implemented("buffer_allocate");
   });
 }
 
-devplug_error_t* buffer_release(devplug_buffer_t*) {
+devplug_error_t* buffer_release(devplug_buffer_handle_t*) {
   return sdk::guard([&] { not_implemented("buffer_release"); });
 }
 
-devplug_error_t* buffer_get_size(devplug_buffer_t*, uint64_t* out_size_bytes) {
+devplug_error_t* buffer_get_size(devplug_buffer_handle_t*, uint64_t* out_size_bytes) {
   return sdk::guard([&] {
     sdk::check_not_null(out_size_bytes, "out_size_bytes");
     *out_size_bytes = 0;
@@ -111,57 +111,57 @@ devplug_error_t* buffer_get_size(devplug_buffer_t*, uint64_t* out_size_bytes) {
   });
 }
 
-devplug_error_t* buffer_copy_from_host(devplug_stream_t*, const void*, devplug_buffer_t*, uint64_t,
+devplug_error_t* buffer_copy_from_host(devplug_stream_handle_t*, const void*, devplug_buffer_handle_t*, uint64_t,
                                        uint64_t) {
   return sdk::guard([&] { not_implemented("buffer_copy_from_host"); });
 }
 
-devplug_error_t* buffer_copy_to_host(devplug_stream_t*, devplug_buffer_t*, uint64_t, void*, uint64_t) {
+devplug_error_t* buffer_copy_to_host(devplug_stream_handle_t*, devplug_buffer_handle_t*, uint64_t, void*, uint64_t) {
   return sdk::guard([&] { not_implemented("buffer_copy_to_host"); });
 }
 
-devplug_error_t* buffer_copy(devplug_stream_t*, devplug_buffer_t*, uint64_t, devplug_buffer_t*,
+devplug_error_t* buffer_copy(devplug_stream_handle_t*, devplug_buffer_handle_t*, uint64_t, devplug_buffer_handle_t*,
                              uint64_t, uint64_t) {
   return sdk::guard([&] { not_implemented("buffer_copy"); });
 }
 
 // ---- streams and events ------------------------------------------------------------------
 
-devplug_error_t* stream_create(devplug_device_t*, devplug_stream_t** out_stream) {
+devplug_error_t* stream_create(devplug_device_handle_t*, devplug_stream_handle_t** out_stream) {
   return sdk::guard([&] {
     clear_out(out_stream, "out_stream");
     not_implemented("stream_create");
   });
 }
 
-devplug_error_t* stream_destroy(devplug_stream_t*) {
+devplug_error_t* stream_destroy(devplug_stream_handle_t*) {
   return sdk::guard([&] { not_implemented("stream_destroy"); });
 }
 
-devplug_error_t* stream_synchronize(devplug_stream_t*) {
+devplug_error_t* stream_synchronize(devplug_stream_handle_t*) {
   return sdk::guard([&] { not_implemented("stream_synchronize"); });
 }
 
-devplug_error_t* event_create(devplug_device_t*, devplug_event_t** out_event) {
+devplug_error_t* event_create(devplug_device_handle_t*, devplug_event_handle_t** out_event) {
   return sdk::guard([&] {
     clear_out(out_event, "out_event");
     not_implemented("event_create");
   });
 }
 
-devplug_error_t* event_destroy(devplug_event_t*) {
+devplug_error_t* event_destroy(devplug_event_handle_t*) {
   return sdk::guard([&] { not_implemented("event_destroy"); });
 }
 
-devplug_error_t* event_record(devplug_event_t*, devplug_stream_t*) {
+devplug_error_t* event_record(devplug_event_handle_t*, devplug_stream_handle_t*) {
   return sdk::guard([&] { not_implemented("event_record"); });
 }
 
-devplug_error_t* stream_wait_event(devplug_stream_t*, devplug_event_t*) {
+devplug_error_t* stream_wait_event(devplug_stream_handle_t*, devplug_event_handle_t*) {
   return sdk::guard([&] { not_implemented("stream_wait_event"); });
 }
 
-devplug_error_t* event_synchronize(devplug_event_t*) {
+devplug_error_t* event_synchronize(devplug_event_handle_t*) {
   return sdk::guard([&] { not_implemented("event_synchronize"); });
 }
 
@@ -169,7 +169,7 @@ devplug_error_t* event_synchronize(devplug_event_t*) {
 
 // The declared kernels. Empty: every op runs on the dispatcher's CPU fallback. To add one:
 //
-//   devplug_error_t* exp_kernel(devplug_stream_t* stream, const devplug_op_call_t* call) {
+//   devplug_error_t* exp_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
 //     return sdk::guard([&] {
 //       sdk::check_call(call);                      // devplug/sdk/entry.hpp
 //       ... enqueue the work on `stream` (inputs may be strided: devplug/sdk/strided.hpp)

@@ -30,15 +30,15 @@ _Static_assert(DEVPLUG_CODE_INVALID_ARGUMENT == 3 && DEVPLUG_CODE_NOT_FOUND == 5
 _Static_assert(DEVPLUG_MAX_RANK == 8, "DEVPLUG_MAX_RANK is ABI");
 
 #if defined(__x86_64__) && defined(__LP64__)
-_Static_assert(sizeof(devplug_tensor_t) == 160, "sizeof(devplug_tensor_t)");
-_Static_assert(_Alignof(devplug_tensor_t) == 8, "alignof(devplug_tensor_t)");
-_Static_assert(offsetof(devplug_tensor_t, struct_size) == 0, "devplug_tensor_t.struct_size");
-_Static_assert(offsetof(devplug_tensor_t, buffer) == 8, "devplug_tensor_t.buffer");
-_Static_assert(offsetof(devplug_tensor_t, byte_offset) == 16, "devplug_tensor_t.byte_offset");
-_Static_assert(offsetof(devplug_tensor_t, dtype) == 24, "devplug_tensor_t.dtype");
-_Static_assert(offsetof(devplug_tensor_t, rank) == 28, "devplug_tensor_t.rank");
-_Static_assert(offsetof(devplug_tensor_t, shape) == 32, "devplug_tensor_t.shape");
-_Static_assert(offsetof(devplug_tensor_t, strides) == 96, "devplug_tensor_t.strides");
+_Static_assert(sizeof(devplug_tensor_desc_t) == 160, "sizeof(devplug_tensor_desc_t)");
+_Static_assert(_Alignof(devplug_tensor_desc_t) == 8, "alignof(devplug_tensor_desc_t)");
+_Static_assert(offsetof(devplug_tensor_desc_t, struct_size) == 0, "devplug_tensor_desc_t.struct_size");
+_Static_assert(offsetof(devplug_tensor_desc_t, buffer) == 8, "devplug_tensor_desc_t.buffer");
+_Static_assert(offsetof(devplug_tensor_desc_t, byte_offset) == 16, "devplug_tensor_desc_t.byte_offset");
+_Static_assert(offsetof(devplug_tensor_desc_t, dtype) == 24, "devplug_tensor_desc_t.dtype");
+_Static_assert(offsetof(devplug_tensor_desc_t, rank) == 28, "devplug_tensor_desc_t.rank");
+_Static_assert(offsetof(devplug_tensor_desc_t, shape) == 32, "devplug_tensor_desc_t.shape");
+_Static_assert(offsetof(devplug_tensor_desc_t, strides) == 96, "devplug_tensor_desc_t.strides");
 _Static_assert(sizeof(devplug_scalar_t) == 16, "sizeof(devplug_scalar_t)");
 _Static_assert(_Alignof(devplug_scalar_t) == 8, "alignof(devplug_scalar_t)");
 _Static_assert(offsetof(devplug_scalar_t, f) == 0, "devplug_scalar_t.f");

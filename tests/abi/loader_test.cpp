@@ -43,9 +43,9 @@ void expect_refusal(const std::string& path, const std::string& expected) {
 void expect_fill_works(devplug_context_t* context, devplug_plugin_t* plugin) {
   size_t devices = 0;
   ASSERT_EQ(take_message(devplug_context_device_count(context, &devices)), "");
-  devplug_host_device_t* device = nullptr;
+  devplug_device_t* device = nullptr;
   for (size_t i = 0; i < devices && device == nullptr; ++i) {
-    devplug_host_device_t* candidate = nullptr;
+    devplug_device_t* candidate = nullptr;
     devplug_plugin_t* owner = nullptr;
     ASSERT_EQ(take_message(devplug_context_get_device(context, i, &candidate)), "");
     ASSERT_EQ(take_message(devplug_device_get_plugin(candidate, &owner)), "");
@@ -61,8 +61,8 @@ void expect_fill_works(devplug_context_t* context, devplug_plugin_t* plugin) {
   EXPECT_FALSE(supported);
 
   const int64_t shape[2] = {3, 5};
-  devplug_host_tensor_t* f32 = nullptr;
-  devplug_host_tensor_t* i32 = nullptr;
+  devplug_tensor_t* f32 = nullptr;
+  devplug_tensor_t* i32 = nullptr;
   ASSERT_EQ(take_message(devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32, 2, shape, &f32)), "");
   ASSERT_EQ(take_message(devplug_tensor_create(device, DEVPLUG_DTYPE_INT32, 2, shape, &i32)), "");
   devplug_fill_attrs_t attrs{};
@@ -139,7 +139,7 @@ TEST(Loader, NewerMinorWithLargerTableLoadsAndWorks) {
   EXPECT_EQ(info.abi_major, uint32_t{DEVPLUG_ABI_MAJOR});
   EXPECT_EQ(info.abi_minor, uint32_t{DEVPLUG_ABI_MINOR + 1});
   const devplug_plugin_api_t* api = nullptr;
-  ASSERT_EQ(take_message(devplug_plugin_get_api(plugin, &api)), "");
+  ASSERT_EQ(take_message(devplug_plugin_get_table(plugin, &api)), "");
   ASSERT_NE(api, nullptr);
   EXPECT_GT(api->struct_size, DEVPLUG_PLUGIN_API_MIN_SIZE);
   expect_fill_works(context.get(), plugin);
@@ -152,7 +152,7 @@ TEST(Loader, MinimumSizeTableIsNeverReadPastItsEnd) {
   devplug_plugin_t* plugin = nullptr;
   ASSERT_EQ(take_message(devplug_context_load_plugin(context.get(), fixture("fixture_exact_min_size").c_str(), &plugin)), "");
   const devplug_plugin_api_t* api = nullptr;
-  ASSERT_EQ(take_message(devplug_plugin_get_api(plugin, &api)), "");
+  ASSERT_EQ(take_message(devplug_plugin_get_table(plugin, &api)), "");
   ASSERT_NE(api, nullptr);
   EXPECT_EQ(api->struct_size, DEVPLUG_PLUGIN_API_MIN_SIZE);
   expect_fill_works(context.get(), plugin);

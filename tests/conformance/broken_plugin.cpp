@@ -34,7 +34,7 @@ std::vector<const devplug_kernel_t*> row_pointers;
 }
 
 // Row-major strides of `t`'s shape.
-[[maybe_unused]] void make_contiguous(devplug_tensor_t* t) {
+[[maybe_unused]] void make_contiguous(devplug_tensor_desc_t* t) {
   int64_t step = 1;
   for (int32_t d = t->rank; d-- > 0;) {
     t->strides[d] = step;
@@ -42,7 +42,7 @@ std::vector<const devplug_kernel_t*> row_pointers;
   }
 }
 
-[[maybe_unused]] int64_t numel(const devplug_tensor_t& t) {
+[[maybe_unused]] int64_t numel(const devplug_tensor_desc_t& t) {
   int64_t n = 1;
   for (int32_t d = 0; d < t.rank; ++d) n *= t.shape[d];
   return n;
@@ -50,10 +50,10 @@ std::vector<const devplug_kernel_t*> row_pointers;
 
 #if defined(DEVPLUG_BUG_STRIDES)
 const devplug_op_t kBuggyOp = DEVPLUG_OP_add;
-devplug_error_t* buggy(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* buggy(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   if (call == nullptr || call->n_inputs != 2) return original(kBuggyOp)(stream, call);
-  devplug_tensor_t in[2] = {*call->inputs[0], *call->inputs[1]};
-  for (devplug_tensor_t& t : in) {
+  devplug_tensor_desc_t in[2] = {*call->inputs[0], *call->inputs[1]};
+  for (devplug_tensor_desc_t& t : in) {
     // Only where the contiguous reading stays inside the buffer: a wrong answer, not a crash.
     uint64_t size = 0;
     devplug_error_t* e = real->buffer_get_size(t.buffer, &size);
@@ -61,14 +61,14 @@ devplug_error_t* buggy(devplug_stream_t* stream, const devplug_op_call_t* call) 
     const uint64_t need = t.byte_offset + static_cast<uint64_t>(numel(t)) * devplug_dtype_size(t.dtype);
     if (need <= size) make_contiguous(&t);
   }
-  const devplug_tensor_t* inputs[2] = {&in[0], &in[1]};
+  const devplug_tensor_desc_t* inputs[2] = {&in[0], &in[1]};
   devplug_op_call_t changed = *call;
   changed.inputs = inputs;
   return original(kBuggyOp)(stream, &changed);
 }
 #elif defined(DEVPLUG_BUG_NAN)
 const devplug_op_t kBuggyOp = DEVPLUG_OP_maximum;
-devplug_error_t* buggy(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* buggy(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   if (call == nullptr) return original(kBuggyOp)(stream, call);
   devplug_op_call_t changed = *call;
   changed.op = DEVPLUG_OP_fmax;
@@ -76,29 +76,29 @@ devplug_error_t* buggy(devplug_stream_t* stream, const devplug_op_call_t* call) 
 }
 #elif defined(DEVPLUG_BUG_SUM)
 const devplug_op_t kBuggyOp = DEVPLUG_OP_sum;
-devplug_error_t* buggy(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* buggy(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   if (call == nullptr || call->n_inputs != 1 || call->attrs == nullptr) return original(kBuggyOp)(stream, call);
-  devplug_tensor_t in = *call->inputs[0];
+  devplug_tensor_desc_t in = *call->inputs[0];
   const auto* attrs = static_cast<const devplug_reduce_attrs_t*>(call->attrs);
   const int32_t last = in.rank - 1;
   if (last >= 0 && (attrs->dims_mask & (1u << last)) && in.shape[last] > 1) --in.shape[last];
-  const devplug_tensor_t* inputs[1] = {&in};
+  const devplug_tensor_desc_t* inputs[1] = {&in};
   devplug_op_call_t changed = *call;
   changed.inputs = inputs;
   return original(kBuggyOp)(stream, &changed);
 }
 #elif defined(DEVPLUG_BUG_UNWRITTEN)
 const devplug_op_t kBuggyOp = DEVPLUG_OP_exp;
-devplug_error_t* buggy(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* buggy(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   if (call == nullptr || call->n_inputs != 1 || call->n_outputs != 1) return original(kBuggyOp)(stream, call);
-  devplug_tensor_t in = *call->inputs[0], out = *call->outputs[0];
+  devplug_tensor_desc_t in = *call->inputs[0], out = *call->outputs[0];
   const int32_t last = out.rank - 1;
   if (last >= 0 && out.shape[last] > 1) {
     --in.shape[last];
     --out.shape[last];
   }
-  const devplug_tensor_t* inputs[1] = {&in};
-  const devplug_tensor_t* outputs[1] = {&out};
+  const devplug_tensor_desc_t* inputs[1] = {&in};
+  const devplug_tensor_desc_t* outputs[1] = {&out};
   devplug_op_call_t changed = *call;
   changed.inputs = inputs;
   changed.outputs = outputs;
@@ -106,14 +106,14 @@ devplug_error_t* buggy(devplug_stream_t* stream, const devplug_op_call_t* call) 
 }
 #elif defined(DEVPLUG_BUG_ROUNDING)
 const devplug_op_t kBuggyOp = DEVPLUG_OP_convert_element_type;
-devplug_error_t* buggy(devplug_stream_t* stream, const devplug_op_call_t* call) {
+devplug_error_t* buggy(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   devplug_kernel_fn cast = original(kBuggyOp);
   if (call == nullptr || call->n_inputs != 1 || call->n_outputs != 1 ||
       call->inputs[0]->dtype != DEVPLUG_DTYPE_FLOAT64 ||
       (call->outputs[0]->dtype != DEVPLUG_DTYPE_FLOAT16 && call->outputs[0]->dtype != DEVPLUG_DTYPE_BFLOAT16))
     return cast(stream, call);
   // float64 -> float32 -> 16-bit: two roundings.
-  devplug_tensor_t mid = *call->outputs[0];
+  devplug_tensor_desc_t mid = *call->outputs[0];
   mid.dtype = DEVPLUG_DTYPE_FLOAT32;
   mid.byte_offset = 0;
   make_contiguous(&mid);
@@ -121,19 +121,19 @@ devplug_error_t* buggy(devplug_stream_t* stream, const devplug_op_call_t* call) 
   if (n == 0) return cast(stream, call);
   // The device comes from nowhere here; the reference's buffers are host memory, so a
   // buffer made on device 0 serves.
-  devplug_device_t* device = nullptr;
+  devplug_device_handle_t* device = nullptr;
   devplug_error_t* e = real->device_open(0, &device);
   if (e) return e;
   e = real->buffer_allocate(device, static_cast<uint64_t>(n) * 4, &mid.buffer);
   if (e) { real->device_close(device); return e; }
-  const devplug_tensor_t* first_in[1] = {call->inputs[0]};
-  const devplug_tensor_t* first_out[1] = {&mid};
+  const devplug_tensor_desc_t* first_in[1] = {call->inputs[0]};
+  const devplug_tensor_desc_t* first_out[1] = {&mid};
   devplug_op_call_t first = *call;
   first.inputs = first_in;
   first.outputs = first_out;
   e = cast(stream, &first);
   if (e == nullptr) {
-    const devplug_tensor_t* second_in[1] = {&mid};
+    const devplug_tensor_desc_t* second_in[1] = {&mid};
     devplug_op_call_t second = *call;
     second.inputs = second_in;
     e = cast(stream, &second);
@@ -145,26 +145,26 @@ devplug_error_t* buggy(devplug_stream_t* stream, const devplug_op_call_t* call) 
 }
 #elif defined(DEVPLUG_BUG_CRASH)
 const devplug_op_t kBuggyOp = DEVPLUG_OP_neg;
-devplug_error_t* buggy(devplug_stream_t*, const devplug_op_call_t*) {
+devplug_error_t* buggy(devplug_stream_handle_t*, const devplug_op_call_t*) {
   volatile int* nowhere = nullptr;
   *nowhere = 1;
   return nullptr;
 }
 #elif defined(DEVPLUG_BUG_ABI)
 const devplug_op_t kBuggyOp = DEVPLUG_OP_INVALID;
-devplug_error_t* buggy(devplug_stream_t*, const devplug_op_call_t*) { return nullptr; }
-devplug_error_t* allocate_zero_too(devplug_device_t* device, uint64_t size, devplug_buffer_t** out) {
+devplug_error_t* buggy(devplug_stream_handle_t*, const devplug_op_call_t*) { return nullptr; }
+devplug_error_t* allocate_zero_too(devplug_device_handle_t* device, uint64_t size, devplug_buffer_handle_t** out) {
   return real->buffer_allocate(device, size == 0 ? 1 : size, out);
 }
 #elif defined(DEVPLUG_BUG_HANG)
 const devplug_op_t kBuggyOp = DEVPLUG_OP_sqrt;
-devplug_error_t* buggy(devplug_stream_t*, const devplug_op_call_t*) {
+devplug_error_t* buggy(devplug_stream_handle_t*, const devplug_op_call_t*) {
   for (;;) pause();
 }
 #elif defined(DEVPLUG_BUG_PARTIAL)
 const devplug_op_t kBuggyOp = DEVPLUG_OP_exp;
 constexpr bool kDropRow = true;
-devplug_error_t* buggy(devplug_stream_t*, const devplug_op_call_t*) { return nullptr; }
+devplug_error_t* buggy(devplug_stream_handle_t*, const devplug_op_call_t*) { return nullptr; }
 #else
 #error "define one DEVPLUG_BUG_<NAME>"
 #endif

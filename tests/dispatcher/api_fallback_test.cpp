@@ -43,15 +43,15 @@ struct FixtureContext {
   }
   ~FixtureContext() { devplug_context_destroy(context); }
 
-  devplug_host_tensor_t* floats(std::vector<int64_t> shape, const std::vector<float>& values) {
-    devplug_host_tensor_t* t = nullptr;
+  devplug_tensor_t* floats(std::vector<int64_t> shape, const std::vector<float>& values) {
+    devplug_tensor_t* t = nullptr;
     EXPECT_TRUE(Ok(devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32,
                                          static_cast<int32_t>(shape.size()), shape.data(), &t)));
     EXPECT_TRUE(Ok(devplug_tensor_copy_from_host(nullptr, t, values.data(), values.size() * 4,
                                                  DEVPLUG_COPY_BLOCKING)));
     return t;
   }
-  std::vector<float> read(devplug_host_tensor_t* t, size_t n) {
+  std::vector<float> read(devplug_tensor_t* t, size_t n) {
     std::vector<float> values(n);
     EXPECT_TRUE(Ok(devplug_tensor_copy_to_host(nullptr, t, values.data(), n * 4)));
     return values;
@@ -64,7 +64,7 @@ struct FixtureContext {
 
   devplug_context_t* context = nullptr;
   devplug_plugin_t* fixture = nullptr;
-  devplug_host_device_t* device = nullptr;
+  devplug_device_t* device = nullptr;
 };
 
 TEST(ApiFallback, CountsEachOpThatRanOnTheReference) {
@@ -72,10 +72,10 @@ TEST(ApiFallback, CountsEachOpThatRanOnTheReference) {
   devplug_plugin_t* owner = nullptr;
   ASSERT_TRUE(Ok(devplug_device_get_plugin(f.device, &owner)));
   ASSERT_EQ(owner, f.fixture);
-  devplug_host_tensor_t* a = f.floats({3}, {0, 1, 2});
-  devplug_host_tensor_t* out = f.floats({3}, {0, 0, 0});
-  devplug_host_tensor_t* ins[] = {a, a};
-  devplug_host_tensor_t* outs[] = {out};
+  devplug_tensor_t* a = f.floats({3}, {0, 1, 2});
+  devplug_tensor_t* out = f.floats({3}, {0, 0, 0});
+  devplug_tensor_t* ins[] = {a, a};
+  devplug_tensor_t* outs[] = {out};
   testing::internal::CaptureStderr();  // the one-time warnings
   ASSERT_TRUE(Ok(devplug_op_call(nullptr, DEVPLUG_OP_add, ins, 2, outs, 1, nullptr)));  // native
   EXPECT_EQ(f.fallbacks(DEVPLUG_OP_INVALID), 0u);
@@ -83,7 +83,7 @@ TEST(ApiFallback, CountsEachOpThatRanOnTheReference) {
   EXPECT_EQ(f.read(out, 3), (std::vector<float>{0, 1, 4}));
   ASSERT_TRUE(Ok(devplug_op_call(nullptr, DEVPLUG_OP_sub, ins, 2, outs, 1, nullptr)));  // UNIMPLEMENTED
   EXPECT_EQ(f.read(out, 3), (std::vector<float>{0, 0, 0}));
-  devplug_host_tensor_t* result = nullptr;  // elementwise: the prim falls back too
+  devplug_tensor_t* result = nullptr;  // elementwise: the prim falls back too
   ASSERT_TRUE(Ok(devplug_elementwise(nullptr, DEVPLUG_OP_mul, ins, 2, &result)));
   EXPECT_EQ(f.read(result, 3), (std::vector<float>{0, 1, 4}));
   testing::internal::GetCapturedStderr();
@@ -96,9 +96,9 @@ TEST(ApiFallback, CountsEachOpThatRanOnTheReference) {
 TEST(ApiNegativeFallback, StrictEnvironmentVariableRefusesTheFallback) {
   ScopedEnv strict("DEVPLUG_STRICT", "1");
   FixtureContext f(0);
-  devplug_host_tensor_t* a = f.floats({3}, {0, 1, 2});
-  devplug_host_tensor_t* ins[] = {a, a};
-  devplug_host_tensor_t* outs[] = {f.floats({3}, {0, 0, 0})};
+  devplug_tensor_t* a = f.floats({3}, {0, 1, 2});
+  devplug_tensor_t* ins[] = {a, a};
+  devplug_tensor_t* outs[] = {f.floats({3}, {0, 0, 0})};
   EXPECT_TRUE(Fails(devplug_op_call(nullptr, DEVPLUG_OP_mul, ins, 2, outs, 1, nullptr),
                     DEVPLUG_CODE_UNIMPLEMENTED, "strict"));
   EXPECT_TRUE(Fails(devplug_op_call(nullptr, DEVPLUG_OP_sub, ins, 2, outs, 1, nullptr),
@@ -110,9 +110,9 @@ TEST(ApiNegativeFallback, StrictEnvironmentVariableRefusesTheFallback) {
 TEST(ApiFallback, StrictZeroMeansNotStrict) {
   ScopedEnv not_strict("DEVPLUG_STRICT", "0");
   FixtureContext f(0);
-  devplug_host_tensor_t* a = f.floats({2}, {3, 4});
-  devplug_host_tensor_t* ins[] = {a, a};
-  devplug_host_tensor_t* outs[] = {f.floats({2}, {0, 0})};
+  devplug_tensor_t* a = f.floats({2}, {3, 4});
+  devplug_tensor_t* ins[] = {a, a};
+  devplug_tensor_t* outs[] = {f.floats({2}, {0, 0})};
   testing::internal::CaptureStderr();
   EXPECT_TRUE(Ok(devplug_op_call(nullptr, DEVPLUG_OP_mul, ins, 2, outs, 1, nullptr)));
   testing::internal::GetCapturedStderr();
@@ -123,9 +123,9 @@ TEST(ApiFallback, StrictZeroMeansNotStrict) {
 TEST(ApiNegativeFallback, StrictFlagAndNoFallbackFlagRefuse) {
   for (uint32_t flags : {DEVPLUG_CONTEXT_STRICT, DEVPLUG_CONTEXT_NO_FALLBACK}) {
     FixtureContext f(flags);
-    devplug_host_tensor_t* a = f.floats({2}, {3, 4});
-    devplug_host_tensor_t* ins[] = {a};
-    devplug_host_tensor_t* outs[] = {f.floats({2}, {0, 0})};
+    devplug_tensor_t* a = f.floats({2}, {3, 4});
+    devplug_tensor_t* ins[] = {a};
+    devplug_tensor_t* outs[] = {f.floats({2}, {0, 0})};
     EXPECT_TRUE(Fails(devplug_op_call(nullptr, DEVPLUG_OP_exp, ins, 1, outs, 1, nullptr),
                       DEVPLUG_CODE_UNIMPLEMENTED, "exp"));
     EXPECT_EQ(f.fallbacks(DEVPLUG_OP_exp), 0u);

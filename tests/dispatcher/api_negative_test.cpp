@@ -72,7 +72,7 @@ TEST_F(ApiNegative, LoadAFileThatIsNotALibrary) {
 TEST_F(ApiNegative, RegistryQueriesCheckHandlesAndIndices) {
   size_t count = 0;
   devplug_plugin_t* plugin = poison<devplug_plugin_t>();
-  devplug_host_device_t* device = poison<devplug_host_device_t>();
+  devplug_device_t* device = poison<devplug_device_t>();
   EXPECT_TRUE(Invalid(devplug_context_plugin_count(nullptr, &count), "context"));
   EXPECT_TRUE(Invalid(devplug_context_plugin_count(context_, nullptr), "out_count"));
   EXPECT_FALSE(Ok(devplug_context_get_plugin(context_, 1, &plugin)));
@@ -100,8 +100,8 @@ TEST_F(ApiNegative, RegistryQueriesCheckHandlesAndIndices) {
 
 TEST_F(ApiNegative, AHandleOfTheWrongKindIsRefused) {
   // A stream passed where a device belongs: the handle check catches it.
-  auto* not_a_device = reinterpret_cast<devplug_host_device_t*>(stream_);
-  devplug_host_stream_t* stream = nullptr;
+  auto* not_a_device = reinterpret_cast<devplug_device_t*>(stream_);
+  devplug_stream_t* stream = nullptr;
   EXPECT_TRUE(Invalid(devplug_stream_create(not_a_device, &stream), "device"));
 }
 
@@ -121,7 +121,7 @@ TEST_F(ApiNegative, RegistryOutPointers) {
   EXPECT_TRUE(Invalid(devplug_context_get_failure(context_, 0, nullptr, &text), "out_path"));
   EXPECT_TRUE(Invalid(devplug_context_get_failure(context_, 0, &text, nullptr), "out_reason"));
   EXPECT_TRUE(Invalid(devplug_context_get_failure(nullptr, 0, &text, &text), "context"));
-  devplug_host_device_t* device = nullptr;
+  devplug_device_t* device = nullptr;
   EXPECT_TRUE(Invalid(devplug_context_get_device(nullptr, 0, &device), "context"));
   EXPECT_TRUE(Invalid(devplug_context_get_device(context_, 0, nullptr), "out_device"));
 }
@@ -150,8 +150,8 @@ TEST_F(ApiNegative, PluginQueries) {
   EXPECT_TRUE(Invalid(devplug_plugin_supports(plugin_, DEVPLUG_OP_add, 10, &supported, &flags),
                       "10"));
   const devplug_plugin_api_t* api = nullptr;
-  EXPECT_TRUE(Invalid(devplug_plugin_get_api(nullptr, &api), "plugin"));
-  EXPECT_TRUE(Invalid(devplug_plugin_get_api(plugin_, nullptr), "out_api"));
+  EXPECT_TRUE(Invalid(devplug_plugin_get_table(nullptr, &api), "plugin"));
+  EXPECT_TRUE(Invalid(devplug_plugin_get_table(plugin_, nullptr), "out_api"));
 }
 
 TEST_F(ApiNegative, DeviceQueries) {
@@ -162,7 +162,7 @@ TEST_F(ApiNegative, DeviceQueries) {
   devplug_plugin_t* plugin = nullptr;
   EXPECT_TRUE(Invalid(devplug_device_get_plugin(nullptr, &plugin), "device"));
   EXPECT_TRUE(Invalid(devplug_device_get_plugin(device_, nullptr), "out_plugin"));
-  devplug_host_stream_t* stream = nullptr;
+  devplug_stream_t* stream = nullptr;
   EXPECT_TRUE(Invalid(devplug_device_default_stream(nullptr, &stream), "device"));
   EXPECT_TRUE(Invalid(devplug_device_default_stream(device_, nullptr), "out_stream"));
   EXPECT_TRUE(Invalid(devplug_device_synchronize(nullptr), "device"));
@@ -172,15 +172,15 @@ TEST_F(ApiNegative, DeviceQueries) {
 }
 
 TEST_F(ApiNegative, StreamsAndEvents) {
-  devplug_host_stream_t* stream = poison<devplug_host_stream_t>();
+  devplug_stream_t* stream = poison<devplug_stream_t>();
   EXPECT_TRUE(Invalid(devplug_stream_create(nullptr, &stream), "device"));
   EXPECT_EQ(stream, nullptr);
   EXPECT_TRUE(Invalid(devplug_stream_create(device_, nullptr), "out_stream"));
   EXPECT_TRUE(Invalid(devplug_stream_synchronize(nullptr), "stream"));
-  devplug_host_device_t* device = nullptr;
+  devplug_device_t* device = nullptr;
   EXPECT_TRUE(Invalid(devplug_stream_get_device(nullptr, &device), "stream"));
   EXPECT_TRUE(Invalid(devplug_stream_get_device(stream_, nullptr), "out_device"));
-  devplug_host_event_t* event = poison<devplug_host_event_t>();
+  devplug_event_t* event = poison<devplug_event_t>();
   EXPECT_TRUE(Invalid(devplug_event_create(nullptr, &event), "device"));
   EXPECT_EQ(event, nullptr);
   EXPECT_TRUE(Invalid(devplug_event_create(device_, nullptr), "out_event"));
@@ -193,9 +193,9 @@ TEST_F(ApiNegative, StreamsAndEvents) {
   EXPECT_TRUE(Ok(devplug_event_destroy(event)));
   // The default stream belongs to its device; handles of the wrong kind are refused.
   EXPECT_TRUE(Invalid(devplug_stream_destroy(stream_), "default stream"));
-  EXPECT_TRUE(Invalid(devplug_stream_destroy(reinterpret_cast<devplug_host_stream_t*>(device_)),
+  EXPECT_TRUE(Invalid(devplug_stream_destroy(reinterpret_cast<devplug_stream_t*>(device_)),
                       "stream"));
-  EXPECT_TRUE(Invalid(devplug_event_destroy(reinterpret_cast<devplug_host_event_t*>(stream_)),
+  EXPECT_TRUE(Invalid(devplug_event_destroy(reinterpret_cast<devplug_event_t*>(stream_)),
                       "event"));
   EXPECT_TRUE(Ok(devplug_stream_synchronize(stream_)));  // still alive
 }
@@ -203,7 +203,7 @@ TEST_F(ApiNegative, StreamsAndEvents) {
 // ---- tensors ---------------------------------------------------------------------------------
 
 TEST_F(ApiNegative, TensorCreateRefusesBadShapes) {
-  devplug_host_tensor_t* t = poison<devplug_host_tensor_t>();
+  devplug_tensor_t* t = poison<devplug_tensor_t>();
   int64_t shape[9] = {2, 2, 2, 2, 2, 2, 2, 2, 2};
   EXPECT_TRUE(Invalid(devplug_tensor_create(nullptr, DEVPLUG_DTYPE_FLOAT32, 1, shape, &t), "device"));
   EXPECT_EQ(t, nullptr);
@@ -228,7 +228,7 @@ TEST_F(ApiNegative, TensorCreateRefusesBadShapes) {
 }
 
 TEST_F(ApiNegative, TensorCreateTooLargeForTheDevice) {
-  devplug_host_tensor_t* t = nullptr;
+  devplug_tensor_t* t = nullptr;
   int64_t huge[] = {int64_t(1) << 60};
   devplug_error_t* error = devplug_tensor_create(device_, DEVPLUG_DTYPE_INT8, 1, huge, &t);
   ASSERT_NE(error, nullptr);
@@ -238,12 +238,12 @@ TEST_F(ApiNegative, TensorCreateTooLargeForTheDevice) {
 }
 
 TEST_F(ApiNegative, TensorQueries) {
-  devplug_host_tensor_t* t = make(DEVPLUG_DTYPE_FLOAT32, {2});
-  devplug_tensor_t desc{};
+  devplug_tensor_t* t = make(DEVPLUG_DTYPE_FLOAT32, {2});
+  devplug_tensor_desc_t desc{};
   desc.struct_size = sizeof(desc);
   EXPECT_TRUE(Invalid(devplug_tensor_describe(nullptr, &desc), "tensor"));
   EXPECT_TRUE(Invalid(devplug_tensor_describe(t, nullptr), "out_desc"));
-  devplug_host_device_t* device = nullptr;
+  devplug_device_t* device = nullptr;
   EXPECT_TRUE(Invalid(devplug_tensor_get_device(nullptr, &device), "tensor"));
   EXPECT_TRUE(Invalid(devplug_tensor_get_device(t, nullptr), "out_device"));
   int64_t n = 0;
@@ -257,14 +257,14 @@ TEST_F(ApiNegative, TensorQueries) {
 TEST_F(ApiNegative, DescribeRespectsStructSize) {
   // Like plugin_get_info and device_get_properties, describe may write only what the
   // caller's struct_size holds; one too small to hold any field is refused.
-  devplug_host_tensor_t* t = make(DEVPLUG_DTYPE_FLOAT32, {2});
-  devplug_tensor_t tiny{};
+  devplug_tensor_t* t = make(DEVPLUG_DTYPE_FLOAT32, {2});
+  devplug_tensor_desc_t tiny{};
   tiny.struct_size = 1;
   EXPECT_TRUE(Invalid(devplug_tensor_describe(t, &tiny), "struct_size"));
 }
 
 TEST_F(ApiNegative, CopyFromHost) {
-  devplug_host_tensor_t* t = make(DEVPLUG_DTYPE_FLOAT32, {2, 3});
+  devplug_tensor_t* t = make(DEVPLUG_DTYPE_FLOAT32, {2, 3});
   std::vector<float> data(6, 1.0f);
   EXPECT_TRUE(Invalid(devplug_tensor_copy_from_host(nullptr, nullptr, data.data(), 24, 0), "dst"));
   EXPECT_TRUE(Invalid(devplug_tensor_copy_from_host(nullptr, t, nullptr, 24, 0), "src"));
@@ -272,8 +272,8 @@ TEST_F(ApiNegative, CopyFromHost) {
   EXPECT_TRUE(Invalid(devplug_tensor_copy_from_host(nullptr, t, data.data(), 28, 0), "size_bytes"));
   EXPECT_TRUE(Invalid(devplug_tensor_copy_from_host(nullptr, t, data.data(), 24, 0x80u), "flags"));
   // Writing through an expanded view would write one element twice.
-  devplug_host_tensor_t* row = make(DEVPLUG_DTYPE_FLOAT32, {1, 3});
-  devplug_host_tensor_t* expanded = nullptr;
+  devplug_tensor_t* row = make(DEVPLUG_DTYPE_FLOAT32, {1, 3});
+  devplug_tensor_t* expanded = nullptr;
   int64_t shape[] = {2, 3};
   ASSERT_TRUE(Ok(devplug_tensor_expand(row, 2, shape, &expanded)));
   EXPECT_TRUE(Invalid(devplug_tensor_copy_from_host(nullptr, expanded, data.data(), 24, 0),
@@ -281,7 +281,7 @@ TEST_F(ApiNegative, CopyFromHost) {
 }
 
 TEST_F(ApiNegative, CopyToHost) {
-  devplug_host_tensor_t* t = make(DEVPLUG_DTYPE_INT16, {5});
+  devplug_tensor_t* t = make(DEVPLUG_DTYPE_INT16, {5});
   std::vector<int16_t> data(5);
   EXPECT_TRUE(Invalid(devplug_tensor_copy_to_host(nullptr, nullptr, data.data(), 10), "src"));
   EXPECT_TRUE(Invalid(devplug_tensor_copy_to_host(nullptr, t, nullptr, 10), "dst"));
@@ -290,15 +290,15 @@ TEST_F(ApiNegative, CopyToHost) {
 }
 
 TEST_F(ApiNegative, TensorCopy) {
-  devplug_host_tensor_t* a = make(DEVPLUG_DTYPE_FLOAT32, {2, 3});
-  devplug_host_tensor_t* other_shape = make(DEVPLUG_DTYPE_FLOAT32, {3, 2});
-  devplug_host_tensor_t* other_dtype = make(DEVPLUG_DTYPE_FLOAT64, {2, 3});
+  devplug_tensor_t* a = make(DEVPLUG_DTYPE_FLOAT32, {2, 3});
+  devplug_tensor_t* other_shape = make(DEVPLUG_DTYPE_FLOAT32, {3, 2});
+  devplug_tensor_t* other_dtype = make(DEVPLUG_DTYPE_FLOAT64, {2, 3});
   EXPECT_TRUE(Invalid(devplug_tensor_copy(nullptr, nullptr, a), "dst"));
   EXPECT_TRUE(Invalid(devplug_tensor_copy(nullptr, a, nullptr), "src"));
   EXPECT_TRUE(Invalid(devplug_tensor_copy(nullptr, other_shape, a), "shape"));
   EXPECT_TRUE(Invalid(devplug_tensor_copy(nullptr, other_dtype, a), "dtype"));
-  devplug_host_tensor_t* row = make(DEVPLUG_DTYPE_FLOAT32, {1, 3});
-  devplug_host_tensor_t* expanded = nullptr;
+  devplug_tensor_t* row = make(DEVPLUG_DTYPE_FLOAT32, {1, 3});
+  devplug_tensor_t* expanded = nullptr;
   int64_t shape[] = {2, 3};
   ASSERT_TRUE(Ok(devplug_tensor_expand(row, 2, shape, &expanded)));
   EXPECT_TRUE(Invalid(devplug_tensor_copy(nullptr, expanded, a), "overlaps itself"));
@@ -307,8 +307,8 @@ TEST_F(ApiNegative, TensorCopy) {
 // ---- views -------------------------------------------------------------------------------
 
 TEST_F(ApiNegative, ViewsRefuseNullTensorsAndOutPointers) {
-  devplug_host_tensor_t* t = make(DEVPLUG_DTYPE_FLOAT32, {2, 3});
-  devplug_host_tensor_t* v = nullptr;
+  devplug_tensor_t* t = make(DEVPLUG_DTYPE_FLOAT32, {2, 3});
+  devplug_tensor_t* v = nullptr;
   int64_t shape[] = {6};
   int64_t strides[] = {1};
   int32_t dims[] = {1, 0};
@@ -333,10 +333,10 @@ TEST_F(ApiNegative, ViewsRefuseNullTensorsAndOutPointers) {
 }
 
 TEST_F(ApiNegative, ViewsRefuseBadArgumentsAndClearTheOutPointer) {
-  devplug_host_tensor_t* t = make(DEVPLUG_DTYPE_FLOAT32, {2, 3});
-  devplug_host_tensor_t* transposed = nullptr;
+  devplug_tensor_t* t = make(DEVPLUG_DTYPE_FLOAT32, {2, 3});
+  devplug_tensor_t* transposed = nullptr;
   ASSERT_TRUE(Ok(devplug_tensor_transpose(t, 0, 1, &transposed)));
-  devplug_host_tensor_t* v = poison<devplug_host_tensor_t>();
+  devplug_tensor_t* v = poison<devplug_tensor_t>();
   int64_t flat[] = {6};
   EXPECT_TRUE(Invalid(devplug_tensor_reshape(transposed, 1, flat, &v), "copy"));
   EXPECT_EQ(v, nullptr);
@@ -361,8 +361,8 @@ TEST_F(ApiNegative, ViewsRefuseBadArgumentsAndClearTheOutPointer) {
 }
 
 TEST_F(ApiNegative, AsStridedStaysInsideTheStorage) {
-  devplug_host_tensor_t* t = make(DEVPLUG_DTYPE_FLOAT32, {10});
-  devplug_host_tensor_t* v = poison<devplug_host_tensor_t>();
+  devplug_tensor_t* t = make(DEVPLUG_DTYPE_FLOAT32, {10});
+  devplug_tensor_t* v = poison<devplug_tensor_t>();
   int64_t three[] = {3};
   int64_t back[] = {-1}, wide[] = {5}, huge[] = {INT64_MAX}, lowest[] = {INT64_MIN};
   EXPECT_TRUE(Invalid(devplug_tensor_as_strided(t, 1, three, back, 1, &v), "outside"));
@@ -379,7 +379,7 @@ TEST_F(ApiNegative, AsStridedStaysInsideTheStorage) {
   int64_t max_strides[] = {1, 1};
   EXPECT_TRUE(Invalid(devplug_tensor_as_strided(t, 2, max_shape, max_strides, 0, &v), "overflows"));
   // A view of a slice still reaches the whole storage, and no further.
-  devplug_host_tensor_t* tail = nullptr;
+  devplug_tensor_t* tail = nullptr;
   ASSERT_TRUE(Ok(devplug_tensor_slice(t, 0, 5, 10, 1, &tail)));
   int64_t ten[] = {10}, one[] = {1};
   EXPECT_TRUE(Ok(devplug_tensor_as_strided(tail, 1, ten, one, 0, &v)));
@@ -389,10 +389,10 @@ TEST_F(ApiNegative, AsStridedStaysInsideTheStorage) {
 // ---- ops -----------------------------------------------------------------------------------
 
 TEST_F(ApiNegative, OpCallRefusesUnknownOpsAndWrongArity) {
-  devplug_host_tensor_t* a = make(DEVPLUG_DTYPE_FLOAT32, {3});
-  devplug_host_tensor_t* out = make(DEVPLUG_DTYPE_FLOAT32, {3});
-  devplug_host_tensor_t* ins[] = {a, a, a};
-  devplug_host_tensor_t* outs[] = {out, out};
+  devplug_tensor_t* a = make(DEVPLUG_DTYPE_FLOAT32, {3});
+  devplug_tensor_t* out = make(DEVPLUG_DTYPE_FLOAT32, {3});
+  devplug_tensor_t* ins[] = {a, a, a};
+  devplug_tensor_t* outs[] = {out, out};
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, 9999, ins, 1, outs, 1, nullptr), "9999"));
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_INVALID, ins, 1, outs, 1, nullptr), "op 0"));
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_add, ins, 3, outs, 1, nullptr),
@@ -405,57 +405,57 @@ TEST_F(ApiNegative, OpCallRefusesUnknownOpsAndWrongArity) {
                       "inputs"));
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_exp, ins, 1, nullptr, 1, nullptr),
                       "outputs"));
-  devplug_host_tensor_t* null_input[] = {nullptr};
+  devplug_tensor_t* null_input[] = {nullptr};
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_exp, null_input, 1, outs, 1, nullptr),
                       "inputs[0]"));
 }
 
 TEST_F(ApiNegative, OpCallRefusesDtypes) {
-  devplug_host_tensor_t* i = make(DEVPLUG_DTYPE_INT32, {3});
-  devplug_host_tensor_t* f = make(DEVPLUG_DTYPE_FLOAT32, {3});
-  devplug_host_tensor_t* b = make(DEVPLUG_DTYPE_BOOL, {3});
-  devplug_host_tensor_t* in_i[] = {i};
-  devplug_host_tensor_t* out_i[] = {i};
+  devplug_tensor_t* i = make(DEVPLUG_DTYPE_INT32, {3});
+  devplug_tensor_t* f = make(DEVPLUG_DTYPE_FLOAT32, {3});
+  devplug_tensor_t* b = make(DEVPLUG_DTYPE_BOOL, {3});
+  devplug_tensor_t* in_i[] = {i};
+  devplug_tensor_t* out_i[] = {i};
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_exp, in_i, 1, out_i, 1, nullptr),
                       "does not allow dtype int32"));
-  devplug_host_tensor_t* mixed[] = {f, i};
-  devplug_host_tensor_t* out_f[] = {make(DEVPLUG_DTYPE_FLOAT32, {3})};
+  devplug_tensor_t* mixed[] = {f, i};
+  devplug_tensor_t* out_f[] = {make(DEVPLUG_DTYPE_FLOAT32, {3})};
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_add, mixed, 2, out_f, 1, nullptr),
                       "inputs[1]: dtype int32 does not match inputs[0] dtype float32"));
-  devplug_host_tensor_t* ff[] = {f, f};
+  devplug_tensor_t* ff[] = {f, f};
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_lt, ff, 2, out_f, 1, nullptr),
                       "expected bool"));
-  devplug_host_tensor_t* not_bool_cond[] = {f, f, f};
+  devplug_tensor_t* not_bool_cond[] = {f, f, f};
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_where, not_bool_cond, 3, out_f, 1, nullptr),
                       "inputs[0]: dtype float32, expected bool"));
-  devplug_host_tensor_t* bb[] = {b, b};
-  devplug_host_tensor_t* out_b[] = {make(DEVPLUG_DTYPE_BOOL, {3})};
+  devplug_tensor_t* bb[] = {b, b};
+  devplug_tensor_t* out_b[] = {make(DEVPLUG_DTYPE_BOOL, {3})};
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_sub, bb, 2, out_b, 1, nullptr),
                       "does not allow dtype bool"));
 }
 
 TEST_F(ApiNegative, OpCallRefusesShapes) {
-  devplug_host_tensor_t* a = make(DEVPLUG_DTYPE_FLOAT32, {2, 3});
-  devplug_host_tensor_t* b = make(DEVPLUG_DTYPE_FLOAT32, {3, 2});
-  devplug_host_tensor_t* row = make(DEVPLUG_DTYPE_FLOAT32, {1, 3});
-  devplug_host_tensor_t* out = make(DEVPLUG_DTYPE_FLOAT32, {2, 3});
-  devplug_host_tensor_t* outs[] = {out};
-  devplug_host_tensor_t* ab[] = {a, b};
+  devplug_tensor_t* a = make(DEVPLUG_DTYPE_FLOAT32, {2, 3});
+  devplug_tensor_t* b = make(DEVPLUG_DTYPE_FLOAT32, {3, 2});
+  devplug_tensor_t* row = make(DEVPLUG_DTYPE_FLOAT32, {1, 3});
+  devplug_tensor_t* out = make(DEVPLUG_DTYPE_FLOAT32, {2, 3});
+  devplug_tensor_t* outs[] = {out};
+  devplug_tensor_t* ab[] = {a, b};
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_add, ab, 2, outs, 1, nullptr),
                       "inputs[1] has shape [3, 2]"));
-  devplug_host_tensor_t* a_row[] = {a, row};  // prims do not broadcast
+  devplug_tensor_t* a_row[] = {a, row};  // prims do not broadcast
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_add, a_row, 2, outs, 1, nullptr),
                       "inputs[1] has shape [1, 3]"));
   devplug_matmul_attrs_t mm{sizeof(mm), 0};
-  devplug_host_tensor_t* aa[] = {a, a};
+  devplug_tensor_t* aa[] = {a, a};
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_matmul, aa, 2, outs, 1, &mm), "K = 3"));
 }
 
 TEST_F(ApiNegative, OpCallRefusesBadAttrs) {
-  devplug_host_tensor_t* a = make(DEVPLUG_DTYPE_FLOAT32, {2, 3});
-  devplug_host_tensor_t* out = make(DEVPLUG_DTYPE_FLOAT32, {1, 3});
-  devplug_host_tensor_t* ins[] = {a};
-  devplug_host_tensor_t* outs[] = {out};
+  devplug_tensor_t* a = make(DEVPLUG_DTYPE_FLOAT32, {2, 3});
+  devplug_tensor_t* out = make(DEVPLUG_DTYPE_FLOAT32, {1, 3});
+  devplug_tensor_t* ins[] = {a};
+  devplug_tensor_t* outs[] = {out};
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_sum, ins, 1, outs, 1, nullptr),
                       "attrs is NULL"));
   devplug_reduce_attrs_t past_rank{sizeof(past_rank), 0b100u, 0.0};
@@ -468,39 +468,39 @@ TEST_F(ApiNegative, OpCallRefusesBadAttrs) {
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_var, ins, 1, outs, 1, &negative),
                       "attrs.correction"));
   devplug_dim_attrs_t dim{sizeof(dim), 2};
-  devplug_host_tensor_t* same[] = {make(DEVPLUG_DTYPE_FLOAT32, {2, 3})};
+  devplug_tensor_t* same[] = {make(DEVPLUG_DTYPE_FLOAT32, {2, 3})};
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_cumsum, ins, 1, same, 1, &dim),
                       "attrs.dim is 2"));
-  devplug_host_tensor_t* index32 = make(DEVPLUG_DTYPE_INT32, {2});
-  devplug_host_tensor_t* select_in[] = {a, index32};
+  devplug_tensor_t* index32 = make(DEVPLUG_DTYPE_INT32, {2});
+  devplug_tensor_t* select_in[] = {a, index32};
   devplug_dim_attrs_t dim0{sizeof(dim0), 0};
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_index_select, select_in, 2, same, 1, &dim0),
                       "index tensors are int64"));
 }
 
 TEST_F(ApiNegative, OpCallRefusesOverlappingOutputs) {
-  devplug_host_tensor_t* a = make(DEVPLUG_DTYPE_FLOAT32, {2, 3});
-  devplug_host_tensor_t* row = make(DEVPLUG_DTYPE_FLOAT32, {1, 3});
-  devplug_host_tensor_t* expanded = nullptr;
+  devplug_tensor_t* a = make(DEVPLUG_DTYPE_FLOAT32, {2, 3});
+  devplug_tensor_t* row = make(DEVPLUG_DTYPE_FLOAT32, {1, 3});
+  devplug_tensor_t* expanded = nullptr;
   int64_t shape[] = {2, 3};
   ASSERT_TRUE(Ok(devplug_tensor_expand(row, 2, shape, &expanded)));
-  devplug_host_tensor_t* ins[] = {a};
-  devplug_host_tensor_t* outs[] = {expanded};
+  devplug_tensor_t* ins[] = {a};
+  devplug_tensor_t* outs[] = {expanded};
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_neg, ins, 1, outs, 1, nullptr),
                       "outputs[0] overlaps itself"));
   // An output that is a shifted view of its input's storage.
-  devplug_host_tensor_t* base = make(DEVPLUG_DTYPE_FLOAT32, {8});
-  devplug_host_tensor_t *head = nullptr, *shifted = nullptr;
+  devplug_tensor_t* base = make(DEVPLUG_DTYPE_FLOAT32, {8});
+  devplug_tensor_t *head = nullptr, *shifted = nullptr;
   ASSERT_TRUE(Ok(devplug_tensor_slice(base, 0, 0, 6, 1, &head)));
   ASSERT_TRUE(Ok(devplug_tensor_slice(base, 0, 2, 8, 1, &shifted)));
-  devplug_host_tensor_t* head_in[] = {head};
-  devplug_host_tensor_t* shifted_out[] = {shifted};
+  devplug_tensor_t* head_in[] = {head};
+  devplug_tensor_t* shifted_out[] = {shifted};
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_neg, head_in, 1, shifted_out, 1, nullptr),
                       "outputs[0] overlaps inputs[0]"));
   // A non-elementwise op may not write over its input at all.
   devplug_flip_attrs_t flip{sizeof(flip), 1u};
-  devplug_host_tensor_t* base_in[] = {base};
-  devplug_host_tensor_t* base_out[] = {base};
+  devplug_tensor_t* base_in[] = {base};
+  devplug_tensor_t* base_out[] = {base};
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_flip, base_in, 1, base_out, 1, &flip),
                       "outputs[0] overlaps inputs[0]"));
 }
@@ -511,16 +511,16 @@ TEST_F(ApiNegative, TensorsMustLiveOnTheStreamsDevice) {
   devplug_context_t* other = nullptr;
   ASSERT_TRUE(Ok(devplug_context_create(&options, &other)));
   ASSERT_TRUE(Ok(devplug_context_load_plugin(other, DEVPLUG_REFERENCE_PLUGIN_PATH, nullptr)));
-  devplug_host_device_t* other_device = nullptr;
+  devplug_device_t* other_device = nullptr;
   ASSERT_TRUE(Ok(devplug_context_get_device(other, 0, &other_device)));
-  devplug_host_stream_t* other_stream = nullptr;
+  devplug_stream_t* other_stream = nullptr;
   ASSERT_TRUE(Ok(devplug_device_default_stream(other_device, &other_stream)));
-  devplug_host_tensor_t* a = make(DEVPLUG_DTYPE_FLOAT32, {2});
-  devplug_host_tensor_t* ins[] = {a};
-  devplug_host_tensor_t* outs[] = {a};
+  devplug_tensor_t* a = make(DEVPLUG_DTYPE_FLOAT32, {2});
+  devplug_tensor_t* ins[] = {a};
+  devplug_tensor_t* outs[] = {a};
   EXPECT_TRUE(Invalid(devplug_op_call(other_stream, DEVPLUG_OP_neg, ins, 1, outs, 1, nullptr),
                       "device"));
-  devplug_host_tensor_t* result = nullptr;
+  devplug_tensor_t* result = nullptr;
   EXPECT_TRUE(Invalid(devplug_elementwise(other_stream, DEVPLUG_OP_neg, ins, 1, &result), "device"));
   float values[2] = {1, 2};
   EXPECT_TRUE(Invalid(devplug_tensor_copy_from_host(other_stream, a, values, 8, DEVPLUG_COPY_BLOCKING),
@@ -529,22 +529,22 @@ TEST_F(ApiNegative, TensorsMustLiveOnTheStreamsDevice) {
 }
 
 TEST_F(ApiNegative, Elementwise) {
-  devplug_host_tensor_t* a = make(DEVPLUG_DTYPE_FLOAT32, {2, 3});
-  devplug_host_tensor_t* b = make(DEVPLUG_DTYPE_FLOAT32, {4});
-  devplug_host_tensor_t* result = nullptr;
-  devplug_host_tensor_t* ab[] = {a, b};
+  devplug_tensor_t* a = make(DEVPLUG_DTYPE_FLOAT32, {2, 3});
+  devplug_tensor_t* b = make(DEVPLUG_DTYPE_FLOAT32, {4});
+  devplug_tensor_t* result = nullptr;
+  devplug_tensor_t* ab[] = {a, b};
   EXPECT_TRUE(Invalid(devplug_elementwise(stream_, DEVPLUG_OP_add, ab, 2, &result), "broadcast"));
   EXPECT_EQ(result, nullptr);
-  devplug_host_tensor_t* aa[] = {a, a};
+  devplug_tensor_t* aa[] = {a, a};
   EXPECT_TRUE(Invalid(devplug_elementwise(stream_, DEVPLUG_OP_add, aa, 2, nullptr), "inout_result"));
   EXPECT_TRUE(Invalid(devplug_elementwise(stream_, DEVPLUG_OP_sum, aa, 1, &result), "elementwise"));
   EXPECT_TRUE(Invalid(devplug_elementwise(stream_, DEVPLUG_OP_add, aa, 1, &result), "n_inputs"));
   EXPECT_TRUE(Invalid(devplug_elementwise(stream_, 9999, aa, 2, &result), "9999"));
-  devplug_host_tensor_t* wrong_shape = make(DEVPLUG_DTYPE_FLOAT32, {3, 2});
+  devplug_tensor_t* wrong_shape = make(DEVPLUG_DTYPE_FLOAT32, {3, 2});
   EXPECT_TRUE(Invalid(devplug_elementwise(stream_, DEVPLUG_OP_add, aa, 2, &wrong_shape), "shape"));
-  devplug_host_tensor_t* narrow = make(DEVPLUG_DTYPE_INT32, {2, 3});  // float into int: refused
+  devplug_tensor_t* narrow = make(DEVPLUG_DTYPE_INT32, {2, 3});  // float into int: refused
   EXPECT_TRUE(Invalid(devplug_elementwise(stream_, DEVPLUG_OP_add, aa, 2, &narrow), "int32"));
-  devplug_host_tensor_t* null_in[] = {a, nullptr};
+  devplug_tensor_t* null_in[] = {a, nullptr};
   result = nullptr;
   EXPECT_TRUE(Invalid(devplug_elementwise(stream_, DEVPLUG_OP_add, null_in, 2, &result), "inputs[1]"));
 }

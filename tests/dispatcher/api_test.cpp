@@ -61,7 +61,7 @@ TEST_F(Api, PluginInfo) {
   EXPECT_GE(info.device_count, 1);
   EXPECT_NE(std::string(info.path).find("libdevplug_reference"), std::string::npos);
   const devplug_plugin_api_t* api = nullptr;
-  ASSERT_TRUE(Ok(devplug_plugin_get_api(plugin_, &api)));
+  ASSERT_TRUE(Ok(devplug_plugin_get_table(plugin_, &api)));
   ASSERT_NE(api, nullptr);
   EXPECT_STREQ(api->plugin_name, "reference");
 }
@@ -88,15 +88,15 @@ TEST_F(Api, DevicesAndStreams) {
   devplug_plugin_t* owner = nullptr;
   ASSERT_TRUE(Ok(devplug_device_get_plugin(device_, &owner)));
   EXPECT_EQ(owner, plugin_);
-  devplug_host_stream_t* again = nullptr;
+  devplug_stream_t* again = nullptr;
   ASSERT_TRUE(Ok(devplug_device_default_stream(device_, &again)));
   EXPECT_EQ(again, stream_);
-  devplug_host_stream_t* stream = nullptr;
+  devplug_stream_t* stream = nullptr;
   ASSERT_TRUE(Ok(devplug_stream_create(device_, &stream)));
-  devplug_host_device_t* of_stream = nullptr;
+  devplug_device_t* of_stream = nullptr;
   ASSERT_TRUE(Ok(devplug_stream_get_device(stream, &of_stream)));
   EXPECT_EQ(of_stream, device_);
-  devplug_host_event_t* event = nullptr;
+  devplug_event_t* event = nullptr;
   ASSERT_TRUE(Ok(devplug_event_create(device_, &event)));
   EXPECT_TRUE(Ok(devplug_event_synchronize(event)));  // never recorded: complete
   EXPECT_TRUE(Ok(devplug_event_record(event, stream)));
@@ -109,8 +109,8 @@ TEST_F(Api, DevicesAndStreams) {
 }
 
 TEST_F(Api, TensorMetadata) {
-  devplug_host_tensor_t* t = make(DEVPLUG_DTYPE_FLOAT64, {2, 3, 4});
-  devplug_tensor_t d = describe(t);
+  devplug_tensor_t* t = make(DEVPLUG_DTYPE_FLOAT64, {2, 3, 4});
+  devplug_tensor_desc_t d = describe(t);
   EXPECT_EQ(d.dtype, DEVPLUG_DTYPE_FLOAT64);
   EXPECT_EQ(shape_of(t), (Dims{2, 3, 4}));
   EXPECT_EQ(strides_of(t), (Dims{12, 4, 1}));
@@ -122,15 +122,15 @@ TEST_F(Api, TensorMetadata) {
   uint64_t bytes = 0;
   ASSERT_TRUE(Ok(devplug_tensor_storage_bytes(t, &bytes)));
   EXPECT_EQ(bytes, 24u * 8u);
-  devplug_host_device_t* device = nullptr;
+  devplug_device_t* device = nullptr;
   ASSERT_TRUE(Ok(devplug_tensor_get_device(t, &device)));
   EXPECT_EQ(device, device_);
 
-  devplug_host_tensor_t* scalar = nullptr;
+  devplug_tensor_t* scalar = nullptr;
   ASSERT_TRUE(Ok(devplug_tensor_create(device_, DEVPLUG_DTYPE_INT8, 0, nullptr, &scalar)));
   ASSERT_TRUE(Ok(devplug_tensor_numel(scalar, &n)));
   EXPECT_EQ(n, 1);
-  devplug_host_tensor_t* empty = make(DEVPLUG_DTYPE_FLOAT32, {3, 0});
+  devplug_tensor_t* empty = make(DEVPLUG_DTYPE_FLOAT32, {3, 0});
   ASSERT_TRUE(Ok(devplug_tensor_numel(empty, &n)));
   EXPECT_EQ(n, 0);
   EXPECT_TRUE(Ok(devplug_tensor_copy_from_host(nullptr, empty, nullptr, 0, DEVPLUG_COPY_BLOCKING)));
@@ -146,7 +146,7 @@ TEST_F(Api, RoundTripEveryDtype) {
     for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(i * 37 + 5);
     if (dtype == DEVPLUG_DTYPE_BOOL)
       for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = i % 3 == 0;
-    devplug_host_tensor_t* t = upload(dtype, {7}, bytes);
+    devplug_tensor_t* t = upload(dtype, {7}, bytes);
     std::vector<unsigned char> back(bytes.size(), 0xAA);
     ASSERT_TRUE(Ok(devplug_tensor_copy_to_host(stream_, t, back.data(), back.size())));
     EXPECT_EQ(back, bytes);
@@ -154,8 +154,8 @@ TEST_F(Api, RoundTripEveryDtype) {
 }
 
 TEST_F(Api, ReadsViewsInLogicalOrder) {
-  devplug_host_tensor_t* t = floats({2, 3}, {0, 1, 2, 3, 4, 5});
-  devplug_host_tensor_t* v = nullptr;
+  devplug_tensor_t* t = floats({2, 3}, {0, 1, 2, 3, 4, 5});
+  devplug_tensor_t* v = nullptr;
   ASSERT_TRUE(Ok(devplug_tensor_transpose(t, 0, 1, &v)));
   EXPECT_EQ(download<float>(v), (std::vector<float>{0, 3, 1, 4, 2, 5}));
   EXPECT_EQ(strides_of(v), (Dims{1, 3}));
@@ -179,15 +179,15 @@ TEST_F(Api, ReadsViewsInLogicalOrder) {
   EXPECT_EQ(download<float>(v), (std::vector<float>{0, 3, 1, 4, 2, 5}));
   ASSERT_TRUE(Ok(devplug_tensor_unsqueeze(t, 1, &v)));
   EXPECT_EQ(shape_of(v), (Dims{2, 1, 3}));
-  devplug_host_tensor_t* squeezed = nullptr;
+  devplug_tensor_t* squeezed = nullptr;
   ASSERT_TRUE(Ok(devplug_tensor_squeeze(v, -2, &squeezed)));
   EXPECT_EQ(shape_of(squeezed), (Dims{2, 3}));
   EXPECT_EQ(download<float>(squeezed), (std::vector<float>{0, 1, 2, 3, 4, 5}));
 }
 
 TEST_F(Api, ViewsShareStorageAndOutliveTheirBase) {
-  devplug_host_tensor_t* base = floats({2, 3}, {0, 0, 0, 0, 0, 0});
-  devplug_host_tensor_t* column = nullptr;
+  devplug_tensor_t* base = floats({2, 3}, {0, 0, 0, 0, 0, 0});
+  devplug_tensor_t* column = nullptr;
   ASSERT_TRUE(Ok(devplug_tensor_slice(base, 1, 1, 2, 1, &column)));  // base[:, 1:2]
   std::vector<float> values = {7, 8};
   ASSERT_TRUE(Ok(devplug_tensor_copy_from_host(nullptr, column, values.data(), 8, DEVPLUG_COPY_BLOCKING)));
@@ -200,35 +200,35 @@ TEST_F(Api, ViewsShareStorageAndOutliveTheirBase) {
 }
 
 TEST_F(Api, WritesIntoTransposedViews) {
-  devplug_host_tensor_t* base = floats({2, 3}, {0, 0, 0, 0, 0, 0});
-  devplug_host_tensor_t* t = nullptr;
+  devplug_tensor_t* base = floats({2, 3}, {0, 0, 0, 0, 0, 0});
+  devplug_tensor_t* t = nullptr;
   ASSERT_TRUE(Ok(devplug_tensor_transpose(base, 0, 1, &t)));
   std::vector<float> values = {0, 3, 1, 4, 2, 5};  // t is [3, 2]
   ASSERT_TRUE(Ok(devplug_tensor_copy_from_host(nullptr, t, values.data(), 24, DEVPLUG_COPY_BLOCKING)));
   EXPECT_EQ(download<float>(base), (std::vector<float>{0, 1, 2, 3, 4, 5}));
-  devplug_host_tensor_t* dense = make(DEVPLUG_DTYPE_FLOAT32, {3, 2});
+  devplug_tensor_t* dense = make(DEVPLUG_DTYPE_FLOAT32, {3, 2});
   ASSERT_TRUE(Ok(devplug_tensor_copy(nullptr, dense, t)));
   EXPECT_EQ(download<float>(dense), values);
 }
 
 TEST_F(Api, OpCallOnStridedOperands) {
-  devplug_host_tensor_t* a = floats({2, 3}, {0, 1, 2, 3, 4, 5});
-  devplug_host_tensor_t* b_base = floats({3, 2}, {10, 40, 20, 50, 30, 60});
-  devplug_host_tensor_t* b = nullptr;
+  devplug_tensor_t* a = floats({2, 3}, {0, 1, 2, 3, 4, 5});
+  devplug_tensor_t* b_base = floats({3, 2}, {10, 40, 20, 50, 30, 60});
+  devplug_tensor_t* b = nullptr;
   ASSERT_TRUE(Ok(devplug_tensor_transpose(b_base, 0, 1, &b)));  // [[10,20,30],[40,50,60]]
-  devplug_host_tensor_t* out = make(DEVPLUG_DTYPE_FLOAT32, {2, 3});
-  devplug_host_tensor_t* ins[] = {a, b};
-  devplug_host_tensor_t* outs[] = {out};
+  devplug_tensor_t* out = make(DEVPLUG_DTYPE_FLOAT32, {2, 3});
+  devplug_tensor_t* ins[] = {a, b};
+  devplug_tensor_t* outs[] = {out};
   ASSERT_TRUE(Ok(devplug_op_call(stream_, DEVPLUG_OP_add, ins, 2, outs, 1, nullptr)));
   EXPECT_EQ(download<float>(out), (std::vector<float>{10, 21, 32, 43, 54, 65}));
   // A flipped input (negative stride) and a stride-0 input.
-  devplug_host_tensor_t* flipped = nullptr;
+  devplug_tensor_t* flipped = nullptr;
   ASSERT_TRUE(Ok(devplug_tensor_slice(a, 1, INT64_MAX, INT64_MIN, -1, &flipped)));
-  devplug_host_tensor_t* row = floats({3}, {100, 200, 300});
-  devplug_host_tensor_t* rows = nullptr;
+  devplug_tensor_t* row = floats({3}, {100, 200, 300});
+  devplug_tensor_t* rows = nullptr;
   int64_t shape[] = {2, 3};
   ASSERT_TRUE(Ok(devplug_tensor_expand(row, 2, shape, &rows)));
-  devplug_host_tensor_t* ins2[] = {flipped, rows};
+  devplug_tensor_t* ins2[] = {flipped, rows};
   ASSERT_TRUE(Ok(devplug_op_call(stream_, DEVPLUG_OP_mul, ins2, 2, outs, 1, nullptr)));
   EXPECT_EQ(download<float>(out), (std::vector<float>{200, 200, 0, 500, 800, 900}));
   // NULL stream: the first output's device's default stream.
@@ -237,73 +237,73 @@ TEST_F(Api, OpCallOnStridedOperands) {
 }
 
 TEST_F(Api, OpCallInPlace) {
-  devplug_host_tensor_t* a = floats({4}, {1, -2, 3, -4});
-  devplug_host_tensor_t* ins[] = {a};
-  devplug_host_tensor_t* outs[] = {a};
+  devplug_tensor_t* a = floats({4}, {1, -2, 3, -4});
+  devplug_tensor_t* ins[] = {a};
+  devplug_tensor_t* outs[] = {a};
   ASSERT_TRUE(Ok(devplug_op_call(stream_, DEVPLUG_OP_neg, ins, 1, outs, 1, nullptr)));
   EXPECT_EQ(download<float>(a), (std::vector<float>{-1, 2, -3, 4}));
   // Same storage, disjoint halves: allowed.
-  devplug_host_tensor_t *head = nullptr, *tail = nullptr;
+  devplug_tensor_t *head = nullptr, *tail = nullptr;
   ASSERT_TRUE(Ok(devplug_tensor_slice(a, 0, 0, 2, 1, &head)));
   ASSERT_TRUE(Ok(devplug_tensor_slice(a, 0, 2, 4, 1, &tail)));
-  devplug_host_tensor_t* head_in[] = {head};
-  devplug_host_tensor_t* tail_out[] = {tail};
+  devplug_tensor_t* head_in[] = {head};
+  devplug_tensor_t* tail_out[] = {tail};
   ASSERT_TRUE(Ok(devplug_op_call(stream_, DEVPLUG_OP_abs, head_in, 1, tail_out, 1, nullptr)));
   EXPECT_EQ(download<float>(a), (std::vector<float>{-1, 2, 1, 2}));
 }
 
 TEST_F(Api, OpCallWithAttrs) {
-  devplug_host_tensor_t* a = floats({2, 3}, {0, 1, 2, 3, 4, 5});
-  devplug_host_tensor_t* sum = make(DEVPLUG_DTYPE_FLOAT32, {2, 1});
+  devplug_tensor_t* a = floats({2, 3}, {0, 1, 2, 3, 4, 5});
+  devplug_tensor_t* sum = make(DEVPLUG_DTYPE_FLOAT32, {2, 1});
   devplug_reduce_attrs_t over_columns{sizeof(over_columns), 0b10u, 0.0};
-  devplug_host_tensor_t* ins[] = {a};
-  devplug_host_tensor_t* outs[] = {sum};
+  devplug_tensor_t* ins[] = {a};
+  devplug_tensor_t* outs[] = {sum};
   ASSERT_TRUE(Ok(devplug_op_call(stream_, DEVPLUG_OP_sum, ins, 1, outs, 1, &over_columns)));
   EXPECT_EQ(download<float>(sum), (std::vector<float>{3, 12}));
 
-  devplug_host_tensor_t* filled = make(DEVPLUG_DTYPE_INT32, {3});
+  devplug_tensor_t* filled = make(DEVPLUG_DTYPE_INT32, {3});
   devplug_fill_attrs_t fill{sizeof(fill), {7.0, 7}};
-  devplug_host_tensor_t* fill_out[] = {filled};
+  devplug_tensor_t* fill_out[] = {filled};
   ASSERT_TRUE(Ok(devplug_op_call(stream_, DEVPLUG_OP_fill, nullptr, 0, fill_out, 1, &fill)));
   EXPECT_EQ(download<int32_t>(filled), (std::vector<int32_t>{7, 7, 7}));
 
-  devplug_host_tensor_t* product = make(DEVPLUG_DTYPE_FLOAT32, {2, 2});
-  devplug_host_tensor_t* at = nullptr;
+  devplug_tensor_t* product = make(DEVPLUG_DTYPE_FLOAT32, {2, 2});
+  devplug_tensor_t* at = nullptr;
   ASSERT_TRUE(Ok(devplug_tensor_transpose(a, 0, 1, &at)));
   devplug_matmul_attrs_t mm{sizeof(mm), 0u};
-  devplug_host_tensor_t* mm_in[] = {a, at};
-  devplug_host_tensor_t* mm_out[] = {product};
+  devplug_tensor_t* mm_in[] = {a, at};
+  devplug_tensor_t* mm_out[] = {product};
   ASSERT_TRUE(Ok(devplug_op_call(stream_, DEVPLUG_OP_matmul, mm_in, 2, mm_out, 1, &mm)));
   EXPECT_EQ(download<float>(product), (std::vector<float>{5, 14, 14, 50}));
 }
 
 TEST_F(Api, ElementwiseBroadcasts) {
-  devplug_host_tensor_t* column = floats({2, 1}, {10, 20});
-  devplug_host_tensor_t* row = floats({3}, {1, 2, 3});
-  devplug_host_tensor_t* ins[] = {column, row};
-  devplug_host_tensor_t* result = nullptr;
+  devplug_tensor_t* column = floats({2, 1}, {10, 20});
+  devplug_tensor_t* row = floats({3}, {1, 2, 3});
+  devplug_tensor_t* ins[] = {column, row};
+  devplug_tensor_t* result = nullptr;
   ASSERT_TRUE(Ok(devplug_elementwise(stream_, DEVPLUG_OP_add, ins, 2, &result)));
   EXPECT_EQ(shape_of(result), (Dims{2, 3}));
   EXPECT_EQ(describe(result).dtype, DEVPLUG_DTYPE_FLOAT32);
   EXPECT_EQ(download<float>(result), (std::vector<float>{11, 12, 13, 21, 22, 23}));
-  devplug_host_tensor_t* less = nullptr;
+  devplug_tensor_t* less = nullptr;
   ASSERT_TRUE(Ok(devplug_elementwise(stream_, DEVPLUG_OP_lt, ins, 2, &less)));
   EXPECT_EQ(describe(less).dtype, DEVPLUG_DTYPE_BOOL);
   EXPECT_EQ(download<uint8_t>(less), (std::vector<uint8_t>(6, 0)));
-  devplug_host_tensor_t* cond = upload<uint8_t>(DEVPLUG_DTYPE_BOOL, {3}, {1, 0, 1});
-  devplug_host_tensor_t* where_in[] = {cond, column, row};
-  devplug_host_tensor_t* picked = nullptr;
+  devplug_tensor_t* cond = upload<uint8_t>(DEVPLUG_DTYPE_BOOL, {3}, {1, 0, 1});
+  devplug_tensor_t* where_in[] = {cond, column, row};
+  devplug_tensor_t* picked = nullptr;
   ASSERT_TRUE(Ok(devplug_elementwise(stream_, DEVPLUG_OP_where, where_in, 3, &picked)));
   EXPECT_EQ(download<float>(picked), (std::vector<float>{10, 2, 10, 20, 2, 20}));
 }
 
 TEST_F(Api, ElementwisePromotesAsPyTorch) {
-  devplug_host_tensor_t* ints = upload<int32_t>(DEVPLUG_DTYPE_INT32, {3}, {1, 2, 3});
-  devplug_host_tensor_t* halves = upload<uint16_t>(
+  devplug_tensor_t* ints = upload<int32_t>(DEVPLUG_DTYPE_INT32, {3}, {1, 2, 3});
+  devplug_tensor_t* halves = upload<uint16_t>(
       DEVPLUG_DTYPE_FLOAT16, {3},
       {sdk::double_to_half_bits(0.5), sdk::double_to_half_bits(0.25), sdk::double_to_half_bits(-4)});
-  devplug_host_tensor_t* ins[] = {ints, halves};
-  devplug_host_tensor_t* result = nullptr;
+  devplug_tensor_t* ins[] = {ints, halves};
+  devplug_tensor_t* result = nullptr;
   ASSERT_TRUE(Ok(devplug_elementwise(stream_, DEVPLUG_OP_add, ins, 2, &result)));
   EXPECT_EQ(describe(result).dtype, DEVPLUG_DTYPE_FLOAT16);  // int32 + float16 -> float16
   std::vector<uint16_t> bits = download<uint16_t>(result);
@@ -311,26 +311,26 @@ TEST_F(Api, ElementwisePromotesAsPyTorch) {
   EXPECT_EQ(sdk::half_bits_to_double(bits[1]), 2.25);
   EXPECT_EQ(sdk::half_bits_to_double(bits[2]), -1.0);
 
-  devplug_host_tensor_t* i8 = upload<int8_t>(DEVPLUG_DTYPE_INT8, {2}, {-100, 1});
-  devplug_host_tensor_t* flags = upload<uint8_t>(DEVPLUG_DTYPE_BOOL, {2}, {1, 0});
-  devplug_host_tensor_t* with_bool[] = {flags, i8};
+  devplug_tensor_t* i8 = upload<int8_t>(DEVPLUG_DTYPE_INT8, {2}, {-100, 1});
+  devplug_tensor_t* flags = upload<uint8_t>(DEVPLUG_DTYPE_BOOL, {2}, {1, 0});
+  devplug_tensor_t* with_bool[] = {flags, i8};
   result = nullptr;
   ASSERT_TRUE(Ok(devplug_elementwise(stream_, DEVPLUG_OP_mul, with_bool, 2, &result)));
   EXPECT_EQ(describe(result).dtype, DEVPLUG_DTYPE_INT8);  // bool * int8 -> int8
   EXPECT_EQ(download<int8_t>(result), (std::vector<int8_t>{-100, 0}));
 
   // exp of integers computes in float32, as torch.exp does.
-  devplug_host_tensor_t* one_in[] = {ints};
+  devplug_tensor_t* one_in[] = {ints};
   result = nullptr;
   ASSERT_TRUE(Ok(devplug_elementwise(stream_, DEVPLUG_OP_exp, one_in, 1, &result)));
   EXPECT_EQ(describe(result).dtype, DEVPLUG_DTYPE_FLOAT32);
 }
 
 TEST_F(Api, ElementwiseUint8PlusInt8IsInt16) {
-  devplug_host_tensor_t* u8 = upload<uint8_t>(DEVPLUG_DTYPE_UINT8, {3}, {200, 255, 0});
-  devplug_host_tensor_t* i8 = upload<int8_t>(DEVPLUG_DTYPE_INT8, {3}, {-100, 1, -128});
-  devplug_host_tensor_t* mixed[] = {u8, i8};
-  devplug_host_tensor_t* result = nullptr;
+  devplug_tensor_t* u8 = upload<uint8_t>(DEVPLUG_DTYPE_UINT8, {3}, {200, 255, 0});
+  devplug_tensor_t* i8 = upload<int8_t>(DEVPLUG_DTYPE_INT8, {3}, {-100, 1, -128});
+  devplug_tensor_t* mixed[] = {u8, i8};
+  devplug_tensor_t* result = nullptr;
   ASSERT_TRUE(Ok(devplug_elementwise(stream_, DEVPLUG_OP_add, mixed, 2, &result)));
   EXPECT_EQ(describe(result).dtype, DEVPLUG_DTYPE_INT16);
   // Both operands are cast to int16 first: int8 values keep their sign.
@@ -338,17 +338,17 @@ TEST_F(Api, ElementwiseUint8PlusInt8IsInt16) {
 }
 
 TEST_F(Api, ElementwiseZeroDimOperandsPromoteLessEagerly) {
-  devplug_host_tensor_t* f32 = floats({2}, {1, 2});
+  devplug_tensor_t* f32 = floats({2}, {1, 2});
   double two = 2.0;
-  devplug_host_tensor_t* f64_scalar = upload<double>(DEVPLUG_DTYPE_FLOAT64, {}, {two});
-  devplug_host_tensor_t* ins[] = {f32, f64_scalar};
-  devplug_host_tensor_t* result = nullptr;
+  devplug_tensor_t* f64_scalar = upload<double>(DEVPLUG_DTYPE_FLOAT64, {}, {two});
+  devplug_tensor_t* ins[] = {f32, f64_scalar};
+  devplug_tensor_t* result = nullptr;
   ASSERT_TRUE(Ok(devplug_elementwise(stream_, DEVPLUG_OP_mul, ins, 2, &result)));
   EXPECT_EQ(describe(result).dtype, DEVPLUG_DTYPE_FLOAT32);  // same category: the tensor wins
   EXPECT_EQ(download<float>(result), (std::vector<float>{2, 4}));
 
-  devplug_host_tensor_t* i32 = upload<int32_t>(DEVPLUG_DTYPE_INT32, {2}, {1, 2});
-  devplug_host_tensor_t* higher_category[] = {i32, f64_scalar};
+  devplug_tensor_t* i32 = upload<int32_t>(DEVPLUG_DTYPE_INT32, {2}, {1, 2});
+  devplug_tensor_t* higher_category[] = {i32, f64_scalar};
   result = nullptr;
   ASSERT_TRUE(Ok(devplug_elementwise(stream_, DEVPLUG_OP_add, higher_category, 2, &result)));
   EXPECT_EQ(describe(result).dtype, DEVPLUG_DTYPE_FLOAT64);
@@ -356,10 +356,10 @@ TEST_F(Api, ElementwiseZeroDimOperandsPromoteLessEagerly) {
 }
 
 TEST_F(Api, ElementwiseIntoAGivenResult) {
-  devplug_host_tensor_t* a = floats({2}, {1.5f, 2.5f});
-  devplug_host_tensor_t* ins[] = {a, a};
-  devplug_host_tensor_t* wide = make(DEVPLUG_DTYPE_FLOAT64, {2});
-  devplug_host_tensor_t* given = wide;
+  devplug_tensor_t* a = floats({2}, {1.5f, 2.5f});
+  devplug_tensor_t* ins[] = {a, a};
+  devplug_tensor_t* wide = make(DEVPLUG_DTYPE_FLOAT64, {2});
+  devplug_tensor_t* given = wide;
   ASSERT_TRUE(Ok(devplug_elementwise(stream_, DEVPLUG_OP_add, ins, 2, &given)));
   EXPECT_EQ(given, wide);
   EXPECT_EQ(download<double>(wide), (std::vector<double>{3.0, 5.0}));
@@ -383,9 +383,9 @@ TEST_F(Api, PromotionAndBroadcastHelpers) {
 }
 
 TEST_F(Api, NoFallbackWhenThePluginHasTheKernel) {
-  devplug_host_tensor_t* a = floats({3}, {1, 2, 3});
-  devplug_host_tensor_t* ins[] = {a};
-  devplug_host_tensor_t* outs[] = {make(DEVPLUG_DTYPE_FLOAT32, {3})};
+  devplug_tensor_t* a = floats({3}, {1, 2, 3});
+  devplug_tensor_t* ins[] = {a};
+  devplug_tensor_t* outs[] = {make(DEVPLUG_DTYPE_FLOAT32, {3})};
   ASSERT_TRUE(Ok(devplug_op_call(stream_, DEVPLUG_OP_exp, ins, 1, outs, 1, nullptr)));
   uint64_t count = 99;
   ASSERT_TRUE(Ok(devplug_context_fallback_count(context_, DEVPLUG_OP_INVALID, &count)));
@@ -400,13 +400,13 @@ TEST(ApiContext, StrictContextRunsWhatThePluginHas) {
   devplug_context_t* context = nullptr;
   ASSERT_TRUE(Ok(devplug_context_create(&options, &context)));
   ASSERT_TRUE(Ok(devplug_context_load_plugin(context, DEVPLUG_REFERENCE_PLUGIN_PATH, nullptr)));
-  devplug_host_device_t* device = nullptr;
+  devplug_device_t* device = nullptr;
   ASSERT_TRUE(Ok(devplug_context_get_device(context, 0, &device)));
   int64_t shape[] = {2};
-  devplug_host_tensor_t* t = nullptr;
+  devplug_tensor_t* t = nullptr;
   ASSERT_TRUE(Ok(devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32, 1, shape, &t)));
-  devplug_host_tensor_t* ins[] = {t, t};
-  devplug_host_tensor_t* outs[] = {t};
+  devplug_tensor_t* ins[] = {t, t};
+  devplug_tensor_t* outs[] = {t};
   EXPECT_TRUE(Ok(devplug_op_call(nullptr, DEVPLUG_OP_add, ins, 2, outs, 1, nullptr)));
   devplug_context_destroy(context);  // also releases t
 }

@@ -53,28 +53,28 @@ class ReferenceContext : public ::testing::Test {
   // The context destroys every tensor, stream and event the test made.
   void TearDown() override { devplug_context_destroy(context_); }
 
-  devplug_host_tensor_t* make(devplug_dtype_t dtype, std::vector<int64_t> shape) {
-    devplug_host_tensor_t* t = nullptr;
+  devplug_tensor_t* make(devplug_dtype_t dtype, std::vector<int64_t> shape) {
+    devplug_tensor_t* t = nullptr;
     EXPECT_TRUE(Ok(devplug_tensor_create(device_, dtype, static_cast<int32_t>(shape.size()),
                                          shape.data(), &t)));
     return t;
   }
 
   template <typename T>
-  devplug_host_tensor_t* upload(devplug_dtype_t dtype, std::vector<int64_t> shape,
+  devplug_tensor_t* upload(devplug_dtype_t dtype, std::vector<int64_t> shape,
                                 const std::vector<T>& values) {
-    devplug_host_tensor_t* t = make(dtype, shape);
+    devplug_tensor_t* t = make(dtype, shape);
     EXPECT_TRUE(Ok(devplug_tensor_copy_from_host(nullptr, t, values.data(),
                                                  values.size() * sizeof(T),
                                                  DEVPLUG_COPY_BLOCKING)));
     return t;
   }
-  devplug_host_tensor_t* floats(std::vector<int64_t> shape, const std::vector<float>& values) {
+  devplug_tensor_t* floats(std::vector<int64_t> shape, const std::vector<float>& values) {
     return upload(DEVPLUG_DTYPE_FLOAT32, shape, values);
   }
 
   template <typename T>
-  std::vector<T> download(const devplug_host_tensor_t* t) {
+  std::vector<T> download(const devplug_tensor_t* t) {
     int64_t n = 0;
     EXPECT_TRUE(Ok(devplug_tensor_numel(t, &n)));
     std::vector<T> values(static_cast<size_t>(n));
@@ -82,25 +82,25 @@ class ReferenceContext : public ::testing::Test {
     return values;
   }
 
-  devplug_tensor_t describe(const devplug_host_tensor_t* t) {
-    devplug_tensor_t d{};
+  devplug_tensor_desc_t describe(const devplug_tensor_t* t) {
+    devplug_tensor_desc_t d{};
     d.struct_size = sizeof(d);
     EXPECT_TRUE(Ok(devplug_tensor_describe(t, &d)));
     return d;
   }
-  std::vector<int64_t> shape_of(const devplug_host_tensor_t* t) {
-    devplug_tensor_t d = describe(t);
+  std::vector<int64_t> shape_of(const devplug_tensor_t* t) {
+    devplug_tensor_desc_t d = describe(t);
     return std::vector<int64_t>(d.shape, d.shape + d.rank);
   }
-  std::vector<int64_t> strides_of(const devplug_host_tensor_t* t) {
-    devplug_tensor_t d = describe(t);
+  std::vector<int64_t> strides_of(const devplug_tensor_t* t) {
+    devplug_tensor_desc_t d = describe(t);
     return std::vector<int64_t>(d.strides, d.strides + d.rank);
   }
 
   devplug_context_t* context_ = nullptr;
   devplug_plugin_t* plugin_ = nullptr;
-  devplug_host_device_t* device_ = nullptr;
-  devplug_host_stream_t* stream_ = nullptr;
+  devplug_device_t* device_ = nullptr;
+  devplug_stream_t* stream_ = nullptr;
 };
 
 // A pointer that is not NULL and must have been cleared by the call.

@@ -42,18 +42,18 @@
 
 using devplug::sdk::guard;
 
-struct devplug_buffer_t {
+struct devplug_buffer_handle_t {
   uint64_t size;
   unsigned char* data;
 };
-struct devplug_device_t {
+struct devplug_device_handle_t {
   int32_t index;
 };
-struct devplug_stream_t {
-  devplug_device_t* device;
+struct devplug_stream_handle_t {
+  devplug_device_handle_t* device;
 };
-struct devplug_event_t {
-  devplug_device_t* device;
+struct devplug_event_handle_t {
+  devplug_device_handle_t* device;
 };
 
 namespace {
@@ -61,16 +61,16 @@ namespace {
 std::atomic<int64_t> g_live_buffers{0};
 std::atomic<int64_t> g_allocations{0};
 std::atomic<int64_t> g_initialized{0};
-devplug_device_t g_devices[2] = {{0}, {1}};
+devplug_device_handle_t g_devices[2] = {{0}, {1}};
 
-unsigned char* at(const devplug_tensor_t& t) { return t.buffer->data + t.byte_offset; }
+unsigned char* at(const devplug_tensor_desc_t& t) { return t.buffer->data + t.byte_offset; }
 
-devplug_error_t* add_kernel(devplug_stream_t*, const devplug_op_call_t* call) {
+devplug_error_t* add_kernel(devplug_stream_handle_t*, const devplug_op_call_t* call) {
   return guard([&] {
     devplug::sdk::check_call(call);
-    const devplug_tensor_t& a = *call->inputs[0];
-    const devplug_tensor_t& b = *call->inputs[1];
-    const devplug_tensor_t& o = *call->outputs[0];
+    const devplug_tensor_desc_t& a = *call->inputs[0];
+    const devplug_tensor_desc_t& b = *call->inputs[1];
+    const devplug_tensor_desc_t& o = *call->outputs[0];
     devplug::sdk::for_each_offset<3>(o.rank, o.shape, {a.strides, b.strides, o.strides}, [&](const std::array<int64_t, 3>& k) {
       if (o.dtype == DEVPLUG_DTYPE_FLOAT32)
         reinterpret_cast<float*>(at(o))[k[2]] = reinterpret_cast<float*>(at(a))[k[0]] + reinterpret_cast<float*>(at(b))[k[1]];
@@ -81,11 +81,11 @@ devplug_error_t* add_kernel(devplug_stream_t*, const devplug_op_call_t* call) {
   });
 }
 
-[[maybe_unused]] devplug_error_t* copy_kernel(devplug_stream_t*, const devplug_op_call_t* call) {
+[[maybe_unused]] devplug_error_t* copy_kernel(devplug_stream_handle_t*, const devplug_op_call_t* call) {
   return guard([&] {
     devplug::sdk::check_call(call);
-    const devplug_tensor_t& in = *call->inputs[0];
-    const devplug_tensor_t& o = *call->outputs[0];
+    const devplug_tensor_desc_t& in = *call->inputs[0];
+    const devplug_tensor_desc_t& o = *call->outputs[0];
     const size_t es = devplug_dtype_size(o.dtype);
     devplug::sdk::for_each_offset<2>(o.rank, o.shape, {in.strides, o.strides}, [&](const std::array<int64_t, 2>& k) {
       std::memcpy(at(o) + k[1] * static_cast<int64_t>(es), at(in) + k[0] * static_cast<int64_t>(es), es);
@@ -98,11 +98,11 @@ double load(const unsigned char* p) { T v; std::memcpy(&v, p, sizeof(T)); return
 template <typename T>
 void store(unsigned char* p, double v) { T t = static_cast<T>(v); std::memcpy(p, &t, sizeof(T)); }
 
-devplug_error_t* convert_kernel(devplug_stream_t*, const devplug_op_call_t* call) {
+devplug_error_t* convert_kernel(devplug_stream_handle_t*, const devplug_op_call_t* call) {
   return guard([&] {
     devplug::sdk::check_call(call);
-    const devplug_tensor_t& in = *call->inputs[0];
-    const devplug_tensor_t& o = *call->outputs[0];
+    const devplug_tensor_desc_t& in = *call->inputs[0];
+    const devplug_tensor_desc_t& o = *call->outputs[0];
     auto read = [&](const unsigned char* p) -> double {
       switch (in.dtype) {
         case DEVPLUG_DTYPE_BOOL: return *p != 0 ? 1.0 : 0.0;
@@ -130,11 +130,11 @@ devplug_error_t* convert_kernel(devplug_stream_t*, const devplug_op_call_t* call
   });
 }
 
-devplug_error_t* neg_dense_kernel(devplug_stream_t*, const devplug_op_call_t* call) {
+devplug_error_t* neg_dense_kernel(devplug_stream_handle_t*, const devplug_op_call_t* call) {
   return guard([&] {
     devplug::sdk::check_call(call);
-    const devplug_tensor_t& in = *call->inputs[0];
-    const devplug_tensor_t& o = *call->outputs[0];
+    const devplug_tensor_desc_t& in = *call->inputs[0];
+    const devplug_tensor_desc_t& o = *call->outputs[0];
     if (!devplug::sdk::is_contiguous(in) || !devplug::sdk::is_contiguous(o))
       devplug::sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, "fixture neg: operands are not dense");
     const int64_t n = devplug::sdk::numel(o);
@@ -142,7 +142,7 @@ devplug_error_t* neg_dense_kernel(devplug_stream_t*, const devplug_op_call_t* ca
   });
 }
 
-devplug_error_t* unimplemented_kernel(devplug_stream_t*, const devplug_op_call_t*) {
+devplug_error_t* unimplemented_kernel(devplug_stream_handle_t*, const devplug_op_call_t*) {
   return devplug::sdk::error_create(DEVPLUG_CODE_UNIMPLEMENTED, 0, "fixture: not today");
 }
 
@@ -200,69 +200,69 @@ devplug_error_t* device_get_properties(int32_t index, devplug_device_properties_
     std::memcpy(reinterpret_cast<char*>(out) + sizeof(size_t), reinterpret_cast<char*>(&p) + sizeof(size_t), n - sizeof(size_t));
   });
 }
-devplug_error_t* device_open(int32_t index, devplug_device_t** out) {
+devplug_error_t* device_open(int32_t index, devplug_device_handle_t** out) {
   *out = &g_devices[index];
   return nullptr;
 }
-devplug_error_t* device_close(devplug_device_t*) { return nullptr; }
-devplug_error_t* buffer_allocate(devplug_device_t*, uint64_t size, devplug_buffer_t** out) {
+devplug_error_t* device_close(devplug_device_handle_t*) { return nullptr; }
+devplug_error_t* buffer_allocate(devplug_device_handle_t*, uint64_t size, devplug_buffer_handle_t** out) {
   return guard([&] {
     *out = nullptr;
     devplug::sdk::check_argument(size > 0, "buffer_allocate: size_bytes is 0");
-    auto* b = new devplug_buffer_t{size, static_cast<unsigned char*>(std::calloc(size, 1))};
+    auto* b = new devplug_buffer_handle_t{size, static_cast<unsigned char*>(std::calloc(size, 1))};
     ++g_live_buffers;
     ++g_allocations;
     *out = b;
   });
 }
-devplug_error_t* buffer_release(devplug_buffer_t* b) {
+devplug_error_t* buffer_release(devplug_buffer_handle_t* b) {
   std::free(b->data);
   delete b;
   --g_live_buffers;
   return nullptr;
 }
-devplug_error_t* buffer_get_size(devplug_buffer_t* b, uint64_t* out) {
+devplug_error_t* buffer_get_size(devplug_buffer_handle_t* b, uint64_t* out) {
   *out = b->size;
   return nullptr;
 }
-devplug_error_t* copy_from_host(devplug_stream_t*, const void* src, devplug_buffer_t* dst, uint64_t off, uint64_t n) {
+devplug_error_t* copy_from_host(devplug_stream_handle_t*, const void* src, devplug_buffer_handle_t* dst, uint64_t off, uint64_t n) {
   return guard([&] {
     devplug::sdk::check_argument(off + n <= dst->size, "copy_from_host out of range");
     std::memcpy(dst->data + off, src, n);
   });
 }
-devplug_error_t* copy_to_host(devplug_stream_t*, devplug_buffer_t* src, uint64_t off, void* dst, uint64_t n) {
+devplug_error_t* copy_to_host(devplug_stream_handle_t*, devplug_buffer_handle_t* src, uint64_t off, void* dst, uint64_t n) {
   return guard([&] {
     devplug::sdk::check_argument(off + n <= src->size, "copy_to_host out of range");
     std::memcpy(dst, src->data + off, n);
   });
 }
-devplug_error_t* buffer_copy(devplug_stream_t*, devplug_buffer_t* src, uint64_t so, devplug_buffer_t* dst, uint64_t dof, uint64_t n) {
+devplug_error_t* buffer_copy(devplug_stream_handle_t*, devplug_buffer_handle_t* src, uint64_t so, devplug_buffer_handle_t* dst, uint64_t dof, uint64_t n) {
   return guard([&] {
     devplug::sdk::check_argument(so + n <= src->size && dof + n <= dst->size, "buffer_copy out of range");
     std::memmove(dst->data + dof, src->data + so, n);
   });
 }
-devplug_error_t* stream_create(devplug_device_t* d, devplug_stream_t** out) {
-  *out = new devplug_stream_t{d};
+devplug_error_t* stream_create(devplug_device_handle_t* d, devplug_stream_handle_t** out) {
+  *out = new devplug_stream_handle_t{d};
   return nullptr;
 }
-devplug_error_t* stream_destroy(devplug_stream_t* s) {
+devplug_error_t* stream_destroy(devplug_stream_handle_t* s) {
   delete s;
   return nullptr;
 }
-devplug_error_t* stream_synchronize(devplug_stream_t*) { return nullptr; }
-devplug_error_t* event_create(devplug_device_t* d, devplug_event_t** out) {
-  *out = new devplug_event_t{d};
+devplug_error_t* stream_synchronize(devplug_stream_handle_t*) { return nullptr; }
+devplug_error_t* event_create(devplug_device_handle_t* d, devplug_event_handle_t** out) {
+  *out = new devplug_event_handle_t{d};
   return nullptr;
 }
-devplug_error_t* event_destroy(devplug_event_t* e) {
+devplug_error_t* event_destroy(devplug_event_handle_t* e) {
   delete e;
   return nullptr;
 }
-devplug_error_t* event_record(devplug_event_t*, devplug_stream_t*) { return nullptr; }
-devplug_error_t* stream_wait_event(devplug_stream_t*, devplug_event_t*) { return nullptr; }
-devplug_error_t* event_synchronize(devplug_event_t*) { return nullptr; }
+devplug_error_t* event_record(devplug_event_handle_t*, devplug_stream_handle_t*) { return nullptr; }
+devplug_error_t* stream_wait_event(devplug_stream_handle_t*, devplug_event_handle_t*) { return nullptr; }
+devplug_error_t* event_synchronize(devplug_event_handle_t*) { return nullptr; }
 
 [[maybe_unused]] devplug_plugin_api_t make_api() {
   devplug_plugin_api_t api{};

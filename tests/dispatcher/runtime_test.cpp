@@ -78,19 +78,19 @@ class Runtime : public ::testing::Test {
   }
   void TearDown() override { devplug_context_destroy(context_); }
 
-  devplug_host_tensor_t* tensor(devplug_host_device_t* device, devplug_dtype_t dtype, std::vector<int64_t> shape) {
-    devplug_host_tensor_t* t = nullptr;
+  devplug_tensor_t* tensor(devplug_device_t* device, devplug_dtype_t dtype, std::vector<int64_t> shape) {
+    devplug_tensor_t* t = nullptr;
     EXPECT_OK(devplug_tensor_create(device, dtype, static_cast<int32_t>(shape.size()), shape.data(), &t));
     return t;
   }
-  devplug_host_tensor_t* floats(std::vector<int64_t> shape, const std::vector<float>& values,
-                                devplug_host_device_t* device = nullptr) {
-    devplug_host_tensor_t* t = tensor(device ? device : dev0_, DEVPLUG_DTYPE_FLOAT32, shape);
+  devplug_tensor_t* floats(std::vector<int64_t> shape, const std::vector<float>& values,
+                                devplug_device_t* device = nullptr) {
+    devplug_tensor_t* t = tensor(device ? device : dev0_, DEVPLUG_DTYPE_FLOAT32, shape);
     EXPECT_OK(devplug_tensor_copy_from_host(nullptr, t, values.data(), values.size() * 4, DEVPLUG_COPY_BLOCKING));
     return t;
   }
   template <typename T>
-  std::vector<T> read(const devplug_host_tensor_t* t) {
+  std::vector<T> read(const devplug_tensor_t* t) {
     int64_t n = 0;
     EXPECT_OK(devplug_tensor_numel(t, &n));
     std::vector<T> values(static_cast<size_t>(n));
@@ -100,8 +100,8 @@ class Runtime : public ::testing::Test {
 
   devplug_context_t* context_ = nullptr;
   devplug_plugin_t* plugin_ = nullptr;
-  devplug_host_device_t* dev0_ = nullptr;
-  devplug_host_device_t* dev1_ = nullptr;
+  devplug_device_t* dev0_ = nullptr;
+  devplug_device_t* dev1_ = nullptr;
 };
 
 // ---- loading -------------------------------------------------------------------------------
@@ -134,7 +134,7 @@ TEST_F(Runtime, LoadsAPluginAndDescribesIt) {
   EXPECT_FALSE(supported);
 
   const devplug_plugin_api_t* api = nullptr;
-  ASSERT_OK(devplug_plugin_get_api(plugin_, &api));
+  ASSERT_OK(devplug_plugin_get_table(plugin_, &api));
   ASSERT_NE(api, nullptr);
   EXPECT_STREQ(api->plugin_name, "fixture_good");
 
@@ -290,9 +290,9 @@ TEST(RuntimeDiscovery, PluginPathFilesAndFoldersIgnoringEmptyEntries) {
 // ---- tensors and copies ----------------------------------------------------------------------
 
 TEST_F(Runtime, TensorRoundTripAndMetadata) {
-  devplug_host_tensor_t* t = floats({2, 3}, {1, 2, 3, 4, 5, 6});
+  devplug_tensor_t* t = floats({2, 3}, {1, 2, 3, 4, 5, 6});
   EXPECT_EQ(read<float>(t), (std::vector<float>{1, 2, 3, 4, 5, 6}));
-  devplug_tensor_t desc{};
+  devplug_tensor_desc_t desc{};
   desc.struct_size = sizeof(desc);
   ASSERT_OK(devplug_tensor_describe(t, &desc));
   EXPECT_EQ(desc.rank, 2);
@@ -302,7 +302,7 @@ TEST_F(Runtime, TensorRoundTripAndMetadata) {
   uint64_t bytes = 0;
   ASSERT_OK(devplug_tensor_storage_bytes(t, &bytes));
   EXPECT_EQ(bytes, 24u);
-  devplug_host_device_t* device = nullptr;
+  devplug_device_t* device = nullptr;
   ASSERT_OK(devplug_tensor_get_device(t, &device));
   EXPECT_EQ(device, dev0_);
   expect_error(devplug_tensor_copy_to_host(nullptr, t, nullptr, 20), DEVPLUG_CODE_INVALID_ARGUMENT, "size_bytes");
@@ -310,7 +310,7 @@ TEST_F(Runtime, TensorRoundTripAndMetadata) {
 }
 
 TEST_F(Runtime, EmptyAndScalarTensors) {
-  devplug_host_tensor_t* empty = tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {0, 5});
+  devplug_tensor_t* empty = tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {0, 5});
   ASSERT_NE(empty, nullptr);
   int64_t n = -1;
   ASSERT_OK(devplug_tensor_numel(empty, &n));
@@ -320,9 +320,9 @@ TEST_F(Runtime, EmptyAndScalarTensors) {
   EXPECT_EQ(bytes, 0u);
   EXPECT_OK(devplug_tensor_copy_to_host(nullptr, empty, nullptr, 0));
   EXPECT_OK(devplug_tensor_copy_from_host(nullptr, empty, nullptr, 0, 0));
-  devplug_host_tensor_t* ins[2] = {empty, empty};
+  devplug_tensor_t* ins[2] = {empty, empty};
   EXPECT_OK(devplug_op_call(nullptr, DEVPLUG_OP_add, ins, 2, &empty, 1, nullptr));
-  devplug_host_tensor_t* scalar = floats({}, {2.5f});
+  devplug_tensor_t* scalar = floats({}, {2.5f});
   ASSERT_OK(devplug_tensor_numel(scalar, &n));
   EXPECT_EQ(n, 1);
   EXPECT_EQ(read<float>(scalar), std::vector<float>{2.5f});
@@ -331,11 +331,11 @@ TEST_F(Runtime, EmptyAndScalarTensors) {
 }
 
 TEST_F(Runtime, ViewsCopyInLogicalOrder) {
-  devplug_host_tensor_t* t = floats({2, 3}, {1, 2, 3, 4, 5, 6});
-  devplug_host_tensor_t* tt = nullptr;
+  devplug_tensor_t* t = floats({2, 3}, {1, 2, 3, 4, 5, 6});
+  devplug_tensor_t* tt = nullptr;
   ASSERT_OK(devplug_tensor_transpose(t, 0, 1, &tt));
   EXPECT_EQ(read<float>(tt), (std::vector<float>{1, 4, 2, 5, 3, 6}));
-  devplug_host_tensor_t* rev = nullptr;
+  devplug_tensor_t* rev = nullptr;
   ASSERT_OK(devplug_tensor_slice(t, 1, -1, -4, -2, &rev));  // columns 2, 0
   EXPECT_EQ(read<float>(rev), (std::vector<float>{3, 1, 6, 4}));
   // Writing through a view changes the base in place.
@@ -343,9 +343,9 @@ TEST_F(Runtime, ViewsCopyInLogicalOrder) {
   ASSERT_OK(devplug_tensor_copy_from_host(nullptr, tt, fresh.data(), 24, DEVPLUG_COPY_BLOCKING));
   EXPECT_EQ(read<float>(t), (std::vector<float>{10, 30, 50, 20, 40, 60}));
   // An expanded view reads repeated values and refuses writes.
-  devplug_host_tensor_t* row = nullptr;
+  devplug_tensor_t* row = nullptr;
   ASSERT_OK(devplug_tensor_slice(t, 0, 0, 1, 1, &row));
-  devplug_host_tensor_t* wide = nullptr;
+  devplug_tensor_t* wide = nullptr;
   const int64_t shape[2] = {2, 3};
   ASSERT_OK(devplug_tensor_expand(row, 2, shape, &wide));
   EXPECT_EQ(read<float>(wide), (std::vector<float>{10, 30, 50, 10, 30, 50}));
@@ -358,19 +358,19 @@ TEST_F(Runtime, ViewsCopyInLogicalOrder) {
 }
 
 TEST_F(Runtime, TensorCopyAcrossLayoutsAndDevices) {
-  devplug_host_tensor_t* a = floats({2, 2}, {1, 2, 3, 4});
-  devplug_host_tensor_t* at = nullptr;
+  devplug_tensor_t* a = floats({2, 2}, {1, 2, 3, 4});
+  devplug_tensor_t* at = nullptr;
   ASSERT_OK(devplug_tensor_transpose(a, 0, 1, &at));
-  devplug_host_tensor_t* b = tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {2, 2});
+  devplug_tensor_t* b = tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {2, 2});
   ASSERT_OK(devplug_tensor_copy(nullptr, b, at));
   EXPECT_EQ(read<float>(b), (std::vector<float>{1, 3, 2, 4}));
-  devplug_host_tensor_t* c = tensor(dev1_, DEVPLUG_DTYPE_FLOAT32, {2, 2});
+  devplug_tensor_t* c = tensor(dev1_, DEVPLUG_DTYPE_FLOAT32, {2, 2});
   ASSERT_OK(devplug_tensor_copy(nullptr, c, at));
   EXPECT_EQ(read<float>(c), (std::vector<float>{1, 3, 2, 4}));
   // In place transpose of a square matrix: overlapping views go through a temporary.
   ASSERT_OK(devplug_tensor_copy(nullptr, a, at));
   EXPECT_EQ(read<float>(a), (std::vector<float>{1, 3, 2, 4}));
-  devplug_host_tensor_t* i32 = tensor(dev0_, DEVPLUG_DTYPE_INT32, {2, 2});
+  devplug_tensor_t* i32 = tensor(dev0_, DEVPLUG_DTYPE_INT32, {2, 2});
   expect_error(devplug_tensor_copy(nullptr, i32, a), DEVPLUG_CODE_INVALID_ARGUMENT, "dtype");
   for (auto* t : {a, at, b, c, i32}) devplug_tensor_release(t);
 }
@@ -378,10 +378,10 @@ TEST_F(Runtime, TensorCopyAcrossLayoutsAndDevices) {
 TEST(RuntimeHostStaging, StridedCopiesWithoutCopyStridedKernel) {
   devplug_context_t* context = make_context(DEVPLUG_CONTEXT_NO_DISCOVERY | DEVPLUG_CONTEXT_NO_FALLBACK);
   ASSERT_OK(devplug_context_load_plugin(context, fixture("no_copy").c_str(), nullptr));
-  devplug_host_device_t* device = nullptr;
+  devplug_device_t* device = nullptr;
   ASSERT_OK(devplug_context_get_device(context, 0, &device));
   const int64_t shape[2] = {2, 3};
-  devplug_host_tensor_t *t = nullptr, *tt = nullptr, *dense = nullptr, *neg = nullptr;
+  devplug_tensor_t *t = nullptr, *tt = nullptr, *dense = nullptr, *neg = nullptr;
   ASSERT_OK(devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32, 2, shape, &t));
   const std::vector<float> v = {1, 2, 3, 4, 5, 6};
   ASSERT_OK(devplug_tensor_copy_from_host(nullptr, t, v.data(), 24, 0));
@@ -410,17 +410,17 @@ TEST(RuntimeHostStaging, StridedCopiesWithoutCopyStridedKernel) {
 // ---- op calls ---------------------------------------------------------------------------------
 
 TEST_F(Runtime, OpCallRunsTheKernelOnStridedOperands) {
-  devplug_host_tensor_t* a = floats({2, 2}, {1, 2, 3, 4});
-  devplug_host_tensor_t* at = nullptr;
+  devplug_tensor_t* a = floats({2, 2}, {1, 2, 3, 4});
+  devplug_tensor_t* at = nullptr;
   ASSERT_OK(devplug_tensor_transpose(a, 0, 1, &at));
-  devplug_host_tensor_t* out = tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {2, 2});
-  devplug_host_tensor_t* ins[2] = {a, at};
-  devplug_host_stream_t* stream = nullptr;
+  devplug_tensor_t* out = tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {2, 2});
+  devplug_tensor_t* ins[2] = {a, at};
+  devplug_stream_t* stream = nullptr;
   ASSERT_OK(devplug_device_default_stream(dev0_, &stream));
   ASSERT_OK(devplug_op_call(stream, DEVPLUG_OP_add, ins, 2, &out, 1, nullptr));
   EXPECT_EQ(read<float>(out), (std::vector<float>{2, 5, 5, 8}));
   // In place: the output is exactly an input.
-  devplug_host_tensor_t* inplace[2] = {a, a};
+  devplug_tensor_t* inplace[2] = {a, a};
   ASSERT_OK(devplug_op_call(nullptr, DEVPLUG_OP_add, inplace, 2, &a, 1, nullptr));
   EXPECT_EQ(read<float>(a), (std::vector<float>{2, 4, 6, 8}));
   uint64_t fallbacks = 9;
@@ -431,11 +431,11 @@ TEST_F(Runtime, OpCallRunsTheKernelOnStridedOperands) {
 
 TEST_F(Runtime, OpCallHotPathDoesNotAllocate) {
   if (fixture_thread_allocations() < 0) GTEST_SKIP() << "allocation counting is off in sanitizer builds";
-  devplug_host_tensor_t* a = floats({4}, {1, 2, 3, 4});
-  devplug_host_tensor_t* out = tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {4});
-  devplug_host_stream_t* stream = nullptr;
+  devplug_tensor_t* a = floats({4}, {1, 2, 3, 4});
+  devplug_tensor_t* out = tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {4});
+  devplug_stream_t* stream = nullptr;
   ASSERT_OK(devplug_device_default_stream(dev0_, &stream));
-  devplug_host_tensor_t* ins[2] = {a, a};
+  devplug_tensor_t* ins[2] = {a, a};
   ASSERT_OK(devplug_op_call(stream, DEVPLUG_OP_add, ins, 2, &out, 1, nullptr));  // warm up
   const long before = fixture_thread_allocations();
   for (int i = 0; i < 100; ++i) {
@@ -458,18 +458,18 @@ TEST_F(Runtime, OpCallHotPathDoesNotAllocate) {
 }
 
 TEST_F(Runtime, OpCallValidates) {
-  devplug_host_tensor_t* a = tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {2, 2});
-  devplug_host_tensor_t* b = tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {2, 3});
-  devplug_host_tensor_t* i = tensor(dev0_, DEVPLUG_DTYPE_INT32, {2, 2});
-  devplug_host_tensor_t* other = tensor(dev1_, DEVPLUG_DTYPE_FLOAT32, {2, 2});
-  devplug_host_tensor_t* shape_bad[2] = {a, b};
+  devplug_tensor_t* a = tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {2, 2});
+  devplug_tensor_t* b = tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {2, 3});
+  devplug_tensor_t* i = tensor(dev0_, DEVPLUG_DTYPE_INT32, {2, 2});
+  devplug_tensor_t* other = tensor(dev1_, DEVPLUG_DTYPE_FLOAT32, {2, 2});
+  devplug_tensor_t* shape_bad[2] = {a, b};
   EXPECT_EQ(take(devplug_op_call(nullptr, DEVPLUG_OP_add, shape_bad, 2, &a, 1, nullptr)).rfind("INVALID_ARGUMENT", 0), 0u);
-  devplug_host_tensor_t* dtype_bad[2] = {a, i};
+  devplug_tensor_t* dtype_bad[2] = {a, i};
   EXPECT_EQ(take(devplug_op_call(nullptr, DEVPLUG_OP_add, dtype_bad, 2, &a, 1, nullptr)).rfind("INVALID_ARGUMENT", 0), 0u);
-  devplug_host_tensor_t* device_bad[2] = {a, other};
+  devplug_tensor_t* device_bad[2] = {a, other};
   expect_error(devplug_op_call(nullptr, DEVPLUG_OP_add, device_bad, 2, &a, 1, nullptr), DEVPLUG_CODE_INVALID_ARGUMENT,
                "inputs[1] is on device 1");
-  devplug_host_tensor_t* null_in[2] = {a, nullptr};
+  devplug_tensor_t* null_in[2] = {a, nullptr};
   expect_error(devplug_op_call(nullptr, DEVPLUG_OP_add, null_in, 2, &a, 1, nullptr), DEVPLUG_CODE_INVALID_ARGUMENT,
                "inputs[1] is NULL");
   expect_error(devplug_op_call(nullptr, 5000, nullptr, 0, &a, 1, nullptr), DEVPLUG_CODE_INVALID_ARGUMENT, "");
@@ -479,13 +479,13 @@ TEST_F(Runtime, OpCallValidates) {
 }
 
 TEST_F(Runtime, DenseKernelsGetMaterializedOperands) {
-  devplug_host_tensor_t* a = floats({2, 3}, {1, 2, 3, 4, 5, 6});
-  devplug_host_tensor_t* at = nullptr;
+  devplug_tensor_t* a = floats({2, 3}, {1, 2, 3, 4, 5, 6});
+  devplug_tensor_t* at = nullptr;
   ASSERT_OK(devplug_tensor_transpose(a, 0, 1, &at));
-  devplug_host_tensor_t* out = tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {3, 2});
-  devplug_host_tensor_t* out_t = nullptr;  // a transposed output
+  devplug_tensor_t* out = tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {3, 2});
+  devplug_tensor_t* out_t = nullptr;  // a transposed output
   ASSERT_OK(devplug_tensor_transpose(out, 0, 1, &out_t));
-  devplug_host_tensor_t* b = tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {3, 2});
+  devplug_tensor_t* b = tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {3, 2});
   ASSERT_OK(devplug_op_call(nullptr, DEVPLUG_OP_neg, &at, 1, &b, 1, nullptr));
   EXPECT_EQ(read<float>(b), (std::vector<float>{-1, -4, -2, -5, -3, -6}));
   ASSERT_OK(devplug_op_call(nullptr, DEVPLUG_OP_neg, &a, 1, &out_t, 1, nullptr));
@@ -498,10 +498,10 @@ TEST_F(Runtime, NoFallbackAndStrictContextsAnswerUnimplemented) {
   for (uint32_t flags : {DEVPLUG_CONTEXT_NO_FALLBACK, DEVPLUG_CONTEXT_STRICT}) {
     devplug_context_t* context = make_context(DEVPLUG_CONTEXT_NO_DISCOVERY | flags);
     ASSERT_OK(devplug_context_load_plugin(context, fixture("good").c_str(), nullptr));
-    devplug_host_device_t* device = nullptr;
+    devplug_device_t* device = nullptr;
     ASSERT_OK(devplug_context_get_device(context, 0, &device));
-    devplug_host_tensor_t* a = tensor(device, DEVPLUG_DTYPE_FLOAT32, {3});
-    devplug_host_tensor_t* ins[2] = {a, a};
+    devplug_tensor_t* a = tensor(device, DEVPLUG_DTYPE_FLOAT32, {3});
+    devplug_tensor_t* ins[2] = {a, a};
     expect_error(devplug_op_call(nullptr, DEVPLUG_OP_mul, ins, 2, &a, 1, nullptr), DEVPLUG_CODE_UNIMPLEMENTED,
                  "mul (float32) is not implemented by plugin fixture_good");
     expect_error(devplug_op_call(nullptr, DEVPLUG_OP_sub, ins, 2, &a, 1, nullptr), DEVPLUG_CODE_UNIMPLEMENTED,
@@ -516,12 +516,12 @@ TEST(RuntimeStrict, StrictFromTheEnvironment) {
   devplug_context_t* context = make_context(DEVPLUG_CONTEXT_NO_DISCOVERY);
   unsetenv("DEVPLUG_STRICT");
   ASSERT_OK(devplug_context_load_plugin(context, fixture("good").c_str(), nullptr));
-  devplug_host_device_t* device = nullptr;
+  devplug_device_t* device = nullptr;
   ASSERT_OK(devplug_context_get_device(context, 0, &device));
   const int64_t shape[1] = {2};
-  devplug_host_tensor_t* a = nullptr;
+  devplug_tensor_t* a = nullptr;
   ASSERT_OK(devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32, 1, shape, &a));
-  devplug_host_tensor_t* ins[2] = {a, a};
+  devplug_tensor_t* ins[2] = {a, a};
   expect_error(devplug_op_call(nullptr, DEVPLUG_OP_mul, ins, 2, &a, 1, nullptr), DEVPLUG_CODE_UNIMPLEMENTED, "DEVPLUG_STRICT");
   uint64_t count = 1;
   ASSERT_OK(devplug_context_fallback_count(context, DEVPLUG_OP_mul, &count));
@@ -532,11 +532,11 @@ TEST(RuntimeStrict, StrictFromTheEnvironment) {
 
 #ifdef DEVPLUG_REFERENCE_PLUGIN
 TEST_F(Runtime, FallsBackToTheReferenceBackendFromTheInstallFolder) {
-  devplug_host_tensor_t* a = floats({2, 2}, {1, 2, 3, 4});
-  devplug_host_tensor_t* at = nullptr;
+  devplug_tensor_t* a = floats({2, 2}, {1, 2, 3, 4});
+  devplug_tensor_t* at = nullptr;
   ASSERT_OK(devplug_tensor_transpose(a, 0, 1, &at));
-  devplug_host_tensor_t* out = tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {2, 2});
-  devplug_host_tensor_t* ins[2] = {a, at};
+  devplug_tensor_t* out = tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {2, 2});
+  devplug_tensor_t* ins[2] = {a, at};
   testing::internal::CaptureStderr();
   ASSERT_OK(devplug_op_call(nullptr, DEVPLUG_OP_mul, ins, 2, &out, 1, nullptr));  // no kernel
   ASSERT_OK(devplug_op_call(nullptr, DEVPLUG_OP_mul, ins, 2, &out, 1, nullptr));
@@ -564,12 +564,12 @@ TEST(RuntimeFallback, UsesALoadedReferencePlugin) {
   ASSERT_OK(devplug_context_load_plugin(context, DEVPLUG_REFERENCE_PLUGIN, nullptr));
   devplug_plugin_t* fixture_plugin = nullptr;
   ASSERT_OK(devplug_context_load_plugin(context, fixture("good").c_str(), &fixture_plugin));
-  devplug_host_device_t* device = nullptr;
+  devplug_device_t* device = nullptr;
   ASSERT_OK(devplug_context_get_device(context, 1, &device));  // reference has device 0
   devplug_plugin_t* owner = nullptr;
   ASSERT_OK(devplug_device_get_plugin(device, &owner));
   ASSERT_EQ(owner, fixture_plugin);
-  devplug_host_tensor_t* t = nullptr;
+  devplug_tensor_t* t = nullptr;
   const int64_t shape[1] = {4};
   ASSERT_OK(devplug_tensor_create(device, DEVPLUG_DTYPE_INT64, 1, shape, &t));
   devplug_iota_attrs_t iota{sizeof(iota), {3.0, 3}, {2.0, 2}};
@@ -580,10 +580,10 @@ TEST(RuntimeFallback, UsesALoadedReferencePlugin) {
   ASSERT_OK(devplug_tensor_copy_to_host(nullptr, t, values.data(), 32));
   EXPECT_EQ(values, (std::vector<int64_t>{3, 5, 7, 9}));
   // A stream waiting on another plugin's event: the host waits for it.
-  devplug_host_device_t* reference_device = nullptr;
+  devplug_device_t* reference_device = nullptr;
   ASSERT_OK(devplug_context_get_device(context, 0, &reference_device));
-  devplug_host_event_t* event = nullptr;
-  devplug_host_stream_t *reference_stream = nullptr, *fixture_stream = nullptr;
+  devplug_event_t* event = nullptr;
+  devplug_stream_t *reference_stream = nullptr, *fixture_stream = nullptr;
   ASSERT_OK(devplug_event_create(reference_device, &event));
   ASSERT_OK(devplug_device_default_stream(reference_device, &reference_stream));
   ASSERT_OK(devplug_device_default_stream(device, &fixture_stream));
@@ -601,10 +601,10 @@ TEST(RuntimeFallback, UsesALoadedReferencePlugin) {
 TEST(RuntimeElementwiseReference, WhereBroadcastsAndPromotesBranchesOnly) {
   devplug_context_t* context = make_context(DEVPLUG_CONTEXT_NO_DISCOVERY);
   ASSERT_OK(devplug_context_load_plugin(context, DEVPLUG_REFERENCE_PLUGIN, nullptr));
-  devplug_host_device_t* device = nullptr;
+  devplug_device_t* device = nullptr;
   ASSERT_OK(devplug_context_get_device(context, 0, &device));
   const int64_t col[2] = {3, 1}, row[1] = {4};
-  devplug_host_tensor_t *cond = nullptr, *a = nullptr, *b = nullptr;
+  devplug_tensor_t *cond = nullptr, *a = nullptr, *b = nullptr;
   ASSERT_OK(devplug_tensor_create(device, DEVPLUG_DTYPE_BOOL, 2, col, &cond));
   ASSERT_OK(devplug_tensor_create(device, DEVPLUG_DTYPE_INT32, 1, row, &a));
   ASSERT_OK(devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32, 0, nullptr, &b));
@@ -614,10 +614,10 @@ TEST(RuntimeElementwiseReference, WhereBroadcastsAndPromotesBranchesOnly) {
   ASSERT_OK(devplug_tensor_copy_from_host(nullptr, cond, c, 3, DEVPLUG_COPY_BLOCKING));
   ASSERT_OK(devplug_tensor_copy_from_host(nullptr, a, av, 16, DEVPLUG_COPY_BLOCKING));
   ASSERT_OK(devplug_tensor_copy_from_host(nullptr, b, &bv, 4, DEVPLUG_COPY_BLOCKING));
-  devplug_host_tensor_t* ins[3] = {cond, a, b};
-  devplug_host_tensor_t* result = nullptr;
+  devplug_tensor_t* ins[3] = {cond, a, b};
+  devplug_tensor_t* result = nullptr;
   ASSERT_OK(devplug_elementwise(nullptr, DEVPLUG_OP_where, ins, 3, &result));
-  devplug_tensor_t desc{};
+  devplug_tensor_desc_t desc{};
   desc.struct_size = sizeof(desc);
   ASSERT_OK(devplug_tensor_describe(result, &desc));
   EXPECT_EQ(desc.dtype, DEVPLUG_DTYPE_FLOAT32);  // int32 with dims + 0-d float32: float category wins
@@ -625,15 +625,15 @@ TEST(RuntimeElementwiseReference, WhereBroadcastsAndPromotesBranchesOnly) {
   std::vector<float> values(12);
   ASSERT_OK(devplug_tensor_copy_to_host(nullptr, result, values.data(), 48));
   EXPECT_EQ(values, (std::vector<float>{1, 2, 3, 4, -0.5f, -0.5f, -0.5f, -0.5f, 1, 2, 3, 4}));
-  devplug_host_tensor_t* root = nullptr;
+  devplug_tensor_t* root = nullptr;
   ASSERT_OK(devplug_elementwise(nullptr, DEVPLUG_OP_sqrt, &a, 1, &root));
   ASSERT_OK(devplug_tensor_describe(root, &desc));
   EXPECT_EQ(desc.dtype, DEVPLUG_DTYPE_FLOAT32);
   std::vector<float> roots(4);
   ASSERT_OK(devplug_tensor_copy_to_host(nullptr, root, roots.data(), 16));
   EXPECT_FLOAT_EQ(roots[3], 2.0f);
-  devplug_host_tensor_t* eq = nullptr;
-  devplug_host_tensor_t* pair[2] = {a, b};
+  devplug_tensor_t* eq = nullptr;
+  devplug_tensor_t* pair[2] = {a, b};
   ASSERT_OK(devplug_elementwise(nullptr, DEVPLUG_OP_gt, pair, 2, &eq));
   ASSERT_OK(devplug_tensor_describe(eq, &desc));
   EXPECT_EQ(desc.dtype, DEVPLUG_DTYPE_BOOL);
@@ -646,13 +646,13 @@ TEST(RuntimeElementwiseReference, WhereBroadcastsAndPromotesBranchesOnly) {
 // ---- elementwise ----------------------------------------------------------------------------
 
 TEST_F(Runtime, ElementwiseBroadcastsAndAllocates) {
-  devplug_host_tensor_t* col = floats({3, 1}, {1, 2, 3});
-  devplug_host_tensor_t* row = floats({4}, {10, 20, 30, 40});
-  devplug_host_tensor_t* ins[2] = {col, row};
-  devplug_host_tensor_t* result = nullptr;
+  devplug_tensor_t* col = floats({3, 1}, {1, 2, 3});
+  devplug_tensor_t* row = floats({4}, {10, 20, 30, 40});
+  devplug_tensor_t* ins[2] = {col, row};
+  devplug_tensor_t* result = nullptr;
   ASSERT_OK(devplug_elementwise(nullptr, DEVPLUG_OP_add, ins, 2, &result));
   ASSERT_NE(result, nullptr);
-  devplug_tensor_t desc{};
+  devplug_tensor_desc_t desc{};
   desc.struct_size = sizeof(desc);
   ASSERT_OK(devplug_tensor_describe(result, &desc));
   EXPECT_EQ(desc.rank, 2);
@@ -660,13 +660,13 @@ TEST_F(Runtime, ElementwiseBroadcastsAndAllocates) {
   EXPECT_EQ(desc.shape[1], 4);
   EXPECT_EQ(read<float>(result), (std::vector<float>{11, 21, 31, 41, 12, 22, 32, 42, 13, 23, 33, 43}));
   // Shapes that do not broadcast.
-  devplug_host_tensor_t* three = floats({3}, {1, 2, 3});
-  devplug_host_tensor_t* bad[2] = {row, three};
-  devplug_host_tensor_t* none = nullptr;
+  devplug_tensor_t* three = floats({3}, {1, 2, 3});
+  devplug_tensor_t* bad[2] = {row, three};
+  devplug_tensor_t* none = nullptr;
   expect_error(devplug_elementwise(nullptr, DEVPLUG_OP_add, bad, 2, &none), DEVPLUG_CODE_INVALID_ARGUMENT, "");
   EXPECT_EQ(none, nullptr);
-  devplug_host_tensor_t* elsewhere = floats({4}, {1, 2, 3, 4}, dev1_);
-  devplug_host_tensor_t* split[2] = {row, elsewhere};
+  devplug_tensor_t* elsewhere = floats({4}, {1, 2, 3, 4}, dev1_);
+  devplug_tensor_t* split[2] = {row, elsewhere};
   expect_error(devplug_elementwise(nullptr, DEVPLUG_OP_add, split, 2, &none), DEVPLUG_CODE_INVALID_ARGUMENT,
                "inputs[1] is not on the stream's device");
   devplug_tensor_release(elsewhere);
@@ -674,29 +674,29 @@ TEST_F(Runtime, ElementwiseBroadcastsAndAllocates) {
 }
 
 TEST_F(Runtime, ElementwisePromotesAndCastsIntoTheGivenResult) {
-  devplug_host_tensor_t* f = floats({3}, {0.5f, 1.5f, 2.5f});
-  devplug_host_tensor_t* i = tensor(dev0_, DEVPLUG_DTYPE_INT32, {3});
+  devplug_tensor_t* f = floats({3}, {0.5f, 1.5f, 2.5f});
+  devplug_tensor_t* i = tensor(dev0_, DEVPLUG_DTYPE_INT32, {3});
   const std::vector<int32_t> ints = {1, 2, 3};
   ASSERT_OK(devplug_tensor_copy_from_host(nullptr, i, ints.data(), 12, DEVPLUG_COPY_BLOCKING));
-  devplug_host_tensor_t* ins[2] = {i, f};
-  devplug_host_tensor_t* result = nullptr;
+  devplug_tensor_t* ins[2] = {i, f};
+  devplug_tensor_t* result = nullptr;
   ASSERT_OK(devplug_elementwise(nullptr, DEVPLUG_OP_add, ins, 2, &result));
-  devplug_tensor_t desc{};
+  devplug_tensor_desc_t desc{};
   desc.struct_size = sizeof(desc);
   ASSERT_OK(devplug_tensor_describe(result, &desc));
   EXPECT_EQ(desc.dtype, DEVPLUG_DTYPE_FLOAT32);
   EXPECT_EQ(read<float>(result), (std::vector<float>{1.5f, 3.5f, 5.5f}));
-  devplug_host_tensor_t* f64 = tensor(dev0_, DEVPLUG_DTYPE_FLOAT64, {3});
+  devplug_tensor_t* f64 = tensor(dev0_, DEVPLUG_DTYPE_FLOAT64, {3});
   ASSERT_OK(devplug_elementwise(nullptr, DEVPLUG_OP_add, ins, 2, &f64));
   EXPECT_EQ(read<double>(f64), (std::vector<double>{1.5, 3.5, 5.5}));
-  devplug_host_tensor_t* i32 = tensor(dev0_, DEVPLUG_DTYPE_INT32, {3});
+  devplug_tensor_t* i32 = tensor(dev0_, DEVPLUG_DTYPE_INT32, {3});
   expect_error(devplug_elementwise(nullptr, DEVPLUG_OP_add, ins, 2, &i32), DEVPLUG_CODE_INVALID_ARGUMENT, "cannot hold");
   // A 0-d float64 tensor does not lift float32 tensors with dims.
-  devplug_host_tensor_t* scalar = tensor(dev0_, DEVPLUG_DTYPE_FLOAT64, {});
+  devplug_tensor_t* scalar = tensor(dev0_, DEVPLUG_DTYPE_FLOAT64, {});
   const double two = 2;
   ASSERT_OK(devplug_tensor_copy_from_host(nullptr, scalar, &two, 8, DEVPLUG_COPY_BLOCKING));
-  devplug_host_tensor_t* mixed[2] = {f, scalar};
-  devplug_host_tensor_t* sum = nullptr;
+  devplug_tensor_t* mixed[2] = {f, scalar};
+  devplug_tensor_t* sum = nullptr;
   ASSERT_OK(devplug_elementwise(nullptr, DEVPLUG_OP_add, mixed, 2, &sum));
   ASSERT_OK(devplug_tensor_describe(sum, &desc));
   EXPECT_EQ(desc.dtype, DEVPLUG_DTYPE_FLOAT32);
@@ -738,14 +738,14 @@ TEST_F(Runtime, CachingAllocatorReusesBuffersAndFreesThemAtTheEnd) {
 }
 
 TEST_F(Runtime, StreamsAndEvents) {
-  devplug_host_stream_t* s0 = nullptr;
-  devplug_host_stream_t* s1 = nullptr;
+  devplug_stream_t* s0 = nullptr;
+  devplug_stream_t* s1 = nullptr;
   ASSERT_OK(devplug_stream_create(dev0_, &s0));
   ASSERT_OK(devplug_stream_create(dev1_, &s1));
-  devplug_host_device_t* device = nullptr;
+  devplug_device_t* device = nullptr;
   ASSERT_OK(devplug_stream_get_device(s1, &device));
   EXPECT_EQ(device, dev1_);
-  devplug_host_event_t* e = nullptr;
+  devplug_event_t* e = nullptr;
   ASSERT_OK(devplug_event_create(dev0_, &e));
   expect_error(devplug_event_record(e, s1), DEVPLUG_CODE_INVALID_ARGUMENT, "different devices");
   ASSERT_OK(devplug_event_record(e, s0));
@@ -753,7 +753,7 @@ TEST_F(Runtime, StreamsAndEvents) {
   ASSERT_OK(devplug_event_synchronize(e));
   ASSERT_OK(devplug_stream_synchronize(s1));
   ASSERT_OK(devplug_device_synchronize(dev0_));
-  devplug_host_stream_t* def = nullptr;
+  devplug_stream_t* def = nullptr;
   ASSERT_OK(devplug_device_default_stream(dev0_, &def));
   expect_error(devplug_stream_destroy(def), DEVPLUG_CODE_INVALID_ARGUMENT, "default stream");
   ASSERT_OK(devplug_event_destroy(e));
@@ -768,12 +768,12 @@ TEST(RuntimeTrace, WritesChromeTraceEventsAtContextDestroy) {
   devplug_context_t* context = make_context(DEVPLUG_CONTEXT_NO_DISCOVERY);
   unsetenv("DEVPLUG_TRACE");
   ASSERT_OK(devplug_context_load_plugin(context, fixture("good").c_str(), nullptr));
-  devplug_host_device_t* device = nullptr;
+  devplug_device_t* device = nullptr;
   ASSERT_OK(devplug_context_get_device(context, 0, &device));
   const int64_t shape[2] = {2, 3};
-  devplug_host_tensor_t* t = nullptr;
+  devplug_tensor_t* t = nullptr;
   ASSERT_OK(devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32, 2, shape, &t));
-  devplug_host_tensor_t* ins[2] = {t, t};
+  devplug_tensor_t* ins[2] = {t, t};
   ASSERT_OK(devplug_op_call(nullptr, DEVPLUG_OP_add, ins, 2, &t, 1, nullptr));
 #ifdef DEVPLUG_REFERENCE_PLUGIN
   testing::internal::CaptureStderr();
@@ -804,16 +804,16 @@ TEST_F(Runtime, ConcurrentOpCallsOnTheirOwnStreams) {
   std::vector<std::string> problems(4);
   for (int k = 0; k < 4; ++k) {
     threads.emplace_back([&, k] {
-      devplug_host_device_t* device = k % 2 ? dev1_ : dev0_;
-      devplug_host_stream_t* stream = nullptr;
+      devplug_device_t* device = k % 2 ? dev1_ : dev0_;
+      devplug_stream_t* stream = nullptr;
       problems[k] = take(devplug_stream_create(device, &stream));
       const int64_t shape[1] = {16};
       for (int i = 0; i < 200 && problems[k].empty(); ++i) {
-        devplug_host_tensor_t* t = nullptr;
+        devplug_tensor_t* t = nullptr;
         problems[k] = take(devplug_tensor_create(device, DEVPLUG_DTYPE_INT32, 1, shape, &t));
         std::vector<int32_t> v(16, i);
         if (problems[k].empty()) problems[k] = take(devplug_tensor_copy_from_host(stream, t, v.data(), 64, 0));
-        devplug_host_tensor_t* ins[2] = {t, t};
+        devplug_tensor_t* ins[2] = {t, t};
         if (problems[k].empty()) problems[k] = take(devplug_op_call(stream, DEVPLUG_OP_add, ins, 2, &t, 1, nullptr));
         if (problems[k].empty()) problems[k] = take(devplug_tensor_copy_to_host(stream, t, v.data(), 64));
         if (problems[k].empty() && v[15] != 2 * i) problems[k] = "wrong value";
@@ -837,12 +837,12 @@ TEST(RuntimeArguments, NullAndBadHandlesAreInvalidArguments) {
   expect_error(devplug_context_plugin_count(reinterpret_cast<devplug_context_t*>(garbage), &n),
                DEVPLUG_CODE_INVALID_ARGUMENT, "not a live context");
   const int64_t shape[1] = {-3};
-  devplug_host_tensor_t* t = nullptr;
+  devplug_tensor_t* t = nullptr;
   expect_error(devplug_tensor_create(nullptr, DEVPLUG_DTYPE_FLOAT32, 1, shape, &t), DEVPLUG_CODE_INVALID_ARGUMENT,
                "device is NULL");
   expect_error(devplug_stream_synchronize(nullptr), DEVPLUG_CODE_INVALID_ARGUMENT, "stream is NULL");
   expect_error(devplug_tensor_numel(nullptr, nullptr), DEVPLUG_CODE_INVALID_ARGUMENT, "out_numel is NULL");
-  devplug_host_tensor_t* result = nullptr;
+  devplug_tensor_t* result = nullptr;
   expect_error(devplug_elementwise(nullptr, DEVPLUG_OP_add, nullptr, 2, &result), DEVPLUG_CODE_INVALID_ARGUMENT,
                "inputs is NULL");
   devplug_tensor_release(nullptr);
@@ -857,7 +857,7 @@ TEST(RuntimeArguments, NullAndBadHandlesAreInvalidArguments) {
 
 TEST_F(Runtime, TensorArgumentsAreChecked) {
   const int64_t negative[1] = {-3};
-  devplug_host_tensor_t* t = reinterpret_cast<devplug_host_tensor_t*>(1);
+  devplug_tensor_t* t = reinterpret_cast<devplug_tensor_t*>(1);
   expect_error(devplug_tensor_create(dev0_, DEVPLUG_DTYPE_FLOAT32, 1, negative, &t), DEVPLUG_CODE_INVALID_ARGUMENT, "shape");
   EXPECT_EQ(t, nullptr);
   const int64_t ok[1] = {3};
@@ -865,9 +865,9 @@ TEST_F(Runtime, TensorArgumentsAreChecked) {
   expect_error(devplug_tensor_create(dev0_, DEVPLUG_DTYPE_FLOAT32, 9, ok, &t), DEVPLUG_CODE_INVALID_ARGUMENT, "");
   const int64_t huge[2] = {int64_t{1} << 40, int64_t{1} << 40};
   expect_error(devplug_tensor_create(dev0_, DEVPLUG_DTYPE_FLOAT32, 2, huge, &t), DEVPLUG_CODE_INVALID_ARGUMENT, "");
-  devplug_host_tensor_t* base = tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {4});
+  devplug_tensor_t* base = tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {4});
   const int64_t shape[1] = {4}, strides[1] = {2};
-  devplug_host_tensor_t* view = nullptr;
+  devplug_tensor_t* view = nullptr;
   expect_error(devplug_tensor_as_strided(base, 1, shape, strides, 0, &view), DEVPLUG_CODE_INVALID_ARGUMENT, "");
   expect_error(devplug_tensor_copy_from_host(nullptr, base, nullptr, 16, 0), DEVPLUG_CODE_INVALID_ARGUMENT, "src is NULL");
   expect_error(devplug_tensor_copy_from_host(nullptr, base, negative, 16, 77), DEVPLUG_CODE_INVALID_ARGUMENT, "flags");

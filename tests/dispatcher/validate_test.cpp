@@ -91,34 +91,34 @@ Call good_call(devplug_op_t op, devplug_dtype_t dtype, const Attrs& a) {
                                  : info->result == DEVPLUG_RESULT_any   ? DEVPLUG_DTYPE_FLOAT64
                                                                         : dtype;
   switch (info->category) {
-    case DEVPLUG_CATEGORY_UNARY:
-    case DEVPLUG_CATEGORY_BINARY:
-    case DEVPLUG_CATEGORY_COMPARE:
+    case DEVPLUG_CATEGORY_unary:
+    case DEVPLUG_CATEGORY_binary:
+    case DEVPLUG_CATEGORY_compare:
       for (int i = 0; i < info->n_inputs; ++i) c.in(dtype, {2, 3});
       return c.out(result, {2, 3});
-    case DEVPLUG_CATEGORY_TERNARY:
+    case DEVPLUG_CATEGORY_ternary:
       return c.in(DEVPLUG_DTYPE_BOOL, {2, 3}).in(dtype, {2, 3}).in(dtype, {2, 3}).out(dtype, {2, 3});
-    case DEVPLUG_CATEGORY_DATA:
+    case DEVPLUG_CATEGORY_data:
       if (info->n_inputs == 1) return c.in(dtype, {2, 3}).out(result, {2, 3});
       return c.out(dtype, {2, 3}).attrs(op == DEVPLUG_OP_fill ? static_cast<const void*>(&a.fill)
                                                               : &a.iota);
-    case DEVPLUG_CATEGORY_REDUCE:
+    case DEVPLUG_CATEGORY_reduce:
       return c.in(dtype, {2, 3}).out(result, {1, 3}).attrs(&a.reduce);
-    case DEVPLUG_CATEGORY_SCAN:
+    case DEVPLUG_CATEGORY_scan:
       return c.in(dtype, {2, 3}).out(dtype, {2, 3}).attrs(&a.dim);
-    case DEVPLUG_CATEGORY_INDEX:
+    case DEVPLUG_CATEGORY_index:
       c.attrs(&a.dim);
       if (op == DEVPLUG_OP_index_select)
         return c.in(dtype, {4, 3}).in(DEVPLUG_DTYPE_INT64, {2}).out(dtype, {2, 3});
       if (info->n_inputs == 2)
         return c.in(dtype, {4, 3}).in(DEVPLUG_DTYPE_INT64, {2, 3}).out(dtype, {2, 3});
       return c.in(dtype, {4, 3}).in(DEVPLUG_DTYPE_INT64, {2, 3}).in(dtype, {2, 3}).out(dtype, {4, 3});
-    case DEVPLUG_CATEGORY_SHAPE:
+    case DEVPLUG_CATEGORY_shape:
       if (info->n_inputs < 0)
         return c.in(dtype, {2, 3}).in(dtype, {1, 3}).out(dtype, {3, 3}).attrs(&a.dim);
       if (op == DEVPLUG_OP_flip) return c.in(dtype, {2, 3}).out(dtype, {2, 3}).attrs(&a.flip);
       return c.in(dtype, {2, 3}).out(dtype, {3, 5}).attrs(&a.pad);
-    case DEVPLUG_CATEGORY_LINALG:
+    case DEVPLUG_CATEGORY_linalg:
       return c.in(dtype, {2, 3}).in(dtype, {3, 4}).out(dtype, {2, 4}).attrs(&a.matmul);
     default:  // RANDOM
       return c.out(dtype, {2, 3}).attrs(&a.philox);

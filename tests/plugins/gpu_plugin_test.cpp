@@ -138,7 +138,7 @@ TEST_P(GpuPluginTest, RefusesAMismatchedHostAbi) {
 TEST_P(GpuPluginTest, DeviceEntryPointsRejectBadInput) {
   EXPECT_EQ(check(api_->device_count(nullptr, nullptr)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
   const int32_t n = device_count();
-  devplug_device_t* device = bogus<devplug_device_t>();
+  devplug_device_handle_t* device = bogus<devplug_device_handle_t>();
   ErrorHolder open = check(api_->device_open(n, &device));
   EXPECT_EQ(open.code(), DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_NE(open.message().find("device index"), std::string::npos) << open.message();
@@ -155,24 +155,24 @@ TEST_P(GpuPluginTest, DeviceEntryPointsRejectBadInput) {
 }
 
 TEST_P(GpuPluginTest, HandleEntryPointsRejectNullHandles) {
-  devplug_buffer_t* buffer = bogus<devplug_buffer_t>();
+  devplug_buffer_handle_t* buffer = bogus<devplug_buffer_handle_t>();
   EXPECT_EQ(check(api_->buffer_allocate(nullptr, 64, &buffer)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(buffer, nullptr);
-  EXPECT_EQ(check(api_->buffer_allocate(bogus<devplug_device_t>(), 64, nullptr)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
+  EXPECT_EQ(check(api_->buffer_allocate(bogus<devplug_device_handle_t>(), 64, nullptr)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(check(api_->buffer_release(nullptr)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
   uint64_t size = 7;
   EXPECT_EQ(check(api_->buffer_get_size(nullptr, &size)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(size, 0u);
   char host[8] = {};
-  EXPECT_EQ(check(api_->buffer_copy_from_host(nullptr, host, bogus<devplug_buffer_t>(), 0, 8)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
-  EXPECT_EQ(check(api_->buffer_copy_to_host(bogus<devplug_stream_t>(), nullptr, 0, host, 8)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
+  EXPECT_EQ(check(api_->buffer_copy_from_host(nullptr, host, bogus<devplug_buffer_handle_t>(), 0, 8)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
+  EXPECT_EQ(check(api_->buffer_copy_to_host(bogus<devplug_stream_handle_t>(), nullptr, 0, host, 8)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(check(api_->buffer_copy(nullptr, nullptr, 0, nullptr, 0, 8)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
-  devplug_stream_t* stream = bogus<devplug_stream_t>();
+  devplug_stream_handle_t* stream = bogus<devplug_stream_handle_t>();
   EXPECT_EQ(check(api_->stream_create(nullptr, &stream)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(stream, nullptr);
   EXPECT_EQ(check(api_->stream_destroy(nullptr)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(check(api_->stream_synchronize(nullptr)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
-  devplug_event_t* event = bogus<devplug_event_t>();
+  devplug_event_handle_t* event = bogus<devplug_event_handle_t>();
   EXPECT_EQ(check(api_->event_create(nullptr, &event)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(event, nullptr);
   EXPECT_EQ(check(api_->event_destroy(nullptr)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
@@ -188,7 +188,7 @@ TEST_P(GpuPluginTest, KernelsRejectBadCallsBeforeTouchingTheDevice) {
     ErrorHolder no_stream = check(row->fn(nullptr, nullptr));
     EXPECT_EQ(no_stream.code(), DEVPLUG_CODE_INVALID_ARGUMENT) << name;
     EXPECT_NE(no_stream.message().find("stream"), std::string::npos) << no_stream.message();
-    ErrorHolder no_call = check(row->fn(bogus<devplug_stream_t>(), nullptr));
+    ErrorHolder no_call = check(row->fn(bogus<devplug_stream_handle_t>(), nullptr));
     EXPECT_EQ(no_call.code(), DEVPLUG_CODE_INVALID_ARGUMENT) << name;
     // Right op, wrong arity: refused by the frame check.
     devplug_op_call_t call{};
@@ -196,14 +196,14 @@ TEST_P(GpuPluginTest, KernelsRejectBadCallsBeforeTouchingTheDevice) {
     call.op = row->op;
     call.n_inputs = 5;
     call.n_outputs = 1;
-    ErrorHolder arity = check(row->fn(bogus<devplug_stream_t>(), &call));
+    ErrorHolder arity = check(row->fn(bogus<devplug_stream_handle_t>(), &call));
     if (devplug_op_info(row->op)->n_inputs >= 0)
       EXPECT_EQ(arity.code(), DEVPLUG_CODE_INVALID_ARGUMENT) << name << ": " << arity.message();
     else
       EXPECT_EQ(arity.code(), DEVPLUG_CODE_INVALID_ARGUMENT) << name << " (null inputs): " << arity.message();
     // Unknown op id.
     call.op = 9999;
-    ErrorHolder unknown = check(row->fn(bogus<devplug_stream_t>(), &call));
+    ErrorHolder unknown = check(row->fn(bogus<devplug_stream_handle_t>(), &call));
     EXPECT_EQ(unknown.code(), DEVPLUG_CODE_INVALID_ARGUMENT) << name;
     EXPECT_NE(unknown.message().find("9999"), std::string::npos) << unknown.message();
   }

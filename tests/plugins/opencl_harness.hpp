@@ -96,18 +96,18 @@ class Session {
     if (device_ != nullptr) take_or_fail(api_->stream_create(device_, &stream_));
   }
   ~Session() {
-    for (devplug_buffer_t* b : buffers_) take(api_, api_->buffer_release(b));
+    for (devplug_buffer_handle_t* b : buffers_) take(api_, api_->buffer_release(b));
     if (stream_ != nullptr) take(api_, api_->stream_destroy(stream_));
     if (device_ != nullptr) take(api_, api_->device_close(device_));
   }
   bool ok() const { return stream_ != nullptr; }
   const devplug_plugin_api_t* api() const { return api_; }
-  devplug_device_t* device() const { return device_; }
-  devplug_stream_t* stream() const { return stream_; }
+  devplug_device_handle_t* device() const { return device_; }
+  devplug_stream_handle_t* stream() const { return stream_; }
 
   // A buffer holding `bytes` (at least 8 bytes allocated).
-  devplug_buffer_t* upload(const std::vector<unsigned char>& bytes) {
-    devplug_buffer_t* buffer = nullptr;
+  devplug_buffer_handle_t* upload(const std::vector<unsigned char>& bytes) {
+    devplug_buffer_handle_t* buffer = nullptr;
     take_or_fail(api_->buffer_allocate(device_, std::max<size_t>(bytes.size(), 8), &buffer));
     if (buffer == nullptr) return nullptr;
     buffers_.push_back(buffer);
@@ -115,7 +115,7 @@ class Session {
     take_or_fail(api_->stream_synchronize(stream_));
     return buffer;
   }
-  std::vector<unsigned char> download(devplug_buffer_t* buffer, size_t size) {
+  std::vector<unsigned char> download(devplug_buffer_handle_t* buffer, size_t size) {
     std::vector<unsigned char> bytes(size);
     if (size == 0) return bytes;
     take_or_fail(api_->buffer_copy_to_host(stream_, buffer, 0, bytes.data(), size));
@@ -123,11 +123,11 @@ class Session {
     return bytes;
   }
   // Runs `op` through the plugin's kernel table; returns the error (code OK on success).
-  ErrorText run(devplug_op_t op, const std::vector<devplug_tensor_t>& inputs,
-                const devplug_tensor_t& output, const void* attrs) {
-    std::vector<const devplug_tensor_t*> in;
-    for (const devplug_tensor_t& t : inputs) in.push_back(&t);
-    const devplug_tensor_t* out[1] = {&output};
+  ErrorText run(devplug_op_t op, const std::vector<devplug_tensor_desc_t>& inputs,
+                const devplug_tensor_desc_t& output, const void* attrs) {
+    std::vector<const devplug_tensor_desc_t*> in;
+    for (const devplug_tensor_desc_t& t : inputs) in.push_back(&t);
+    const devplug_tensor_desc_t* out[1] = {&output};
     const devplug_dtype_t dtype = dispatch_dtype(op, inputs, output);
     for (size_t i = 0; i < api_->kernel_count; ++i) {
       const devplug_kernel_t* k = api_->kernels[i];
@@ -141,8 +141,8 @@ class Session {
   }
 
  private:
-  static devplug_dtype_t dispatch_dtype(devplug_op_t op, const std::vector<devplug_tensor_t>& inputs,
-                                        const devplug_tensor_t& output) {
+  static devplug_dtype_t dispatch_dtype(devplug_op_t op, const std::vector<devplug_tensor_desc_t>& inputs,
+                                        const devplug_tensor_desc_t& output) {
     const devplug_op_info_t* info = devplug_op_info(op);
     if (info->result == DEVPLUG_RESULT_made) return output.dtype;
     if (info->result == DEVPLUG_RESULT_select) return inputs[1].dtype;
@@ -154,15 +154,15 @@ class Session {
   }
 
   const devplug_plugin_api_t* api_;
-  devplug_device_t* device_ = nullptr;
-  devplug_stream_t* stream_ = nullptr;
-  std::vector<devplug_buffer_t*> buffers_;
+  devplug_device_handle_t* device_ = nullptr;
+  devplug_stream_handle_t* stream_ = nullptr;
+  std::vector<devplug_buffer_handle_t*> buffers_;
 };
 
 // A tensor descriptor over `buffer`.
-inline devplug_tensor_t tensor(devplug_buffer_t* buffer, devplug_dtype_t dtype, std::vector<int64_t> shape,
+inline devplug_tensor_desc_t tensor(devplug_buffer_handle_t* buffer, devplug_dtype_t dtype, std::vector<int64_t> shape,
                                std::vector<int64_t> strides = {}, uint64_t byte_offset = 0) {
-  devplug_tensor_t t{};
+  devplug_tensor_desc_t t{};
   t.struct_size = sizeof t;
   t.buffer = buffer;
   t.byte_offset = byte_offset;

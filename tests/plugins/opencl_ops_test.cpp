@@ -109,10 +109,10 @@ class OpenclOps : public ::testing::Test {
                                            const void* attrs, ErrorText* error) {
     Session s(api);
     if (!s.ok()) return {};
-    std::vector<devplug_tensor_t> ins;
+    std::vector<devplug_tensor_desc_t> ins;
     for (const HostTensor& t : inputs)
       ins.push_back(tensor(s.upload(t.bytes), t.dtype, t.shape, t.strides, t.byte_offset));
-    devplug_buffer_t* out_buffer = s.upload(out.bytes);
+    devplug_buffer_handle_t* out_buffer = s.upload(out.bytes);
     *error = s.run(op, ins, tensor(out_buffer, out.dtype, out.shape, out.strides, out.byte_offset), attrs);
     return s.download(out_buffer, out.bytes.size());
   }

@@ -66,7 +66,7 @@ TEST(OpenclLoad, WithoutOpenclReportsZeroDevicesAndWhy) {
   ASSERT_NE(note, nullptr);
   EXPECT_NE(std::string(note).find("/nonexistent/libOpenCL.so.1 not found"), std::string::npos) << note;
   // Opening a device that does not exist is an error, not a crash.
-  devplug_device_t* device = reinterpret_cast<devplug_device_t*>(1);
+  devplug_device_handle_t* device = reinterpret_cast<devplug_device_handle_t*>(1);
   const ErrorText e = take(api, api->device_open(0, &device));
   EXPECT_EQ(e.code, DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(device, nullptr);
@@ -127,7 +127,7 @@ TEST(OpenclEntry, BadArgumentsAreErrorsNotCrashes) {
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(take(api, api->device_count(nullptr, nullptr)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(take(api, api->device_get_properties(0, nullptr)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
-  devplug_buffer_t* buffer = nullptr;
+  devplug_buffer_handle_t* buffer = nullptr;
   EXPECT_EQ(take(api, api->buffer_allocate(s.device(), 0, &buffer)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(take(api, api->buffer_allocate(nullptr, 16, &buffer)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(take(api, api->buffer_allocate(s.device(), 16, nullptr)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
@@ -135,7 +135,7 @@ TEST(OpenclEntry, BadArgumentsAreErrorsNotCrashes) {
   EXPECT_EQ(take(api, api->stream_create(nullptr, nullptr)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(take(api, api->stream_synchronize(nullptr)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(take(api, api->event_synchronize(nullptr)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
-  devplug_buffer_t* small = s.upload(std::vector<unsigned char>(16, 0));
+  devplug_buffer_handle_t* small = s.upload(std::vector<unsigned char>(16, 0));
   unsigned char host[64];
   EXPECT_EQ(take(api, api->buffer_copy_to_host(s.stream(), small, 8, host, 16)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(take(api, api->buffer_copy_from_host(s.stream(), host, small, 0, 17)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
@@ -152,9 +152,9 @@ TEST(OpenclEntry, BadArgumentsAreErrorsNotCrashes) {
   ASSERT_NE(exp_kernel, nullptr);
   ASSERT_NE(sum_kernel, nullptr);
   EXPECT_EQ(take(api, exp_kernel->fn(s.stream(), nullptr)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
-  devplug_tensor_t t = tensor(small, DEVPLUG_DTYPE_FLOAT32, {4});
-  const devplug_tensor_t* ins[2] = {&t, &t};
-  const devplug_tensor_t* outs[1] = {&t};
+  devplug_tensor_desc_t t = tensor(small, DEVPLUG_DTYPE_FLOAT32, {4});
+  const devplug_tensor_desc_t* ins[2] = {&t, &t};
+  const devplug_tensor_desc_t* outs[1] = {&t};
   devplug_op_call_t call{sizeof call, DEVPLUG_OP_exp, ins, 2, outs, 1, nullptr};
   EXPECT_EQ(take(api, exp_kernel->fn(s.stream(), &call)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
   call.n_inputs = 1;
@@ -162,7 +162,7 @@ TEST(OpenclEntry, BadArgumentsAreErrorsNotCrashes) {
   EXPECT_EQ(take(api, exp_kernel->fn(s.stream(), &call)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
   call.struct_size = sizeof call;
   EXPECT_EQ(take(api, exp_kernel->fn(nullptr, &call)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
-  devplug_tensor_t bad = t;
+  devplug_tensor_desc_t bad = t;
   bad.struct_size = 4;
   ins[0] = &bad;
   EXPECT_EQ(take(api, exp_kernel->fn(s.stream(), &call)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
@@ -186,8 +186,8 @@ TEST(OpenclCache, SecondInstanceLoadsProgramsFromDisk) {
     Session s(api);
     ASSERT_TRUE(s.ok());
     const std::vector<float> x = {0.0f, 1.0f, -2.5f, 10.0f};
-    devplug_buffer_t* in = s.upload(bytes_of(x));
-    devplug_buffer_t* out = s.upload(std::vector<unsigned char>(16));
+    devplug_buffer_handle_t* in = s.upload(bytes_of(x));
+    devplug_buffer_handle_t* out = s.upload(std::vector<unsigned char>(16));
     const ErrorText e = s.run(DEVPLUG_OP_exp, {tensor(in, DEVPLUG_DTYPE_FLOAT32, {4})},
                               tensor(out, DEVPLUG_DTYPE_FLOAT32, {4}), nullptr);
     ASSERT_EQ(e.code, DEVPLUG_CODE_OK) << e.message;
@@ -224,8 +224,8 @@ TEST(OpenclBuild, FailureCarriesTheBuildLogInTheNativeFormat) {
   }
   Session s(api);
   ASSERT_TRUE(s.ok());
-  devplug_buffer_t* in = s.upload(std::vector<unsigned char>(16));
-  devplug_buffer_t* out = s.upload(std::vector<unsigned char>(16));
+  devplug_buffer_handle_t* in = s.upload(std::vector<unsigned char>(16));
+  devplug_buffer_handle_t* out = s.upload(std::vector<unsigned char>(16));
   const ErrorText e = s.run(DEVPLUG_OP_sin, {tensor(in, DEVPLUG_DTYPE_FLOAT32, {4})},
                             tensor(out, DEVPLUG_DTYPE_FLOAT32, {4}), nullptr);
   unsetenv("DEVPLUG_OPENCL_TEST_BREAK_SOURCE");
@@ -241,18 +241,18 @@ TEST(OpenclStream, EventsOrderWorkAcrossStreams) {
   REQUIRE_DEVICE(api);
   Session s(api);
   ASSERT_TRUE(s.ok());
-  devplug_stream_t* second = nullptr;
+  devplug_stream_handle_t* second = nullptr;
   DEVPLUG_EXPECT_OK(api, api->stream_create(s.device(), &second));
-  devplug_event_t* event = nullptr;
+  devplug_event_handle_t* event = nullptr;
   DEVPLUG_EXPECT_OK(api, api->event_create(s.device(), &event));
   DEVPLUG_EXPECT_OK(api, api->event_synchronize(event));  // never recorded: complete
   constexpr int64_t n = 1 << 16;
-  devplug_buffer_t* a = s.upload(std::vector<unsigned char>(n * 4));
-  devplug_buffer_t* b = s.upload(std::vector<unsigned char>(n * 4));
+  devplug_buffer_handle_t* a = s.upload(std::vector<unsigned char>(n * 4));
+  devplug_buffer_handle_t* b = s.upload(std::vector<unsigned char>(n * 4));
   // Stream 1: fill a with 7; event; stream 2 waits, copies a to b, reads b.
   devplug_fill_attrs_t fill{sizeof fill, {7.0, 7}};
-  const devplug_tensor_t ta = tensor(a, DEVPLUG_DTYPE_INT32, {n});
-  const devplug_tensor_t* outs[1] = {&ta};
+  const devplug_tensor_desc_t ta = tensor(a, DEVPLUG_DTYPE_INT32, {n});
+  const devplug_tensor_desc_t* outs[1] = {&ta};
   devplug_op_call_t call{sizeof call, DEVPLUG_OP_fill, nullptr, 0, outs, 1, &fill};
   for (size_t i = 0; i < api->kernel_count; ++i)
     if (api->kernels[i]->op == DEVPLUG_OP_fill) DEVPLUG_EXPECT_OK(api, api->kernels[i]->fn(s.stream(), &call));

@@ -365,8 +365,8 @@ TEST(Layouts, EveryElementwiseOpAndDtypeMatchesItsDenseCopy) {
   for (devplug_op_t op : sdk::all_ops()) {
     const devplug_op_info_t* info = devplug_op_info(op);
     const devplug_category_t c = info->category;
-    const bool elementwise = c == DEVPLUG_CATEGORY_UNARY || c == DEVPLUG_CATEGORY_BINARY ||
-                             c == DEVPLUG_CATEGORY_COMPARE || c == DEVPLUG_CATEGORY_TERNARY;
+    const bool elementwise = c == DEVPLUG_CATEGORY_unary || c == DEVPLUG_CATEGORY_binary ||
+                             c == DEVPLUG_CATEGORY_compare || c == DEVPLUG_CATEGORY_ternary;
     if (!elementwise && op != DEVPLUG_OP_copy_strided) continue;
     for (devplug_dtype_t dtype : dtypes_of(info->dtypes)) {
       std::vector<devplug_dtype_t> inputs(static_cast<size_t>(info->n_inputs), dtype);

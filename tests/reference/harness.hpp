@@ -12,7 +12,7 @@
 //       // any strides (zero, negative, overlapping); the buffer is sized to hold every
 //       // reachable element; negative strides get the base offset they need, and
 //       // `extra_offset_elems` moves the first element further into the buffer.
-//   t.desc                                // the devplug_tensor_t to pass to kernels
+//   t.desc                                // the devplug_tensor_desc_t to pass to kernels
 //   rt::write<float>(t, {1, 2, 3, ...});  // row-major logical order, through the strides
 //   rt::write_doubles(t, {...});          // any dtype: values rounded once (sdk::from_double)
 //                                         // for floats, static_cast for integers, !=0 for bool
@@ -105,8 +105,8 @@ inline double to_dtype(devplug_dtype_t dtype, long double v) {
 struct Session {
   void* library = nullptr;
   const devplug_plugin_api_t* api = nullptr;
-  devplug_device_t* device = nullptr;
-  devplug_stream_t* stream = nullptr;
+  devplug_device_handle_t* device = nullptr;
+  devplug_stream_handle_t* stream = nullptr;
   std::string failure;  // why the session could not be set up; empty when it is usable
 };
 
@@ -142,8 +142,8 @@ inline Session& session() {
 }
 
 inline const devplug_plugin_api_t* api() { return session().api; }
-inline devplug_device_t* device() { return session().device; }
-inline devplug_stream_t* stream() { return session().stream; }
+inline devplug_device_handle_t* device() { return session().device; }
+inline devplug_stream_handle_t* stream() { return session().stream; }
 
 // Fails the current test (and throws, ending it) when `error` is not NULL.
 inline void check(devplug_error_t* error, const char* what) {
@@ -153,7 +153,7 @@ inline void check(devplug_error_t* error, const char* what) {
 
 // A buffer owned by the test, released with the last Tensor that shares it.
 struct Buffer {
-  devplug_buffer_t* handle = nullptr;
+  devplug_buffer_handle_t* handle = nullptr;
   uint64_t size = 0;
   ~Buffer() {
     if (handle != nullptr) take_error(api(), api()->buffer_release(handle));
@@ -162,7 +162,7 @@ struct Buffer {
 
 struct Tensor {
   std::shared_ptr<Buffer> buffer;
-  devplug_tensor_t desc{};
+  devplug_tensor_desc_t desc{};
   int64_t numel() const { return sdk::numel(desc); }
 };
 
@@ -172,7 +172,7 @@ inline Tensor make_tensor(devplug_dtype_t dtype, const std::vector<int64_t>& sha
   if (!strides.empty() && strides.size() != shape.size())
     throw std::invalid_argument("make_tensor: strides and shape differ in rank");
   Tensor t;
-  t.desc.struct_size = sizeof(devplug_tensor_t);
+  t.desc.struct_size = sizeof(devplug_tensor_desc_t);
   t.desc.dtype = dtype;
   t.desc.rank = static_cast<int32_t>(shape.size());
   for (size_t d = 0; d < shape.size(); ++d) t.desc.shape[d] = shape[d];
@@ -310,7 +310,7 @@ struct Result {
 // Runs `op` through the plugin's kernel for the call's dispatch dtype.
 inline Result run(devplug_op_t op, const std::vector<const Tensor*>& inputs,
                   const std::vector<const Tensor*>& outputs, const void* attrs = nullptr) {
-  std::vector<const devplug_tensor_t*> in, out;
+  std::vector<const devplug_tensor_desc_t*> in, out;
   for (const Tensor* t : inputs) in.push_back(&t->desc);
   for (const Tensor* t : outputs) out.push_back(&t->desc);
   devplug_op_call_t call{sizeof(devplug_op_call_t), op, in.data(), in.size(), out.data(), out.size(), attrs};

@@ -67,7 +67,7 @@ void expect_same(const std::vector<double>& got, const std::vector<double>& want
 TEST(ReferenceIndex, DeclaresEveryIndexAndShapeDtype) {
   for (devplug_op_t op : sdk::all_ops()) {
     const devplug_op_info_t* info = devplug_op_info(op);
-    if (info->category != DEVPLUG_CATEGORY_INDEX && info->category != DEVPLUG_CATEGORY_SHAPE) continue;
+    if (info->category != DEVPLUG_CATEGORY_index && info->category != DEVPLUG_CATEGORY_shape) continue;
     for (devplug_dtype_t d : dtypes_of(op))
       EXPECT_NE(rt::find_kernel(op, d), nullptr) << info->name << " " << devplug_dtype_name(d);
   }

@@ -26,7 +26,7 @@ devplug_code_t code_of(devplug_error_t* error) {
 
 // A buffer released at scope exit.
 struct ScopedBuffer {
-  devplug_buffer_t* handle = nullptr;
+  devplug_buffer_handle_t* handle = nullptr;
   explicit ScopedBuffer(uint64_t size) {
     EXPECT_EQ(code_of(rt::api()->buffer_allocate(rt::device(), size, &handle)), DEVPLUG_CODE_OK);
   }
@@ -154,7 +154,7 @@ TEST(Devices, PropertiesFromALargerStructLeaveTheTailAlone) {
 
 TEST(Devices, OpenAndCloseChecksArguments) {
   const devplug_plugin_api_t* api = rt::api();
-  devplug_device_t* device = reinterpret_cast<devplug_device_t*>(0x1);
+  devplug_device_handle_t* device = reinterpret_cast<devplug_device_handle_t*>(0x1);
   EXPECT_EQ(code_of(api->device_open(1, &device)), DEVPLUG_CODE_OUT_OF_RANGE);
   EXPECT_EQ(device, nullptr) << "out-parameters are cleared on entry";
   EXPECT_EQ(code_of(api->device_open(0, nullptr)), DEVPLUG_CODE_INVALID_ARGUMENT);
@@ -166,7 +166,7 @@ TEST(Devices, OpenAndCloseChecksArguments) {
 
 TEST(Buffers, AllocateChecksSizes) {
   const devplug_plugin_api_t* api = rt::api();
-  devplug_buffer_t* buffer = reinterpret_cast<devplug_buffer_t*>(0x1);
+  devplug_buffer_handle_t* buffer = reinterpret_cast<devplug_buffer_handle_t*>(0x1);
   EXPECT_EQ(code_of(api->buffer_allocate(rt::device(), 0, &buffer)), DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(buffer, nullptr);
   EXPECT_EQ(code_of(api->buffer_allocate(rt::device(), UINT64_MAX, &buffer)), DEVPLUG_CODE_RESOURCE_EXHAUSTED);
@@ -217,7 +217,7 @@ TEST(Buffers, CopiesOutsideTheBufferAreRefused) {
   const devplug_plugin_api_t* api = rt::api();
   ScopedBuffer a(64), b(64);
   std::vector<unsigned char> host(128);
-  devplug_stream_t* s = rt::stream();
+  devplug_stream_handle_t* s = rt::stream();
   EXPECT_EQ(code_of(api->buffer_copy_from_host(s, host.data(), a.handle, 0, 65)), DEVPLUG_CODE_OUT_OF_RANGE);
   EXPECT_EQ(code_of(api->buffer_copy_from_host(s, host.data(), a.handle, 60, 5)), DEVPLUG_CODE_OUT_OF_RANGE);
   EXPECT_EQ(code_of(api->buffer_copy_from_host(s, host.data(), a.handle, 65, 0)), DEVPLUG_CODE_OUT_OF_RANGE);
@@ -235,7 +235,7 @@ TEST(Buffers, CopiesOutsideTheBufferAreRefused) {
 TEST(Buffers, ZeroByteCopiesAreNoOps) {
   const devplug_plugin_api_t* api = rt::api();
   ScopedBuffer a(8), b(8);
-  devplug_stream_t* s = rt::stream();
+  devplug_stream_handle_t* s = rt::stream();
   EXPECT_EQ(code_of(api->buffer_copy_from_host(s, nullptr, a.handle, 8, 0)), DEVPLUG_CODE_OK);
   EXPECT_EQ(code_of(api->buffer_copy_to_host(s, a.handle, 0, nullptr, 0)), DEVPLUG_CODE_OK);
   EXPECT_EQ(code_of(api->buffer_copy(s, a.handle, 8, b.handle, 0, 0)), DEVPLUG_CODE_OK);
@@ -245,7 +245,7 @@ TEST(Buffers, NullArgumentsAreRefused) {
   const devplug_plugin_api_t* api = rt::api();
   ScopedBuffer a(16), b(16);
   std::vector<unsigned char> host(16);
-  devplug_stream_t* s = rt::stream();
+  devplug_stream_handle_t* s = rt::stream();
   EXPECT_EQ(code_of(api->buffer_copy_from_host(nullptr, host.data(), a.handle, 0, 4)), DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(code_of(api->buffer_copy_from_host(s, nullptr, a.handle, 0, 4)), DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(code_of(api->buffer_copy_from_host(s, host.data(), nullptr, 0, 4)), DEVPLUG_CODE_INVALID_ARGUMENT);
@@ -271,9 +271,9 @@ TEST(Buffers, OddSizesHoldTheirLastByte) {
 
 TEST(StreamsAndEvents, Lifecycle) {
   const devplug_plugin_api_t* api = rt::api();
-  devplug_stream_t* s1 = nullptr;
-  devplug_stream_t* s2 = nullptr;
-  devplug_event_t* e = nullptr;
+  devplug_stream_handle_t* s1 = nullptr;
+  devplug_stream_handle_t* s2 = nullptr;
+  devplug_event_handle_t* e = nullptr;
   ASSERT_EQ(code_of(api->stream_create(rt::device(), &s1)), DEVPLUG_CODE_OK);
   ASSERT_EQ(code_of(api->stream_create(rt::device(), &s2)), DEVPLUG_CODE_OK);
   ASSERT_EQ(code_of(api->event_create(rt::device(), &e)), DEVPLUG_CODE_OK);
@@ -297,8 +297,8 @@ TEST(StreamsAndEvents, Lifecycle) {
 
 TEST(StreamsAndEvents, NullHandlesAreRefused) {
   const devplug_plugin_api_t* api = rt::api();
-  devplug_stream_t* s = reinterpret_cast<devplug_stream_t*>(0x1);
-  devplug_event_t* e = reinterpret_cast<devplug_event_t*>(0x1);
+  devplug_stream_handle_t* s = reinterpret_cast<devplug_stream_handle_t*>(0x1);
+  devplug_event_handle_t* e = reinterpret_cast<devplug_event_handle_t*>(0x1);
   EXPECT_EQ(code_of(api->stream_create(nullptr, &s)), DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(s, nullptr);
   EXPECT_EQ(code_of(api->stream_create(rt::device(), nullptr)), DEVPLUG_CODE_INVALID_ARGUMENT);
@@ -313,7 +313,7 @@ TEST(StreamsAndEvents, NullHandlesAreRefused) {
   EXPECT_EQ(code_of(api->stream_wait_event(rt::stream(), nullptr)), DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(code_of(api->stream_wait_event(nullptr, nullptr)), DEVPLUG_CODE_INVALID_ARGUMENT);
   // A handle of the wrong kind is recognised.
-  EXPECT_EQ(code_of(api->stream_synchronize(reinterpret_cast<devplug_stream_t*>(rt::device()))),
+  EXPECT_EQ(code_of(api->stream_synchronize(reinterpret_cast<devplug_stream_handle_t*>(rt::device()))),
             DEVPLUG_CODE_INVALID_ARGUMENT);
 }
 
@@ -322,8 +322,8 @@ TEST(Kernels, BadCallsAreErrorsNotCrashes) {
   rt::Tensor out = rt::make_tensor(DEVPLUG_DTYPE_FLOAT32, {4});
   const devplug_kernel_t* k = rt::find_kernel(DEVPLUG_OP_exp, DEVPLUG_DTYPE_FLOAT32);
   ASSERT_NE(k, nullptr);
-  const devplug_tensor_t* in[] = {&a.desc};
-  const devplug_tensor_t* outs[] = {&out.desc};
+  const devplug_tensor_desc_t* in[] = {&a.desc};
+  const devplug_tensor_desc_t* outs[] = {&out.desc};
   devplug_op_call_t call{sizeof(devplug_op_call_t), DEVPLUG_OP_exp, in, 1, outs, 1, nullptr};
   EXPECT_EQ(code_of(k->fn(rt::stream(), nullptr)), DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(code_of(k->fn(nullptr, &call)), DEVPLUG_CODE_INVALID_ARGUMENT);
@@ -338,31 +338,31 @@ TEST(Kernels, BadCallsAreErrorsNotCrashes) {
   EXPECT_EQ(code_of(k->fn(rt::stream(), &unknown_op)), DEVPLUG_CODE_INVALID_ARGUMENT);
   // An int32 input is not a dtype exp allows.
   rt::Tensor ints = rt::make_tensor(DEVPLUG_DTYPE_INT32, {4});
-  const devplug_tensor_t* int_in[] = {&ints.desc};
+  const devplug_tensor_desc_t* int_in[] = {&ints.desc};
   devplug_op_call_t int_call = call;
   int_call.inputs = int_in;
   EXPECT_EQ(code_of(k->fn(rt::stream(), &int_call)), DEVPLUG_CODE_INVALID_ARGUMENT);
   // A shape mismatch and a tensor reaching past its buffer.
   rt::Tensor longer = rt::make_tensor(DEVPLUG_DTYPE_FLOAT32, {5});
-  const devplug_tensor_t* long_out[] = {&longer.desc};
+  const devplug_tensor_desc_t* long_out[] = {&longer.desc};
   devplug_op_call_t mismatch = call;
   mismatch.outputs = long_out;
   EXPECT_EQ(code_of(k->fn(rt::stream(), &mismatch)), DEVPLUG_CODE_INVALID_ARGUMENT);
-  devplug_tensor_t past_end = a.desc;
+  devplug_tensor_desc_t past_end = a.desc;
   past_end.byte_offset = 8;
-  const devplug_tensor_t* past_in[] = {&past_end};
+  const devplug_tensor_desc_t* past_in[] = {&past_end};
   devplug_op_call_t outside = call;
   outside.inputs = past_in;
   EXPECT_EQ(code_of(k->fn(rt::stream(), &outside)), DEVPLUG_CODE_OUT_OF_RANGE);
-  devplug_tensor_t negative_reach = a.desc;
+  devplug_tensor_desc_t negative_reach = a.desc;
   negative_reach.strides[0] = -1;
-  const devplug_tensor_t* neg_in[] = {&negative_reach};
+  const devplug_tensor_desc_t* neg_in[] = {&negative_reach};
   devplug_op_call_t before_start = call;
   before_start.inputs = neg_in;
   EXPECT_EQ(code_of(k->fn(rt::stream(), &before_start)), DEVPLUG_CODE_OUT_OF_RANGE);
-  devplug_tensor_t null_buffer = a.desc;
+  devplug_tensor_desc_t null_buffer = a.desc;
   null_buffer.buffer = nullptr;
-  const devplug_tensor_t* null_in[] = {&null_buffer};
+  const devplug_tensor_desc_t* null_in[] = {&null_buffer};
   devplug_op_call_t no_buffer = call;
   no_buffer.inputs = null_in;
   EXPECT_EQ(code_of(k->fn(rt::stream(), &no_buffer)), DEVPLUG_CODE_INVALID_ARGUMENT);
@@ -404,23 +404,23 @@ TEST(Concurrency, KernelsAndCopiesFromSeveralThreads) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
-      devplug_stream_t* s = nullptr;
+      devplug_stream_handle_t* s = nullptr;
       if (code_of(api->stream_create(rt::device(), &s)) != DEVPLUG_CODE_OK) return void(++failures[t]);
-      devplug_buffer_t* buffers[3] = {};
-      for (devplug_buffer_t*& b : buffers)
+      devplug_buffer_handle_t* buffers[3] = {};
+      for (devplug_buffer_handle_t*& b : buffers)
         if (code_of(api->buffer_allocate(rt::device(), kN * sizeof(int32_t), &b)) != DEVPLUG_CODE_OK) ++failures[t];
-      devplug_tensor_t tensors[3];
+      devplug_tensor_desc_t tensors[3];
       for (int i = 0; i < 3; ++i) {
         std::memset(&tensors[i], 0, sizeof tensors[i]);
-        tensors[i].struct_size = sizeof(devplug_tensor_t);
+        tensors[i].struct_size = sizeof(devplug_tensor_desc_t);
         tensors[i].buffer = buffers[i];
         tensors[i].dtype = DEVPLUG_DTYPE_INT32;
         tensors[i].rank = 1;
         tensors[i].shape[0] = kN;
         tensors[i].strides[0] = 1;
       }
-      const devplug_tensor_t* in[] = {&tensors[0], &tensors[1]};
-      const devplug_tensor_t* out[] = {&tensors[2]};
+      const devplug_tensor_desc_t* in[] = {&tensors[0], &tensors[1]};
+      const devplug_tensor_desc_t* out[] = {&tensors[2]};
       devplug_op_call_t call{sizeof(devplug_op_call_t), DEVPLUG_OP_add, in, 2, out, 1, nullptr};
       std::vector<int32_t> a(kN), b(kN), c(kN);
       for (int round = 0; round < kRounds; ++round) {
@@ -433,7 +433,7 @@ TEST(Concurrency, KernelsAndCopiesFromSeveralThreads) {
         for (int i = 0; i < kN; ++i)
           if (c[i] != a[i] + b[i]) ++failures[t];
       }
-      for (devplug_buffer_t* b : buffers) code_of(api->buffer_release(b));
+      for (devplug_buffer_handle_t* b : buffers) code_of(api->buffer_release(b));
       code_of(api->stream_destroy(s));
     });
   }

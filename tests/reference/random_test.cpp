@@ -75,7 +75,7 @@ rt::Tensor generate(devplug_op_t op, devplug_dtype_t dtype, const std::vector<in
 TEST(ReferenceRandom, DeclaresEveryRandomDtype) {
   for (devplug_op_t op : sdk::all_ops()) {
     const devplug_op_info_t* info = devplug_op_info(op);
-    if (info->category != DEVPLUG_CATEGORY_RANDOM) continue;
+    if (info->category != DEVPLUG_CATEGORY_random) continue;
     for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d) {
       if (info->dtypes & DEVPLUG_DTYPE_BIT(d)) {
         EXPECT_NE(rt::find_kernel(op, d), nullptr) << info->name << " " << devplug_dtype_name(d);

@@ -96,7 +96,7 @@ std::vector<devplug_dtype_t> dtypes_of(devplug_op_t op) {
 TEST(ReferenceReduce, DeclaresEveryReduceAndScanDtype) {
   for (devplug_op_t op : sdk::all_ops()) {
     const devplug_op_info_t* info = devplug_op_info(op);
-    if (info->category != DEVPLUG_CATEGORY_REDUCE && info->category != DEVPLUG_CATEGORY_SCAN) continue;
+    if (info->category != DEVPLUG_CATEGORY_reduce && info->category != DEVPLUG_CATEGORY_scan) continue;
     for (devplug_dtype_t d : dtypes_of(op))
       EXPECT_NE(rt::find_kernel(op, d), nullptr) << info->name << " " << devplug_dtype_name(d);
   }
@@ -414,7 +414,7 @@ TEST(ReferenceReduce, StridedInputsMatchContiguousCopies) {
       {"transposed", {1, 3}, 0}, {"negative", {-4, -1}, 0}, {"offset", {4, 1}, 5},
       {"stepped", {8, 2}, 1},    {"broadcast_rows", {0, 1}, 0}, {"overlapping", {1, 1}, 0}};
   for (devplug_op_t op : sdk::all_ops()) {
-    if (devplug_op_info(op)->category != DEVPLUG_CATEGORY_REDUCE) continue;
+    if (devplug_op_info(op)->category != DEVPLUG_CATEGORY_reduce) continue;
     for (const Layout& layout : layouts) {
       SCOPED_TRACE(std::string(devplug_op_name(op)) + " " + layout.name);
       rt::Tensor view = rt::make_tensor(DEVPLUG_DTYPE_FLOAT32, {3, 4}, layout.strides, layout.offset);

@@ -82,7 +82,7 @@ Inventory take_inventory(devplug_context_t* context) {
   }
   // Devices are listed by the context in load order; give each to its plugin.
   for (size_t i = 0; i < device_count; ++i) {
-    devplug_host_device_t* device = nullptr;
+    devplug_device_t* device = nullptr;
     devplug_plugin_t* owner = nullptr;
     check(devplug_context_get_device(context, i, &device), "devplug_context_get_device");
     check(devplug_device_get_plugin(device, &owner), "devplug_device_get_plugin");

@@ -35,10 +35,10 @@ extern "C" {
  * knows its plugin, a host tensor owns (a share of) its storage. */
 typedef struct devplug_context_t devplug_context_t;
 typedef struct devplug_plugin_t devplug_plugin_t;
-typedef struct devplug_host_device_t devplug_host_device_t;
-typedef struct devplug_host_stream_t devplug_host_stream_t;
-typedef struct devplug_host_event_t devplug_host_event_t;
-typedef struct devplug_host_tensor_t devplug_host_tensor_t;
+typedef struct devplug_device_t devplug_device_t;
+typedef struct devplug_stream_t devplug_stream_t;
+typedef struct devplug_event_t devplug_event_t;
+typedef struct devplug_tensor_t devplug_tensor_t;
 
 /* ---- version and errors ------------------------------------------------------------ */
 
@@ -107,7 +107,7 @@ DEVPLUG_API devplug_error_t* devplug_context_device_count(devplug_context_t* con
                                                           size_t* out_count);
 DEVPLUG_API devplug_error_t* devplug_context_get_device(devplug_context_t* context,
                                                         size_t index,
-                                                        devplug_host_device_t** out_device);
+                                                        devplug_device_t** out_device);
 
 /* How many op calls of `op` ran on the CPU fallback since the context was made (any op:
  * pass DEVPLUG_OP_INVALID for the total). */
@@ -144,35 +144,35 @@ DEVPLUG_API devplug_error_t* devplug_plugin_get_api(devplug_plugin_t* plugin,
 /* ---- devices ------------------------------------------------------------------------- */
 
 DEVPLUG_API devplug_error_t* devplug_device_get_properties(
-    devplug_host_device_t* device, devplug_device_properties_t* out_properties);
-DEVPLUG_API devplug_error_t* devplug_device_get_plugin(devplug_host_device_t* device,
+    devplug_device_t* device, devplug_device_properties_t* out_properties);
+DEVPLUG_API devplug_error_t* devplug_device_get_plugin(devplug_device_t* device,
                                                        devplug_plugin_t** out_plugin);
 /* The device's default stream, made when the device is first used; owned by the device. */
-DEVPLUG_API devplug_error_t* devplug_device_default_stream(devplug_host_device_t* device,
-                                                           devplug_host_stream_t** out_stream);
+DEVPLUG_API devplug_error_t* devplug_device_default_stream(devplug_device_t* device,
+                                                           devplug_stream_t** out_stream);
 /* Waits for all work on every stream of the device. */
-DEVPLUG_API devplug_error_t* devplug_device_synchronize(devplug_host_device_t* device);
+DEVPLUG_API devplug_error_t* devplug_device_synchronize(devplug_device_t* device);
 
 /* ---- streams and events -------------------------------------------------------------- */
 
-DEVPLUG_API devplug_error_t* devplug_stream_create(devplug_host_device_t* device,
-                                                   devplug_host_stream_t** out_stream);
+DEVPLUG_API devplug_error_t* devplug_stream_create(devplug_device_t* device,
+                                                   devplug_stream_t** out_stream);
 /* Waits for the stream's work, then destroys it. NULL is ignored. */
-DEVPLUG_API devplug_error_t* devplug_stream_destroy(devplug_host_stream_t* stream);
-DEVPLUG_API devplug_error_t* devplug_stream_synchronize(devplug_host_stream_t* stream);
-DEVPLUG_API devplug_error_t* devplug_stream_get_device(devplug_host_stream_t* stream,
-                                                       devplug_host_device_t** out_device);
+DEVPLUG_API devplug_error_t* devplug_stream_destroy(devplug_stream_t* stream);
+DEVPLUG_API devplug_error_t* devplug_stream_synchronize(devplug_stream_t* stream);
+DEVPLUG_API devplug_error_t* devplug_stream_get_device(devplug_stream_t* stream,
+                                                       devplug_device_t** out_device);
 
-DEVPLUG_API devplug_error_t* devplug_event_create(devplug_host_device_t* device,
-                                                  devplug_host_event_t** out_event);
-DEVPLUG_API devplug_error_t* devplug_event_destroy(devplug_host_event_t* event);
-DEVPLUG_API devplug_error_t* devplug_event_record(devplug_host_event_t* event,
-                                                  devplug_host_stream_t* stream);
+DEVPLUG_API devplug_error_t* devplug_event_create(devplug_device_t* device,
+                                                  devplug_event_t** out_event);
+DEVPLUG_API devplug_error_t* devplug_event_destroy(devplug_event_t* event);
+DEVPLUG_API devplug_error_t* devplug_event_record(devplug_event_t* event,
+                                                  devplug_stream_t* stream);
 /* Makes later work on `stream` wait for `event`, which may belong to another device of
  * the same plugin (otherwise the host waits). */
-DEVPLUG_API devplug_error_t* devplug_stream_wait_event(devplug_host_stream_t* stream,
-                                                       devplug_host_event_t* event);
-DEVPLUG_API devplug_error_t* devplug_event_synchronize(devplug_host_event_t* event);
+DEVPLUG_API devplug_error_t* devplug_stream_wait_event(devplug_stream_t* stream,
+                                                       devplug_event_t* event);
+DEVPLUG_API devplug_error_t* devplug_event_synchronize(devplug_event_t* event);
 
 /* ---- tensors --------------------------------------------------------------------------- */
 
@@ -181,25 +181,25 @@ DEVPLUG_API devplug_error_t* devplug_event_synchronize(devplug_host_event_t* eve
  * devplug_tensor_release. Errors: INVALID_ARGUMENT for a rank over DEVPLUG_MAX_RANK, a
  * negative dim, an element count or byte size that overflows int64, an unknown dtype;
  * RESOURCE_EXHAUSTED. */
-DEVPLUG_API devplug_error_t* devplug_tensor_create(devplug_host_device_t* device,
+DEVPLUG_API devplug_error_t* devplug_tensor_create(devplug_device_t* device,
                                                    devplug_dtype_t dtype, int32_t rank,
                                                    const int64_t* shape,
-                                                   devplug_host_tensor_t** out_tensor);
+                                                   devplug_tensor_t** out_tensor);
 /* Drops this tensor's share of its storage; the storage is freed with its last view.
  * NULL is ignored. Work already enqueued on the tensor still completes. */
-DEVPLUG_API void devplug_tensor_release(devplug_host_tensor_t* tensor);
+DEVPLUG_API void devplug_tensor_release(devplug_tensor_t* tensor);
 
 /* The tensor's metadata. `out_desc` receives the plugin-level descriptor (buffer, byte
  * offset, dtype, rank, shape, strides). */
-DEVPLUG_API devplug_error_t* devplug_tensor_describe(const devplug_host_tensor_t* tensor,
-                                                     devplug_tensor_t* out_desc);
-DEVPLUG_API devplug_error_t* devplug_tensor_get_device(const devplug_host_tensor_t* tensor,
-                                                       devplug_host_device_t** out_device);
+DEVPLUG_API devplug_error_t* devplug_tensor_describe(const devplug_tensor_t* tensor,
+                                                     devplug_tensor_desc_t* out_desc);
+DEVPLUG_API devplug_error_t* devplug_tensor_get_device(const devplug_tensor_t* tensor,
+                                                       devplug_device_t** out_device);
 /* The number of elements (product of the shape; 1 for rank 0). */
-DEVPLUG_API devplug_error_t* devplug_tensor_numel(const devplug_host_tensor_t* tensor,
+DEVPLUG_API devplug_error_t* devplug_tensor_numel(const devplug_tensor_t* tensor,
                                                   int64_t* out_numel);
 /* Bytes in the tensor's whole storage (what as_strided may reach). */
-DEVPLUG_API devplug_error_t* devplug_tensor_storage_bytes(const devplug_host_tensor_t* tensor,
+DEVPLUG_API devplug_error_t* devplug_tensor_storage_bytes(const devplug_tensor_t* tensor,
                                                           uint64_t* out_bytes);
 
 /* Copies `size_bytes` of host data into the tensor's elements in row-major logical order
@@ -207,71 +207,71 @@ DEVPLUG_API devplug_error_t* devplug_tensor_storage_bytes(const devplug_host_ten
  * the device's default stream); `src` must stay valid until that stream has passed it,
  * unless DEVPLUG_COPY_BLOCKING is given. */
 #define DEVPLUG_COPY_BLOCKING 1u
-DEVPLUG_API devplug_error_t* devplug_tensor_copy_from_host(devplug_host_stream_t* stream,
-                                                           devplug_host_tensor_t* dst,
+DEVPLUG_API devplug_error_t* devplug_tensor_copy_from_host(devplug_stream_t* stream,
+                                                           devplug_tensor_t* dst,
                                                            const void* src,
                                                            uint64_t size_bytes,
                                                            uint32_t flags);
 /* Copies the tensor's elements in row-major logical order to host memory and waits. */
-DEVPLUG_API devplug_error_t* devplug_tensor_copy_to_host(devplug_host_stream_t* stream,
-                                                         const devplug_host_tensor_t* src,
+DEVPLUG_API devplug_error_t* devplug_tensor_copy_to_host(devplug_stream_t* stream,
+                                                         const devplug_tensor_t* src,
                                                          void* dst, uint64_t size_bytes);
 /* Copies `src` into `dst` (same shape and dtype, any layouts, any devices; through the
  * host when the devices belong to different plugins). Enqueued on `stream`, which belongs
  * to dst's device (NULL: its default stream). */
-DEVPLUG_API devplug_error_t* devplug_tensor_copy(devplug_host_stream_t* stream,
-                                                 devplug_host_tensor_t* dst,
-                                                 const devplug_host_tensor_t* src);
+DEVPLUG_API devplug_error_t* devplug_tensor_copy(devplug_stream_t* stream,
+                                                 devplug_tensor_t* dst,
+                                                 const devplug_tensor_t* src);
 
 /* ---- views: metadata only, never reach a plugin; each returns a new tensor sharing the
  * storage, which the caller releases ---------------------------------------------------- */
 
 /* A view with a new shape; one dim may be -1 (inferred). Fails with INVALID_ARGUMENT when
  * the strides cannot express it as a view (copy first). */
-DEVPLUG_API devplug_error_t* devplug_tensor_reshape(const devplug_host_tensor_t* tensor,
+DEVPLUG_API devplug_error_t* devplug_tensor_reshape(const devplug_tensor_t* tensor,
                                                     int32_t rank, const int64_t* shape,
-                                                    devplug_host_tensor_t** out_view);
+                                                    devplug_tensor_t** out_view);
 /* dims is a permutation of [0, rank). */
-DEVPLUG_API devplug_error_t* devplug_tensor_permute(const devplug_host_tensor_t* tensor,
+DEVPLUG_API devplug_error_t* devplug_tensor_permute(const devplug_tensor_t* tensor,
                                                     const int32_t* dims,
-                                                    devplug_host_tensor_t** out_view);
-DEVPLUG_API devplug_error_t* devplug_tensor_transpose(const devplug_host_tensor_t* tensor,
+                                                    devplug_tensor_t** out_view);
+DEVPLUG_API devplug_error_t* devplug_tensor_transpose(const devplug_tensor_t* tensor,
                                                       int32_t dim0, int32_t dim1,
-                                                      devplug_host_tensor_t** out_view);
+                                                      devplug_tensor_t** out_view);
 /* Broadcasts to `shape` (PyTorch expand / broadcast_to): new dims are prepended, size-1
  * dims get stride 0; -1 keeps a dim. */
-DEVPLUG_API devplug_error_t* devplug_tensor_expand(const devplug_host_tensor_t* tensor,
+DEVPLUG_API devplug_error_t* devplug_tensor_expand(const devplug_tensor_t* tensor,
                                                    int32_t rank, const int64_t* shape,
-                                                   devplug_host_tensor_t** out_view);
+                                                   devplug_tensor_t** out_view);
 /* Elements start, start+step, ... before stop along `dim`, Python slice rules (negative
  * start/stop count from the end and are clamped). A negative step walks backwards and
  * gives a negative stride. step != 0. */
-DEVPLUG_API devplug_error_t* devplug_tensor_slice(const devplug_host_tensor_t* tensor,
+DEVPLUG_API devplug_error_t* devplug_tensor_slice(const devplug_tensor_t* tensor,
                                                   int32_t dim, int64_t start, int64_t stop,
                                                   int64_t step,
-                                                  devplug_host_tensor_t** out_view);
+                                                  devplug_tensor_t** out_view);
 /* Removes dim `dim`, which must have size 1. */
-DEVPLUG_API devplug_error_t* devplug_tensor_squeeze(const devplug_host_tensor_t* tensor,
+DEVPLUG_API devplug_error_t* devplug_tensor_squeeze(const devplug_tensor_t* tensor,
                                                     int32_t dim,
-                                                    devplug_host_tensor_t** out_view);
+                                                    devplug_tensor_t** out_view);
 /* Inserts a size-1 dim before position `dim` in [0, rank]. */
-DEVPLUG_API devplug_error_t* devplug_tensor_unsqueeze(const devplug_host_tensor_t* tensor,
+DEVPLUG_API devplug_error_t* devplug_tensor_unsqueeze(const devplug_tensor_t* tensor,
                                                       int32_t dim,
-                                                      devplug_host_tensor_t** out_view);
+                                                      devplug_tensor_t** out_view);
 /* The diagonal of dims dim0 and dim1 with `offset` (PyTorch diagonal): both dims are
  * removed and the diagonal is appended as the last dim. */
-DEVPLUG_API devplug_error_t* devplug_tensor_diagonal(const devplug_host_tensor_t* tensor,
+DEVPLUG_API devplug_error_t* devplug_tensor_diagonal(const devplug_tensor_t* tensor,
                                                      int64_t offset, int32_t dim0,
                                                      int32_t dim1,
-                                                     devplug_host_tensor_t** out_view);
+                                                     devplug_tensor_t** out_view);
 /* Any view of the storage: shape, strides (elements, may be zero or negative) and a
  * storage offset in elements. INVALID_ARGUMENT when an element would fall outside the
  * storage. */
-DEVPLUG_API devplug_error_t* devplug_tensor_as_strided(const devplug_host_tensor_t* tensor,
+DEVPLUG_API devplug_error_t* devplug_tensor_as_strided(const devplug_tensor_t* tensor,
                                                        int32_t rank, const int64_t* shape,
                                                        const int64_t* strides,
                                                        int64_t storage_offset,
-                                                       devplug_host_tensor_t** out_view);
+                                                       devplug_tensor_t** out_view);
 
 /* ---- ops ----------------------------------------------------------------------------- */
 
@@ -283,10 +283,10 @@ DEVPLUG_API devplug_error_t* devplug_tensor_as_strided(const devplug_host_tensor
  * exactly one of its inputs) and answers each with INVALID_ARGUMENT. Runs on the CPU
  * fallback when the plugin lacks the kernel (see DEVPLUG_CONTEXT_STRICT). No heap
  * allocation on this path when the device has the kernel and its inputs need no copy. */
-DEVPLUG_API devplug_error_t* devplug_op_call(devplug_host_stream_t* stream, devplug_op_t op,
-                                             devplug_host_tensor_t* const* inputs,
+DEVPLUG_API devplug_error_t* devplug_op_call(devplug_stream_t* stream, devplug_op_t op,
+                                             devplug_tensor_t* const* inputs,
                                              size_t n_inputs,
-                                             devplug_host_tensor_t* const* outputs,
+                                             devplug_tensor_t* const* outputs,
                                              size_t n_outputs, const void* attrs);
 
 /* Runs an elementwise op (UNARY, BINARY, COMPARE, TERNARY) the way PyTorch would: inputs
@@ -294,11 +294,11 @@ DEVPLUG_API devplug_error_t* devplug_op_call(devplug_host_stream_t* stream, devp
  * then the strict prim runs. When `*inout_result` is NULL a new tensor is allocated on the
  * stream's device and returned there; otherwise it is the output (its shape must be the
  * broadcast shape; a dtype that differs from the op's result is cast to, as add_out). */
-DEVPLUG_API devplug_error_t* devplug_elementwise(devplug_host_stream_t* stream,
+DEVPLUG_API devplug_error_t* devplug_elementwise(devplug_stream_t* stream,
                                                  devplug_op_t op,
-                                                 devplug_host_tensor_t* const* inputs,
+                                                 devplug_tensor_t* const* inputs,
                                                  size_t n_inputs,
-                                                 devplug_host_tensor_t** inout_result);
+                                                 devplug_tensor_t** inout_result);
 
 /* The dtype PyTorch's type promotion gives for two tensor operands of dtypes a and b
  * (int32 + float16 -> float16, uint8 + int8 -> int16, bool + int8 -> int8). */

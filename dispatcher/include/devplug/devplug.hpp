@@ -170,17 +170,17 @@ class Device {
   inline Stream default_stream() const;
   // Waits for all work on every stream of the device.
   void synchronize() const { api_detail::check(devplug_device_synchronize(handle_)); }
-  devplug_host_device_t* handle() const { return handle_; }
+  devplug_device_t* handle() const { return handle_; }
   const api_detail::ContextPtr& context() const { return context_; }
 
  private:
   friend class Context;
   friend class Tensor;
   friend class Stream;
-  Device(api_detail::ContextPtr context, devplug_host_device_t* handle)
+  Device(api_detail::ContextPtr context, devplug_device_t* handle)
       : context_(std::move(context)), handle_(handle) {}
   api_detail::ContextPtr context_;
-  devplug_host_device_t* handle_;
+  devplug_device_t* handle_;
 };
 
 class Event;
@@ -191,10 +191,10 @@ class Stream {
  public:
   // Creates a new stream on `device`.
   explicit Stream(const Device& device) : context_(device.context()) {
-    devplug_host_stream_t* raw = nullptr;
+    devplug_stream_t* raw = nullptr;
     api_detail::check(devplug_stream_create(device.handle(), &raw));
     // Destruction waits for the stream; its error has nowhere to go from a destructor.
-    stream_ = std::shared_ptr<devplug_host_stream_t>(raw, [keep = context_](devplug_host_stream_t* s) {
+    stream_ = std::shared_ptr<devplug_stream_t>(raw, [keep = context_](devplug_stream_t* s) {
       if (devplug_error_t* e = devplug_stream_destroy(s)) devplug_error_destroy(e);
     });
   }
@@ -202,25 +202,25 @@ class Stream {
   // Makes later work on this stream wait for `event`.
   inline void wait(const Event& event) const;
   Device device() const {
-    devplug_host_device_t* device = nullptr;
+    devplug_device_t* device = nullptr;
     api_detail::check(devplug_stream_get_device(handle(), &device));
     return Device(context_, device);
   }
-  devplug_host_stream_t* handle() const { return stream_.get(); }
+  devplug_stream_t* handle() const { return stream_.get(); }
 
  private:
   friend class Device;
   // A borrowed stream (a device's default stream): never destroyed here.
-  Stream(api_detail::ContextPtr context, devplug_host_stream_t* borrowed)
+  Stream(api_detail::ContextPtr context, devplug_stream_t* borrowed)
       : context_(std::move(context)),
-        stream_(std::shared_ptr<devplug_host_stream_t>(borrowed, [](devplug_host_stream_t*) {})) {}
+        stream_(std::shared_ptr<devplug_stream_t>(borrowed, [](devplug_stream_t*) {})) {}
 
   api_detail::ContextPtr context_;
-  std::shared_ptr<devplug_host_stream_t> stream_;
+  std::shared_ptr<devplug_stream_t> stream_;
 };
 
 inline Stream Device::default_stream() const {
-  devplug_host_stream_t* raw = nullptr;
+  devplug_stream_t* raw = nullptr;
   api_detail::check(devplug_device_default_stream(handle_, &raw));
   return Stream(context_, raw);
 }
@@ -229,10 +229,10 @@ inline Stream Device::default_stream() const {
 class Event {
  public:
   explicit Event(const Device& device) {
-    devplug_host_event_t* raw = nullptr;
+    devplug_event_t* raw = nullptr;
     api_detail::check(devplug_event_create(device.handle(), &raw));
     api_detail::ContextPtr context = device.context();
-    event_ = std::shared_ptr<devplug_host_event_t>(raw, [context](devplug_host_event_t* e) {
+    event_ = std::shared_ptr<devplug_event_t>(raw, [context](devplug_event_t* e) {
       if (devplug_error_t* error = devplug_event_destroy(e)) devplug_error_destroy(error);
     });
   }
@@ -240,10 +240,10 @@ class Event {
     api_detail::check(devplug_event_record(handle(), stream.handle()));
   }
   void synchronize() const { api_detail::check(devplug_event_synchronize(handle())); }
-  devplug_host_event_t* handle() const { return event_.get(); }
+  devplug_event_t* handle() const { return event_.get(); }
 
  private:
-  std::shared_ptr<devplug_host_event_t> event_;
+  std::shared_ptr<devplug_event_t> event_;
 };
 
 inline void Stream::wait(const Event& event) const {
@@ -256,7 +256,7 @@ class Tensor {
   // Allocates a contiguous tensor; contents are undefined.
   static Tensor empty(const Device& device, devplug_dtype_t dtype,
                       const std::vector<int64_t>& shape) {
-    devplug_host_tensor_t* raw = nullptr;
+    devplug_tensor_t* raw = nullptr;
     api_detail::check(devplug_tensor_create(device.handle(), dtype,
                                         static_cast<int32_t>(shape.size()), shape.data(), &raw));
     return Tensor(device.context(), raw);
@@ -314,8 +314,8 @@ class Tensor {
   }
 
   // ---- metadata ----
-  devplug_tensor_t describe() const {
-    devplug_tensor_t desc{};
+  devplug_tensor_desc_t describe() const {
+    devplug_tensor_desc_t desc{};
     desc.struct_size = sizeof(desc);
     api_detail::check(devplug_tensor_describe(handle(), &desc));
     return desc;
@@ -323,11 +323,11 @@ class Tensor {
   devplug_dtype_t dtype() const { return describe().dtype; }
   int32_t rank() const { return describe().rank; }
   std::vector<int64_t> shape() const {
-    devplug_tensor_t d = describe();
+    devplug_tensor_desc_t d = describe();
     return std::vector<int64_t>(d.shape, d.shape + d.rank);
   }
   std::vector<int64_t> strides() const {
-    devplug_tensor_t d = describe();
+    devplug_tensor_desc_t d = describe();
     return std::vector<int64_t>(d.strides, d.strides + d.rank);
   }
   int64_t numel() const {
@@ -341,78 +341,78 @@ class Tensor {
     return n;
   }
   Device device() const {
-    devplug_host_device_t* d = nullptr;
+    devplug_device_t* d = nullptr;
     api_detail::check(devplug_tensor_get_device(handle(), &d));
     return Device(context_, d);
   }
 
   // ---- views (metadata only; share the storage) ----
   Tensor reshape(const std::vector<int64_t>& shape) const {
-    return make_view([&](devplug_host_tensor_t** out) {
+    return make_view([&](devplug_tensor_t** out) {
       return devplug_tensor_reshape(handle(), static_cast<int32_t>(shape.size()), shape.data(), out);
     });
   }
   Tensor permute(const std::vector<int32_t>& dims) const {
     api_detail::require(static_cast<int32_t>(dims.size()) == rank(),
                     "permute: dims must name every dim once");
-    return make_view([&](devplug_host_tensor_t** out) {
+    return make_view([&](devplug_tensor_t** out) {
       return devplug_tensor_permute(handle(), dims.data(), out);
     });
   }
   Tensor transpose(int32_t dim0, int32_t dim1) const {
-    return make_view([&](devplug_host_tensor_t** out) {
+    return make_view([&](devplug_tensor_t** out) {
       return devplug_tensor_transpose(handle(), dim0, dim1, out);
     });
   }
   Tensor expand(const std::vector<int64_t>& shape) const {
-    return make_view([&](devplug_host_tensor_t** out) {
+    return make_view([&](devplug_tensor_t** out) {
       return devplug_tensor_expand(handle(), static_cast<int32_t>(shape.size()), shape.data(), out);
     });
   }
   // Python's t[start:stop:step] along `dim`; INT64_MAX / INT64_MIN stand for an open end.
   Tensor slice(int32_t dim, int64_t start, int64_t stop, int64_t step = 1) const {
-    return make_view([&](devplug_host_tensor_t** out) {
+    return make_view([&](devplug_tensor_t** out) {
       return devplug_tensor_slice(handle(), dim, start, stop, step, out);
     });
   }
   Tensor squeeze(int32_t dim) const {
-    return make_view([&](devplug_host_tensor_t** out) {
+    return make_view([&](devplug_tensor_t** out) {
       return devplug_tensor_squeeze(handle(), dim, out);
     });
   }
   Tensor unsqueeze(int32_t dim) const {
-    return make_view([&](devplug_host_tensor_t** out) {
+    return make_view([&](devplug_tensor_t** out) {
       return devplug_tensor_unsqueeze(handle(), dim, out);
     });
   }
   Tensor diagonal(int64_t offset = 0, int32_t dim0 = 0, int32_t dim1 = 1) const {
-    return make_view([&](devplug_host_tensor_t** out) {
+    return make_view([&](devplug_tensor_t** out) {
       return devplug_tensor_diagonal(handle(), offset, dim0, dim1, out);
     });
   }
   Tensor as_strided(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,
                     int64_t storage_offset) const {
     api_detail::require(shape.size() == strides.size(), "as_strided: shape and strides differ in rank");
-    return make_view([&](devplug_host_tensor_t** out) {
+    return make_view([&](devplug_tensor_t** out) {
       return devplug_tensor_as_strided(handle(), static_cast<int32_t>(shape.size()), shape.data(),
                                        strides.data(), storage_offset, out);
     });
   }
 
   // The C handle, borrowed; valid while this Tensor (or a copy) lives.
-  devplug_host_tensor_t* handle() const { return tensor_.get(); }
+  devplug_tensor_t* handle() const { return tensor_.get(); }
   // How many Tensor objects share this handle.
   long use_count() const { return tensor_.use_count(); }
 
  private:
-  Tensor(api_detail::ContextPtr context, devplug_host_tensor_t* raw)
+  Tensor(api_detail::ContextPtr context, devplug_tensor_t* raw)
       : context_(std::move(context)),
-        tensor_(raw, [keep = context_](devplug_host_tensor_t* t) { devplug_tensor_release(t); }) {}
+        tensor_(raw, [keep = context_](devplug_tensor_t* t) { devplug_tensor_release(t); }) {}
 
   // Runs a C view call `make(&raw)` and wraps the new tensor (or throws its error).
   template <typename F>
   Tensor make_view(F&& make) const {
-    devplug_host_tensor_t* raw = nullptr;
+    devplug_tensor_t* raw = nullptr;
     api_detail::check(make(&raw));
     return Tensor(context_, raw);
   }
@@ -421,12 +421,12 @@ class Tensor {
   friend void elementwise_into(devplug_op_t, const std::vector<Tensor>&, Tensor&, const Stream*);
 
   api_detail::ContextPtr context_;
-  std::shared_ptr<devplug_host_tensor_t> tensor_;
+  std::shared_ptr<devplug_tensor_t> tensor_;
 };
 
 namespace api_detail {
-inline std::vector<devplug_host_tensor_t*> handles(const std::vector<Tensor>& tensors) {
-  std::vector<devplug_host_tensor_t*> out;
+inline std::vector<devplug_tensor_t*> handles(const std::vector<Tensor>& tensors) {
+  std::vector<devplug_tensor_t*> out;
   out.reserve(tensors.size());
   for (const Tensor& t : tensors) out.push_back(t.handle());
   return out;
@@ -439,8 +439,8 @@ inline std::vector<devplug_host_tensor_t*> handles(const std::vector<Tensor>& te
 inline void call(devplug_op_t op, const std::vector<Tensor>& inputs,
                  const std::vector<Tensor>& outputs, const void* attrs = nullptr,
                  const Stream* stream = nullptr) {
-  std::vector<devplug_host_tensor_t*> in = api_detail::handles(inputs);
-  std::vector<devplug_host_tensor_t*> out = api_detail::handles(outputs);
+  std::vector<devplug_tensor_t*> in = api_detail::handles(inputs);
+  std::vector<devplug_tensor_t*> out = api_detail::handles(outputs);
   api_detail::check(devplug_op_call(stream ? stream->handle() : nullptr, op, in.data(), in.size(),
                                 out.data(), out.size(), attrs));
 }
@@ -450,8 +450,8 @@ inline void call(devplug_op_t op, const std::vector<Tensor>& inputs,
 inline Tensor elementwise(devplug_op_t op, const std::vector<Tensor>& inputs,
                           const Stream* stream = nullptr) {
   api_detail::require(!inputs.empty(), "elementwise: no inputs");
-  std::vector<devplug_host_tensor_t*> in = api_detail::handles(inputs);
-  devplug_host_tensor_t* result = nullptr;
+  std::vector<devplug_tensor_t*> in = api_detail::handles(inputs);
+  devplug_tensor_t* result = nullptr;
   api_detail::check(devplug_elementwise(stream ? stream->handle() : nullptr, op, in.data(),
                                     in.size(), &result));
   return Tensor(inputs.front().context_, result);
@@ -461,8 +461,8 @@ inline Tensor elementwise(devplug_op_t op, const std::vector<Tensor>& inputs,
 // is cast to, as PyTorch's add(..., out=)).
 inline void elementwise_into(devplug_op_t op, const std::vector<Tensor>& inputs, Tensor& out,
                              const Stream* stream = nullptr) {
-  std::vector<devplug_host_tensor_t*> in = api_detail::handles(inputs);
-  devplug_host_tensor_t* result = out.handle();
+  std::vector<devplug_tensor_t*> in = api_detail::handles(inputs);
+  devplug_tensor_t* result = out.handle();
   api_detail::check(devplug_elementwise(stream ? stream->handle() : nullptr, op, in.data(),
                                     in.size(), &result));
 }
@@ -540,7 +540,7 @@ class Context {
     api_detail::check(devplug_context_device_count(handle(), &count));
     std::vector<Device> out;
     for (size_t i = 0; i < count; ++i) {
-      devplug_host_device_t* device = nullptr;
+      devplug_device_t* device = nullptr;
       api_detail::check(devplug_context_get_device(handle(), i, &device));
       out.push_back(Device(context_, device));
     }

@@ -42,17 +42,17 @@ enum {
 
 typedef int32_t devplug_category_t;
 enum {
-  DEVPLUG_CATEGORY_UNARY = 1,
-  DEVPLUG_CATEGORY_BINARY = 2,
-  DEVPLUG_CATEGORY_COMPARE = 3,
-  DEVPLUG_CATEGORY_TERNARY = 4,
-  DEVPLUG_CATEGORY_DATA = 5,
-  DEVPLUG_CATEGORY_REDUCE = 6,
-  DEVPLUG_CATEGORY_SCAN = 7,
-  DEVPLUG_CATEGORY_INDEX = 8,
-  DEVPLUG_CATEGORY_SHAPE = 9,
-  DEVPLUG_CATEGORY_LINALG = 10,
-  DEVPLUG_CATEGORY_RANDOM = 11
+  DEVPLUG_CATEGORY_unary = 1,
+  DEVPLUG_CATEGORY_binary = 2,
+  DEVPLUG_CATEGORY_compare = 3,
+  DEVPLUG_CATEGORY_ternary = 4,
+  DEVPLUG_CATEGORY_data = 5,
+  DEVPLUG_CATEGORY_reduce = 6,
+  DEVPLUG_CATEGORY_scan = 7,
+  DEVPLUG_CATEGORY_index = 8,
+  DEVPLUG_CATEGORY_shape = 9,
+  DEVPLUG_CATEGORY_linalg = 10,
+  DEVPLUG_CATEGORY_random = 11
 };
 
 /* How an op's output dtype and dispatch dtype follow from its tensors (ops.def `result`). */

@@ -56,16 +56,16 @@ typedef struct devplug_device_properties_t {
 typedef struct devplug_op_call_t {
   size_t struct_size;
   devplug_op_t op;
-  const devplug_tensor_t* const* inputs;
+  const devplug_tensor_desc_t* const* inputs;
   size_t n_inputs;
-  const devplug_tensor_t* const* outputs;
+  const devplug_tensor_desc_t* const* outputs;
   size_t n_outputs;
   const void* attrs;
 } devplug_op_call_t;
 
 /* Enqueues `call` on `stream`. Returns UNIMPLEMENTED for a case the kernel does not cover
  * (the dispatcher may then fall back), INVALID_ARGUMENT for bad input it detects. */
-typedef devplug_error_t* (*devplug_kernel_fn)(devplug_stream_t* stream,
+typedef devplug_error_t* (*devplug_kernel_fn)(devplug_stream_handle_t* stream,
                                               const devplug_op_call_t* call);
 
 /* One row of a plugin's kernel table: `fn` implements `op` for every dispatch dtype in
@@ -129,51 +129,51 @@ typedef struct devplug_plugin_api_t {
                                             devplug_device_properties_t* out_properties);
   /* Opens device `index`; the caller closes it with device_close after destroying every
    * stream, event and buffer made on it. */
-  devplug_error_t* (*device_open)(int32_t index, devplug_device_t** out_device);
-  devplug_error_t* (*device_close)(devplug_device_t* device);
+  devplug_error_t* (*device_open)(int32_t index, devplug_device_handle_t** out_device);
+  devplug_error_t* (*device_close)(devplug_device_handle_t* device);
 
   /* ---- buffers ---- */
   /* Allocates `size_bytes` (> 0) of device memory. Contents are undefined. The caller
    * releases it with buffer_release. Thread-safe. Errors: INVALID_ARGUMENT for 0,
    * RESOURCE_EXHAUSTED. */
-  devplug_error_t* (*buffer_allocate)(devplug_device_t* device, uint64_t size_bytes,
-                                      devplug_buffer_t** out_buffer);
+  devplug_error_t* (*buffer_allocate)(devplug_device_handle_t* device, uint64_t size_bytes,
+                                      devplug_buffer_handle_t** out_buffer);
   /* Releases a buffer once work already enqueued on it has finished. */
-  devplug_error_t* (*buffer_release)(devplug_buffer_t* buffer);
+  devplug_error_t* (*buffer_release)(devplug_buffer_handle_t* buffer);
   /* The buffer's size in bytes, as allocated. */
-  devplug_error_t* (*buffer_get_size)(devplug_buffer_t* buffer, uint64_t* out_size_bytes);
+  devplug_error_t* (*buffer_get_size)(devplug_buffer_handle_t* buffer, uint64_t* out_size_bytes);
   /* Enqueues a copy of `size_bytes` from host memory `src` to `dst` at `dst_offset`. `src`
    * must stay valid and unchanged until the stream has passed the copy. */
-  devplug_error_t* (*buffer_copy_from_host)(devplug_stream_t* stream, const void* src,
-                                            devplug_buffer_t* dst, uint64_t dst_offset,
+  devplug_error_t* (*buffer_copy_from_host)(devplug_stream_handle_t* stream, const void* src,
+                                            devplug_buffer_handle_t* dst, uint64_t dst_offset,
                                             uint64_t size_bytes);
   /* Enqueues a copy of `size_bytes` from `src` at `src_offset` to host memory `dst`; `dst`
    * holds the data once the stream has passed the copy (stream_synchronize). */
-  devplug_error_t* (*buffer_copy_to_host)(devplug_stream_t* stream, devplug_buffer_t* src,
+  devplug_error_t* (*buffer_copy_to_host)(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src,
                                           uint64_t src_offset, void* dst,
                                           uint64_t size_bytes);
   /* Enqueues a copy between two buffers of the same device; the ranges may not overlap. */
-  devplug_error_t* (*buffer_copy)(devplug_stream_t* stream, devplug_buffer_t* src,
-                                  uint64_t src_offset, devplug_buffer_t* dst,
+  devplug_error_t* (*buffer_copy)(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src,
+                                  uint64_t src_offset, devplug_buffer_handle_t* dst,
                                   uint64_t dst_offset, uint64_t size_bytes);
 
   /* ---- streams: in-order queues of work ---- */
-  devplug_error_t* (*stream_create)(devplug_device_t* device, devplug_stream_t** out_stream);
+  devplug_error_t* (*stream_create)(devplug_device_handle_t* device, devplug_stream_handle_t** out_stream);
   /* Waits for the stream's work, then destroys it. */
-  devplug_error_t* (*stream_destroy)(devplug_stream_t* stream);
+  devplug_error_t* (*stream_destroy)(devplug_stream_handle_t* stream);
   /* Blocks until every piece of work enqueued so far has finished. Errors raised by
    * asynchronous work surface here. */
-  devplug_error_t* (*stream_synchronize)(devplug_stream_t* stream);
+  devplug_error_t* (*stream_synchronize)(devplug_stream_handle_t* stream);
 
   /* ---- events: points in a stream that other streams and the host can wait for ---- */
-  devplug_error_t* (*event_create)(devplug_device_t* device, devplug_event_t** out_event);
-  devplug_error_t* (*event_destroy)(devplug_event_t* event);
+  devplug_error_t* (*event_create)(devplug_device_handle_t* device, devplug_event_handle_t** out_event);
+  devplug_error_t* (*event_destroy)(devplug_event_handle_t* event);
   /* Marks the current end of `stream`; the event completes when the work before it does. */
-  devplug_error_t* (*event_record)(devplug_event_t* event, devplug_stream_t* stream);
+  devplug_error_t* (*event_record)(devplug_event_handle_t* event, devplug_stream_handle_t* stream);
   /* Makes later work on `stream` wait for `event`, without blocking the host. */
-  devplug_error_t* (*stream_wait_event)(devplug_stream_t* stream, devplug_event_t* event);
+  devplug_error_t* (*stream_wait_event)(devplug_stream_handle_t* stream, devplug_event_handle_t* event);
   /* Blocks the host until `event` has completed. An event never recorded is complete. */
-  devplug_error_t* (*event_synchronize)(devplug_event_t* event);
+  devplug_error_t* (*event_synchronize)(devplug_event_handle_t* event);
 
   /* ---- kernels: declared, readable without creating a device ---- */
   /* `kernel_count` pointers to kernel rows, each with its own struct_size. An (op, dtype)

@@ -62,10 +62,10 @@ typedef uint32_t devplug_dtype_mask_t;
 
 /* Opaque handles owned by a plugin. Whoever creates one destroys it through the same
  * plugin's table. A buffer is never assumed to be a raw pointer. */
-typedef struct devplug_device_t devplug_device_t;
-typedef struct devplug_buffer_t devplug_buffer_t;
-typedef struct devplug_stream_t devplug_stream_t;
-typedef struct devplug_event_t devplug_event_t;
+typedef struct devplug_device_handle_t devplug_device_handle_t;
+typedef struct devplug_buffer_handle_t devplug_buffer_handle_t;
+typedef struct devplug_stream_handle_t devplug_stream_handle_t;
+typedef struct devplug_event_handle_t devplug_event_handle_t;
 
 /* The highest rank a tensor descriptor holds. */
 #define DEVPLUG_MAX_RANK 8
@@ -77,15 +77,15 @@ typedef struct devplug_event_t devplug_event_t;
  * (sliding windows) on inputs; the dispatcher guarantees every reachable element lies inside
  * the buffer and that an output never overlaps itself. Rank 0 is a scalar (one element);
  * any zero in `shape` makes the tensor empty. Entries past `rank` are ignored. */
-typedef struct devplug_tensor_t {
+typedef struct devplug_tensor_desc_t {
   size_t struct_size;
-  devplug_buffer_t* buffer;
+  devplug_buffer_handle_t* buffer;
   uint64_t byte_offset;
   devplug_dtype_t dtype;
   int32_t rank;
   int64_t shape[DEVPLUG_MAX_RANK];
   int64_t strides[DEVPLUG_MAX_RANK];
-} devplug_tensor_t;
+} devplug_tensor_desc_t;
 
 /* A number for fill, pad and iota attributes. Kernels whose output dtype is floating read
  * `f`; kernels whose output is integral or bool read `i` (bool: non-zero is true). Callers

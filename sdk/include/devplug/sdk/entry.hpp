@@ -29,8 +29,8 @@ inline void check_call(const devplug_op_call_t* call) {
                                             std::to_string(call->n_outputs) + ")");
   if (call->n_inputs > 0) check_not_null(call->inputs, "call->inputs");
   check_not_null(call->outputs, "call->outputs");
-  auto check_tensor = [&](const devplug_tensor_t* t, const char* what) {
-    check_struct(t, DEVPLUG_SIZE_THROUGH(devplug_tensor_t, strides), what);
+  auto check_tensor = [&](const devplug_tensor_desc_t* t, const char* what) {
+    check_struct(t, DEVPLUG_SIZE_THROUGH(devplug_tensor_desc_t, strides), what);
     check_not_null(t->buffer, what);
     if (t->dtype < 0 || t->dtype >= DEVPLUG_DTYPE_COUNT)
       fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(what) + " has an unknown dtype");

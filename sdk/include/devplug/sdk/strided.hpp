@@ -22,10 +22,10 @@ inline int64_t numel(int32_t rank, const int64_t* shape) {
   for (int32_t d = 0; d < rank; ++d) n *= shape[d];
   return n;
 }
-inline int64_t numel(const devplug_tensor_t& t) { return numel(t.rank, t.shape); }
+inline int64_t numel(const devplug_tensor_desc_t& t) { return numel(t.rank, t.shape); }
 
 // Whether `t` is dense and row-major (size-1 dims may have any stride).
-inline bool is_contiguous(const devplug_tensor_t& t) {
+inline bool is_contiguous(const devplug_tensor_desc_t& t) {
   int64_t expected = 1;
   for (int32_t d = t.rank - 1; d >= 0; --d) {
     if (t.shape[d] == 1) continue;
