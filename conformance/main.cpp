@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <set>
 
 #include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
@@ -97,24 +98,32 @@ std::string probe_json(const Options& o) {
   size_t count = 0;
   take_error(devplug_context_device_count(ctx, &count));
   int seen = 0;
+  devplug_device_t* chosen = nullptr;  // device --device of this plugin
   for (size_t i = 0; i < count; ++i) {
     devplug_device_t* dev = nullptr;
     devplug_plugin_t* owner = nullptr;
     take_error(devplug_context_get_device(ctx, i, &dev));
     take_error(devplug_device_get_plugin(dev, &owner));
     if (owner != plugin || seen++ != o.device) continue;
+    chosen = dev;
     devplug_device_properties_t p{};
     p.struct_size = sizeof p;
     take_error(devplug_device_get_properties(dev, &p));
     j["device"] = p.name;
     j["vendor"] = p.vendor;
     j["driver"] = p.driver_version;
+    j["device_dtypes"] = p.dtypes;
   }
+  // Claims are the device's (ABI 1.1: a device may run fewer dtypes than its plugin's
+  // kernels declare); without a device, the plugin's declared kernels.
   nlohmann::json claims = nlohmann::json::array();
   for (devplug_op_t op : sdk::all_ops())
     for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d) {
       bool yes = false;
-      take_error(devplug_plugin_supports(plugin, op, d, &yes, nullptr));
+      if (chosen != nullptr)
+        take_error(devplug_device_supports(chosen, op, d, &yes, nullptr));
+      else
+        take_error(devplug_plugin_supports(plugin, op, d, &yes, nullptr));
       if (yes) claims.push_back({op, d});
     }
   j["claims"] = claims;
@@ -200,8 +209,30 @@ int main(int argc, char** argv) {
   for (const auto& c : info["claims"]) claimed[c[0].get<int>()][c[1].get<int>()] = true;
   auto claims = [&](devplug_op_t op, devplug_dtype_t d) { return claimed[static_cast<size_t>(op)][static_cast<size_t>(d)]; };
   const bool no_filter = filter.empty();
-  for (Case& c : generate_cases(claims, o.allow_fallback, o.seed))
-    if (no_filter || ::fnmatch(filter.c_str(), c.name.c_str(), 0) == 0) run.cases.push_back(std::move(c));
+  // A case whose tensors include a dtype the device does not claim is not the device's to
+  // run even when its dispatch dtype is claimed (a float32 -> float64 cast on a device
+  // without float64): it runs through the fallback with --allow-fallback, or is unsupported.
+  devplug_dtype_mask_t device_dtypes = info.value("device_dtypes", devplug_dtype_mask_t{0});
+  if (device_dtypes == 0) device_dtypes = DEVPLUG_DTYPES_ALL;  // 0: every dtype
+  auto device_runs = [&](const Case& c) {
+    for (const auto* specs : {&c.inputs, &c.outputs})
+      for (const TensorSpec& t : *specs)
+        if (!(device_dtypes & DEVPLUG_DTYPE_BIT(t.dtype))) return false;
+    return true;
+  };
+  std::set<std::pair<devplug_op_t, devplug_dtype_t>> unclaimed_by_device;
+  for (Case& c : generate_cases(claims, o.allow_fallback, o.seed)) {
+    if (!no_filter && ::fnmatch(filter.c_str(), c.name.c_str(), 0) != 0) continue;
+    if (!c.through_fallback && !device_runs(c)) {
+      if (!o.allow_fallback) {
+        unclaimed_by_device.insert({c.op, c.dtype});
+        continue;
+      }
+      c.through_fallback = true;
+    }
+    run.cases.push_back(std::move(c));
+  }
+  for (const auto& pair : unclaimed_by_device) run.unsupported.push_back(pair);
   if (!o.allow_fallback)
     for (devplug_op_t op : devplug::sdk::all_ops())
       for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d) {

@@ -11,6 +11,7 @@
 struct devplug_buffer_handle_t {
   uint64_t size;
   unsigned char* data;
+  devplug_device_handle_t* device;  // the device it was allocated on
 };
 
 namespace devplug::reference {

@@ -1,9 +1,11 @@
-// The ABI suite: the plugin's table called directly (devplug_plugin_get_api), with bad
-// arguments that must come back as errors, load/unload cycles, buffer round trips, stream
-// and event ordering, and threads. Each check runs in a forked child, so a crash fails the
-// check and not the run.
+// The ABI suite: the plugin's table called directly (devplug_plugin_get_table), with bad
+// arguments that must come back with the exact error code plugin_api.h documents,
+// load/unload cycles, buffer round trips, stream and event ordering, and threads. Each
+// check runs in a forked child, so a crash fails the check and not the run.
 #include <fnmatch.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <sstream>
@@ -18,27 +20,34 @@
 namespace devplug::conform {
 namespace {
 
-// Collects problems; every call that must fail goes through expect_error.
+// Collects problems; every call that must fail goes through expect_error with the code
+// plugin_api.h documents for that failure.
 class Checker {
  public:
   explicit Checker(const devplug_plugin_api_t* api) : api_(api) {}
-  void expect_error(const char* what, devplug_error_t* e) {
+  void expect_error(const char* what, devplug_code_t expected, devplug_error_t* e) {
     if (e == nullptr) {
-      problems_ << "  " << what << ": returned success, expected an error\n";
+      problems_ << "  " << what << ": returned success, expected " << devplug_code_name(expected) << "\n";
       return;
     }
-    if (e->code == DEVPLUG_CODE_OK) problems_ << "  " << what << ": error object with code OK\n";
+    if (e->code != expected)
+      problems_ << "  " << what << ": returned " << code_text(e->code) << ", expected "
+                << devplug_code_name(expected) << " (" << (e->message ? e->message : "") << ")\n";
     api_->error_destroy(e);
   }
   void expect_ok(const char* what, devplug_error_t* e) {
     if (e == nullptr) return;
-    problems_ << "  " << what << ": " << devplug_code_name(e->code) << ": " << (e->message ? e->message : "") << "\n";
+    problems_ << "  " << what << ": " << code_text(e->code) << ": " << (e->message ? e->message : "") << "\n";
     api_->error_destroy(e);
   }
   void problem(const std::string& text) { problems_ << "  " << text << "\n"; }
   std::string text() const { return problems_.str(); }
 
  private:
+  static std::string code_text(devplug_code_t code) {
+    const char* name = devplug_code_name(code);
+    return name ? name : "code " + std::to_string(code);
+  }
   const devplug_plugin_api_t* api_;
   std::ostringstream problems_;
 };
@@ -81,11 +90,15 @@ std::string load_unload() {
   return "";
 }
 
+// Every documented failure of every entry point (plugin_api.h, "Errors:"), each answered
+// with its exact code, and nothing written past a caller's struct_size.
 std::string invalid_arguments() {
   Loaded l;
   if (!l.error.empty()) return l.error;
   const devplug_plugin_api_t* api = l.api;
   Checker c(api);
+  constexpr devplug_code_t kInvalid = DEVPLUG_CODE_INVALID_ARGUMENT;
+  constexpr devplug_code_t kRange = DEVPLUG_CODE_OUT_OF_RANGE;
   if (api->struct_size < DEVPLUG_PLUGIN_API_MIN_SIZE) c.problem("table struct_size below the 1.0 minimum");
   if (api->abi_major != DEVPLUG_ABI_MAJOR) c.problem("abi_major differs from the host's");
   if (api->plugin_name == nullptr || api->plugin_name[0] == 0) c.problem("plugin_name is empty");
@@ -95,41 +108,60 @@ std::string invalid_arguments() {
     c.problem("error_create did not return the error asked for");
   api->error_destroy(made);
 
-  c.expect_error("device_count(NULL, NULL)", api->device_count(nullptr, nullptr));
-  int32_t count = 0;
-  c.expect_ok("device_count", api->device_count(&count, nullptr));
+  // plugin_initialize: each of these is refused before the plugin does anything.
+  c.expect_error("plugin_initialize(NULL)", kInvalid, api->plugin_initialize(nullptr));
+  devplug_plugin_init_args_t init{};
+  init.struct_size = offsetof(devplug_plugin_init_args_t, host_abi_major);
+  init.host_abi_major = DEVPLUG_ABI_MAJOR;
+  c.expect_error("plugin_initialize(struct_size too small)", kInvalid, api->plugin_initialize(&init));
+  init.struct_size = sizeof init;
+  init.host_abi_major = DEVPLUG_ABI_MAJOR + 1;
+  c.expect_error("plugin_initialize(another ABI major)", DEVPLUG_CODE_FAILED_PRECONDITION, api->plugin_initialize(&init));
+
+  c.expect_error("device_count(NULL, NULL)", kInvalid, api->device_count(nullptr, nullptr));
+  int32_t count = -1;
+  const char* note = "untouched";
+  c.expect_ok("device_count", api->device_count(&count, &note));
+  if (count < 0) c.problem("device_count wrote a negative count");
+  if (count > 0 && note != nullptr) c.problem("device_count left a note although it found devices");
   devplug_device_properties_t props;
   std::memset(&props, 0, sizeof props);
   props.struct_size = sizeof props;
-  c.expect_error("device_get_properties(-1)", api->device_get_properties(-1, &props));
-  c.expect_error("device_get_properties(count)", api->device_get_properties(count, &props));
-  c.expect_error("device_get_properties(0, NULL)", api->device_get_properties(0, nullptr));
+  c.expect_error("device_get_properties(-1)", kRange, api->device_get_properties(-1, &props));
+  c.expect_error("device_get_properties(count)", kRange, api->device_get_properties(count, &props));
+  c.expect_error("device_get_properties(0, NULL)", kInvalid, api->device_get_properties(0, nullptr));
+  props.struct_size = DEVPLUG_DEVICE_PROPERTIES_MIN_SIZE - 1;
+  c.expect_error("device_get_properties(struct_size below the 1.0 size)", kInvalid, api->device_get_properties(0, &props));
   if (count > 0) {
-    // A short struct: only fields inside struct_size may be written.
+    // The 1.0 struct: accepted, and nothing written past it (the 1.1 `dtypes` field).
     std::memset(&props, 0x5A, sizeof props);
-    props.struct_size = offsetof(devplug_device_properties_t, name) + 16;
-    devplug_error_t* e = api->device_get_properties(0, &props);
-    if (e) api->error_destroy(e);
+    props.struct_size = DEVPLUG_DEVICE_PROPERTIES_MIN_SIZE;
+    c.expect_ok("device_get_properties(the 1.0 struct)", api->device_get_properties(0, &props));
+    if (props.struct_size != DEVPLUG_DEVICE_PROPERTIES_MIN_SIZE) c.problem("device_get_properties changed struct_size");
     const unsigned char* bytes = reinterpret_cast<const unsigned char*>(&props);
-    for (size_t b = offsetof(devplug_device_properties_t, name) + 16; b < sizeof props; ++b)
+    for (size_t b = DEVPLUG_DEVICE_PROPERTIES_MIN_SIZE; b < sizeof props; ++b)
       if (bytes[b] != 0x5A) { c.problem("device_get_properties wrote past a short struct_size"); break; }
   }
-  c.expect_error("device_open(-1)", [&] { devplug_device_handle_t* d = nullptr; return api->device_open(-1, &d); }());
-  c.expect_error("device_open(0, NULL)", api->device_open(0, nullptr));
-  c.expect_error("device_close(NULL)", api->device_close(nullptr));
-  c.expect_error("buffer_release(NULL)", api->buffer_release(nullptr));
-  uint64_t size = 0;
-  c.expect_error("buffer_get_size(NULL)", api->buffer_get_size(nullptr, &size));
-  c.expect_error("stream_synchronize(NULL)", api->stream_synchronize(nullptr));
-  c.expect_error("stream_destroy(NULL)", api->stream_destroy(nullptr));
-  c.expect_error("event_synchronize(NULL)", api->event_synchronize(nullptr));
-  c.expect_error("event_destroy(NULL)", api->event_destroy(nullptr));
+  devplug_device_handle_t* no_device = reinterpret_cast<devplug_device_handle_t*>(uintptr_t{1});
+  c.expect_error("device_open(-1)", kRange, api->device_open(-1, &no_device));
+  if (no_device != nullptr) c.problem("device_open(-1) left *out_device set");
+  c.expect_error("device_open(count)", kRange, api->device_open(count, &no_device));
+  c.expect_error("device_open(0, NULL)", kInvalid, api->device_open(0, nullptr));
+  c.expect_error("device_close(NULL)", kInvalid, api->device_close(nullptr));
+  c.expect_error("buffer_release(NULL)", kInvalid, api->buffer_release(nullptr));
+  uint64_t size = 99;
+  c.expect_error("buffer_get_size(NULL)", kInvalid, api->buffer_get_size(nullptr, &size));
+  if (size != 0) c.problem("buffer_get_size(NULL) left *out_size_bytes set");
+  c.expect_error("stream_synchronize(NULL)", kInvalid, api->stream_synchronize(nullptr));
+  c.expect_error("stream_destroy(NULL)", kInvalid, api->stream_destroy(nullptr));
+  c.expect_error("event_synchronize(NULL)", kInvalid, api->event_synchronize(nullptr));
+  c.expect_error("event_destroy(NULL)", kInvalid, api->event_destroy(nullptr));
   devplug_buffer_handle_t* buf = nullptr;
   devplug_stream_handle_t* stream = nullptr;
   devplug_event_handle_t* event = nullptr;
-  c.expect_error("buffer_allocate(NULL device)", api->buffer_allocate(nullptr, 16, &buf));
-  c.expect_error("stream_create(NULL device)", api->stream_create(nullptr, &stream));
-  c.expect_error("event_create(NULL device)", api->event_create(nullptr, &event));
+  c.expect_error("buffer_allocate(NULL device)", kInvalid, api->buffer_allocate(nullptr, 16, &buf));
+  c.expect_error("stream_create(NULL device)", kInvalid, api->stream_create(nullptr, &stream));
+  c.expect_error("event_create(NULL device)", kInvalid, api->event_create(nullptr, &event));
   if (count == 0) return c.text();
 
   devplug_device_handle_t* dev = nullptr;
@@ -138,30 +170,67 @@ std::string invalid_arguments() {
     c.expect_ok("device_open(0)", opened);
     return c.text();
   }
-  c.expect_error("buffer_allocate(0 bytes)", api->buffer_allocate(dev, 0, &buf));
+  c.expect_error("buffer_allocate(0 bytes)", kInvalid, api->buffer_allocate(dev, 0, &buf));
   if (buf) { api->buffer_release(buf); buf = nullptr; }
-  c.expect_error("buffer_allocate(2^62 bytes)", api->buffer_allocate(dev, uint64_t{1} << 62, &buf));
+  c.expect_error("buffer_allocate(2^62 bytes)", DEVPLUG_CODE_RESOURCE_EXHAUSTED,
+                 api->buffer_allocate(dev, uint64_t{1} << 62, &buf));
   if (buf) { api->buffer_release(buf); buf = nullptr; }
-  c.expect_error("buffer_allocate(out NULL)", api->buffer_allocate(dev, 16, nullptr));
-  c.expect_error("stream_create(out NULL)", api->stream_create(dev, nullptr));
+  c.expect_error("buffer_allocate(out NULL)", kInvalid, api->buffer_allocate(dev, 16, nullptr));
+  c.expect_error("stream_create(out NULL)", kInvalid, api->stream_create(dev, nullptr));
+  c.expect_error("event_create(out NULL)", kInvalid, api->event_create(dev, nullptr));
   c.expect_ok("buffer_allocate(16)", api->buffer_allocate(dev, 16, &buf));
   c.expect_ok("stream_create", api->stream_create(dev, &stream));
   c.expect_ok("event_create", api->event_create(dev, &event));
   if (buf && stream && event) {
-    c.expect_error("buffer_get_size(out NULL)", api->buffer_get_size(buf, nullptr));
+    c.expect_error("buffer_get_size(out NULL)", kInvalid, api->buffer_get_size(buf, nullptr));
     char host[64] = {0};
-    c.expect_error("copy_from_host(NULL stream)", api->buffer_copy_from_host(nullptr, host, buf, 0, 16));
-    c.expect_error("copy_from_host(NULL src)", api->buffer_copy_from_host(stream, nullptr, buf, 0, 16));
-    c.expect_error("copy_from_host(NULL dst)", api->buffer_copy_from_host(stream, host, nullptr, 0, 16));
-    c.expect_error("copy_from_host(past the end)", api->buffer_copy_from_host(stream, host, buf, 8, 16));
-    c.expect_error("copy_from_host(offset overflow)", api->buffer_copy_from_host(stream, host, buf, ~uint64_t{0}, 2));
-    c.expect_error("copy_to_host(past the end)", api->buffer_copy_to_host(stream, buf, 1, host, 16));
-    c.expect_error("copy_to_host(NULL dst)", api->buffer_copy_to_host(stream, buf, 0, nullptr, 16));
-    c.expect_error("buffer_copy(past the end)", api->buffer_copy(stream, buf, 0, buf, 8, 16));
-    c.expect_error("event_record(NULL event)", api->event_record(nullptr, stream));
-    c.expect_error("event_record(NULL stream)", api->event_record(event, nullptr));
-    c.expect_error("stream_wait_event(NULL stream)", api->stream_wait_event(nullptr, event));
-    c.expect_error("stream_wait_event(NULL event)", api->stream_wait_event(stream, nullptr));
+    c.expect_error("copy_from_host(NULL stream)", kInvalid, api->buffer_copy_from_host(nullptr, host, buf, 0, 16));
+    c.expect_error("copy_from_host(NULL src)", kInvalid, api->buffer_copy_from_host(stream, nullptr, buf, 0, 16));
+    c.expect_error("copy_from_host(NULL dst)", kInvalid, api->buffer_copy_from_host(stream, host, nullptr, 0, 16));
+    c.expect_error("copy_from_host(past the end)", kRange, api->buffer_copy_from_host(stream, host, buf, 8, 16));
+    c.expect_error("copy_from_host(offset past the end, 0 bytes)", kRange, api->buffer_copy_from_host(stream, host, buf, 17, 0));
+    c.expect_error("copy_from_host(offset overflow)", kRange, api->buffer_copy_from_host(stream, host, buf, ~uint64_t{0}, 2));
+    c.expect_error("copy_from_host(past the end, NULL src)", kRange, api->buffer_copy_from_host(stream, nullptr, buf, 8, 16));
+    c.expect_ok("copy_from_host(0 bytes at the end)", api->buffer_copy_from_host(stream, host, buf, 16, 0));
+    c.expect_ok("copy_from_host(0 bytes, NULL src)", api->buffer_copy_from_host(stream, nullptr, buf, 0, 0));
+    c.expect_error("copy_to_host(NULL stream)", kInvalid, api->buffer_copy_to_host(nullptr, buf, 0, host, 16));
+    c.expect_error("copy_to_host(NULL src)", kInvalid, api->buffer_copy_to_host(stream, nullptr, 0, host, 16));
+    c.expect_error("copy_to_host(past the end)", kRange, api->buffer_copy_to_host(stream, buf, 1, host, 16));
+    c.expect_error("copy_to_host(size overflow)", kRange, api->buffer_copy_to_host(stream, buf, 8, host, ~uint64_t{0}));
+    c.expect_error("copy_to_host(NULL dst)", kInvalid, api->buffer_copy_to_host(stream, buf, 0, nullptr, 16));
+    c.expect_ok("copy_to_host(0 bytes)", api->buffer_copy_to_host(stream, buf, 0, host, 0));
+    c.expect_error("buffer_copy(NULL stream)", kInvalid, api->buffer_copy(nullptr, buf, 0, buf, 8, 8));
+    c.expect_error("buffer_copy(NULL src)", kInvalid, api->buffer_copy(stream, nullptr, 0, buf, 8, 8));
+    c.expect_error("buffer_copy(NULL dst)", kInvalid, api->buffer_copy(stream, buf, 0, nullptr, 8, 8));
+    c.expect_error("buffer_copy(destination past the end)", kRange, api->buffer_copy(stream, buf, 0, buf, 9, 8));
+    c.expect_error("buffer_copy(source past the end)", kRange, api->buffer_copy(stream, buf, 9, buf, 0, 8));
+    c.expect_error("buffer_copy(overlapping ranges)", kInvalid, api->buffer_copy(stream, buf, 0, buf, 4, 8));
+    c.expect_error("buffer_copy(onto itself)", kInvalid, api->buffer_copy(stream, buf, 4, buf, 4, 4));
+    c.expect_ok("buffer_copy(disjoint halves)", api->buffer_copy(stream, buf, 0, buf, 8, 8));
+    c.expect_ok("buffer_copy(0 bytes onto itself)", api->buffer_copy(stream, buf, 4, buf, 4, 0));
+    c.expect_error("event_record(NULL event)", kInvalid, api->event_record(nullptr, stream));
+    c.expect_error("event_record(NULL stream)", kInvalid, api->event_record(event, nullptr));
+    c.expect_error("stream_wait_event(NULL stream)", kInvalid, api->stream_wait_event(nullptr, event));
+    c.expect_error("stream_wait_event(NULL event)", kInvalid, api->stream_wait_event(stream, nullptr));
+    // Handles of another device: refused by copies, events and waits.
+    devplug_device_handle_t* other = nullptr;
+    if (count > 1) c.expect_ok("device_open(1)", api->device_open(1, &other));
+    if (other != nullptr) {
+      devplug_buffer_handle_t* far_buf = nullptr;
+      devplug_event_handle_t* far_event = nullptr;
+      c.expect_ok("buffer_allocate on device 1", api->buffer_allocate(other, 16, &far_buf));
+      c.expect_ok("event_create on device 1", api->event_create(other, &far_event));
+      if (far_buf && far_event) {
+        c.expect_error("copy_from_host(dst on another device)", kInvalid, api->buffer_copy_from_host(stream, host, far_buf, 0, 8));
+        c.expect_error("copy_to_host(src on another device)", kInvalid, api->buffer_copy_to_host(stream, far_buf, 0, host, 8));
+        c.expect_error("buffer_copy(dst on another device)", kInvalid, api->buffer_copy(stream, buf, 0, far_buf, 0, 8));
+        c.expect_error("event_record(event of another device)", kInvalid, api->event_record(far_event, stream));
+        c.expect_error("stream_wait_event(event of another device)", kInvalid, api->stream_wait_event(stream, far_event));
+      }
+      if (far_event) c.expect_ok("event_destroy on device 1", api->event_destroy(far_event));
+      if (far_buf) c.expect_ok("buffer_release on device 1", api->buffer_release(far_buf));
+      c.expect_ok("device_close(1)", api->device_close(other));
+    }
     // Every kernel: no call, a short call struct, an unknown op id, a bad dtype.
     for (size_t k = 0; k < api->kernel_count; ++k) {
       const devplug_kernel_t* row = api->kernels[k];
@@ -175,15 +244,24 @@ std::string invalid_arguments() {
       bad.shape[0] = 2;
       bad.strides[0] = 1;
       const devplug_tensor_desc_t* tensors[3] = {&bad, &bad, &bad};
-      devplug_op_call_t call{sizeof call, row->op, tensors, 3, tensors, 1, nullptr};
-      c.expect_error((name + " kernel: NULL call").c_str(), row->fn(stream, nullptr));
+      const devplug_op_info_t* info = devplug_op_info(row->op);
+      const size_t n_in = info && info->n_inputs >= 0 ? static_cast<size_t>(info->n_inputs) : 2;
+      devplug_op_call_t call{sizeof call, row->op, tensors, n_in, tensors, 1, nullptr};
+      c.expect_error((name + " kernel: NULL call").c_str(), kInvalid, row->fn(stream, nullptr));
       devplug_op_call_t short_call = call;
       short_call.struct_size = 4;
-      c.expect_error((name + " kernel: struct_size 4").c_str(), row->fn(stream, &short_call));
+      c.expect_error((name + " kernel: struct_size 4").c_str(), kInvalid, row->fn(stream, &short_call));
       devplug_op_call_t unknown = call;
       unknown.op = 9999;
-      c.expect_error((name + " kernel: op 9999").c_str(), row->fn(stream, &unknown));
-      c.expect_error((name + " kernel: dtype 77").c_str(), row->fn(stream, &call));
+      c.expect_error((name + " kernel: op 9999").c_str(), kInvalid, row->fn(stream, &unknown));
+      devplug_op_call_t arity = call;
+      arity.n_outputs = 2;
+      c.expect_error((name + " kernel: 2 outputs").c_str(), kInvalid, row->fn(stream, &arity));
+      c.expect_error((name + " kernel: dtype 77").c_str(), kInvalid, row->fn(stream, &call));
+      bad.dtype = 0;  // the row's first dtype
+      while (bad.dtype + 1 < DEVPLUG_DTYPE_COUNT && !(row->dtypes & DEVPLUG_DTYPE_BIT(bad.dtype))) ++bad.dtype;
+      bad.rank = DEVPLUG_MAX_RANK + 1;
+      c.expect_error((name + " kernel: rank 9").c_str(), kInvalid, row->fn(stream, &call));
     }
     c.expect_ok("stream_synchronize", api->stream_synchronize(stream));
   }
@@ -248,8 +326,8 @@ std::string buffer_round_trip() {
       c.expect_ok("copy_to_host", api->buffer_copy_to_host(stream, b, offset, out.data(), size));
       c.expect_ok("stream_synchronize", api->stream_synchronize(stream));
       if (in != out) c.problem("round trip of " + what + " changed the data");
-      // A copy of zero bytes is a no-op or an error, never a crash.
-      if (devplug_error_t* e = api->buffer_copy_from_host(stream, in.data(), a, 0, 0)) api->error_destroy(e);
+      // A copy of zero bytes is a no-op that succeeds (plugin_api.h).
+      c.expect_ok("copy_from_host(0 bytes)", api->buffer_copy_from_host(stream, in.data(), a, 0, 0));
       api->buffer_release(a);
       api->buffer_release(b);
     }

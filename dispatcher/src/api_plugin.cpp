@@ -44,7 +44,23 @@ DEVPLUG_API devplug_error_t* devplug_plugin_supports(devplug_plugin_t* plugin, d
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_plugin_get_api(devplug_plugin_t* plugin, const devplug_plugin_api_t** out_api) {
+DEVPLUG_API devplug_error_t* devplug_device_supports(devplug_device_t* device, devplug_op_t op,
+                                                     devplug_dtype_t dtype, bool* out_supported,
+                                                     uint32_t* out_kernel_flags) {
+  return guard([&] {
+    if (out_supported != nullptr) *out_supported = false;
+    if (out_kernel_flags != nullptr) *out_kernel_flags = 0;
+    require_handle(device, "device");
+    require_not_null(out_supported, "out_supported");
+    if (devplug_op_info(op) == nullptr) invalid_argument("op " + std::to_string(op) + " is not an op of this op set");
+    if (devplug_dtype_name(dtype) == nullptr) invalid_argument("dtype " + std::to_string(dtype) + " is unknown");
+    const KernelSlot& slot = device->kernel(op, dtype, DEVPLUG_DTYPE_BIT(dtype));
+    *out_supported = slot.fn != nullptr;
+    if (out_kernel_flags != nullptr) *out_kernel_flags = slot.flags;
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_plugin_get_table(devplug_plugin_t* plugin, const devplug_plugin_api_t** out_api) {
   return guard([&] {
     require_not_null(out_api, "out_api");
     *out_api = nullptr;

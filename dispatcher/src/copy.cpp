@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api_guard.hpp"
+#include "device.hpp"
 #include "devplug/sdk/strided.hpp"
 #include "kernel_call.hpp"
 #include "plugin_record.hpp"
@@ -54,9 +55,9 @@ int64_t read_span(devplug_stream_t& stream, const Storage& storage, const Layout
   return lo;
 }
 
-// The plugin's copy_strided kernel for `dtype` when it takes any layout.
-const KernelSlot* strided_copy_kernel(const devplug_plugin_t& plugin, devplug_dtype_t dtype) {
-  const KernelSlot& slot = plugin.kernel(DEVPLUG_OP_copy_strided, dtype);
+// The device's copy_strided kernel for `dtype` when it takes any layout.
+const KernelSlot* strided_copy_kernel(const devplug_device_t& device, devplug_dtype_t dtype) {
+  const KernelSlot& slot = device.kernel(DEVPLUG_OP_copy_strided, dtype, DEVPLUG_DTYPE_BIT(dtype));
   if (slot.fn == nullptr) return nullptr;
   if (slot.flags & (DEVPLUG_KERNEL_DENSE_INPUTS | DEVPLUG_KERNEL_DENSE_OUTPUTS)) return nullptr;
   return &slot;
@@ -69,7 +70,7 @@ Layout dense_like(const Layout& l) { return contiguous_layout(l.dtype, l.rank, l
 bool copy_with_kernel(devplug_stream_t& stream, const devplug_tensor_t& dst,
                       const devplug_tensor_t& src) {
   const devplug_plugin_t& plugin = dst.plugin();
-  const KernelSlot* slot = strided_copy_kernel(plugin, dst.layout.dtype);
+  const KernelSlot* slot = strided_copy_kernel(dst.device(), dst.layout.dtype);
   if (slot == nullptr) return false;
   const devplug_tensor_t* in[1] = {&src};
   const devplug_tensor_t* out[1] = {&dst};
@@ -99,7 +100,7 @@ void copy_from_host(devplug_stream_t& stream, const devplug_tensor_t& dst, const
     if (blocking) synchronize_stream(stream);
     return;
   }
-  if (strided_copy_kernel(plugin, dst.layout.dtype) != nullptr) {
+  if (strided_copy_kernel(dst.device(), dst.layout.dtype) != nullptr) {
     TensorPtr staging(new_tensor(dst.device(), dense_like(dst.layout)));
     check_plugin(plugin,
                  plugin.api->buffer_copy_from_host(stream.native, src, staging->storage->buffer, 0, size_bytes),
@@ -143,7 +144,7 @@ void copy_to_host(devplug_stream_t& stream, const devplug_tensor_t& src, void* d
     synchronize_stream(stream);
     return;
   }
-  if (strided_copy_kernel(plugin, src.layout.dtype) != nullptr) {
+  if (strided_copy_kernel(src.device(), src.layout.dtype) != nullptr) {
     TensorPtr staging(new_tensor(src.device(), dense_like(src.layout)));
     if (copy_with_kernel(stream, *staging, src)) {
       check_plugin(plugin,

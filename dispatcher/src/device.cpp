@@ -80,3 +80,10 @@ void devplug_device_t::shut_down() noexcept {
   native.store(nullptr);
   magic = 0;
 }
+
+const devplug::detail::KernelSlot& devplug_device_t::kernel(devplug_op_t op, devplug_dtype_t dtype,
+                                                            devplug_dtype_mask_t call_dtypes) const noexcept {
+  static const devplug::detail::KernelSlot none;
+  if ((call_dtypes & ~dtypes) != 0) return none;  // a dtype this device does not claim
+  return plugin->kernel(op, dtype);
+}

@@ -12,6 +12,7 @@
 #include "allocator.hpp"
 #include "devplug/devplug.h"
 #include "live_list.hpp"
+#include "plugin_record.hpp"
 
 struct devplug_stream_t;
 struct devplug_event_t;
@@ -25,6 +26,14 @@ struct devplug_device_t {
   devplug_plugin_t* plugin = nullptr;
   int32_t index = 0;
   devplug_device_properties_t properties{};
+  // The dtypes this device runs (properties.dtypes): a call with a tensor of another dtype
+  // falls back as if the plugin declared no kernel for it.
+  devplug_dtype_mask_t dtypes = DEVPLUG_DTYPES_ALL;
+
+  // The kernel this device runs for a call of `op` dispatched on `dtype` whose tensors'
+  // dtypes are the bits of `call_dtypes`, or an empty slot.
+  const devplug::detail::KernelSlot& kernel(devplug_op_t op, devplug_dtype_t dtype,
+                                            devplug_dtype_mask_t call_dtypes) const noexcept;
 
   // Opens the device on first use; returns the plugin's handle. Throws on failure.
   devplug_device_handle_t* open();

@@ -8,6 +8,7 @@
 #include "api_guard.hpp"
 #include "context.hpp"
 #include "copy.hpp"
+#include "device.hpp"
 #include "fallback.hpp"
 #include "kernel_call.hpp"
 #include "plugin_record.hpp"
@@ -123,7 +124,10 @@ bool run_on_device(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dt
                    const devplug_tensor_t* const* inputs, size_t n_inputs,
                    const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
   const devplug_plugin_t& plugin = *stream.device->plugin;
-  const KernelSlot& slot = plugin.kernel(op, dtype);
+  devplug_dtype_mask_t call_dtypes = 0;
+  for (size_t i = 0; i < n_inputs; ++i) call_dtypes |= DEVPLUG_DTYPE_BIT(inputs[i]->layout.dtype);
+  for (size_t i = 0; i < n_outputs; ++i) call_dtypes |= DEVPLUG_DTYPE_BIT(outputs[i]->layout.dtype);
+  const KernelSlot& slot = stream.device->kernel(op, dtype, call_dtypes);
   if (slot.fn == nullptr) return false;
   devplug_error_t* error = needs_dense(slot, inputs, n_inputs, outputs, n_outputs)
                                ? call_dense(stream, slot, op, inputs, n_inputs, outputs, n_outputs, attrs)

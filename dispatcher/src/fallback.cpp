@@ -9,6 +9,7 @@
 #include "api_guard.hpp"
 #include "context.hpp"
 #include "copy.hpp"
+#include "device.hpp"
 #include "dispatch.hpp"
 #include "plugin_record.hpp"
 
@@ -51,6 +52,23 @@ devplug_plugin_t& reference_plugin(devplug_context_t& context, const std::string
   unimplemented(what + "; " + context.reference_problem);
 }
 
+// When the plugin declares the kernel but this device does not run a dtype of the call (a
+// per-device claim, ABI 1.1): " on device 1 ('name'), which does not run float64". Else "".
+std::string device_claim_note(const devplug_device_t& device, devplug_op_t op, devplug_dtype_t dtype,
+                              const devplug_tensor_t* const* inputs, size_t n_inputs,
+                              const devplug_tensor_t* const* outputs, size_t n_outputs) {
+  if (device.plugin->kernel(op, dtype).fn == nullptr) return "";
+  devplug_dtype_mask_t missing = 0;
+  for (size_t i = 0; i < n_inputs; ++i) missing |= DEVPLUG_DTYPE_BIT(inputs[i]->layout.dtype);
+  for (size_t i = 0; i < n_outputs; ++i) missing |= DEVPLUG_DTYPE_BIT(outputs[i]->layout.dtype);
+  missing &= ~device.dtypes;
+  if (missing == 0) return "";
+  std::string names;
+  for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d)
+    if (missing & DEVPLUG_DTYPE_BIT(d)) names += std::string(names.empty() ? "" : ", ") + devplug_dtype_name(d);
+  return " on device " + std::to_string(device.index) + " ('" + device.properties.name + "'), which does not run " + names;
+}
+
 }  // namespace
 
 void run_fallback(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
@@ -58,7 +76,8 @@ void run_fallback(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dty
                   const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
   devplug_plugin_t& plugin = *stream.device->plugin;
   devplug_context_t& context = *plugin.context;
-  const std::string what = op_text(op, dtype) + " is not implemented by plugin " + plugin.name;
+  const std::string what = op_text(op, dtype) + " is not implemented by plugin " + plugin.name +
+                           device_claim_note(*stream.device, op, dtype, inputs, n_inputs, outputs, n_outputs);
   if (context.no_fallback) unimplemented(what + " (the context has no CPU fallback)");
   if (context.strict)
     unimplemented(what + " (strict mode, DEVPLUG_STRICT=1 or DEVPLUG_CONTEXT_STRICT: no CPU fallback)");
@@ -67,8 +86,7 @@ void run_fallback(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dty
   if (&reference == &plugin) unimplemented(what + " (it is the reference backend itself)");
 
   if (!context.fallback_warned[op].exchange(true))
-    std::fprintf(stderr, "devplug: warning: %s (%s) is not implemented by plugin %s; running it on the CPU reference backend\n",
-                 devplug_op_name(op), devplug_dtype_name(dtype), plugin.name.c_str());
+    std::fprintf(stderr, "devplug: warning: %s; running it on the CPU reference backend\n", what.c_str());
 
   devplug_device_t& ref_device = *reference.devices[0];
   devplug_stream_t& ref_stream = *ref_device.default_stream();

@@ -52,6 +52,7 @@ void read_devices(devplug_plugin_t& plugin) {
     device->plugin = &plugin;
     device->index = i;
     device->properties.struct_size = sizeof(devplug_device_properties_t);  // ours, not theirs
+    device->properties.dtypes = 0;  // every dtype: what a 1.0 plugin, which leaves it, claims
     error = api.device_get_properties(i, &device->properties);
     if (error != nullptr) {
       std::string reason = "device_get_properties(" + std::to_string(i) + ") failed: " +
@@ -64,6 +65,10 @@ void read_devices(devplug_plugin_t& plugin) {
     device->properties.name[sizeof(device->properties.name) - 1] = '\0';
     device->properties.vendor[sizeof(device->properties.vendor) - 1] = '\0';
     device->properties.driver_version[sizeof(device->properties.driver_version) - 1] = '\0';
+    // Per-device claims arrived in ABI 1.1; an older plugin's devices claim every dtype.
+    if (plugin.api->abi_minor < 1) device->properties.dtypes = 0;
+    const devplug_dtype_mask_t claimed = device->properties.dtypes & DEVPLUG_DTYPES_ALL;
+    device->dtypes = claimed == 0 ? DEVPLUG_DTYPES_ALL : claimed;
     plugin.devices.push_back(std::move(device));
   }
 }

@@ -80,11 +80,12 @@ void record_event(devplug_event_t& event, devplug_stream_t& stream) {
 
 void wait_event(devplug_stream_t& stream, devplug_event_t& event) {
   const devplug_plugin_t& plugin = *stream.device->plugin;
-  if (event.device->plugin == stream.device->plugin) {
+  if (event.device == stream.device) {
     check_plugin(plugin, plugin.api->stream_wait_event(stream.native, event.native), "stream_wait_event");
     return;
   }
-  // Another plugin's event: no device-side path exists, so the host waits for it.
+  // Another device's event: plugin_api.h lets a plugin order only streams and events of one
+  // device, so the host waits for it.
   synchronize_event(event);
 }
 

@@ -1,5 +1,6 @@
 // Devices, buffers, streams and events for the GPU plugins, on the gpu* names of
-// gpu_port.hpp. Every entry point checks its arguments and runs inside sdk::guard.
+// gpu_port.hpp. The table comes from sdk::make_plugin_api, whose shims check every argument
+// the ABI's error contract names and run each entry inside sdk::guard.
 #include "gpu_runtime.hpp"
 
 #include <cstdio>
@@ -9,15 +10,12 @@
 #include <string>
 
 #include "devplug/sdk/error.hpp"
+#include "devplug/sdk/plugin.hpp"
 #include "gpu_ops.hpp"
 #include "gpu_status.hpp"
 
 namespace devplug::gpu {
 namespace {
-
-using sdk::check_argument;
-using sdk::check_not_null;
-using sdk::guard;
 
 const Backend* g_backend = nullptr;
 
@@ -47,60 +45,33 @@ const DeviceCount& device_count_once() {
   return counted;
 }
 
-void check_index(int32_t index) {
-  const int32_t count = device_count_once().count;
-  if (index < 0 || index >= count)
-    sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, "device index " + std::to_string(index) +
-                                                 " is outside [0, " + std::to_string(count) + ")");
-}
-
 void copy_text(char* dst, size_t capacity, const char* src) {
   std::snprintf(dst, capacity, "%s", src ? src : "");
 }
 
-void check_range(const devplug_buffer_handle_t* b, uint64_t offset, uint64_t size, const char* what) {
-  if (offset > b->size || size > b->size - offset)
-    sdk::fail(DEVPLUG_CODE_OUT_OF_RANGE, std::string(what) + ": range [" + std::to_string(offset) +
-                                             ", +" + std::to_string(size) + ") outside a buffer of " +
-                                             std::to_string(b->size) + " bytes");
-}
+// The device work behind each table entry; the shims of sdk::make_plugin_api check the
+// arguments (handles, indices, ranges, devices) first.
+struct GpuPlugin {
+  static const char* name() { return g_backend->name; }
+  static const char* version() { return g_backend->version; }
+  // Buffers come from the dispatcher's caching allocator: per-op allocations never reach
+  // gpuMalloc on the hot path (gpuMalloc/gpuFree synchronize the device).
+  static uint32_t flags() { return DEVPLUG_PLUGIN_CACHING_ALLOCATOR; }
+  static void initialize(const devplug_plugin_init_args_t&) { (void)device_count_once(); }
+  static void shutdown() noexcept {}
 
-devplug_error_t* plugin_initialize(const devplug_plugin_init_args_t* args) {
-  return guard([&] {
-    sdk::check_struct(args, DEVPLUG_SIZE_THROUGH(devplug_plugin_init_args_t, host_abi_minor),
-                      "args");
-    if (args->host_abi_major != DEVPLUG_ABI_MAJOR)
-      sdk::fail(DEVPLUG_CODE_FAILED_PRECONDITION,
-                "host ABI " + std::to_string(args->host_abi_major) + " but plugin ABI " +
-                    std::to_string(DEVPLUG_ABI_MAJOR));
-    (void)device_count_once();
-  });
-}
-
-void plugin_shutdown() {}
-
-devplug_error_t* device_count(int32_t* out_count, const char** out_note) {
-  return guard([&] {
-    check_not_null(out_count, "out_count");
-    *out_count = 0;
-    if (out_note) *out_note = nullptr;
+  static int32_t device_count(const char** note) {
     const DeviceCount& c = device_count_once();
-    *out_count = c.count;
-    if (out_note && c.count == 0) *out_note = c.note.c_str();
-  });
-}
+    *note = c.count == 0 ? c.note.c_str() : nullptr;
+    return c.count;
+  }
 
-devplug_error_t* device_get_properties(int32_t index, devplug_device_properties_t* out) {
-  return guard([&] {
-    sdk::check_struct(out, DEVPLUG_SIZE_THROUGH(devplug_device_properties_t, name), "out_properties");
-    check_index(index);
+  static void device_properties(int32_t index, devplug_device_properties_t& p) {
     gpuDeviceProp prop;
     std::memset(&prop, 0, sizeof prop);
     GPU_CHECK(gpuGetDeviceProperties(&prop, index), "describing a device");
     int driver = 0;
     (void)gpuDriverGetVersion(&driver);
-    devplug_device_properties_t p;
-    std::memset(&p, 0, sizeof p);
     copy_text(p.name, sizeof p.name, prop.name);
 #if defined(DEVPLUG_GPU_CUDA)
     copy_text(p.vendor, sizeof p.vendor, "NVIDIA");
@@ -113,39 +84,22 @@ devplug_error_t* device_get_properties(int32_t index, devplug_device_properties_
     p.memory_bytes = static_cast<uint64_t>(prop.totalGlobalMem);
     p.compute_units = prop.multiProcessorCount;
     p.capabilities = DEVPLUG_DEVICE_FP64 | DEVPLUG_DEVICE_FP16 | (bf16 ? DEVPLUG_DEVICE_BF16 : 0u);
-    // Write only what the caller's struct holds.
-    const size_t n = out->struct_size < sizeof p ? out->struct_size : sizeof p;
-    p.struct_size = out->struct_size;
-    std::memcpy(out, &p, n);
-  });
-}
+    // dtypes stays 0 (every dtype): 16-bit floats are stored as bits and computed in float32.
+  }
 
-devplug_error_t* device_open(int32_t index, devplug_device_handle_t** out_device) {
-  return guard([&] {
-    check_not_null(out_device, "out_device");
-    *out_device = nullptr;
-    check_index(index);
+  static devplug_device_handle_t* device_open(int32_t index) {
     GPU_CHECK(gpuSetDevice(index), "opening a device");
     auto* d = new devplug_device_handle_t;
     d->index = index;
-    *out_device = d;
-  });
-}
+    return d;
+  }
 
-devplug_error_t* device_close(devplug_device_handle_t* device) {
-  return guard([&] {
-    check_not_null(device, "device");
+  static void device_close(devplug_device_handle_t* device) {
     if (device->matmul && g_backend->matmul_destroy) g_backend->matmul_destroy(device->matmul);
     delete device;
-  });
-}
+  }
 
-devplug_error_t* buffer_allocate(devplug_device_handle_t* device, uint64_t size, devplug_buffer_handle_t** out) {
-  return guard([&] {
-    check_not_null(out, "out_buffer");
-    *out = nullptr;
-    check_not_null(device, "device");
-    check_argument(size > 0, "buffer_allocate: size_bytes is 0");
+  static devplug_buffer_handle_t* buffer_allocate(devplug_device_handle_t* device, uint64_t size) {
     use_device(device);
     void* ptr = nullptr;
     const std::string context = "allocating " + std::to_string(size) + " bytes";
@@ -155,82 +109,47 @@ devplug_error_t* buffer_allocate(devplug_device_handle_t* device, uint64_t size,
       (void)gpuFree(ptr);
       throw std::bad_alloc();
     }
-    *out = b;
-  });
-}
+    return b;
+  }
 
-devplug_error_t* buffer_release(devplug_buffer_handle_t* buffer) {
-  return guard([&] {
-    check_not_null(buffer, "buffer");
+  static void buffer_release(devplug_buffer_handle_t* buffer) {
     use_device(buffer->device);
     // gpuFree waits for work already enqueued on the device.
     const gpuError_t e = gpuFree(buffer->ptr);
     delete buffer;
     GPU_CHECK(e, "releasing a buffer");
-  });
-}
+  }
 
-devplug_error_t* buffer_get_size(devplug_buffer_handle_t* buffer, uint64_t* out_size) {
-  return guard([&] {
-    check_not_null(out_size, "out_size_bytes");
-    *out_size = 0;
-    check_not_null(buffer, "buffer");
-    *out_size = buffer->size;
-  });
-}
+  static uint64_t buffer_size(devplug_buffer_handle_t* buffer) { return buffer->size; }
+  static devplug_device_handle_t* device_of(devplug_buffer_handle_t* buffer) { return buffer->device; }
+  static devplug_device_handle_t* device_of(devplug_stream_handle_t* stream) { return stream->device; }
+  static devplug_device_handle_t* device_of(devplug_event_handle_t* event) { return event->device; }
 
-devplug_error_t* buffer_copy_from_host(devplug_stream_handle_t* stream, const void* src,
-                                       devplug_buffer_handle_t* dst, uint64_t dst_offset, uint64_t size) {
-  return guard([&] {
-    check_not_null(stream, "stream");
-    check_not_null(dst, "dst");
-    if (size == 0) return;
-    check_not_null(src, "src");
-    check_range(dst, dst_offset, size, "buffer_copy_from_host");
+  static void buffer_copy_from_host(devplug_stream_handle_t* stream, const void* src, devplug_buffer_handle_t* dst,
+                                    uint64_t dst_offset, uint64_t size) {
     use_device(stream->device);
-    GPU_CHECK(gpuMemcpyAsync(static_cast<char*>(dst->ptr) + dst_offset, src, size,
-                             gpuMemcpyHostToDevice, stream->stream),
+    GPU_CHECK(gpuMemcpyAsync(static_cast<char*>(dst->ptr) + dst_offset, src, size, gpuMemcpyHostToDevice,
+                             stream->stream),
               "copying from the host");
-  });
-}
+  }
 
-devplug_error_t* buffer_copy_to_host(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src,
-                                     uint64_t src_offset, void* dst, uint64_t size) {
-  return guard([&] {
-    check_not_null(stream, "stream");
-    check_not_null(src, "src");
-    if (size == 0) return;
-    check_not_null(dst, "dst");
-    check_range(src, src_offset, size, "buffer_copy_to_host");
+  static void buffer_copy_to_host(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src, uint64_t src_offset,
+                                  void* dst, uint64_t size) {
     use_device(stream->device);
-    GPU_CHECK(gpuMemcpyAsync(dst, static_cast<const char*>(src->ptr) + src_offset, size,
-                             gpuMemcpyDeviceToHost, stream->stream),
+    GPU_CHECK(gpuMemcpyAsync(dst, static_cast<const char*>(src->ptr) + src_offset, size, gpuMemcpyDeviceToHost,
+                             stream->stream),
               "copying to the host");
-  });
-}
+  }
 
-devplug_error_t* buffer_copy(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src, uint64_t src_offset,
-                             devplug_buffer_handle_t* dst, uint64_t dst_offset, uint64_t size) {
-  return guard([&] {
-    check_not_null(stream, "stream");
-    check_not_null(src, "src");
-    check_not_null(dst, "dst");
-    if (size == 0) return;
-    check_range(src, src_offset, size, "buffer_copy source");
-    check_range(dst, dst_offset, size, "buffer_copy destination");
+  static void buffer_copy(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src, uint64_t src_offset,
+                          devplug_buffer_handle_t* dst, uint64_t dst_offset, uint64_t size) {
     use_device(stream->device);
-    GPU_CHECK(gpuMemcpyAsync(static_cast<char*>(dst->ptr) + dst_offset,
-                             static_cast<const char*>(src->ptr) + src_offset, size,
-                             gpuMemcpyDeviceToDevice, stream->stream),
+    GPU_CHECK(gpuMemcpyAsync(static_cast<char*>(dst->ptr) + dst_offset, static_cast<const char*>(src->ptr) + src_offset,
+                             size, gpuMemcpyDeviceToDevice, stream->stream),
               "copying between buffers");
-  });
-}
+  }
 
-devplug_error_t* stream_create(devplug_device_handle_t* device, devplug_stream_handle_t** out) {
-  return guard([&] {
-    check_not_null(out, "out_stream");
-    *out = nullptr;
-    check_not_null(device, "device");
+  static devplug_stream_handle_t* stream_create(devplug_device_handle_t* device) {
     use_device(device);
     gpuStream_t s = nullptr;
     GPU_CHECK(gpuStreamCreateWithFlags(&s, gpuStreamNonBlocking), "creating a stream");
@@ -241,13 +160,10 @@ devplug_error_t* stream_create(devplug_device_handle_t* device, devplug_stream_h
     }
     stream->device = device;
     stream->stream = s;
-    *out = stream;
-  });
-}
+    return stream;
+  }
 
-devplug_error_t* stream_destroy(devplug_stream_handle_t* stream) {
-  return guard([&] {
-    check_not_null(stream, "stream");
+  static void stream_destroy(devplug_stream_handle_t* stream) {
     use_device(stream->device);
     const gpuError_t waited = gpuStreamSynchronize(stream->stream);
     if (stream->scratch) (void)gpuFree(stream->scratch);
@@ -255,65 +171,44 @@ devplug_error_t* stream_destroy(devplug_stream_handle_t* stream) {
     delete stream;
     GPU_CHECK(waited, "draining a stream before destroying it");
     GPU_CHECK(destroyed, "destroying a stream");
-  });
-}
+  }
 
-devplug_error_t* stream_synchronize(devplug_stream_handle_t* stream) {
-  return guard([&] {
-    check_not_null(stream, "stream");
+  static void stream_synchronize(devplug_stream_handle_t* stream) {
     use_device(stream->device);
     GPU_CHECK(gpuStreamSynchronize(stream->stream), "synchronizing a stream");
-  });
-}
+  }
 
-devplug_error_t* event_create(devplug_device_handle_t* device, devplug_event_handle_t** out) {
-  return guard([&] {
-    check_not_null(out, "out_event");
-    *out = nullptr;
-    check_not_null(device, "device");
+  static devplug_event_handle_t* event_create(devplug_device_handle_t* device) {
     use_device(device);
     gpuEvent_t e = nullptr;
     GPU_CHECK(gpuEventCreateWithFlags(&e, gpuEventDisableTiming), "creating an event");
-    *out = new devplug_event_handle_t{device, e};
-  });
-}
+    return new devplug_event_handle_t{device, e};
+  }
 
-devplug_error_t* event_destroy(devplug_event_handle_t* event) {
-  return guard([&] {
-    check_not_null(event, "event");
+  static void event_destroy(devplug_event_handle_t* event) {
     use_device(event->device);
     const gpuError_t e = gpuEventDestroy(event->event);
     delete event;
     GPU_CHECK(e, "destroying an event");
-  });
-}
+  }
 
-devplug_error_t* event_record(devplug_event_handle_t* event, devplug_stream_handle_t* stream) {
-  return guard([&] {
-    check_not_null(event, "event");
-    check_not_null(stream, "stream");
-    check_argument(event->device == stream->device, "event_record: event and stream on different devices");
+  static void event_record(devplug_event_handle_t* event, devplug_stream_handle_t* stream) {
     use_device(stream->device);
     GPU_CHECK(gpuEventRecord(event->event, stream->stream), "recording an event");
-  });
-}
+  }
 
-devplug_error_t* stream_wait_event(devplug_stream_handle_t* stream, devplug_event_handle_t* event) {
-  return guard([&] {
-    check_not_null(stream, "stream");
-    check_not_null(event, "event");
+  static void stream_wait_event(devplug_stream_handle_t* stream, devplug_event_handle_t* event) {
     use_device(stream->device);
     GPU_CHECK(gpuStreamWaitEvent(stream->stream, event->event, 0), "making a stream wait for an event");
-  });
-}
+  }
 
-devplug_error_t* event_synchronize(devplug_event_handle_t* event) {
-  return guard([&] {
-    check_not_null(event, "event");
+  static void event_synchronize(devplug_event_handle_t* event) {
     use_device(event->device);
     GPU_CHECK(gpuEventSynchronize(event->event), "waiting for an event");
-  });
-}
+  }
+
+  static const sdk::KernelTable& kernels() { return kernel_table(g_backend->matmul); }
+};
 
 }  // namespace
 
@@ -344,47 +239,8 @@ void* stream_scratch(devplug_stream_handle_t* stream, uint64_t bytes) {
 }
 
 const devplug_plugin_api_t* plugin_api(const Backend& backend) {
-  static const devplug_plugin_api_t* table = [&] {
-    g_backend = &backend;
-    static devplug_plugin_api_t api;
-    std::memset(&api, 0, sizeof api);
-    api.struct_size = sizeof api;
-    api.abi_major = DEVPLUG_ABI_MAJOR;
-    api.abi_minor = DEVPLUG_ABI_MINOR;
-    api.plugin_name = backend.name;
-    api.plugin_version = backend.version;
-    api.opset_version = DEVPLUG_OPSET_VERSION;
-    // Buffers come from the dispatcher's caching allocator: per-op allocations never reach
-    // gpuMalloc on the hot path (gpuMalloc/gpuFree synchronize the device).
-    api.flags = DEVPLUG_PLUGIN_CACHING_ALLOCATOR;
-    api.error_create = sdk::error_create;
-    api.error_destroy = sdk::error_destroy;
-    api.plugin_initialize = plugin_initialize;
-    api.plugin_shutdown = plugin_shutdown;
-    api.device_count = device_count;
-    api.device_get_properties = device_get_properties;
-    api.device_open = device_open;
-    api.device_close = device_close;
-    api.buffer_allocate = buffer_allocate;
-    api.buffer_release = buffer_release;
-    api.buffer_get_size = buffer_get_size;
-    api.buffer_copy_from_host = buffer_copy_from_host;
-    api.buffer_copy_to_host = buffer_copy_to_host;
-    api.buffer_copy = buffer_copy;
-    api.stream_create = stream_create;
-    api.stream_destroy = stream_destroy;
-    api.stream_synchronize = stream_synchronize;
-    api.event_create = event_create;
-    api.event_destroy = event_destroy;
-    api.event_record = event_record;
-    api.stream_wait_event = stream_wait_event;
-    api.event_synchronize = event_synchronize;
-    const sdk::KernelTable& kernels = kernel_table(backend.matmul);
-    api.kernels = kernels.data();
-    api.kernel_count = kernels.size();
-    return &api;
-  }();
-  return table;
+  g_backend = &backend;  // one backend per library: the CUDA, HIP or emulated build
+  return sdk::plugin_api_or_null<GpuPlugin>();
 }
 
 }  // namespace devplug::gpu

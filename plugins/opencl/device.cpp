@@ -55,6 +55,7 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
   info.fp16 = has_extension(extensions, "cl_khr_fp16");
   info.is_cpu = (device_value<cl_device_type>(id, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0;
   info.max_work_group = std::max<size_t>(1, device_value<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE));
+  info.max_allocation = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
   devplug_device_properties_t& p = info.properties;
   p.struct_size = sizeof p;
   copy_text(p.name, sizeof p.name, info.name);
@@ -64,6 +65,9 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
   p.compute_units = static_cast<int32_t>(device_value<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS));
   p.capabilities = (info.fp64 ? DEVPLUG_DEVICE_FP64 : 0u) | (info.fp16 ? DEVPLUG_DEVICE_FP16 : 0u) |
                    (device_value<cl_bool>(id, CL_DEVICE_HOST_UNIFIED_MEMORY) ? DEVPLUG_DEVICE_UNIFIED_MEMORY : 0u);
+  // float16 and bfloat16 are stored as 16 bits and computed in float32 everywhere; float64
+  // needs cl_khr_fp64, so a device without it claims every dtype but float64.
+  p.dtypes = DEVPLUG_DTYPES_ALL & ~(info.fp64 ? 0u : DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64));
   return info;
 }
 

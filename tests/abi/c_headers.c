@@ -4,8 +4,9 @@
  * changes type is a compile error here, long before a plugin built against older headers
  * misreads it (PJRT's struct sizes drifted until such a check caught them).
  *
- * The numbers are ABI 1.0. A later minor appends fields: add asserts for the new fields and
- * raise the sizes, never change an existing offset. */
+ * The numbers are ABI 1.1 (1.0 plus devplug_device_properties_t.dtypes). A later minor
+ * appends fields: add asserts for the new fields and raise the sizes, never change an
+ * existing offset. */
 #include "devplug/types.h"
 #include "devplug/errors.h"
 #include "devplug/ops.h"
@@ -100,7 +101,7 @@ _Static_assert(offsetof(devplug_op_info_t, attrs_size) == 32, "devplug_op_info_t
 _Static_assert(offsetof(devplug_op_info_t, result) == 40, "devplug_op_info_t.result");
 _Static_assert(offsetof(devplug_op_info_t, dtypes) == 44, "devplug_op_info_t.dtypes");
 _Static_assert(offsetof(devplug_op_info_t, summary) == 48, "devplug_op_info_t.summary");
-_Static_assert(sizeof(devplug_device_properties_t) == 536, "sizeof(devplug_device_properties_t)");
+_Static_assert(sizeof(devplug_device_properties_t) == 544, "sizeof(devplug_device_properties_t)");
 _Static_assert(_Alignof(devplug_device_properties_t) == 8, "alignof(devplug_device_properties_t)");
 _Static_assert(offsetof(devplug_device_properties_t, struct_size) == 0, "devplug_device_properties_t.struct_size");
 _Static_assert(offsetof(devplug_device_properties_t, name) == 8, "devplug_device_properties_t.name");
@@ -109,6 +110,7 @@ _Static_assert(offsetof(devplug_device_properties_t, driver_version) == 392, "de
 _Static_assert(offsetof(devplug_device_properties_t, memory_bytes) == 520, "devplug_device_properties_t.memory_bytes");
 _Static_assert(offsetof(devplug_device_properties_t, compute_units) == 528, "devplug_device_properties_t.compute_units");
 _Static_assert(offsetof(devplug_device_properties_t, capabilities) == 532, "devplug_device_properties_t.capabilities");
+_Static_assert(offsetof(devplug_device_properties_t, dtypes) == 536, "devplug_device_properties_t.dtypes");
 _Static_assert(sizeof(devplug_op_call_t) == 56, "sizeof(devplug_op_call_t)");
 _Static_assert(_Alignof(devplug_op_call_t) == 8, "alignof(devplug_op_call_t)");
 _Static_assert(offsetof(devplug_op_call_t, struct_size) == 0, "devplug_op_call_t.struct_size");

@@ -3,7 +3,8 @@
 // plugins: a working plugin with two host-memory devices and a few kernels, a newer-minor
 // table, an ABI 2.0 table, a table too small, a NULL table, a failing plugin_initialize, a
 // library without the entry symbol, one with a missing dependency, one without devices, and
-// one without copy_strided (so copies of strided views go through host staging).
+// one without copy_strided (so copies of strided views go through host staging), and one
+// whose two devices claim different dtypes (device 1: no float64, no int32).
 //
 // The working variant implements add (float32, int32), copy_strided (every dtype),
 // convert_element_type (bool/int32/int64/float32/float64 among themselves), neg (float32,
@@ -21,6 +22,7 @@
 #include "devplug/sdk/entry.hpp"
 #include "devplug/sdk/error.hpp"
 #include "devplug/sdk/kernels.hpp"
+#include "devplug/sdk/plugin.hpp"
 #include "devplug/sdk/strided.hpp"
 
 #define FIXTURE_GOOD 0
@@ -33,6 +35,7 @@
 #define FIXTURE_MISSING_DEP 7
 #define FIXTURE_NO_DEVICE 8
 #define FIXTURE_NO_COPY 9
+#define FIXTURE_CLAIMS 10
 #ifndef FIXTURE_VARIANT
 #define FIXTURE_VARIANT FIXTURE_GOOD
 #endif
@@ -42,12 +45,13 @@
 
 using devplug::sdk::guard;
 
+struct devplug_device_handle_t {
+  int32_t index;
+};
 struct devplug_buffer_handle_t {
   uint64_t size;
   unsigned char* data;
-};
-struct devplug_device_handle_t {
-  int32_t index;
+  devplug_device_handle_t* device;
 };
 struct devplug_stream_handle_t {
   devplug_device_handle_t* device;
@@ -166,139 +170,88 @@ const devplug::sdk::KernelTable& kernel_table() {
   return table;
 }
 
-devplug_error_t* plugin_initialize(const devplug_plugin_init_args_t*) {
+// The table's entries; sdk::make_plugin_api's shims check the arguments first.
+struct FixturePlugin {
+  static const char* name() { return FIXTURE_NAME; }
+  static const char* version() { return "test"; }
+  static uint32_t flags() { return DEVPLUG_PLUGIN_CACHING_ALLOCATOR; }
+  static void initialize(const devplug_plugin_init_args_t&) {
 #if FIXTURE_VARIANT == FIXTURE_INIT_FAILS
-  return devplug::sdk::error_create(DEVPLUG_CODE_UNAVAILABLE, 0, "no frobnicator attached");
+    devplug::sdk::fail(DEVPLUG_CODE_UNAVAILABLE, "no frobnicator attached");
 #else
-  ++g_initialized;
-  return nullptr;
+    ++g_initialized;
 #endif
-}
-void plugin_shutdown() { --g_initialized; }
+  }
+  static void shutdown() noexcept { --g_initialized; }
 
-devplug_error_t* device_count(int32_t* out_count, const char** out_note) {
+  static int32_t device_count(const char** note) {
 #if FIXTURE_VARIANT == FIXTURE_NO_DEVICE
-  *out_count = 0;
-  if (out_note) *out_note = "no fixture hardware present";
+    *note = "no fixture hardware present";
+    return 0;
 #else
-  *out_count = 2;
-  if (out_note) *out_note = nullptr;
+    (void)note;
+    return 2;
 #endif
-  return nullptr;
-}
-devplug_error_t* device_get_properties(int32_t index, devplug_device_properties_t* out) {
-  return guard([&] {
-    devplug::sdk::check_argument(index >= 0 && index < 2, "index out of range");
-    devplug_device_properties_t p{};
+  }
+  static void device_properties(int32_t index, devplug_device_properties_t& p) {
     std::snprintf(p.name, sizeof(p.name), "fixture device %d", index);
     std::snprintf(p.vendor, sizeof(p.vendor), "devplug tests");
     std::snprintf(p.driver_version, sizeof(p.driver_version), "1");
     p.memory_bytes = 1 << 20;
     p.compute_units = 1;
-    p.capabilities = DEVPLUG_DEVICE_UNIFIED_MEMORY;
-    const size_t n = out->struct_size < sizeof(p) ? out->struct_size : sizeof(p);
-    std::memcpy(reinterpret_cast<char*>(out) + sizeof(size_t), reinterpret_cast<char*>(&p) + sizeof(size_t), n - sizeof(size_t));
-  });
-}
-devplug_error_t* device_open(int32_t index, devplug_device_handle_t** out) {
-  *out = &g_devices[index];
-  return nullptr;
-}
-devplug_error_t* device_close(devplug_device_handle_t*) { return nullptr; }
-devplug_error_t* buffer_allocate(devplug_device_handle_t*, uint64_t size, devplug_buffer_handle_t** out) {
-  return guard([&] {
-    *out = nullptr;
-    devplug::sdk::check_argument(size > 0, "buffer_allocate: size_bytes is 0");
-    auto* b = new devplug_buffer_handle_t{size, static_cast<unsigned char*>(std::calloc(size, 1))};
+    p.capabilities = DEVPLUG_DEVICE_UNIFIED_MEMORY | (index == 0 ? DEVPLUG_DEVICE_FP64 : 0u);
+#if FIXTURE_VARIANT == FIXTURE_CLAIMS
+    // Device 1 is the smaller part: no float64 and no int32 (a per-device claim).
+    if (index == 1)
+      p.dtypes = DEVPLUG_DTYPES_ALL & ~(DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64) | DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_INT32));
+#endif
+  }
+  static devplug_device_handle_t* device_open(int32_t index) { return &g_devices[index]; }
+  static void device_close(devplug_device_handle_t*) {}
+
+  static devplug_buffer_handle_t* buffer_allocate(devplug_device_handle_t* device, uint64_t size) {
+    auto* b = new devplug_buffer_handle_t{size, static_cast<unsigned char*>(std::calloc(size, 1)), device};
+    if (b->data == nullptr) {
+      delete b;
+      devplug::sdk::fail(DEVPLUG_CODE_RESOURCE_EXHAUSTED, "fixture: calloc failed");
+    }
     ++g_live_buffers;
     ++g_allocations;
-    *out = b;
-  });
-}
-devplug_error_t* buffer_release(devplug_buffer_handle_t* b) {
-  std::free(b->data);
-  delete b;
-  --g_live_buffers;
-  return nullptr;
-}
-devplug_error_t* buffer_get_size(devplug_buffer_handle_t* b, uint64_t* out) {
-  *out = b->size;
-  return nullptr;
-}
-devplug_error_t* copy_from_host(devplug_stream_handle_t*, const void* src, devplug_buffer_handle_t* dst, uint64_t off, uint64_t n) {
-  return guard([&] {
-    devplug::sdk::check_argument(off + n <= dst->size, "copy_from_host out of range");
+    return b;
+  }
+  static void buffer_release(devplug_buffer_handle_t* b) {
+    std::free(b->data);
+    delete b;
+    --g_live_buffers;
+  }
+  static uint64_t buffer_size(devplug_buffer_handle_t* b) { return b->size; }
+  static devplug_device_handle_t* device_of(devplug_buffer_handle_t* b) { return b->device; }
+  static devplug_device_handle_t* device_of(devplug_stream_handle_t* s) { return s->device; }
+  static devplug_device_handle_t* device_of(devplug_event_handle_t* e) { return e->device; }
+  static void buffer_copy_from_host(devplug_stream_handle_t*, const void* src, devplug_buffer_handle_t* dst,
+                                    uint64_t off, uint64_t n) {
     std::memcpy(dst->data + off, src, n);
-  });
-}
-devplug_error_t* copy_to_host(devplug_stream_handle_t*, devplug_buffer_handle_t* src, uint64_t off, void* dst, uint64_t n) {
-  return guard([&] {
-    devplug::sdk::check_argument(off + n <= src->size, "copy_to_host out of range");
+  }
+  static void buffer_copy_to_host(devplug_stream_handle_t*, devplug_buffer_handle_t* src, uint64_t off, void* dst,
+                                  uint64_t n) {
     std::memcpy(dst, src->data + off, n);
-  });
-}
-devplug_error_t* buffer_copy(devplug_stream_handle_t*, devplug_buffer_handle_t* src, uint64_t so, devplug_buffer_handle_t* dst, uint64_t dof, uint64_t n) {
-  return guard([&] {
-    devplug::sdk::check_argument(so + n <= src->size && dof + n <= dst->size, "buffer_copy out of range");
-    std::memmove(dst->data + dof, src->data + so, n);
-  });
-}
-devplug_error_t* stream_create(devplug_device_handle_t* d, devplug_stream_handle_t** out) {
-  *out = new devplug_stream_handle_t{d};
-  return nullptr;
-}
-devplug_error_t* stream_destroy(devplug_stream_handle_t* s) {
-  delete s;
-  return nullptr;
-}
-devplug_error_t* stream_synchronize(devplug_stream_handle_t*) { return nullptr; }
-devplug_error_t* event_create(devplug_device_handle_t* d, devplug_event_handle_t** out) {
-  *out = new devplug_event_handle_t{d};
-  return nullptr;
-}
-devplug_error_t* event_destroy(devplug_event_handle_t* e) {
-  delete e;
-  return nullptr;
-}
-devplug_error_t* event_record(devplug_event_handle_t*, devplug_stream_handle_t*) { return nullptr; }
-devplug_error_t* stream_wait_event(devplug_stream_handle_t*, devplug_event_handle_t*) { return nullptr; }
-devplug_error_t* event_synchronize(devplug_event_handle_t*) { return nullptr; }
+  }
+  static void buffer_copy(devplug_stream_handle_t*, devplug_buffer_handle_t* src, uint64_t so,
+                          devplug_buffer_handle_t* dst, uint64_t dof, uint64_t n) {
+    std::memcpy(dst->data + dof, src->data + so, n);
+  }
+  static devplug_stream_handle_t* stream_create(devplug_device_handle_t* d) { return new devplug_stream_handle_t{d}; }
+  static void stream_destroy(devplug_stream_handle_t* s) { delete s; }
+  static void stream_synchronize(devplug_stream_handle_t*) {}
+  static devplug_event_handle_t* event_create(devplug_device_handle_t* d) { return new devplug_event_handle_t{d}; }
+  static void event_destroy(devplug_event_handle_t* e) { delete e; }
+  static void event_record(devplug_event_handle_t*, devplug_stream_handle_t*) {}
+  static void stream_wait_event(devplug_stream_handle_t*, devplug_event_handle_t*) {}
+  static void event_synchronize(devplug_event_handle_t*) {}
+  static const devplug::sdk::KernelTable& kernels() { return kernel_table(); }
+};
 
-[[maybe_unused]] devplug_plugin_api_t make_api() {
-  devplug_plugin_api_t api{};
-  api.struct_size = sizeof(api);
-  api.abi_major = DEVPLUG_ABI_MAJOR;
-  api.abi_minor = DEVPLUG_ABI_MINOR;
-  api.plugin_name = FIXTURE_NAME;
-  api.plugin_version = "test";
-  api.opset_version = DEVPLUG_OPSET_VERSION;
-  api.flags = DEVPLUG_PLUGIN_CACHING_ALLOCATOR;
-  api.error_create = &devplug::sdk::error_create;
-  api.error_destroy = &devplug::sdk::error_destroy;
-  api.plugin_initialize = &plugin_initialize;
-  api.plugin_shutdown = &plugin_shutdown;
-  api.device_count = &device_count;
-  api.device_get_properties = &device_get_properties;
-  api.device_open = &device_open;
-  api.device_close = &device_close;
-  api.buffer_allocate = &buffer_allocate;
-  api.buffer_release = &buffer_release;
-  api.buffer_get_size = &buffer_get_size;
-  api.buffer_copy_from_host = &copy_from_host;
-  api.buffer_copy_to_host = &copy_to_host;
-  api.buffer_copy = &buffer_copy;
-  api.stream_create = &stream_create;
-  api.stream_destroy = &stream_destroy;
-  api.stream_synchronize = &stream_synchronize;
-  api.event_create = &event_create;
-  api.event_destroy = &event_destroy;
-  api.event_record = &event_record;
-  api.stream_wait_event = &stream_wait_event;
-  api.event_synchronize = &event_synchronize;
-  api.kernels = kernel_table().data();
-  api.kernel_count = kernel_table().size();
-  return api;
-}
+[[maybe_unused]] devplug_plugin_api_t make_api() { return devplug::sdk::make_plugin_api<FixturePlugin>(); }
 
 #if FIXTURE_VARIANT == FIXTURE_NEWER
 // A table of ABI 1.7 with fields this dispatcher does not know, and kernel rows that grew too.

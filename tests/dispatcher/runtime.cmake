@@ -32,6 +32,7 @@ devplug_add_fixture(6 no_symbol)
 devplug_add_fixture(7 missing_dep)
 devplug_add_fixture(8 no_device)
 devplug_add_fixture(9 no_copy)
+devplug_add_fixture(10 claims)
 target_link_libraries(devplug_fixture_missing_dep PRIVATE devplug_fixture_dependency)
 set_target_properties(devplug_fixture_missing_dep PROPERTIES SKIP_BUILD_RPATH ON)
 

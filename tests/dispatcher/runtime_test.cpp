@@ -171,8 +171,10 @@ struct FailureCase {
 
 TEST(RuntimeLoad, FailuresCarryTheRealReasonAndTheHostGoesOn) {
   const std::string small_reason = "struct_size is " + std::to_string(DEVPLUG_PLUGIN_API_MIN_SIZE - sizeof(size_t)) + " bytes";
+  const std::string abi2_reason = "plugin ABI 2.0 vs dispatcher ABI " + std::to_string(DEVPLUG_ABI_MAJOR) + "." +
+                                  std::to_string(DEVPLUG_ABI_MINOR);
   const FailureCase cases[] = {
-      {"abi2", DEVPLUG_CODE_FAILED_PRECONDITION, "plugin ABI 2.0 vs dispatcher ABI 1.0"},
+      {"abi2", DEVPLUG_CODE_FAILED_PRECONDITION, abi2_reason.c_str()},
       {"small", DEVPLUG_CODE_FAILED_PRECONDITION, small_reason.c_str()},
       {"null_api", DEVPLUG_CODE_FAILED_PRECONDITION, "devplug_plugin_get_api returned NULL"},
       {"init_fails", DEVPLUG_CODE_FAILED_PRECONDITION, "plugin_initialize failed: UNAVAILABLE: no frobnicator attached"},
@@ -596,6 +598,103 @@ TEST(RuntimeFallback, UsesALoadedReferencePlugin) {
 #endif
 
 #ifdef DEVPLUG_REFERENCE_PLUGIN
+// Per-device claims (ABI 1.1): fixture_claims declares add for float32 and int32 and
+// convert_element_type into float64, but its device 1 runs neither int32 nor float64. The
+// dispatcher runs such calls natively on device 0 and falls back on device 1 (refusing them
+// in strict mode), and devplug_device_supports says so per device.
+TEST(RuntimeDeviceClaims, DevicesThatDifferInDtypesAreDispatchedPerDevice) {
+  devplug_context_t* context = make_context(DEVPLUG_CONTEXT_NO_DISCOVERY);
+  ASSERT_OK(devplug_context_load_plugin(context, DEVPLUG_REFERENCE_PLUGIN, nullptr));
+  devplug_plugin_t* plugin = nullptr;
+  ASSERT_OK(devplug_context_load_plugin(context, fixture("claims").c_str(), &plugin));
+  devplug_device_t* dev[2] = {nullptr, nullptr};
+  ASSERT_OK(devplug_context_get_device(context, 1, &dev[0]));  // the reference is device 0
+  ASSERT_OK(devplug_context_get_device(context, 2, &dev[1]));
+  devplug_device_properties_t p{};
+  p.struct_size = sizeof p;
+  ASSERT_OK(devplug_device_get_properties(dev[1], &p));
+  EXPECT_EQ(p.dtypes, DEVPLUG_DTYPES_ALL & ~(DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64) | DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_INT32)));
+
+  bool yes = false;
+  ASSERT_OK(devplug_plugin_supports(plugin, DEVPLUG_OP_add, DEVPLUG_DTYPE_INT32, &yes, nullptr));
+  EXPECT_TRUE(yes) << "the plugin declares add int32";
+  ASSERT_OK(devplug_device_supports(dev[0], DEVPLUG_OP_add, DEVPLUG_DTYPE_INT32, &yes, nullptr));
+  EXPECT_TRUE(yes);
+  ASSERT_OK(devplug_device_supports(dev[1], DEVPLUG_OP_add, DEVPLUG_DTYPE_INT32, &yes, nullptr));
+  EXPECT_FALSE(yes) << "device 1 does not run int32";
+  ASSERT_OK(devplug_device_supports(dev[1], DEVPLUG_OP_add, DEVPLUG_DTYPE_FLOAT32, &yes, nullptr));
+  EXPECT_TRUE(yes);
+  expect_error(devplug_device_supports(dev[1], 4000, DEVPLUG_DTYPE_FLOAT32, &yes, nullptr),
+               DEVPLUG_CODE_INVALID_ARGUMENT, "op 4000");
+
+  const int64_t n = 3;
+  auto add_int32 = [&](devplug_device_t* device) {
+    devplug_tensor_t *a = nullptr, *out = nullptr;
+    EXPECT_OK(devplug_tensor_create(device, DEVPLUG_DTYPE_INT32, 1, &n, &a));
+    EXPECT_OK(devplug_tensor_create(device, DEVPLUG_DTYPE_INT32, 1, &n, &out));
+    const int32_t values[3] = {1, -2, 2147483647};
+    EXPECT_OK(devplug_tensor_copy_from_host(nullptr, a, values, sizeof values, DEVPLUG_COPY_BLOCKING));
+    devplug_tensor_t* ins[2] = {a, a};
+    EXPECT_OK(devplug_op_call(nullptr, DEVPLUG_OP_add, ins, 2, &out, 1, nullptr));
+    int32_t got[3] = {0, 0, 0};
+    EXPECT_OK(devplug_tensor_copy_to_host(nullptr, out, got, sizeof got));
+    EXPECT_EQ(std::vector<int32_t>(got, got + 3), (std::vector<int32_t>{2, -4, -2}));
+    devplug_tensor_release(a);
+    devplug_tensor_release(out);
+  };
+  uint64_t fell_back = 0;
+  add_int32(dev[0]);
+  ASSERT_OK(devplug_context_fallback_count(context, DEVPLUG_OP_add, &fell_back));
+  EXPECT_EQ(fell_back, 0u) << "device 0 runs add int32 itself";
+  testing::internal::CaptureStderr();
+  add_int32(dev[1]);
+  const std::string warning = testing::internal::GetCapturedStderr();
+  ASSERT_OK(devplug_context_fallback_count(context, DEVPLUG_OP_add, &fell_back));
+  EXPECT_EQ(fell_back, 1u) << "device 1 falls back";
+  EXPECT_NE(warning.find("add (int32) is not implemented by plugin fixture_claims on device 1 ('fixture device 1'), "
+                         "which does not run int32"),
+            std::string::npos)
+      << warning;
+
+  // A call whose dispatch dtype the device runs but whose output it does not (float32 ->
+  // float64) falls back too; float32 -> int64 runs natively.
+  devplug_tensor_t *f = nullptr, *d = nullptr, *i64 = nullptr;
+  ASSERT_OK(devplug_tensor_create(dev[1], DEVPLUG_DTYPE_FLOAT32, 1, &n, &f));
+  ASSERT_OK(devplug_tensor_create(dev[1], DEVPLUG_DTYPE_FLOAT64, 1, &n, &d));
+  ASSERT_OK(devplug_tensor_create(dev[1], DEVPLUG_DTYPE_INT64, 1, &n, &i64));
+  const float values[3] = {1.5f, -2.0f, 3.25f};
+  ASSERT_OK(devplug_tensor_copy_from_host(nullptr, f, values, sizeof values, DEVPLUG_COPY_BLOCKING));
+  testing::internal::CaptureStderr();
+  ASSERT_OK(devplug_op_call(nullptr, DEVPLUG_OP_convert_element_type, &f, 1, &d, 1, nullptr));
+  ASSERT_OK(devplug_op_call(nullptr, DEVPLUG_OP_convert_element_type, &f, 1, &i64, 1, nullptr));
+  testing::internal::GetCapturedStderr();
+  ASSERT_OK(devplug_context_fallback_count(context, DEVPLUG_OP_convert_element_type, &fell_back));
+  EXPECT_EQ(fell_back, 1u) << "only the float64 output falls back";
+  double doubles[3] = {0, 0, 0};
+  int64_t longs[3] = {0, 0, 0};
+  ASSERT_OK(devplug_tensor_copy_to_host(nullptr, d, doubles, sizeof doubles));
+  ASSERT_OK(devplug_tensor_copy_to_host(nullptr, i64, longs, sizeof longs));
+  EXPECT_EQ(std::vector<double>(doubles, doubles + 3), (std::vector<double>{1.5, -2.0, 3.25}));
+  EXPECT_EQ(std::vector<int64_t>(longs, longs + 3), (std::vector<int64_t>{1, -2, 3}));
+  for (auto* t : {f, d, i64}) devplug_tensor_release(t);
+  devplug_context_destroy(context);
+
+  // Strict: the device's unclaimed dtype is refused with the reason, the claimed one runs.
+  devplug_context_t* strict = make_context(DEVPLUG_CONTEXT_NO_DISCOVERY | DEVPLUG_CONTEXT_STRICT);
+  ASSERT_OK(devplug_context_load_plugin(strict, fixture("claims").c_str(), nullptr));
+  devplug_device_t* small = nullptr;
+  ASSERT_OK(devplug_context_get_device(strict, 1, &small));
+  devplug_tensor_t* a = nullptr;
+  ASSERT_OK(devplug_tensor_create(small, DEVPLUG_DTYPE_INT32, 1, &n, &a));
+  devplug_tensor_t* ins[2] = {a, a};
+  expect_error(devplug_op_call(nullptr, DEVPLUG_OP_add, ins, 2, &a, 1, nullptr), DEVPLUG_CODE_UNIMPLEMENTED,
+               "which does not run int32 (strict mode");
+  devplug_tensor_release(a);
+  devplug_context_destroy(strict);
+}
+#endif
+
+#ifdef DEVPLUG_REFERENCE_PLUGIN
 // On the reference device: where with a broadcast bool condition and promoted branches, and
 // a float-only op on integers (computed in float32, as PyTorch).
 TEST(RuntimeElementwiseReference, WhereBroadcastsAndPromotesBranchesOnly) {
@@ -851,7 +950,7 @@ TEST(RuntimeArguments, NullAndBadHandlesAreInvalidArguments) {
   uint32_t major = 0, minor = 9;
   devplug_abi_version(&major, &minor);
   EXPECT_EQ(major, 1u);
-  EXPECT_EQ(minor, 0u);
+  EXPECT_EQ(minor, 1u);
   EXPECT_STREQ(devplug_version_string(), "0.1.0");
 }
 

@@ -140,14 +140,14 @@ TEST_P(GpuPluginTest, DeviceEntryPointsRejectBadInput) {
   const int32_t n = device_count();
   devplug_device_handle_t* device = bogus<devplug_device_handle_t>();
   ErrorHolder open = check(api_->device_open(n, &device));
-  EXPECT_EQ(open.code(), DEVPLUG_CODE_INVALID_ARGUMENT);
+  EXPECT_EQ(open.code(), DEVPLUG_CODE_OUT_OF_RANGE);
   EXPECT_NE(open.message().find("device index"), std::string::npos) << open.message();
   EXPECT_EQ(device, nullptr) << "out_device must be cleared on entry";
-  EXPECT_EQ(check(api_->device_open(-1, &device)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
+  EXPECT_EQ(check(api_->device_open(-1, &device)).code(), DEVPLUG_CODE_OUT_OF_RANGE);
   EXPECT_EQ(check(api_->device_open(0, nullptr)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
   devplug_device_properties_t props{};
   props.struct_size = sizeof props;
-  EXPECT_EQ(check(api_->device_get_properties(-1, &props)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
+  EXPECT_EQ(check(api_->device_get_properties(-1, &props)).code(), DEVPLUG_CODE_OUT_OF_RANGE);
   EXPECT_EQ(check(api_->device_get_properties(0, nullptr)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
   props.struct_size = 4;
   EXPECT_EQ(check(api_->device_get_properties(0, &props)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);

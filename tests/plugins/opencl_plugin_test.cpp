@@ -68,7 +68,7 @@ TEST(OpenclLoad, WithoutOpenclReportsZeroDevicesAndWhy) {
   // Opening a device that does not exist is an error, not a crash.
   devplug_device_handle_t* device = reinterpret_cast<devplug_device_handle_t*>(1);
   const ErrorText e = take(api, api->device_open(0, &device));
-  EXPECT_EQ(e.code, DEVPLUG_CODE_INVALID_ARGUMENT);
+  EXPECT_EQ(e.code, DEVPLUG_CODE_OUT_OF_RANGE);
   EXPECT_EQ(device, nullptr);
   // The kernel table is declared without any device.
   EXPECT_GT(api->kernel_count, 0u);
@@ -107,16 +107,22 @@ TEST(OpenclDevice, PropertiesAreFilledHonestly) {
     EXPECT_TRUE(p.capabilities & DEVPLUG_DEVICE_FP64);
     EXPECT_FALSE(p.capabilities & DEVPLUG_DEVICE_FP16);
   }
-  // A caller with an older, shorter struct gets only the fields it has.
+  // PoCL runs float64, so the device claims every dtype (ABI 1.1's per-device claim).
+  if (p.capabilities & DEVPLUG_DEVICE_FP64) EXPECT_EQ(p.dtypes, DEVPLUG_DTYPES_ALL);
+  else EXPECT_EQ(p.dtypes, DEVPLUG_DTYPES_ALL & ~DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64));
+  // A caller with the ABI 1.0 struct gets only the fields it has; a shorter one is refused.
   devplug_device_properties_t short_props{};
   std::memset(&short_props, 0x5A, sizeof short_props);
-  short_props.struct_size = DEVPLUG_SIZE_THROUGH(devplug_device_properties_t, name);
+  short_props.struct_size = DEVPLUG_DEVICE_PROPERTIES_MIN_SIZE;
   DEVPLUG_EXPECT_OK(api, api->device_get_properties(0, &short_props));
   EXPECT_STREQ(short_props.name, p.name);
-  EXPECT_EQ(static_cast<unsigned char>(short_props.vendor[0]), 0x5A);
+  EXPECT_EQ(short_props.capabilities, p.capabilities);
+  EXPECT_EQ(short_props.dtypes, 0x5A5A5A5Au) << "wrote the 1.1 field past a 1.0 struct";
+  short_props.struct_size = DEVPLUG_SIZE_THROUGH(devplug_device_properties_t, name);
+  EXPECT_EQ(take(api, api->device_get_properties(0, &short_props)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
   // Out of range.
-  EXPECT_EQ(take(api, api->device_get_properties(99, &p)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
-  EXPECT_EQ(take(api, api->device_get_properties(-1, &p)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
+  EXPECT_EQ(take(api, api->device_get_properties(99, &p)).code, DEVPLUG_CODE_OUT_OF_RANGE);
+  EXPECT_EQ(take(api, api->device_get_properties(-1, &p)).code, DEVPLUG_CODE_OUT_OF_RANGE);
 }
 
 TEST(OpenclEntry, BadArgumentsAreErrorsNotCrashes) {
@@ -137,9 +143,9 @@ TEST(OpenclEntry, BadArgumentsAreErrorsNotCrashes) {
   EXPECT_EQ(take(api, api->event_synchronize(nullptr)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
   devplug_buffer_handle_t* small = s.upload(std::vector<unsigned char>(16, 0));
   unsigned char host[64];
-  EXPECT_EQ(take(api, api->buffer_copy_to_host(s.stream(), small, 8, host, 16)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
-  EXPECT_EQ(take(api, api->buffer_copy_from_host(s.stream(), host, small, 0, 17)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
-  EXPECT_EQ(take(api, api->buffer_copy(s.stream(), small, 0, small, 4, 8)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
+  EXPECT_EQ(take(api, api->buffer_copy_to_host(s.stream(), small, 8, host, 16)).code, DEVPLUG_CODE_OUT_OF_RANGE);
+  EXPECT_EQ(take(api, api->buffer_copy_from_host(s.stream(), host, small, 0, 17)).code, DEVPLUG_CODE_OUT_OF_RANGE);
+  EXPECT_EQ(take(api, api->buffer_copy(s.stream(), small, 0, small, 4, 8)).code, DEVPLUG_CODE_INVALID_ARGUMENT);  // overlap
   EXPECT_EQ(take(api, api->buffer_copy_to_host(s.stream(), small, 0, nullptr, 16)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
 
   // Kernel calls: null call, short struct, wrong arity, null attrs for an op with attrs.

@@ -138,7 +138,7 @@ DEVPLUG_API devplug_error_t* devplug_plugin_supports(devplug_plugin_t* plugin,
                                                      bool* out_supported,
                                                      uint32_t* out_kernel_flags);
 /* The plugin's own table, for tools that test the ABI itself (conformance). */
-DEVPLUG_API devplug_error_t* devplug_plugin_get_api(devplug_plugin_t* plugin,
+DEVPLUG_API devplug_error_t* devplug_plugin_get_table(devplug_plugin_t* plugin,
                                                     const devplug_plugin_api_t** out_api);
 
 /* ---- devices ------------------------------------------------------------------------- */
@@ -151,6 +151,13 @@ DEVPLUG_API devplug_error_t* devplug_device_get_plugin(devplug_device_t* device,
 DEVPLUG_API devplug_error_t* devplug_device_default_stream(devplug_device_t* device,
                                                            devplug_stream_t** out_stream);
 /* Waits for all work on every stream of the device. */
+/* Whether `device` runs `op` for dispatch dtype `dtype` natively: the plugin declares a
+ * kernel for it and the device claims the dtype (devplug_device_properties_t.dtypes, ABI
+ * 1.1). Otherwise the call falls back (or is refused in strict mode). `out_kernel_flags`
+ * (optional) gets the kernel's DEVPLUG_KERNEL_* flags. */
+DEVPLUG_API devplug_error_t* devplug_device_supports(devplug_device_t* device, devplug_op_t op,
+                                                     devplug_dtype_t dtype, bool* out_supported,
+                                                     uint32_t* out_kernel_flags);
 DEVPLUG_API devplug_error_t* devplug_device_synchronize(devplug_device_t* device);
 
 /* ---- streams and events -------------------------------------------------------------- */

@@ -37,7 +37,16 @@ typedef struct devplug_device_properties_t {
   uint64_t memory_bytes;     /* total device memory; 0 when unknown */
   int32_t compute_units;     /* SMs, CUs, EUs or cores; 0 when unknown */
   uint32_t capabilities;     /* DEVPLUG_DEVICE_* bits */
+  /* ABI 1.1: the dtypes this device runs (its per-device claim), or 0 for every dtype.
+   * The device runs a declared kernel for a call only when every tensor of the call has a
+   * dtype in this mask; other calls fall back (or are refused in strict mode) as if
+   * undeclared. A 1.0 plugin does not write it and its devices claim every dtype. */
+  devplug_dtype_mask_t dtypes;
 } devplug_device_properties_t;
+
+/* The smallest struct_size `device_get_properties` accepts: the struct of ABI 1.0. */
+#define DEVPLUG_DEVICE_PROPERTIES_MIN_SIZE \
+  DEVPLUG_SIZE_THROUGH(devplug_device_properties_t, capabilities)
 
 /* Kernel flags in devplug_kernel_t.flags. */
 /* The kernel needs every input dense and row-major (strides of a contiguous tensor, no
@@ -63,8 +72,13 @@ typedef struct devplug_op_call_t {
   const void* attrs;
 } devplug_op_call_t;
 
-/* Enqueues `call` on `stream`. Returns UNIMPLEMENTED for a case the kernel does not cover
- * (the dispatcher may then fall back), INVALID_ARGUMENT for bad input it detects. */
+/* Enqueues `call` on `stream`.
+ * Errors: INVALID_ARGUMENT for NULL `call`, a call struct_size below
+ * DEVPLUG_SIZE_THROUGH(devplug_op_call_t, attrs), an op id outside the op set, an arity
+ * other than ops.def's, a NULL or short tensor, an unknown dtype, a rank outside [0, 8]
+ * or short attributes (sdk::check_call does all of these). Shapes, bounds, aliasing and
+ * devices are the dispatcher's to check before the call;
+ * UNIMPLEMENTED for a case the kernel does not cover (the dispatcher may then fall back). */
 typedef devplug_error_t* (*devplug_kernel_fn)(devplug_stream_handle_t* stream,
                                               const devplug_op_call_t* call);
 
@@ -90,6 +104,10 @@ typedef struct devplug_plugin_init_args_t {
   uint32_t host_abi_minor;
 } devplug_plugin_init_args_t;
 
+/* The smallest struct_size `plugin_initialize` accepts. */
+#define DEVPLUG_PLUGIN_INIT_ARGS_MIN_SIZE \
+  DEVPLUG_SIZE_THROUGH(devplug_plugin_init_args_t, host_abi_minor)
+
 /* The table a plugin hands out. Static data owned by the plugin, valid until it is
  * unloaded. Everything up to `kernels` is required in ABI 1.0; later minors append. */
 typedef struct devplug_plugin_api_t {
@@ -110,69 +128,112 @@ typedef struct devplug_plugin_api_t {
   /* Destroys an error this plugin returned. NULL is ignored. */
   void (*error_destroy)(devplug_error_t* error);
 
+  /* The error contract. Every entry below lists its failures and their codes; a check
+   * listed earlier wins when several apply. In every entry:
+   *   - a NULL handle or NULL required pointer is INVALID_ARGUMENT;
+   *   - a handle already destroyed, or made by another plugin, is INVALID_ARGUMENT where the
+   *     plugin can tell (best effort: it may not always be able to);
+   *   - out-parameters are cleared on entry, so they are NULL/0 after any failure;
+   *   - a failing native call is the code that fits it (RESOURCE_EXHAUSTED for memory,
+   *     UNAVAILABLE for a lost device, INTERNAL otherwise) with the native code set;
+   *   - nothing aborts the process. The SDK's make_plugin_api (sdk/plugin.hpp) implements
+   *     every check written here, and the conformance ABI suite asserts each code. */
+
   /* ---- lifecycle ---- */
   /* Prepares the plugin. Called once after loading, before any call that takes a handle
    * (error_*, device_count, device_get_properties and the kernel table work before it
    * too). A plugin that finds no driver or device still succeeds and reports zero
-   * devices. */
+   * devices.
+   * Errors: INVALID_ARGUMENT for NULL `args` or a struct_size below
+   * DEVPLUG_PLUGIN_INIT_ARGS_MIN_SIZE; FAILED_PRECONDITION when `host_abi_major` is not
+   * the plugin's DEVPLUG_ABI_MAJOR. */
   devplug_error_t* (*plugin_initialize)(const devplug_plugin_init_args_t* args);
-  /* Releases what plugin_initialize took. Every handle must be destroyed before. */
+  /* Releases what plugin_initialize took. Every handle must be destroyed before. Cannot
+   * fail. */
   void (*plugin_shutdown)(void);
 
   /* ---- devices ---- */
   /* Counts the devices. When there are none, `*out_note` (optional, may be NULL) gets a
    * static string saying why ("libOpenCL.so.1 not found", "cudaGetDeviceCount:
-   * cudaErrorInsufficientDriver (35)"), else NULL. */
+   * cudaErrorInsufficientDriver (35)"), else NULL.
+   * Errors: INVALID_ARGUMENT for NULL `out_count`. No driver is not an error. */
   devplug_error_t* (*device_count)(int32_t* out_count, const char** out_note);
-  /* Describes device `index` in [0, count) without opening it. */
+  /* Describes device `index` without opening it, writing only the fields inside
+   * `out_properties->struct_size` (struct_size itself is left as the caller set it).
+   * Errors: INVALID_ARGUMENT for NULL `out_properties` or a struct_size below
+   * DEVPLUG_DEVICE_PROPERTIES_MIN_SIZE; OUT_OF_RANGE for `index` outside [0, count). */
   devplug_error_t* (*device_get_properties)(int32_t index,
                                             devplug_device_properties_t* out_properties);
   /* Opens device `index`; the caller closes it with device_close after destroying every
-   * stream, event and buffer made on it. */
+   * stream, event and buffer made on it.
+   * Errors: INVALID_ARGUMENT for NULL `out_device`; OUT_OF_RANGE for `index` outside
+   * [0, count). */
   devplug_error_t* (*device_open)(int32_t index, devplug_device_handle_t** out_device);
+  /* Closes a device. Errors: INVALID_ARGUMENT for NULL `device`. */
   devplug_error_t* (*device_close)(devplug_device_handle_t* device);
 
   /* ---- buffers ---- */
-  /* Allocates `size_bytes` (> 0) of device memory. Contents are undefined. The caller
-   * releases it with buffer_release. Thread-safe. Errors: INVALID_ARGUMENT for 0,
-   * RESOURCE_EXHAUSTED. */
+  /* Allocates `size_bytes` of device memory. Contents are undefined. The caller releases
+   * it with buffer_release. Thread-safe.
+   * Errors: INVALID_ARGUMENT for NULL `device` or `out_buffer`, or `size_bytes` 0;
+   * RESOURCE_EXHAUSTED when the device cannot hold it (the message gives the sizes). */
   devplug_error_t* (*buffer_allocate)(devplug_device_handle_t* device, uint64_t size_bytes,
                                       devplug_buffer_handle_t** out_buffer);
-  /* Releases a buffer once work already enqueued on it has finished. */
+  /* Releases a buffer once work already enqueued on it has finished.
+   * Errors: INVALID_ARGUMENT for NULL `buffer`. */
   devplug_error_t* (*buffer_release)(devplug_buffer_handle_t* buffer);
-  /* The buffer's size in bytes, as allocated. */
+  /* The buffer's size in bytes, as allocated.
+   * Errors: INVALID_ARGUMENT for NULL `buffer` or `out_size_bytes`. */
   devplug_error_t* (*buffer_get_size)(devplug_buffer_handle_t* buffer, uint64_t* out_size_bytes);
   /* Enqueues a copy of `size_bytes` from host memory `src` to `dst` at `dst_offset`. `src`
-   * must stay valid and unchanged until the stream has passed the copy. */
+   * must stay valid and unchanged until the stream has passed the copy. A copy of 0 bytes
+   * succeeds and does nothing (after the checks up to OUT_OF_RANGE).
+   * Errors, in this order: INVALID_ARGUMENT for NULL `stream` or `dst`, or `dst` on another
+   * device than `stream`; OUT_OF_RANGE when [dst_offset, dst_offset + size_bytes) is not
+   * inside `dst`; INVALID_ARGUMENT for NULL `src` with `size_bytes` > 0. */
   devplug_error_t* (*buffer_copy_from_host)(devplug_stream_handle_t* stream, const void* src,
                                             devplug_buffer_handle_t* dst, uint64_t dst_offset,
                                             uint64_t size_bytes);
   /* Enqueues a copy of `size_bytes` from `src` at `src_offset` to host memory `dst`; `dst`
-   * holds the data once the stream has passed the copy (stream_synchronize). */
+   * holds the data once the stream has passed the copy (stream_synchronize).
+   * Errors: as buffer_copy_from_host with the roles of `src` and `dst` swapped. */
   devplug_error_t* (*buffer_copy_to_host)(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src,
                                           uint64_t src_offset, void* dst,
                                           uint64_t size_bytes);
-  /* Enqueues a copy between two buffers of the same device; the ranges may not overlap. */
+  /* Enqueues a copy between two buffers of the same device.
+   * Errors, in this order: INVALID_ARGUMENT for NULL `stream`, `src` or `dst`, or either
+   * buffer on another device than `stream`; OUT_OF_RANGE when either range is not inside
+   * its buffer; INVALID_ARGUMENT when `src` and `dst` are one buffer and the ranges
+   * overlap (size_bytes > 0). */
   devplug_error_t* (*buffer_copy)(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src,
                                   uint64_t src_offset, devplug_buffer_handle_t* dst,
                                   uint64_t dst_offset, uint64_t size_bytes);
 
   /* ---- streams: in-order queues of work ---- */
+  /* Errors: INVALID_ARGUMENT for NULL `device` or `out_stream`. */
   devplug_error_t* (*stream_create)(devplug_device_handle_t* device, devplug_stream_handle_t** out_stream);
-  /* Waits for the stream's work, then destroys it. */
+  /* Waits for the stream's work, then destroys it. Errors: INVALID_ARGUMENT for NULL
+   * `stream`; an error of the stream's asynchronous work (the stream is destroyed anyway). */
   devplug_error_t* (*stream_destroy)(devplug_stream_handle_t* stream);
   /* Blocks until every piece of work enqueued so far has finished. Errors raised by
-   * asynchronous work surface here. */
+   * asynchronous work surface here. Errors: INVALID_ARGUMENT for NULL `stream`. */
   devplug_error_t* (*stream_synchronize)(devplug_stream_handle_t* stream);
 
   /* ---- events: points in a stream that other streams and the host can wait for ---- */
+  /* Errors: INVALID_ARGUMENT for NULL `device` or `out_event`. */
   devplug_error_t* (*event_create)(devplug_device_handle_t* device, devplug_event_handle_t** out_event);
+  /* Errors: INVALID_ARGUMENT for NULL `event`. */
   devplug_error_t* (*event_destroy)(devplug_event_handle_t* event);
-  /* Marks the current end of `stream`; the event completes when the work before it does. */
+  /* Marks the current end of `stream`; the event completes when the work before it does.
+   * Errors: INVALID_ARGUMENT for NULL `event` or `stream`, or the two on different
+   * devices. */
   devplug_error_t* (*event_record)(devplug_event_handle_t* event, devplug_stream_handle_t* stream);
-  /* Makes later work on `stream` wait for `event`, without blocking the host. */
+  /* Makes later work on `stream` wait for `event`, without blocking the host.
+   * Errors: INVALID_ARGUMENT for NULL `stream` or `event`, or the two on different
+   * devices. */
   devplug_error_t* (*stream_wait_event)(devplug_stream_handle_t* stream, devplug_event_handle_t* event);
-  /* Blocks the host until `event` has completed. An event never recorded is complete. */
+  /* Blocks the host until `event` has completed. An event never recorded is complete.
+   * Errors: INVALID_ARGUMENT for NULL `event`. */
   devplug_error_t* (*event_synchronize)(devplug_event_handle_t* event);
 
   /* ---- kernels: declared, readable without creating a device ---- */
