@@ -36,6 +36,14 @@ TEST(DevplugInfoCheck, ValidPluginIsOk) {
   expect_contains(result, "OK: the plugin loads and has devices");
   expect_contains(result, "device 0: fixture device");
   expect_contains(result, "loads it as 'fixture_ok'");
+  expect_contains(result, "exports only devplug_plugin_get_api");
+}
+
+TEST(DevplugInfoCheck, ExtraExportIsAWarning) {
+  const CommandResult result = check(fixture("fixture_extra_export"));
+  EXPECT_EQ(result.exit_code, 0) << result.output;  // it loads and works
+  expect_contains(result, "warn  exports 1 symbol besides devplug_plugin_get_api (first: fixture_left_visible)");
+  expect_contains(result, "devplug_add_plugin()");
 }
 
 TEST(DevplugInfoCheck, MissingFile) {

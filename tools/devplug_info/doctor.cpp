@@ -114,6 +114,17 @@ bool check_file(const std::string& path, Findings& findings) {
       findings.fail(std::string("the symbol table has no exported ") + DEVPLUG_PLUGIN_ENTRY_SYMBOL, fix);
       return false;
     }
+    // The ABI's rule 2: exactly one export. More still loads, but the extra symbols can
+    // interpose on another plugin's or the host's (two copies of a C++ runtime's inline
+    // functions, a static library's globals).
+    if (elf.exported.size() > 1)
+      findings.warn("exports " + std::to_string(elf.exported.size() - 1) +
+                        (elf.exported.size() == 2 ? " symbol" : " symbols") + " besides " +
+                        DEVPLUG_PLUGIN_ENTRY_SYMBOL + " (first: " +
+                        (elf.exported.front() == DEVPLUG_PLUGIN_ENTRY_SYMBOL ? elf.exported[1] : elf.exported.front()) + ")",
+                    "build it with devplug_add_plugin(), whose version script exports only the entry point");
+    else
+      findings.ok(std::string("exports only ") + DEVPLUG_PLUGIN_ENTRY_SYMBOL);
   }
   return all_found;
 }
