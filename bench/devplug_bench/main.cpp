@@ -1,0 +1,465 @@
+// devplug-bench: one benchmark for every plugin that runs here, each figure next to its
+// yardstick measured in the same run on the same device, and their ratio:
+//
+//   copy      the device's own buffer-to-buffer copy (the plugin's buffer_copy), GB/s: the
+//             yardstick of the bandwidth figures
+//   add, sum  float32 and bfloat16, GB/s moved, as a ratio of the copy at the same size
+//   matmul    float32 n x n x n, GFLOP/s, next to CLBlast called directly on the same OpenCL
+//             device, or the reference backend on other devices
+//   dispatch  on the reference: what devplug_op_call (and devplug_elementwise) add to the
+//             plugin's kernel called directly, next to torch's at::add_out (when built
+//             against libtorch)
+//   start     process start to the first result, with empty and with warm kernel caches
+//
+// Sizes run from 1 element to 256M so the crossover from launch-bound to bandwidth-bound
+// shows; scripts/plot-bench.py draws them. Google Benchmark times every workload (one
+// iteration = enqueue + synchronize, after one untimed warm-up run). Usage:
+//   devplug-bench [--plugin NAME|PATH]... [--sizes 1,1K,16M] [--quick] [--json FILE]
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <benchmark/benchmark.h>
+
+#include "clblast_yardstick.hpp"
+#include "table.hpp"
+#include "torch_yardstick.hpp"
+#include "workloads.hpp"
+
+namespace devplug::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Options {
+  std::vector<std::string> plugins;  // names or paths; empty: every plugin with a device
+  std::vector<std::string> sizes = {"1", "1K", "64K", "1M", "16M", "64M", "256M"};
+  std::vector<int64_t> matmul_sizes = {64, 256, 1024};
+  bool quick = false;
+  double min_time = 0.2;
+  std::string json;
+  bool verbose = false;
+  std::string first_result;  // internal: the child that times start-up
+};
+
+// A plugin under test and its first device.
+struct Target {
+  std::string name;
+  std::string path;
+  devplug_plugin_t* plugin = nullptr;
+  devplug_device_t* device = nullptr;
+  std::string device_name;
+};
+
+int64_t parse_size(const std::string& text) {
+  size_t used = 0;
+  int64_t n = std::stoll(text, &used);
+  const std::string suffix = text.substr(used);
+  if (suffix == "K") n <<= 10;
+  else if (suffix == "M") n <<= 20;
+  else if (suffix == "G") n <<= 30;
+  else if (!suffix.empty()) throw CLI::ValidationError("--sizes", "bad size " + text);
+  return n;
+}
+
+std::string machine_text() {
+  utsname u{};
+  uname(&u);
+  std::string cpu;
+  std::ifstream info("/proc/cpuinfo");
+  for (std::string line; std::getline(info, line);)
+    if (line.rfind("model name", 0) == 0) {
+      cpu = line.substr(line.find(':') + 2);
+      break;
+    }
+  return cpu + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cores, " + u.sysname + " " + u.release;
+}
+
+// ---- timing: every workload is one Google Benchmark --------------------------------------
+
+// Seconds per iteration of each benchmark, keyed by its name.
+std::map<std::string, double> g_seconds;
+std::map<std::string, std::string> g_errors;
+
+// The workload being timed: built when its benchmark first runs and kept for the later
+// batches of the same benchmark, so only one workload's tensors exist at a time.
+std::unique_ptr<Workload> g_current;
+std::string g_current_key;
+
+void register_workload(const std::string& key, std::function<Workload()> make, double min_time) {
+  benchmark::RegisterBenchmark(key.c_str(), [key, make](benchmark::State& state) {
+    try {
+      if (g_current_key != key) {
+        g_current.reset();
+        g_current_key.clear();
+        Workload w = make();
+        if (!w.run) throw std::runtime_error("not available");
+        w.run();  // warm-up: kernel builds and first-touch page faults are not timed
+        g_current = std::make_unique<Workload>(std::move(w));
+        g_current_key = key;
+      }
+      for (auto _ : state) g_current->run();
+    } catch (const std::exception& e) {
+      g_errors[key] = e.what();
+      state.SkipWithError(e.what());
+    }
+  })->UseRealTime()->MinTime(min_time)->Unit(benchmark::kMicrosecond);
+}
+
+class Recorder : public benchmark::ConsoleReporter {
+ public:
+  explicit Recorder(bool verbose) : verbose_(verbose) {}
+  bool ReportContext(const Context& context) override { return verbose_ ? ConsoleReporter::ReportContext(context) : true; }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs)
+      if (run.run_type == Run::RT_Iteration && run.iterations > 0 && !run.error_occurred)
+        g_seconds[run.run_name.function_name] = run.real_accumulated_time / static_cast<double>(run.iterations);
+    if (verbose_) ConsoleReporter::ReportRuns(runs);
+    else if (!runs.empty()) std::fprintf(stderr, "devplug-bench: %s\n", runs.front().run_name.function_name.c_str());
+  }
+
+ private:
+  bool verbose_;
+};
+
+// ---- start-up: a child process from exec to its first result ---------------------------
+
+// The child: loads `path` alone, adds two 1024-element float32 tensors on device 0 and reads
+// the result back. Exit status 0 when the result is right.
+int first_result_child(const std::string& path) {
+  devplug_context_options_t o{sizeof o, DEVPLUG_CONTEXT_NO_DISCOVERY | DEVPLUG_CONTEXT_NO_FALLBACK};
+  devplug_context_t* context = nullptr;
+  devplug_plugin_t* plugin = nullptr;
+  devplug_device_t* device = nullptr;
+  check(devplug_context_create(&o, &context), "devplug_context_create");
+  check(devplug_context_load_plugin(context, path.c_str(), &plugin), "devplug_context_load_plugin");
+  check(devplug_context_get_device(context, 0, &device), "devplug_context_get_device");
+  Workload add = add_workload(device, DEVPLUG_DTYPE_FLOAT32, 1024);
+  add.run();
+  devplug_context_destroy(context);
+  return 0;
+}
+
+// Milliseconds from fork to the exit of a child timing start-up with `env` added, or -1.
+double time_first_result(const std::string& self, const std::string& plugin_path,
+                         const std::vector<std::pair<std::string, std::string>>& env) {
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t child = fork();
+  if (child < 0) return -1;
+  if (child == 0) {
+    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    execl(self.c_str(), self.c_str(), "--first-result", plugin_path.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? ms : -1;
+}
+
+// ---- the plan: which workloads run, and the rows made from their timings ----------------
+
+std::string key_of(const Target& t, const std::string& what, const std::string& dtype, int64_t size) {
+  return t.name + "/" + what + "/" + dtype + "/" + std::to_string(size);
+}
+
+std::vector<Target> find_targets(devplug_context_t* context, const Options& o) {
+  for (const std::string& p : o.plugins)
+    if (p.find('/') != std::string::npos) check(devplug_context_load_plugin(context, p.c_str(), nullptr), "loading " + p);
+  size_t count = 0;
+  check(devplug_context_device_count(context, &count), "devplug_context_device_count");
+  std::vector<Target> targets;
+  for (size_t i = 0; i < count; ++i) {
+    Target t;
+    check(devplug_context_get_device(context, i, &t.device), "devplug_context_get_device");
+    check(devplug_device_get_plugin(t.device, &t.plugin), "devplug_device_get_plugin");
+    bool seen = false;
+    for (const Target& other : targets) seen |= other.plugin == t.plugin;
+    if (seen) continue;  // the first device of each plugin
+    devplug_plugin_info_t info{};
+    info.struct_size = sizeof info;
+    check(devplug_plugin_get_info(t.plugin, &info), "devplug_plugin_get_info");
+    t.name = info.name;
+    t.path = info.path;
+    devplug_device_properties_t p{};
+    p.struct_size = sizeof p;
+    check(devplug_device_get_properties(t.device, &p), "devplug_device_get_properties");
+    t.device_name = p.name;
+    bool wanted = o.plugins.empty();
+    for (const std::string& w : o.plugins) wanted |= w == t.name || fs::path(w).filename() == fs::path(t.path).filename();
+    if (wanted) targets.push_back(t);
+  }
+  return targets;
+}
+
+struct Plan {
+  std::vector<Target> targets;
+  Target* reference = nullptr;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> matmul_sizes;
+  std::map<std::string, std::string> yardstick_problems;  // key -> why the yardstick is missing
+};
+
+void register_all(Plan& plan, double min_time) {
+  for (Target& t : plan.targets) {
+    for (devplug_dtype_t dtype : {DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_BFLOAT16})
+      for (int64_t n : plan.sizes) {
+        devplug_device_t* d = t.device;
+        register_workload(key_of(t, "copy", devplug_dtype_name(dtype), n), [=] { return copy_workload(d, dtype, n); }, min_time);
+        register_workload(key_of(t, "add", devplug_dtype_name(dtype), n), [=] { return add_workload(d, dtype, n); }, min_time);
+        register_workload(key_of(t, "sum", devplug_dtype_name(dtype), n), [=] { return sum_workload(d, dtype, n); }, min_time);
+      }
+    for (int64_t n : plan.matmul_sizes) {
+      devplug_device_t* d = t.device;
+      register_workload(key_of(t, "matmul", "float32", n), [=] { return matmul_workload(d, DEVPLUG_DTYPE_FLOAT32, n); }, min_time);
+      if (t.name == "opencl") {
+        const std::string name = t.device_name;
+        const std::string key = key_of(t, "clblast", "float32", n);
+        register_workload(key, [=, &plan] {
+          std::string why;
+          Workload w = clblast_sgemm_workload(name, n, &why);
+          if (!w.run) plan.yardstick_problems[key] = why;
+          return w;
+        }, min_time);
+      }
+    }
+  }
+  if (plan.reference != nullptr) {
+    Target& r = *plan.reference;
+    register_workload(key_of(r, "op_call", "float32", 1), [d = r.device] { return op_call_workload(d); }, min_time);
+    register_workload(key_of(r, "elementwise", "float32", 1), [d = r.device] { return elementwise_workload(d); }, min_time);
+    register_workload(key_of(r, "direct_kernel", "float32", 1), [p = r.plugin, d = r.device] { return direct_kernel_workload(p, d); }, min_time);
+    if (has_torch()) register_workload("torch/at::add_out/float32/1", [] { return torch_add_out_workload(); }, min_time);
+  }
+}
+
+std::optional<double> seconds_of(const std::string& key) {
+  auto it = g_seconds.find(key);
+  if (it == g_seconds.end()) return std::nullopt;
+  return it->second;
+}
+
+// Adds a row from the timing of `key`, judged against the timing of `yard_key` (ratio =
+// value / yardstick value, target: ratio >= `min_ratio`, when min_ratio > 0).
+void add_rate_row(std::vector<Row>& rows, const Plan& plan, const Target& t, const std::string& figure,
+                  const std::string& key, double amount, double scale, const std::string& unit,
+                  const std::string& yard_name, const std::string& yard_key, double min_ratio, const std::string& dtype,
+                  int64_t size) {
+  Row r;
+  r.plugin = t.name;
+  r.device = t.device_name;
+  r.figure = figure;
+  r.dtype = dtype;
+  r.size = size;
+  r.unit = unit;
+  const std::optional<double> s = seconds_of(key);
+  if (!s) {
+    r.note = g_errors.count(key) ? g_errors.at(key) : "not run";
+    rows.push_back(r);
+    return;
+  }
+  r.seconds = *s;
+  r.value = amount / *s / scale;
+  if (!yard_key.empty()) {
+    r.yardstick = yard_name;
+    if (const std::optional<double> y = seconds_of(yard_key)) {
+      r.yardstick_value = amount / *y / scale;
+      r.ratio = r.value / r.yardstick_value;
+      if (min_ratio > 0) {
+        char text[64];
+        std::snprintf(text, sizeof text, "ratio >= %.2f", min_ratio);
+        r.target = text;
+        r.met = *r.ratio >= min_ratio;
+      }
+    } else {
+      auto why = plan.yardstick_problems.find(yard_key);
+      r.note = "yardstick: " + (why != plan.yardstick_problems.end() ? why->second
+                                : g_errors.count(yard_key) ? g_errors.at(yard_key) : "not run");
+    }
+  }
+  rows.push_back(r);
+}
+
+std::vector<Row> make_rows(const Plan& plan, const std::string& self) {
+  std::vector<Row> rows;
+  for (const Target& t : plan.targets) {
+    for (const char* dtype : {"float32", "bfloat16"})
+      for (int64_t n : plan.sizes) {
+        const double es = std::string(dtype) == "float32" ? 4 : 2;
+        const std::string copy = key_of(t, "copy", dtype, n);
+        // Elementwise and reductions: >= 80% of the copy's bandwidth from 16M elements up.
+        const double target = n >= (int64_t{16} << 20) ? 0.80 : 0;
+        add_rate_row(rows, plan, t, "copy", copy, 2 * es * n, 1e9, "GB/s", "", "", 0, dtype, n);
+        add_rate_row(rows, plan, t, "add", key_of(t, "add", dtype, n), 3 * es * n, 1e9, "GB/s", "copy", copy, target, dtype, n);
+        // The copy moves 2 bytes per byte of its source; sum reads each byte once, so its
+        // GB/s is judged against the copy's rate at the same element count.
+        add_rate_row(rows, plan, t, "sum", key_of(t, "sum", dtype, n), es * n, 1e9, "GB/s", "copy", copy, target, dtype, n);
+      }
+    for (int64_t n : plan.matmul_sizes) {
+      const double flops = 2.0 * n * n * static_cast<double>(n);
+      std::string yard_name, yard_key;
+      double target = 0;
+      if (t.name == "opencl") {
+        yard_name = "CLBlast";
+        yard_key = key_of(t, "clblast", "float32", n);
+        target = 0.50;  // the plugin's own kernel: at least half of CLBlast
+      } else if (plan.reference != nullptr && &t != plan.reference) {
+        yard_name = "reference";
+        yard_key = key_of(*plan.reference, "matmul", "float32", n);
+      }
+      add_rate_row(rows, plan, t, "matmul", key_of(t, "matmul", "float32", n), flops, 1e9, "GFLOP/s", yard_name,
+                   yard_key, target, "float32", n);
+    }
+  }
+  if (plan.reference != nullptr) {
+    const Target& r = *plan.reference;
+    const std::optional<double> op_call = seconds_of(key_of(r, "op_call", "float32", 1));
+    const std::optional<double> direct = seconds_of(key_of(r, "direct_kernel", "float32", 1));
+    if (op_call && direct) {
+      Row added;
+      added.plugin = r.name;
+      added.device = r.device_name;
+      added.figure = "dispatch added";
+      added.dtype = "float32";
+      added.size = 1;
+      added.seconds = *op_call;
+      added.value = (*op_call - *direct) * 1e9;
+      added.unit = "ns";
+      added.target = "<= 40 ns";
+      added.met = added.value <= 40;
+      char note[96];
+      std::snprintf(note, sizeof note, "op_call %.1f ns - direct kernel %.1f ns", *op_call * 1e9, *direct * 1e9);
+      added.note = note;
+      rows.push_back(added);
+      if (const std::optional<double> elementwise = seconds_of(key_of(r, "elementwise", "float32", 1))) {
+        Row e = added;
+        e.figure = "elementwise added";
+        e.seconds = *elementwise;
+        e.value = (*elementwise - *direct) * 1e9;
+        e.target.clear();
+        e.met.reset();
+        e.note = "devplug_elementwise with a given output, over the direct kernel";
+        rows.push_back(e);
+      }
+      if (const std::optional<double> torch = seconds_of("torch/at::add_out/float32/1")) {
+        Row vs = added;
+        vs.figure = "dispatch vs torch";
+        vs.yardstick = "at::add_out";
+        vs.yardstick_value = *torch * 1e9;
+        vs.ratio = vs.value / vs.yardstick_value;
+        vs.target = "ratio <= 0.15";
+        vs.met = *vs.ratio <= 0.15;
+        vs.note.clear();
+        rows.push_back(vs);
+      } else {
+        Row vs = added;
+        vs.figure = "dispatch vs torch";
+        vs.target.clear();
+        vs.met.reset();
+        vs.note = "built without libtorch: configure with Torch_DIR (e.g. the checkout's .venv) to compare";
+        rows.push_back(vs);
+      }
+    }
+  }
+  // Start-up: empty caches (a fresh XDG_CACHE_HOME and POCL_CACHE_DIR), then warm ones.
+  for (const Target& t : plan.targets) {
+    const fs::path caches = fs::temp_directory_path() / ("devplug-bench-start-" + std::to_string(getpid()) + "-" + t.name);
+    fs::create_directories(caches / "pocl");
+    const std::vector<std::pair<std::string, std::string>> env = {
+        {"XDG_CACHE_HOME", caches.string()},
+        {"POCL_CACHE_DIR", (caches / "pocl").string()},
+        {"DEVPLUG_OPENCL_CACHE_DIR", (caches / "devplug-opencl").string()}};
+    for (bool warm : {false, true}) {
+      Row r;
+      r.plugin = t.name;
+      r.device = t.device_name;
+      r.figure = warm ? "first result (warm)" : "first result (cold)";
+      r.unit = "ms";
+      r.value = time_first_result(self, t.path, env);
+      r.seconds = r.value / 1e3;
+      if (r.value < 0) r.note = "the child failed";
+      if (warm) {
+        r.target = "<= 100 ms";
+        r.met = r.value >= 0 && r.value <= 100;
+      }
+      rows.push_back(r);
+    }
+    std::error_code ignored;
+    fs::remove_all(caches, ignored);
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.plugin < b.plugin; });
+  return rows;
+}
+
+int run(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);  // takes the --benchmark_* flags
+  Options o;
+  CLI::App app{"devplug-bench: every plugin's figures next to their yardsticks, in one run"};
+  app.add_option("--plugin", o.plugins, "plugin name or path (repeatable; default: every plugin with a device)");
+  std::string sizes;
+  app.add_option("--sizes", sizes, "element counts, comma separated (K, M, G suffixes); default 1,1K,64K,1M,16M,64M,256M");
+  app.add_option("--matmul-sizes", o.matmul_sizes, "n of the n x n x n matmuls")->delimiter(',');
+  app.add_flag("--quick", o.quick, "tiny sizes and short timings: proves the program runs (CI)");
+  app.add_option("--min-time", o.min_time, "seconds each figure is timed for at least");
+  app.add_option("--json", o.json, "also write the table as JSON");
+  app.add_flag("--verbose", o.verbose, "print Google Benchmark's own table too");
+  app.add_option("--first-result", o.first_result)->group("");  // internal: the start-up child
+  CLI11_PARSE(app, argc, argv);
+  if (!o.first_result.empty()) return first_result_child(o.first_result);
+  if (!sizes.empty()) o.sizes = CLI::detail::split(sizes, ',');
+  if (o.quick) {
+    o.sizes = {"1", "4K"};
+    o.matmul_sizes = {32};
+    o.min_time = 0.01;
+  }
+
+  devplug_context_t* context = nullptr;
+  check(devplug_context_create(nullptr, &context), "devplug_context_create");
+  Plan plan;
+  plan.targets = find_targets(context, o);
+  if (plan.targets.empty()) {
+    std::fprintf(stderr, "devplug-bench: no plugin with a device (see devplug-info)\n");
+    return 1;
+  }
+  for (Target& t : plan.targets)
+    if (t.name == "reference") plan.reference = &t;
+  for (const std::string& s : o.sizes) plan.sizes.push_back(parse_size(s));
+  plan.matmul_sizes = o.matmul_sizes;
+  register_all(plan, o.min_time);
+
+  Recorder recorder(o.verbose);
+  benchmark::RunSpecifiedBenchmarks(&recorder);
+  g_current.reset();
+  const std::vector<Row> rows = make_rows(plan, fs::canonical("/proc/self/exe").string());
+  const std::string machine = machine_text();
+  std::cout << "devplug-bench on " << machine << "\n";
+  print_table(std::cout, rows);
+  if (!o.json.empty()) write_json(o.json, rows, machine);
+  devplug_context_destroy(context);
+  return 0;
+}
+
+}  // namespace
+}  // namespace devplug::bench
+
+int main(int argc, char** argv) {
+  try {
+    return devplug::bench::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "devplug-bench: %s\n", e.what());
+    return 1;
+  }
+}
