@@ -1,4 +1,6 @@
-// Host side of matmul (kernels/matmul.cl).
+// Host side of matmul: CLBlast where it is installed and the call suits it
+// (clblast_matmul.hpp), else the plugin's tiled kernel (kernels/matmul.cl).
+#include "clblast_matmul.hpp"
 #include "devplug/sdk/strided.hpp"
 #include "kernels.hpp"
 #include "launch.hpp"
@@ -30,6 +32,7 @@ devplug_error_t* matmul_kernel(devplug_stream_handle_t* stream, const devplug_op
       run_fill(stream, out.dtype, out.rank, out.shape, out_view, zero);
       return;
     }
+    if (clblast_matmul(stream, a, b, out)) return;  // float32/float64 where CLBlast is installed
     const size_t threads = kTile / kWorkPerThread;
     const size_t global[3] = {(static_cast<size_t>(N) + kTile - 1) / kTile * threads,
                               (static_cast<size_t>(M) + kTile - 1) / kTile * threads,

@@ -5,6 +5,7 @@
 // one device and must be destroyed before it is closed.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -51,6 +52,9 @@ struct devplug_device_handle_t {
   // Held while a kernel's arguments are set and it is enqueued: cl_kernel objects are shared
   // by every stream of the device and clSetKernelArg is not thread-safe on one kernel.
   std::mutex launch_mutex;
+  // Set when CLBlast cannot serve this device (clblast_matmul.cpp): matmul then takes the
+  // plugin's own kernel for the rest of the process.
+  std::atomic<bool> clblast_failed{false};
 };
 
 struct devplug_buffer_handle_t {

@@ -31,3 +31,19 @@ if(TARGET devplug-conform AND TARGET devplug_reference)
   set_tests_properties(conformance_opencl_full PROPERTIES LABELS "conformance;opencl" TIMEOUT 2400
     ENVIRONMENT "POCL_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/opencl_conform_cache/pocl;DEVPLUG_OPENCL_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/opencl_conform_cache/programs")
 endif()
+
+# matmul's CLBlast path (plugins/opencl/clblast_matmul.hpp): the full run above takes it only
+# from 256^3 multiply-adds up, so the float32 matmul cases run here with DEVPLUG_OPENCL_MATMUL=
+# clblast, which forces it for every call it can express and fails where CLBlast is missing.
+# float32 only: CLBlast compiles its kernels per precision on first use (about 40 s each on
+# PoCL with a cold cache), and float64 differs only in which CLBlast function is called. The
+# plugin's own kernel keeps its coverage in the full run.
+if(TARGET devplug-conform AND TARGET devplug_reference)
+  add_test(NAME conformance_opencl_matmul_clblast
+    COMMAND ${CMAKE_COMMAND} -DCONFORM=$<TARGET_FILE:devplug-conform> -DPLUGIN=$<TARGET_FILE:devplug_opencl>
+            "-DFILTER=matmul_float32_*" -DOUT=${CMAKE_CURRENT_BINARY_DIR}/reports/opencl_matmul_clblast -DEXPECT_EXIT=0
+            -DEXPECT_NO_FAILURES=ON "-DEXTRA_ARGS=--jobs=2;--reference=$<TARGET_FILE:devplug_reference>"
+            -P ${PROJECT_SOURCE_DIR}/tests/conformance/check_report.cmake)
+  set_tests_properties(conformance_opencl_matmul_clblast PROPERTIES LABELS "conformance;opencl" TIMEOUT 900
+    ENVIRONMENT "DEVPLUG_OPENCL_MATMUL=clblast;POCL_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/opencl_clblast_cache/pocl;DEVPLUG_OPENCL_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/opencl_clblast_cache/programs")
+endif()
