@@ -88,6 +88,35 @@ const std::vector<Row>& table() {
        Tolerance{"variance", TolKind::Relative, 0, 0, 4, false,
                  "two-pass variance: mean and squared deviations each add n * eps relative error "
                  "(Chan, Golub, LeVeque 1983); 4 * n * eps * |ref| (+1 ulp)"}},
+      // ---- composite ops (op set 2); docs/conformance.md "Composite tolerances" ----
+      {{"relu", "clamp", "relu_backward", "embedding", "max_pool2d"}, Dtypes::Any,
+       exact("composite exact", "selects or copies input values (max, bounds, rows, window maxima): no rounding")},
+      {{"gelu", "silu", "sigmoid", "softplus", "leaky_relu", "dropout", "gelu_backward", "silu_backward",
+        "sigmoid_backward"},
+       Dtypes::Wide,
+       ulp("composite pointwise", 64,
+           "a chain of 3 to 8 prims (exp, erfc, log1p: OpenCL 3-16 ulp each); the input's rounding "
+           "is amplified up to 2z^2 ulp by erfc(z) at |z| <= 3; derivatives cross zero, so an "
+           "absolute 64 eps (terms are O(1) times grad <= 4) is also accepted", 64)},
+      {{"gelu", "silu", "sigmoid", "softplus", "leaky_relu", "dropout", "gelu_backward", "silu_backward",
+        "sigmoid_backward"},
+       Dtypes::Narrow,
+       ulp("composite pointwise 16-bit", 2,
+           "computed in float32 within 64 float32 ulp (2^-18 relative) and rounded once: at most "
+           "1 ulp of the 16-bit format, 2 with the reference's own rounding near a tie", 2)},
+      {{"mean", "logsumexp", "softmax", "log_softmax", "layer_norm", "rms_norm", "batch_norm",
+        "batch_norm_training", "linear", "scaled_dot_product_attention", "conv2d", "avg_pool2d", "nll_loss",
+        "cross_entropy", "mse_loss", "softmax_backward", "log_softmax_backward", "layer_norm_backward",
+        "rms_norm_backward", "batch_norm_backward", "linear_backward", "scaled_dot_product_attention_backward",
+        "conv2d_backward", "avg_pool2d_backward", "max_pool2d_backward", "embedding_backward",
+        "nll_loss_backward", "cross_entropy_backward", "mse_loss_backward"},
+       Dtypes::Any,
+       Tolerance{"composite normwise", TolKind::Normwise, 0, 0, 8, false,
+                 "sums of n terms (rows, channels, dot products, windows, batches) in up to 4 passes "
+                 "(max, shift, exp-sum, normalize): 4 passes of the recursive-summation bound n eps "
+                 "(Higham 4.2) plus the pointwise steps, 8 n eps; normwise (times the largest |ref| "
+                 "of the output) because outputs near 0 are differences of terms that size "
+                 "(x - mean, grad - sum(grad y)); eps of float32 for 16-bit dtypes, then 1 ulp"}},
       {{}, Dtypes::Narrow,
        ulp("16-bit elementwise", 1, "computed in float32 (itself within a few float32 ulp), rounded once")},
       {{}, Dtypes::Any, exact("exact", "integer, bool, comparison and classification results are exact")},
@@ -97,10 +126,10 @@ const std::vector<Row>& table() {
 
 }  // namespace
 
-Tolerance tolerance_for(const Case& c, bool bitwise) {
+Tolerance tolerance_for(const Case& c, bool bitwise, size_t output) {
   if (bitwise) return exact("--bitwise", "bit-exact equality was asked for on the command line", true);
   const std::string op = devplug_op_name(c.op);
-  const devplug_dtype_t out = c.outputs.empty() ? c.dtype : c.outputs[0].dtype;
+  const devplug_dtype_t out = output < c.outputs.size() ? c.outputs[output].dtype : c.dtype;
   // Integer and bool outputs are always exact, except the float family rows for philox.
   if (!is_float(out)) return exact("exact", "integer, bool, comparison and classification results are exact");
   for (const Row& row : table()) {

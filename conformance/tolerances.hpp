@@ -12,6 +12,7 @@ enum class TolKind {
   Ulp,         // within `ulps` units in the last place of the output dtype, or |err| <= abs
   Accumulate,  // |err| <= c * n * eps_acc * (sum of |terms|) + 1 ulp: sums, matmul
   Relative,    // |err| <= c * n * eps_acc * |ref| + 1 ulp: products, variance
+  Normwise,    // |err| <= c * n * eps_acc * max|ref over the output| + 1 ulp: composites
 };
 
 struct Tolerance {
@@ -24,7 +25,7 @@ struct Tolerance {
   const char* reason;
 };
 
-// The row that judges `c`; with `bitwise` every row becomes bit-exact.
-Tolerance tolerance_for(const Case& c, bool bitwise);
+// The row that judges output `output` of `c`; with `bitwise` every row becomes bit-exact.
+Tolerance tolerance_for(const Case& c, bool bitwise, size_t output = 0);
 
 }  // namespace devplug::conform

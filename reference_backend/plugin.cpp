@@ -208,6 +208,11 @@ struct ReferencePlugin {
       ref::register_index_kernels(t);
       ref::register_linalg_kernels(t);
       ref::register_random_kernels(t);
+      ref::register_composite_pointwise_kernels(t);
+      ref::register_composite_norm_kernels(t);
+      ref::register_composite_linear_kernels(t);
+      ref::register_composite_conv_kernels(t);
+      ref::register_composite_loss_kernels(t);
       return t;
     }();
     return table;

@@ -28,9 +28,10 @@ namespace {
 constexpr int64_t kElements = int64_t{1} << 20;
 constexpr int64_t kMatmulSize = 256;
 
-// Every op of ops.def, in table order.
+// Every prim of ops.def, in table order (composites are timed by bench/composite).
 constexpr devplug_op_t kOps[] = {
 #define DEVPLUG_OP(id, name, category, n_in, n_out, attrs, result, dtypes, summary) DEVPLUG_OP_##name,
+#define DEVPLUG_COMPOSITE(...)
 #include "devplug/ops.def"
 };
 

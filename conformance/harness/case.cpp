@@ -109,6 +109,7 @@ const void* Attrs::pointer() const {
     case Iota: return &iota;
     case Matmul: return &matmul;
     case Philox: return &philox;
+    case Raw: return raw.data();
   }
   return nullptr;
 }

@@ -28,6 +28,7 @@ const char* view_name(View view);
 enum class Role {
   Data,   // values of the op's domain (or specials)
   Index,  // int64 indices in [0, index_bound)
+  Fixed,  // the values in `fixed`, in row-major order (composite targets, masks, variances)
 };
 
 struct TensorSpec {
@@ -38,6 +39,8 @@ struct TensorSpec {
   int64_t index_bound = 0;     // Role::Index: values in [0, index_bound)
   bool unique_along_dim = false;  // Role::Index: no two indices of one line along index_dim agree
   int32_t index_dim = 0;
+  std::vector<double> fixed;  // Role::Fixed
+  bool absent = false;        // an optional tensor of a composite left out: passed as NULL
 };
 
 // Where a view lies in its flat storage (elements).
@@ -54,7 +57,7 @@ enum class ValueClass { Random, Special };
 
 // The attribute struct of a case; `kind` says which member is passed.
 struct Attrs {
-  enum Kind { None, Reduce, Dim, Flip, Pad, Fill, Iota, Matmul, Philox } kind = None;
+  enum Kind { None, Reduce, Dim, Flip, Pad, Fill, Iota, Matmul, Philox, Raw } kind = None;
   devplug_reduce_attrs_t reduce{sizeof(devplug_reduce_attrs_t), 0, 0.0};
   devplug_dim_attrs_t dim{sizeof(devplug_dim_attrs_t), 0};
   devplug_flip_attrs_t flip{sizeof(devplug_flip_attrs_t), 0};
@@ -63,6 +66,7 @@ struct Attrs {
   devplug_iota_attrs_t iota{};
   devplug_matmul_attrs_t matmul{sizeof(devplug_matmul_attrs_t), 0};
   devplug_philox_attrs_t philox{sizeof(devplug_philox_attrs_t), 0, 0};
+  std::vector<uint64_t> raw;  // Raw: the bytes of any attribute struct (composite cases)
   const void* pointer() const;
 };
 
@@ -79,6 +83,7 @@ struct Case {
   Attrs attrs;
   int64_t reduction_length = 1;  // terms behind one output element (tolerance bounds)
   bool through_fallback = false;  // the plugin does not claim it; runs only with --allow-fallback
+  bool decomposed = false;  // a composite the device has no native kernel for: its decomposition runs
 };
 
 // What happened to a case. Kept apart as benchdnn does: unsupported is not failed.

@@ -24,14 +24,22 @@ std::string element_text(devplug_dtype_t d, const uint8_t* p) {
 }  // namespace
 
 Judgement judge(const Case& c, const Tolerance& tol, const Bytes& ref, const Bytes& got,
-                const Bytes& magnitude, const std::vector<char>& unspecified, const Bytes& poison) {
+                const Bytes& magnitude, const std::vector<char>& unspecified, const Bytes& poison,
+                size_t output) {
   Judgement j;
-  const devplug_dtype_t d = c.outputs[0].dtype;
+  const devplug_dtype_t d = c.outputs[output].dtype;
   const size_t es = devplug_dtype_size(d);
   const size_t n = ref.size() / es;
   const bool flt = is_float(d);
   const double eps_acc = is_16bit_float(d) ? epsilon(DEVPLUG_DTYPE_FLOAT32) : epsilon(d);
   const double len = static_cast<double>(c.reduction_length);
+  // Normwise rows scale by the largest finite |ref| of the whole output.
+  double ref_norm = 0;
+  if (flt && tol.kind == TolKind::Normwise)
+    for (size_t e = 0; e < n; ++e) {
+      const double rv = std::fabs(load_float(d, &ref[e * es]));
+      if (std::isfinite(rv)) ref_norm = std::max(ref_norm, rv);
+    }
   size_t bad = 0, ref_nonzero = 0, zero_instead = 0;
   std::ostringstream detail;
   for (size_t e = 0; e < n; ++e) {
@@ -66,6 +74,10 @@ Judgement judge(const Case& c, const Tolerance& tol, const Bytes& ref, const Byt
         switch (tol.kind) {
           case TolKind::Exact: ok = ok && ulps == 0; break;
           case TolKind::Ulp: ok = ok && (ulps <= tol.ulps || err <= tol.abs_eps * epsilon(d)); break;
+          case TolKind::Normwise:
+            if (!std::isfinite(rv) || !std::isfinite(gv)) ok = ok && rv == gv;
+            else ok = ok && err <= tol.c * len * eps_acc * ref_norm + ulp_at(d, rv);
+            break;
           case TolKind::Accumulate:
           case TolKind::Relative: {
             if (!std::isfinite(rv) || !std::isfinite(gv)) { ok = ok && rv == gv; break; }

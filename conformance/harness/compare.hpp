@@ -15,11 +15,12 @@ struct Judgement {
   std::string detail;  // the first bad elements, or why the output is suspicious
 };
 
-// Compares output 0 (`got`, row-major) with the reference's (`ref`) under `tol`. Elements
-// marked in `unspecified` are skipped. `magnitude` is the reference op run on |inputs|
-// (Accumulate rows; may be empty). `poison` is one element of the poison pattern, used to
-// say "unwritten" when a bad element still holds it.
+// Compares output `output` (`got`, row-major) with the reference's (`ref`) under `tol`.
+// Elements marked in `unspecified` are skipped. `magnitude` is the reference op run on
+// |inputs| (Accumulate rows; may be empty). `poison` is one element of the poison pattern,
+// used to say "unwritten" when a bad element still holds it.
 Judgement judge(const Case& c, const Tolerance& tol, const Bytes& ref, const Bytes& got,
-                const Bytes& magnitude, const std::vector<char>& unspecified, const Bytes& poison);
+                const Bytes& magnitude, const std::vector<char>& unspecified, const Bytes& poison,
+                size_t output = 0);
 
 }  // namespace devplug::conform

@@ -49,6 +49,11 @@ bool make_placed(const Target& t, const TensorSpec& spec, const Placement& p, co
   return true;
 }
 
+// Reads output `spec` back from `placed` into its row-major elements; checks the guard
+// bands. Returns false (with x's error set) when a host call fails.
+bool read_output(const Target& t, const TensorSpec& ospec, const Placement& op, Placed& placed, Bytes* out,
+                 Execution& x);
+
 }  // namespace
 
 Execution execute(const Target& t, const Case& c, const std::vector<Bytes>& input_storage,
@@ -56,21 +61,25 @@ Execution execute(const Target& t, const Case& c, const std::vector<Bytes>& inpu
   Execution x;
   std::vector<Placed> inputs(c.inputs.size());
   for (size_t k = 0; k < c.inputs.size(); ++k)
-    if (!make_placed(t, c.inputs[k], input_placement[k], input_storage[k], &inputs[k], &x.error, &x.code))
+    if (!c.inputs[k].absent &&
+        !make_placed(t, c.inputs[k], input_placement[k], input_storage[k], &inputs[k], &x.error, &x.code))
       return x;
-  const TensorSpec& ospec = c.outputs[0];
-  const Placement op = place(ospec, kGuardElements);
-  const size_t es = devplug_dtype_size(ospec.dtype);
-  Bytes storage(static_cast<size_t>(op.storage_elems) * es, kPoisonByte);
-  Placed output;
-  if (!make_placed(t, ospec, op, storage, &output, &x.error, &x.code)) return x;
+  std::vector<Placement> out_placement(c.outputs.size());
+  std::vector<Placed> outputs(c.outputs.size());
+  for (size_t k = 0; k < c.outputs.size(); ++k) {
+    const TensorSpec& ospec = c.outputs[k];
+    if (ospec.absent) continue;
+    out_placement[k] = place(ospec, kGuardElements);
+    const Bytes poisoned(static_cast<size_t>(out_placement[k].storage_elems) * devplug_dtype_size(ospec.dtype), kPoisonByte);
+    if (!make_placed(t, ospec, out_placement[k], poisoned, &outputs[k], &x.error, &x.code)) return x;
+  }
 
-  std::vector<devplug_tensor_t*> in_views;
+  std::vector<devplug_tensor_t*> in_views, out_views;
   for (Placed& p : inputs) in_views.push_back(p.view.get());
-  devplug_tensor_t* out_view = output.view.get();
+  for (Placed& p : outputs) out_views.push_back(p.view.get());
   const auto start = std::chrono::steady_clock::now();
-  devplug_error_t* e = devplug_op_call(t.stream, c.op, in_views.data(), in_views.size(), &out_view, 1,
-                                       c.attrs.pointer());
+  devplug_error_t* e = devplug_op_call(t.stream, c.op, in_views.data(), in_views.size(), out_views.data(),
+                                       out_views.size(), c.attrs.pointer());
   if (e == nullptr) e = devplug_stream_synchronize(t.stream);
   x.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (e != nullptr) {
@@ -78,13 +87,27 @@ Execution execute(const Target& t, const Case& c, const std::vector<Bytes>& inpu
     x.error = "devplug_op_call: " + take_error(e);
     return x;
   }
-  e = devplug_tensor_copy_to_host(t.stream, output.storage.get(), storage.data(), storage.size());
+  x.more.resize(c.outputs.size() - 1);
+  for (size_t k = 0; k < c.outputs.size(); ++k) {
+    if (c.outputs[k].absent) continue;
+    if (!read_output(t, c.outputs[k], out_placement[k], outputs[k], k == 0 ? &x.output : &x.more[k - 1], x)) return x;
+  }
+  return x;
+}
+
+namespace {
+
+bool read_output(const Target& t, const TensorSpec& ospec, const Placement& op, Placed& placed, Bytes* out,
+                 Execution& x) {
+  const size_t es = devplug_dtype_size(ospec.dtype);
+  Bytes storage(static_cast<size_t>(op.storage_elems) * es);
+  devplug_error_t* e = devplug_tensor_copy_to_host(t.stream, placed.storage.get(), storage.data(), storage.size());
   if (e != nullptr) {
     x.code = e->code;
     x.error = "reading the output back: " + take_error(e);
-    return x;
+    return false;
   }
-  x.output = logical_elements(storage, ospec, op);
+  *out = logical_elements(storage, ospec, op);
   // Every storage element the view does not reach must still hold the poison.
   std::vector<char> reached(static_cast<size_t>(op.storage_elems), 0);
   {
@@ -104,13 +127,15 @@ Execution execute(const Target& t, const Case& c, const std::vector<Bytes>& inpu
     if (reached[static_cast<size_t>(at)]) continue;
     for (size_t b = 0; b < es; ++b) {
       if (storage[static_cast<size_t>(at) * es + b] != kPoisonByte) {
-        x.guard_problem = "wrote outside the output: storage element " + std::to_string(at) +
-                          " (the view starts at element " + std::to_string(op.offset) + ")";
-        return x;
+        if (x.guard_problem.empty())
+          x.guard_problem = "wrote outside the output: storage element " + std::to_string(at) +
+                            " (the view starts at element " + std::to_string(op.offset) + ")";
+        return true;
       }
     }
   }
-  return x;
+  return true;
 }
 
+}  // namespace
 }  // namespace devplug::conform

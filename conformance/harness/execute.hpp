@@ -1,6 +1,7 @@
-// Runs one case on one device through the host API: inputs placed as the case says,
-// output poisoned and surrounded by guard bands inside one larger storage, then read back
-// and checked for writes outside the output and (by the caller) unwritten elements.
+// Runs one case on one device through the host API: inputs placed as the case says (absent
+// optional ones passed as NULL), each output poisoned and surrounded by guard bands inside
+// one larger storage, then read back and checked for writes outside the output and (by the
+// caller) unwritten elements.
 #pragma once
 
 #include <string>
@@ -25,6 +26,7 @@ struct Execution {
   std::string error;       // non-empty when a host call failed (the op included)
   devplug_code_t code = DEVPLUG_CODE_OK;
   Bytes output;            // output 0 in row-major order
+  std::vector<Bytes> more;  // outputs 1, 2, ... of a composite (empty for an absent one)
   std::string guard_problem;  // a write outside the output view
   double seconds = 0;      // op call and synchronize
 };

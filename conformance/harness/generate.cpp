@@ -6,6 +6,7 @@
 #include <string>
 
 #include "devplug/sdk/kernels.hpp"
+#include "harness/composite_cases.hpp"
 #include "harness/elements.hpp"
 #include "harness/values.hpp"
 
@@ -78,8 +79,11 @@ class Builder {
       for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d) {
         if (!(info->dtypes & DEVPLUG_DTYPE_BIT(d))) continue;
         const bool claimed = claimed_(op, d);
-        if (!claimed && !allow_fallback_) continue;
-        fallback_ = !claimed;
+        // A composite always runs: natively where claimed, else through its decomposition.
+        const bool composite = info->category == DEVPLUG_CATEGORY_composite;
+        if (!claimed && !allow_fallback_ && !composite) continue;
+        fallback_ = !claimed && !composite;
+        decomposed_ = composite && !claimed;
         op_cases(info, d);
       }
     }
@@ -131,6 +135,12 @@ class Builder {
       case DEVPLUG_CATEGORY_shape: shape(info, d); break;
       case DEVPLUG_CATEGORY_linalg: matmul(info, d); break;
       case DEVPLUG_CATEGORY_random: random(info, d); break;
+      case DEVPLUG_CATEGORY_composite:
+        for (Case& c : composite_cases(*info, d, rng_())) {
+          c.decomposed = decomposed_;
+          cases_.push_back(std::move(c));
+        }
+        break;
       default: break;
     }
   }
@@ -467,6 +477,7 @@ class Builder {
   const ClaimFn& claimed_;
   bool allow_fallback_;
   bool fallback_ = false;
+  bool decomposed_ = false;
   std::mt19937_64 rng_;
   std::vector<Case> cases_;
 };

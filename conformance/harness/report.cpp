@@ -45,6 +45,23 @@ std::map<std::pair<devplug_op_t, devplug_dtype_t>, Status> matrix(const RunState
   return cells;
 }
 
+// The composite ops a device runs through their decomposition (no native kernel), as
+// (op, dtype) pairs: the matrix marks their cells "decomposed", the others "native".
+std::map<std::pair<devplug_op_t, devplug_dtype_t>, bool> composite_paths(const RunState& run) {
+  std::map<std::pair<devplug_op_t, devplug_dtype_t>, bool> decomposed;
+  for (const Case& c : run.cases)
+    if (devplug_op_info(c.op)->category == DEVPLUG_CATEGORY_composite) decomposed[{c.op, c.dtype}] = c.decomposed;
+  return decomposed;
+}
+
+// A cell's text: the status, and for a composite how it ran.
+std::string cell_text(const char* mark, const std::map<std::pair<devplug_op_t, devplug_dtype_t>, bool>& paths,
+                      devplug_op_t op, devplug_dtype_t d) {
+  auto it = paths.find({op, d});
+  if (it == paths.end()) return mark;
+  return std::string(mark) + (it->second ? " (decomposed)" : " (native)");
+}
+
 std::string write_text(const std::string& path, const std::string& text) {
   std::ofstream out(path);
   if (!out) return "cannot write " + path;
@@ -72,7 +89,10 @@ Summary summarize(const RunState& run) {
     if (is_failure(st)) ++s.failed;
     else if (st == Status::Xfail) ++s.xfail;
     else if (st == Status::Fallback) ++s.fallback;
+    else if (st == Status::Unsupported) ++s.unsupported;
     else ++s.passed;
+    if (devplug_op_info(run.cases[i].op)->category == DEVPLUG_CATEGORY_composite)
+      ++(run.cases[i].decomposed ? s.composite_decomposed : s.composite_native);
   }
   for (const AbiRecord& a : run.abi) {
     if (is_failure(a.result.status)) ++s.failed;
@@ -80,7 +100,7 @@ Summary summarize(const RunState& run) {
     else if (a.result.status == Status::Xfail) ++s.xfail;
     else ++s.skipped;
   }
-  s.unsupported = static_cast<int>(run.unsupported.size());
+  s.unsupported += static_cast<int>(run.unsupported.size());
   return s;
 }
 
@@ -89,7 +109,8 @@ std::string write_json_report(const RunState& run, const std::string& path) {
   nlohmann::json j;
   j["stamp"] = stamp_json(run.stamp);
   j["summary"] = {{"passed", s.passed},   {"failed", s.failed},     {"unsupported", s.unsupported},
-                  {"xfail", s.xfail},     {"fallback", s.fallback}, {"seconds", run.seconds}};
+                  {"xfail", s.xfail},     {"fallback", s.fallback}, {"seconds", run.seconds},
+                  {"composite_native", s.composite_native}, {"composite_decomposed", s.composite_decomposed}};
   nlohmann::json cases = nlohmann::json::array();
   for (size_t i = 0; i < run.cases.size(); ++i) {
     if (!run.ran[i]) continue;
@@ -107,6 +128,8 @@ std::string write_json_report(const RunState& run, const std::string& path) {
                         {"seconds", r.seconds}};
     if (!r.message.empty()) e["message"] = r.message;
     if (!run.xfail_reason[i].empty()) e["xfail_reason"] = run.xfail_reason[i];
+    if (devplug_op_info(c.op)->category == DEVPLUG_CATEGORY_composite)
+      e["path"] = c.decomposed ? "decomposed" : "native";
     cases.push_back(e);
   }
   j["cases"] = cases;
@@ -131,17 +154,19 @@ std::string write_markdown_report(const RunState& run, const std::string& path) 
      << st.opset << "), device " << st.device_name << " (" << st.device_vendor << ", driver "
      << st.driver_version << "), devplug " << st.devplug_version << ", " << st.date << "\n\n"
      << s.passed << " passed, " << s.failed << " failed, " << s.unsupported << " unsupported, " << s.xfail
-     << " xfail, " << s.fallback << " fallback in " << run.seconds << " s\n\n| op |";
+     << " xfail, " << s.fallback << " fallback in " << run.seconds << " s; composite cases: "
+     << s.composite_native << " native, " << s.composite_decomposed << " decomposed into prims\n\n| op |";
   for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d) md << " " << devplug_dtype_name(d) << " |";
   md << "\n| --- |";
   for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d) md << " --- |";
   md << "\n";
   const auto cells = matrix(run);
+  const auto paths = composite_paths(run);
   for (devplug_op_t op : sdk::all_ops()) {
     md << "| " << devplug_op_name(op) << " |";
     for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d) {
       auto it = cells.find({op, d});
-      md << " " << (it == cells.end() ? "" : cell_mark(it->second)) << " |";
+      md << " " << (it == cells.end() ? "" : cell_text(cell_mark(it->second), paths, op, d)) << " |";
     }
     md << "\n";
   }
@@ -161,16 +186,18 @@ std::string write_html_report(const RunState& run, const std::string& path) {
     << " (" << st.device_vendor << ", driver " << st.driver_version << "), devplug " << st.devplug_version
     << ", " << st.date << "</p>\n<p>" << s.passed << " passed, " << s.failed << " failed, " << s.unsupported
     << " unsupported, " << s.xfail << " xfail, " << s.fallback << " fallback in " << run.seconds
-    << " s</p>\n<table><tr><th>op</th>";
+    << " s; composite cases: " << s.composite_native << " native, " << s.composite_decomposed
+    << " decomposed into prims</p>\n<table><tr><th>op</th>";
   for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d) h << "<th>" << devplug_dtype_name(d) << "</th>";
   h << "</tr>\n";
   const auto cells = matrix(run);
+  const auto paths = composite_paths(run);
   for (devplug_op_t op : sdk::all_ops()) {
     h << "<tr><td>" << devplug_op_name(op) << "</td>";
     for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d) {
       auto it = cells.find({op, d});
       if (it == cells.end()) h << "<td></td>";
-      else h << "<td class=\"" << cell_mark(it->second) << "\">" << cell_mark(it->second) << "</td>";
+      else h << "<td class=\"" << cell_mark(it->second) << "\">" << cell_text(cell_mark(it->second), paths, op, d) << "</td>";
     }
     h << "</tr>\n";
   }

@@ -12,6 +12,7 @@ namespace devplug::conform {
 
 struct Summary {
   int passed = 0, failed = 0, unsupported = 0, xfail = 0, fallback = 0, skipped = 0;
+  int composite_native = 0, composite_decomposed = 0;  // composite cases run, by path
 };
 Summary summarize(const RunState& run);
 

@@ -1,6 +1,7 @@
 // Worker sessions and the per-case procedure (see session.hpp).
 #include "harness/session.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "harness/compare.hpp"
@@ -56,15 +57,16 @@ Result run_case(Session& session, const Case& c, const Options& options) {
   std::vector<Placement> placement;
   std::vector<Bytes> storage, logical;
   for (size_t k = 0; k < c.inputs.size(); ++k) {
-    placement.push_back(place(c.inputs[k], 0));
-    storage.push_back(make_input_storage(c, k, placement.back(), options.seed));
-    logical.push_back(logical_elements(storage.back(), c.inputs[k], placement.back()));
+    placement.push_back(c.inputs[k].absent ? Placement() : place(c.inputs[k], 0));
+    storage.push_back(c.inputs[k].absent ? Bytes() : make_input_storage(c, k, placement.back(), options.seed));
+    logical.push_back(c.inputs[k].absent ? Bytes() : logical_elements(storage.back(), c.inputs[k], placement.back()));
   }
   const Execution ref = execute(session.reference_target(), c, storage, placement);
+  // Every fallback counts, not only the op's own: a composite's decomposition runs prims.
   uint64_t fallback_before = 0, fallback_after = 0;
-  take_error(devplug_context_fallback_count(session.context(), c.op, &fallback_before));
+  take_error(devplug_context_fallback_count(session.context(), DEVPLUG_OP_INVALID, &fallback_before));
   const Execution got = execute(session.target(), c, storage, placement);
-  take_error(devplug_context_fallback_count(session.context(), c.op, &fallback_after));
+  take_error(devplug_context_fallback_count(session.context(), DEVPLUG_OP_INVALID, &fallback_after));
   const bool fell_back = fallback_after > fallback_before;
   result.seconds = got.seconds;
   if (!ref.error.empty() && !got.error.empty()) {
@@ -74,6 +76,13 @@ Result run_case(Session& session, const Case& c, const Options& options) {
   if (!ref.error.empty()) {
     result.status = Status::Fail;
     result.message = "the reference refused a case the plugin ran: " + ref.error;
+    return result;
+  }
+  if (!got.error.empty() && c.decomposed && got.code == DEVPLUG_CODE_UNIMPLEMENTED) {
+    // A decomposition needs a prim (or dtype) the plugin does not run, and the run allows no
+    // CPU fallback: the composite is not the device's to run, like an unclaimed prim.
+    result.status = Status::Unsupported;
+    result.message = "its decomposition needs what the plugin lacks: " + got.error;
     return result;
   }
   if (!got.error.empty()) {
@@ -98,10 +107,25 @@ Result run_case(Session& session, const Case& c, const Options& options) {
     if (mag.error.empty()) magnitude = mag.output;
   }
   const Bytes poison(devplug_dtype_size(out), kPoisonByte);
-  const Judgement j = judge(c, tol, ref.output, got.output, magnitude, unspecified_mask(c, logical), poison);
+  Judgement j = judge(c, tol, ref.output, got.output, magnitude, unspecified_mask(c, logical), poison);
   result.max_ulp = j.max_ulp;
   result.max_abs = j.max_abs;
   result.max_rel = j.max_rel;
+  // A composite's further outputs (statistics, indices, masks, gradients), each judged by
+  // its own tolerance row.
+  for (size_t k = 1; k < c.outputs.size() && k - 1 < got.more.size() && k - 1 < ref.more.size(); ++k) {
+    if (c.outputs[k].absent) continue;
+    const Tolerance tk = tolerance_for(c, options.bitwise, k);
+    const Bytes poison_k(devplug_dtype_size(c.outputs[k].dtype), kPoisonByte);
+    const Judgement jk = judge(c, tk, ref.more[k - 1], got.more[k - 1], Bytes(), {}, poison_k, k);
+    result.max_ulp = std::max(result.max_ulp, jk.max_ulp);
+    result.max_abs = std::max(result.max_abs, jk.max_abs);
+    result.max_rel = std::max(result.max_rel, jk.max_rel);
+    if (!jk.ok) {
+      j.ok = false;
+      j.detail += "outputs[" + std::to_string(k) + "]: " + jk.detail + "tolerance: " + tk.rule + " — " + tk.reason + "\n";
+    }
+  }
   if (!got.guard_problem.empty()) {
     result.status = Status::Fail;
     result.message = got.guard_problem + "\n";

@@ -179,6 +179,13 @@ Bytes make_input_storage(const Case& c, size_t k, const Placement& p, uint64_t s
   const size_t es = devplug_dtype_size(spec.dtype);
   Bytes storage(static_cast<size_t>(p.storage_elems) * es, 0);
   Drawer draw(c, k, seed);
+  if (spec.role == Role::Fixed) {  // composite cases spell out these values
+    for_each_element(spec, p, [&](int64_t e, int64_t at) {
+      const double v = spec.fixed[static_cast<size_t>(e)];
+      store_value(spec.dtype, &storage[static_cast<size_t>(at) * es], Value{v, std::isfinite(v) ? static_cast<int64_t>(v) : 0});
+    });
+    return storage;
+  }
   if (spec.role == Role::Index) {
     const std::vector<int64_t> idx = draw_indices(spec, draw.rng());
     for_each_element(spec, p, [&](int64_t e, int64_t at) {

@@ -27,6 +27,7 @@ const char* category_suite(devplug_category_t c) {
     case DEVPLUG_CATEGORY_index: return "Index/OpTest";
     case DEVPLUG_CATEGORY_shape: return "Shape/OpTest";
     case DEVPLUG_CATEGORY_linalg: return "Linalg/OpTest";
+    case DEVPLUG_CATEGORY_composite: return "Composite/OpTest";
     default: return "Random/OpTest";
   }
 }
@@ -46,6 +47,7 @@ class OpTest : public testing::Test {
     const size_t i = static_cast<size_t>(index_);
     const Case& c = run.cases[i];
     Result& r = run.results[i];
+    if (r.status == Status::Unsupported) GTEST_SKIP() << "unsupported: " << r.message;
     const std::string& xfail = run.xfail_reason[i];
     const std::string repro = "repro: " + repro_command(c.name);
     if (is_failure(r.status)) {  // Pass and Fallback (right, through the CPU fallback) pass

@@ -16,12 +16,12 @@ using namespace devplug::detail;
 
 namespace {
 
-constexpr uint32_t kKnownContextFlags =
-    DEVPLUG_CONTEXT_NO_DISCOVERY | DEVPLUG_CONTEXT_STRICT | DEVPLUG_CONTEXT_NO_FALLBACK;
+constexpr uint32_t kKnownContextFlags = DEVPLUG_CONTEXT_NO_DISCOVERY | DEVPLUG_CONTEXT_STRICT |
+                                        DEVPLUG_CONTEXT_NO_FALLBACK | DEVPLUG_CONTEXT_DECOMPOSE;
 
-// DEVPLUG_STRICT=1 (any value but empty or "0") makes every context strict.
-bool strict_from_environment() {
-  const char* value = std::getenv("DEVPLUG_STRICT");
+// A switch variable: set to anything but empty or "0".
+bool environment_flag(const char* name) {
+  const char* value = std::getenv(name);
   return value != nullptr && *value != '\0' && std::strcmp(value, "0") != 0;
 }
 
@@ -53,8 +53,9 @@ DEVPLUG_API devplug_error_t* devplug_context_create(const devplug_context_option
         invalid_argument("options->flags has unknown bits " + std::to_string(flags & ~kKnownContextFlags));
     }
     auto context = std::make_unique<devplug_context_t>();
-    context->strict = (flags & DEVPLUG_CONTEXT_STRICT) != 0 || strict_from_environment();
+    context->strict = (flags & DEVPLUG_CONTEXT_STRICT) != 0 || environment_flag("DEVPLUG_STRICT");
     context->no_fallback = (flags & DEVPLUG_CONTEXT_NO_FALLBACK) != 0;
+    context->decompose = (flags & DEVPLUG_CONTEXT_DECOMPOSE) != 0 || environment_flag("DEVPLUG_DECOMPOSE");
     context->trace = Trace::from_environment();
     if ((flags & DEVPLUG_CONTEXT_NO_DISCOVERY) == 0) discover_plugins(*context);
     *out_context = context.release();

@@ -1,6 +1,7 @@
 // C entry points: op calls, elementwise ops with broadcasting and promotion, and the
 // promotion and broadcasting rules themselves.
 #include "api_guard.hpp"
+#include "devplug/sdk/composite.hpp"
 #include "dispatch.hpp"
 #include "elementwise.hpp"
 #include "promotion.hpp"
@@ -9,13 +10,23 @@ using namespace devplug::detail;
 
 namespace {
 
-// Checks an array of tensor handles; the message names the element ("inputs[2]").
-void require_tensors(devplug_tensor_t* const* tensors, size_t n, const char* what) {
+// Checks an array of tensor handles; the message names the element ("inputs[2]", and for
+// a composite its name: "outputs[1] (mean)"). A NULL element is allowed where the
+// composite's signature marks it optional.
+void require_tensors(devplug_op_t op, devplug_tensor_t* const* tensors, size_t n, bool inputs) {
+  const char* what = inputs ? "inputs" : "outputs";
   if (n > 0 && tensors == nullptr) invalid_argument(std::string(what) + " is NULL but its count is " + std::to_string(n));
+  const devplug::sdk::CompositeSignature* sig = devplug::sdk::composite_signature(op);
+  const int known = sig == nullptr ? 0 : inputs ? sig->n_inputs : sig->n_outputs;
   for (size_t i = 0; i < n; ++i) {
     const devplug_tensor_t* t = tensors[i];
+    const devplug::sdk::CompositeArg* arg =
+        static_cast<int>(i) < known ? &(inputs ? sig->inputs : sig->outputs)[i] : nullptr;
+    if (t == nullptr && arg != nullptr && arg->optional) continue;  // an absent optional tensor
     if (t == nullptr || t->magic != devplug_tensor_t::kMagic)
-      invalid_argument(std::string(what) + "[" + std::to_string(i) + "] is " + (t ? "not a live tensor handle" : "NULL"));
+      invalid_argument(std::string(what) + "[" + std::to_string(i) + "]" +
+                       (arg != nullptr ? std::string(" (") + arg->name + ")" : std::string()) + " is " +
+                       (t ? "not a live tensor handle" : arg != nullptr ? "NULL but not optional" : "NULL"));
   }
 }
 
@@ -36,10 +47,12 @@ DEVPLUG_API devplug_error_t* devplug_op_call(devplug_stream_t* stream, devplug_o
                                              devplug_tensor_t* const* outputs, size_t n_outputs,
                                              const void* attrs) {
   return guard([&] {
-    require_tensors(inputs, n_inputs, "inputs");
-    require_tensors(outputs, n_outputs, "outputs");
-    devplug_stream_t& s = pick_stream(stream, n_outputs > 0 ? outputs[0] : nullptr,
-                                           "stream is NULL and there is no output to take the device from");
+    require_tensors(op, inputs, n_inputs, true);
+    require_tensors(op, outputs, n_outputs, false);
+    const devplug_tensor_t* first_output = nullptr;  // a composite's outputs may start with an absent one
+    for (size_t i = 0; i < n_outputs && first_output == nullptr; ++i) first_output = outputs[i];
+    devplug_stream_t& s = pick_stream(stream, first_output,
+                                      "stream is NULL and there is no output to take the device from");
     dispatch_op(s, op, inputs, n_inputs, outputs, n_outputs, attrs);
   });
 }
@@ -51,7 +64,7 @@ DEVPLUG_API devplug_error_t* devplug_elementwise(devplug_stream_t* stream, devpl
     require_not_null(inout_result, "inout_result");
     if (*inout_result != nullptr) require_handle(*inout_result, "*inout_result");
     if (n_inputs == 0) invalid_argument("n_inputs is 0");
-    require_tensors(inputs, n_inputs, "inputs");
+    require_tensors(op, inputs, n_inputs, true);
     devplug_stream_t& s = pick_stream(stream, inputs[0], "stream is NULL");
     run_elementwise(s, op, inputs, n_inputs, inout_result);
   });

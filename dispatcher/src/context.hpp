@@ -29,6 +29,7 @@ struct devplug_context_t {
 
   bool strict = false;       // DEVPLUG_CONTEXT_STRICT or DEVPLUG_STRICT=1
   bool no_fallback = false;  // DEVPLUG_CONTEXT_NO_FALLBACK
+  bool decompose = false;    // DEVPLUG_CONTEXT_DECOMPOSE or DEVPLUG_DECOMPOSE=1: composites never run native
 
   std::mutex mutex;  // plugins, devices, failures, reference loading
   std::vector<std::unique_ptr<devplug_plugin_t>> plugins;       // load order

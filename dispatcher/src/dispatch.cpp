@@ -1,11 +1,14 @@
 // devplug_op_call's engine: validate, look the kernel up in the plugin's dense table, run it
 // (materializing dense operands when it asks), fall back to the CPU when it cannot, trace.
+// A composite op runs the device's native kernel when there is one, else its decomposition
+// (composite/decompose.hpp); it never falls back to the CPU itself.
 #include "dispatch.hpp"
 
 #include <string>
 #include <vector>
 
 #include "api_guard.hpp"
+#include "composite/decompose.hpp"
 #include "context.hpp"
 #include "copy.hpp"
 #include "device.hpp"
@@ -23,6 +26,10 @@ std::string shapes_text(const devplug_tensor_t* const* inputs, size_t n_inputs,
                         const devplug_tensor_t* const* outputs, size_t n_outputs) {
   std::string text;
   auto add = [&](const devplug_tensor_t* t) {
+    if (t == nullptr) {  // an absent optional tensor
+      text += '-';
+      return;
+    }
     text += '[';
     for (int32_t d = 0; d < t->layout.rank; ++d) {
       if (d > 0) text += ',';
@@ -45,7 +52,7 @@ std::string shapes_text(const devplug_tensor_t* const* inputs, size_t n_inputs,
 void check_devices(const devplug_stream_t& stream, const devplug_tensor_t* const* tensors, size_t n,
                    const char* what) {
   for (size_t i = 0; i < n; ++i)
-    if (&tensors[i]->device() != stream.device)
+    if (tensors[i] != nullptr && &tensors[i]->device() != stream.device)
       invalid_argument(std::string(what) + "[" + std::to_string(i) + "] is on device " +
                        std::to_string(tensors[i]->device().index) + " of plugin " + tensors[i]->plugin().name +
                        ", not on the stream's device " + std::to_string(stream.device->index) + " of plugin " +
@@ -67,8 +74,11 @@ void validate(devplug_op_t op, const devplug_tensor_t* const* inputs, size_t n_i
     out_heap.resize(n_outputs);
     out = out_heap.data();
   }
-  for (size_t i = 0; i < n_inputs; ++i) in[i] = CallTensor{&inputs[i]->layout, inputs[i]->storage};
-  for (size_t i = 0; i < n_outputs; ++i) out[i] = CallTensor{&outputs[i]->layout, outputs[i]->storage};
+  auto call_tensor = [](const devplug_tensor_t* t) {
+    return t == nullptr ? CallTensor{nullptr, nullptr} : CallTensor{&t->layout, t->storage};
+  };
+  for (size_t i = 0; i < n_inputs; ++i) in[i] = call_tensor(inputs[i]);
+  for (size_t i = 0; i < n_outputs; ++i) out[i] = call_tensor(outputs[i]);
   Problem problem = validate_call(op, in, n_inputs, out, n_outputs, attrs);
   if (!problem.empty()) invalid_argument(problem);
 }
@@ -77,10 +87,10 @@ bool needs_dense(const KernelSlot& slot, const devplug_tensor_t* const* inputs, 
                  const devplug_tensor_t* const* outputs, size_t n_outputs) {
   if (slot.flags & DEVPLUG_KERNEL_DENSE_INPUTS)
     for (size_t i = 0; i < n_inputs; ++i)
-      if (!is_contiguous(inputs[i]->layout)) return true;
+      if (inputs[i] != nullptr && !is_contiguous(inputs[i]->layout)) return true;
   if (slot.flags & DEVPLUG_KERNEL_DENSE_OUTPUTS)
     for (size_t i = 0; i < n_outputs; ++i)
-      if (!is_contiguous(outputs[i]->layout)) return true;
+      if (outputs[i] != nullptr && !is_contiguous(outputs[i]->layout)) return true;
   return false;
 }
 
@@ -95,7 +105,7 @@ devplug_error_t* call_dense(devplug_stream_t& stream, const KernelSlot& slot, de
   std::vector<const devplug_tensor_t*> out(outputs, outputs + n_outputs);
   if (slot.flags & DEVPLUG_KERNEL_DENSE_INPUTS) {
     for (auto& t : in) {
-      if (is_contiguous(t->layout)) continue;
+      if (t == nullptr || is_contiguous(t->layout)) continue;
       const Layout& l = t->layout;
       temps.emplace_back(new_tensor(*stream.device, contiguous_layout(l.dtype, l.rank, l.shape)));
       copy_tensor(stream, *temps.back(), *t);
@@ -105,7 +115,7 @@ devplug_error_t* call_dense(devplug_stream_t& stream, const KernelSlot& slot, de
   std::vector<size_t> copied_back;
   if (slot.flags & DEVPLUG_KERNEL_DENSE_OUTPUTS) {
     for (size_t i = 0; i < out.size(); ++i) {
-      if (is_contiguous(out[i]->layout)) continue;
+      if (out[i] == nullptr || is_contiguous(out[i]->layout)) continue;
       const Layout& l = out[i]->layout;
       temps.emplace_back(new_tensor(*stream.device, contiguous_layout(l.dtype, l.rank, l.shape)));
       out[i] = temps.back().get();
@@ -118,6 +128,21 @@ devplug_error_t* call_dense(devplug_stream_t& stream, const KernelSlot& slot, de
   return nullptr;
 }
 
+// A validated composite call: the device's native kernel unless the context decomposes
+// every composite (or the kernel answers UNIMPLEMENTED), else the decomposition.
+void run_composite(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
+                   const devplug_tensor_t* const* inputs, size_t n_inputs, const devplug_tensor_t* const* outputs,
+                   size_t n_outputs, const void* attrs) {
+  const devplug_context_t& context = *stream.device->plugin->context;
+  Trace* trace = context.trace.get();
+  const uint64_t start = trace != nullptr ? trace_now_ns() : 0;
+  bool native = !context.decompose && run_on_device(stream, op, dtype, inputs, n_inputs, outputs, n_outputs, attrs);
+  if (!native) run_decomposition(stream, op, inputs, n_inputs, outputs, n_outputs, attrs);
+  if (trace != nullptr)
+    trace->record(op, dtype, shapes_text(inputs, n_inputs, outputs, n_outputs), stream.device->plugin->name,
+                  native ? "native" : "decomposed", start, trace_now_ns());
+}
+
 }  // namespace
 
 bool run_on_device(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
@@ -125,8 +150,10 @@ bool run_on_device(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dt
                    const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
   const devplug_plugin_t& plugin = *stream.device->plugin;
   devplug_dtype_mask_t call_dtypes = 0;
-  for (size_t i = 0; i < n_inputs; ++i) call_dtypes |= DEVPLUG_DTYPE_BIT(inputs[i]->layout.dtype);
-  for (size_t i = 0; i < n_outputs; ++i) call_dtypes |= DEVPLUG_DTYPE_BIT(outputs[i]->layout.dtype);
+  for (size_t i = 0; i < n_inputs; ++i)
+    if (inputs[i] != nullptr) call_dtypes |= DEVPLUG_DTYPE_BIT(inputs[i]->layout.dtype);
+  for (size_t i = 0; i < n_outputs; ++i)
+    if (outputs[i] != nullptr) call_dtypes |= DEVPLUG_DTYPE_BIT(outputs[i]->layout.dtype);
   const KernelSlot& slot = stream.device->kernel(op, dtype, call_dtypes);
   if (slot.fn == nullptr) return false;
   devplug_error_t* error = needs_dense(slot, inputs, n_inputs, outputs, n_outputs)
@@ -148,6 +175,10 @@ void dispatch_op(devplug_stream_t& stream, devplug_op_t op, const devplug_tensor
   validate(op, inputs, n_inputs, outputs, n_outputs, attrs);
   const devplug_op_info_t& info = *devplug_op_info(op);  // validate() knows the op
   const devplug_dtype_t dtype = dispatch_dtype(info, inputs, outputs);
+  if (info.category == DEVPLUG_CATEGORY_composite) {
+    run_composite(stream, op, dtype, inputs, n_inputs, outputs, n_outputs, attrs);
+    return;
+  }
 
   Trace* trace = stream.device->plugin->context->trace.get();
   if (trace == nullptr) {  // the only cost of tracing when DEVPLUG_TRACE is unset
@@ -161,8 +192,8 @@ void dispatch_op(devplug_stream_t& stream, devplug_op_t op, const devplug_tensor
     run_fallback(stream, op, dtype, inputs, n_inputs, outputs, n_outputs, attrs);
     fell_back = true;
   }
-  trace->record(op, dtype, shapes_text(inputs, n_inputs, outputs, n_outputs), stream.device->plugin->name, fell_back,
-                start, trace_now_ns());
+  trace->record(op, dtype, shapes_text(inputs, n_inputs, outputs, n_outputs), stream.device->plugin->name,
+                fell_back ? "fallback" : "kernel", start, trace_now_ns());
 }
 
 }  // namespace devplug::detail

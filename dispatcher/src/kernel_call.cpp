@@ -21,6 +21,10 @@ class Descriptors {
       ptrs = heap_ptrs_.get();
     }
     for (size_t i = 0; i < n; ++i) {
+      if (tensors[i] == nullptr) {  // an absent optional tensor of a composite
+        ptrs[i] = nullptr;
+        continue;
+      }
       describe(*tensors[i], &descs[i]);
       ptrs[i] = &descs[i];
     }

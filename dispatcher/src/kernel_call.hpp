@@ -7,12 +7,13 @@
 
 namespace devplug::detail {
 
-// The most tensors per side whose descriptors live on the stack (every op but cat has at
-// most 3 inputs and 1 output); cat with more inputs allocates.
-constexpr size_t kStackTensors = 4;
+// The most tensors per side whose descriptors live on the stack (prims have at most 3
+// inputs and 1 output, composites at most 5 of each); cat with more inputs allocates.
+constexpr size_t kStackTensors = 5;
 
 // Calls `fn(stream, call)` for `op` on the given tensors and returns the plugin's error
-// (NULL on success). The caller has validated the call.
+// (NULL on success). The caller has validated the call. A NULL tensor (an absent optional
+// tensor of a composite) is passed as a NULL descriptor pointer.
 devplug_error_t* call_kernel(const devplug_stream_t& stream, devplug_kernel_fn fn, devplug_op_t op,
                              const devplug_tensor_t* const* inputs, size_t n_inputs,
                              const devplug_tensor_t* const* outputs, size_t n_outputs,

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <thread>
@@ -52,10 +53,10 @@ std::unique_ptr<Trace> Trace::from_environment() {
 }
 
 void Trace::record(devplug_op_t op, devplug_dtype_t dtype, std::string shapes, const std::string& plugin,
-                   bool fallback, uint64_t start_ns, uint64_t end_ns) {
+                   const char* path, uint64_t start_ns, uint64_t end_ns) {
   const uint64_t thread = std::hash<std::thread::id>()(std::this_thread::get_id()) & 0x7fffffff;
   std::lock_guard<std::mutex> lock(mutex_);
-  events_.push_back(Event{op, dtype, std::move(shapes), plugin, fallback, start_ns, end_ns, thread});
+  events_.push_back(Event{op, dtype, std::move(shapes), plugin, path, start_ns, end_ns, thread});
 }
 
 void Trace::write() const noexcept {
@@ -75,7 +76,8 @@ void Trace::write() const noexcept {
           << ",\"dur\":" << microseconds(e.end_ns - e.start_ns) << ",\"pid\":" << pid << ",\"tid\":" << e.thread
           << ",\"args\":{\"dtype\":" << json_string(devplug_dtype_name(e.dtype))
           << ",\"shapes\":" << json_string(e.shapes) << ",\"plugin\":" << json_string(e.plugin)
-          << ",\"fallback\":\"" << (e.fallback ? "yes" : "no") << "\"}}";
+          << ",\"fallback\":\"" << (std::strcmp(e.path, "fallback") == 0 ? "yes" : "no") << "\""
+          << ",\"path\":\"" << e.path << "\"}}";
     }
     out << "\n],\"displayTimeUnit\":\"ns\"}\n";
     if (!out) std::fprintf(stderr, "devplug: warning: error writing the trace file %s\n", path_.c_str());

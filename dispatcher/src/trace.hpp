@@ -1,6 +1,7 @@
 // Chrome trace-event output: with DEVPLUG_TRACE=file.json every op call becomes an "X"
-// (complete) event named after the op with its dtype, shapes, plugin and whether it fell
-// back; the file is written when the context is destroyed. When DEVPLUG_TRACE is unset the
+// (complete) event named after the op with its dtype, shapes, plugin and how it ran
+// ("kernel", "fallback", or for a composite "native" or "decomposed", whose prims are
+// events nested inside it); the file is written when the context is destroyed. When DEVPLUG_TRACE is unset the
 // context holds no Trace and dispatch pays a single null check. Thread-safe.
 #pragma once
 
@@ -24,9 +25,10 @@ class Trace {
 
   explicit Trace(std::string path) : path_(std::move(path)) {}
 
-  // Records one op call that ran from `start_ns` to `end_ns` (host time of the enqueue).
+  // Records one op call that ran from `start_ns` to `end_ns` (host time of the enqueue);
+  // `path` is a static string: "kernel", "fallback", "native" or "decomposed".
   void record(devplug_op_t op, devplug_dtype_t dtype, std::string shapes, const std::string& plugin,
-              bool fallback, uint64_t start_ns, uint64_t end_ns);
+              const char* path, uint64_t start_ns, uint64_t end_ns);
   // Writes the JSON file; reports a failure on stderr (nothing may throw at destruction).
   void write() const noexcept;
 
@@ -36,7 +38,7 @@ class Trace {
     devplug_dtype_t dtype;
     std::string shapes;
     std::string plugin;
-    bool fallback;
+    const char* path;
     uint64_t start_ns;
     uint64_t end_ns;
     uint64_t thread;

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "devplug/sdk/composite.hpp"
+
 namespace devplug::detail {
 namespace {
 
@@ -342,17 +344,19 @@ bool same_elements(const Layout& a, const Layout& b) {
 Problem check_aliasing(const devplug_op_info_t& info, const CallTensor* inputs,
                        size_t n_inputs, const CallTensor* outputs, size_t n_outputs) {
   for (size_t o = 0; o < n_outputs; ++o) {
+    if (outputs[o].layout == nullptr) continue;  // an absent optional output
     const Arg out = output(outputs, o);
     if (overlaps_itself(out.l))
       return problem(ARG_FMT " overlaps itself (a zero or overlapping stride); an output must "
                      "have one element per index",
                      ARG(out));
     for (size_t other = 0; other < o; ++other) {
-      if (outputs[other].storage == outputs[o].storage &&
+      if (outputs[other].layout != nullptr && outputs[other].storage == outputs[o].storage &&
           may_overlap(*outputs[other].layout, out.l))
         return problem(ARG_FMT " overlaps outputs[%zu]", ARG(out), other);
     }
     for (size_t i = 0; i < n_inputs; ++i) {
+      if (inputs[i].layout == nullptr) continue;
       const Arg in = input(inputs, i);
       if (inputs[i].storage != outputs[o].storage || !may_overlap(in.l, out.l)) continue;
       if (may_alias_input(info) && same_elements(in.l, out.l)) continue;
@@ -363,6 +367,36 @@ Problem check_aliasing(const devplug_op_info_t& info, const CallTensor* inputs,
     }
   }
   return Problem();
+}
+
+// A composite call: dtypes, presence of optional tensors, attribute values and shapes,
+// all by sdk::check_composite, which reads only dtypes and shapes of the descriptors.
+Problem check_composite_call(const devplug_op_info_t& info, const CallTensor* inputs, size_t n_inputs,
+                             const CallTensor* outputs, size_t n_outputs, const void* attrs) {
+  constexpr size_t kMax = devplug::sdk::kMaxCompositeArgs;
+  if (n_inputs > kMax || n_outputs > kMax) return problem("op %s has too many tensors", info.name);
+  devplug_tensor_desc_t descs[2][kMax];
+  const devplug_tensor_desc_t* pointers[2][kMax];
+  const CallTensor* groups[2] = {inputs, outputs};
+  const size_t counts[2] = {n_inputs, n_outputs};
+  for (int g = 0; g < 2; ++g) {
+    for (size_t i = 0; i < counts[g]; ++i) {
+      const Layout* l = groups[g][i].layout;
+      pointers[g][i] = nullptr;
+      if (l == nullptr) continue;
+      devplug_tensor_desc_t& d = descs[g][i];
+      d.struct_size = sizeof(d);
+      d.buffer = nullptr;
+      d.byte_offset = 0;
+      d.dtype = l->dtype;
+      d.rank = l->rank;
+      std::memcpy(d.shape, l->shape, sizeof(d.shape));
+      std::memcpy(d.strides, l->strides, sizeof(d.strides));
+      pointers[g][i] = &d;
+    }
+  }
+  devplug_op_call_t call{sizeof(call), info.id, pointers[0], n_inputs, pointers[1], n_outputs, attrs};
+  return devplug::sdk::check_composite(call);
 }
 
 }  // namespace
@@ -384,9 +418,12 @@ Problem validate_call(devplug_op_t op, const CallTensor* inputs, size_t n_inputs
   const CallTensor* groups[2] = {inputs, outputs};
   const size_t counts[2] = {n_inputs, n_outputs};
   const char* names[2] = {"inputs", "outputs"};
+  const bool composite = info->category == DEVPLUG_CATEGORY_composite;
+  const uint32_t optional[2] = {info->optional_inputs, info->optional_outputs};
   for (int g = 0; g < 2; ++g) {
     for (size_t i = 0; i < counts[g]; ++i) {
       const Layout* l = groups[g][i].layout;
+      if (l == nullptr && composite && ((optional[g] >> i) & 1u)) continue;  // an absent optional tensor
       if (l == nullptr) return problem("%s[%zu] is NULL", names[g], i);
       if (devplug_dtype_size(l->dtype) == 0)
         return problem("%s[%zu]: dtype %d is not a known dtype", names[g], i, l->dtype);
@@ -401,8 +438,12 @@ Problem validate_call(devplug_op_t op, const CallTensor* inputs, size_t n_inputs
   }
 
   Problem p = check_attrs(*info, attrs);
-  if (p.empty()) p = check_dtypes(*info, inputs, n_inputs, outputs);
-  if (p.empty()) p = check_shapes(*info, inputs, n_inputs, outputs, attrs);
+  if (composite) {
+    if (p.empty()) p = check_composite_call(*info, inputs, n_inputs, outputs, n_outputs, attrs);
+  } else {
+    if (p.empty()) p = check_dtypes(*info, inputs, n_inputs, outputs);
+    if (p.empty()) p = check_shapes(*info, inputs, n_inputs, outputs, attrs);
+  }
   if (p.empty()) p = check_aliasing(*info, inputs, n_inputs, outputs, n_outputs);
   return p;
 }

@@ -33,6 +33,11 @@ struct CallTensor {
 // exactly the same view as an input of the same element size. Storage bounds are not
 // checked here (tensors are checked when they are made). No heap allocation when the call
 // is valid. `inputs`/`outputs` may be NULL only when their count is 0.
+//
+// A composite op's call is checked by devplug::sdk::check_composite (its signature's dtypes,
+// its shape rule and attribute values); a CallTensor with a NULL layout is an absent
+// optional tensor, allowed where ops.def marks it optional. Composite outputs never alias
+// an input.
 Problem validate_call(devplug_op_t op, const CallTensor* inputs, size_t n_inputs,
                       const CallTensor* outputs, size_t n_outputs, const void* attrs);
 

@@ -55,6 +55,7 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
   info.fp16 = has_extension(extensions, "cl_khr_fp16");
   info.is_cpu = (device_value<cl_device_type>(id, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0;
   info.max_work_group = std::max<size_t>(1, device_value<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE));
+  info.local_memory = device_value<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE);
   info.max_allocation = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
   devplug_device_properties_t& p = info.properties;
   p.struct_size = sizeof p;

@@ -18,6 +18,7 @@ void register_reduce_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtype
 void register_index_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);        // kernels_index.cpp (index, shape)
 void register_linalg_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);       // kernels_linalg.cpp
 void register_random_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);       // kernels_random.cpp
+void register_composite_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);    // kernels_composite.cpp
 
 // Checks the call frame (sdk::check_call), the stream, and that every tensor lives on the
 // stream's device.

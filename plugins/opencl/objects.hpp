@@ -28,6 +28,7 @@ struct DeviceInfo {
   bool is_cpu = false;
   size_t max_work_group = 1;
   uint64_t max_allocation = 0;  // CL_DEVICE_MAX_MEM_ALLOC_SIZE
+  uint64_t local_memory = 0;    // CL_DEVICE_LOCAL_MEM_SIZE
   std::string name;            // device name
   std::string driver_version;  // driver version
 };

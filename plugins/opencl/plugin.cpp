@@ -101,6 +101,7 @@ struct OpenClPlugin {
       register_index_kernels(t, kClaimedDtypes);
       register_linalg_kernels(t, kClaimedDtypes);
       register_random_kernels(t, kClaimedDtypes);
+      register_composite_kernels(t, kClaimedDtypes);
       return t;
     }();
     return table;
@@ -112,11 +113,11 @@ struct OpenClPlugin {
 void check_kernel_call(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   sdk::check_not_null(stream, "stream");
   sdk::check_call(call);
-  for (size_t i = 0; i < call->n_inputs; ++i)
-    if (call->inputs[i]->buffer->device != stream->device)
+  for (size_t i = 0; i < call->n_inputs; ++i)  // NULL: a composite's absent optional tensor
+    if (call->inputs[i] != nullptr && call->inputs[i]->buffer->device != stream->device)
       sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, "an input tensor lives on another device than the stream");
   for (size_t i = 0; i < call->n_outputs; ++i)
-    if (call->outputs[i]->buffer->device != stream->device)
+    if (call->outputs[i] != nullptr && call->outputs[i]->buffer->device != stream->device)
       sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, "the output tensor lives on another device than the stream");
 }
 

@@ -14,4 +14,15 @@ void register_index_kernels(sdk::KernelTable& table);     // kernels/index.cpp (
 void register_linalg_kernels(sdk::KernelTable& table);    // kernels/linalg.cpp
 void register_random_kernels(sdk::KernelTable& table);    // kernels/random.cpp
 
+// The composite ops, computed directly (the oracle for decompositions and native kernels).
+void register_composite_pointwise_kernels(sdk::KernelTable& table);  // kernels/composite_pointwise.cpp
+void register_composite_norm_kernels(sdk::KernelTable& table);       // kernels/composite_norm.cpp
+void register_composite_linear_kernels(sdk::KernelTable& table);     // kernels/composite_linear.cpp
+void register_composite_conv_kernels(sdk::KernelTable& table);       // kernels/composite_conv.cpp
+void register_composite_loss_kernels(sdk::KernelTable& table);       // kernels/composite_loss.cpp
+
+// Words w = 0 .. count - 1 of the Philox stream of (seed, offset) (docs/random.md), for
+// dropout's mask. kernels/random.cpp.
+void philox_words(uint64_t seed, uint64_t offset, uint64_t count, uint32_t* out);
+
 }  // namespace devplug::reference

@@ -158,6 +158,11 @@ DEVPLUG_STRUCTURED_KERNEL(philox_normal_kernel, DEVPLUG_OP_philox_normal, (philo
 
 }  // namespace
 
+void philox_words(uint64_t seed, uint64_t offset, uint64_t count, uint32_t* out) {
+  WordStream stream(seed, offset);
+  for (uint64_t w = 0; w < count; ++w) out[w] = stream.word(w);
+}
+
 void register_random_kernels(sdk::KernelTable& table) {
   add_kernel(table, DEVPLUG_OP_philox_bits, &philox_bits_kernel);
   add_kernel(table, DEVPLUG_OP_philox_uniform, &philox_uniform_kernel);

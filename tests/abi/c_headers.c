@@ -90,7 +90,7 @@ _Static_assert(_Alignof(devplug_philox_attrs_t) == 8, "alignof(devplug_philox_at
 _Static_assert(offsetof(devplug_philox_attrs_t, struct_size) == 0, "devplug_philox_attrs_t.struct_size");
 _Static_assert(offsetof(devplug_philox_attrs_t, seed) == 8, "devplug_philox_attrs_t.seed");
 _Static_assert(offsetof(devplug_philox_attrs_t, offset) == 16, "devplug_philox_attrs_t.offset");
-_Static_assert(sizeof(devplug_op_info_t) == 56, "sizeof(devplug_op_info_t)");
+_Static_assert(sizeof(devplug_op_info_t) == 72, "sizeof(devplug_op_info_t)");
 _Static_assert(_Alignof(devplug_op_info_t) == 8, "alignof(devplug_op_info_t)");
 _Static_assert(offsetof(devplug_op_info_t, id) == 0, "devplug_op_info_t.id");
 _Static_assert(offsetof(devplug_op_info_t, name) == 8, "devplug_op_info_t.name");
@@ -101,6 +101,61 @@ _Static_assert(offsetof(devplug_op_info_t, attrs_size) == 32, "devplug_op_info_t
 _Static_assert(offsetof(devplug_op_info_t, result) == 40, "devplug_op_info_t.result");
 _Static_assert(offsetof(devplug_op_info_t, dtypes) == 44, "devplug_op_info_t.dtypes");
 _Static_assert(offsetof(devplug_op_info_t, summary) == 48, "devplug_op_info_t.summary");
+/* op set 2: appended for composite rows */
+_Static_assert(offsetof(devplug_op_info_t, signature) == 56, "devplug_op_info_t.signature");
+_Static_assert(offsetof(devplug_op_info_t, optional_inputs) == 64, "devplug_op_info_t.optional_inputs");
+_Static_assert(offsetof(devplug_op_info_t, optional_outputs) == 68, "devplug_op_info_t.optional_outputs");
+/* op set 2: the composite ops' attribute structs */
+#define FIELD(type, field, offset) _Static_assert(offsetof(type, field) == offset, #type "." #field)
+#define SIZE(type, size) \
+  _Static_assert(sizeof(type) == size, "sizeof(" #type ")"); \
+  _Static_assert(_Alignof(type) == 8, "alignof(" #type ")"); \
+  FIELD(type, struct_size, 0)
+SIZE(devplug_gelu_attrs_t, 16);
+FIELD(devplug_gelu_attrs_t, approximate, 8);
+SIZE(devplug_softplus_attrs_t, 24);
+FIELD(devplug_softplus_attrs_t, beta, 8);
+FIELD(devplug_softplus_attrs_t, threshold, 16);
+SIZE(devplug_clamp_attrs_t, 48);
+FIELD(devplug_clamp_attrs_t, flags, 8);
+FIELD(devplug_clamp_attrs_t, min, 16);
+FIELD(devplug_clamp_attrs_t, max, 32);
+SIZE(devplug_leaky_relu_attrs_t, 16);
+FIELD(devplug_leaky_relu_attrs_t, negative_slope, 8);
+SIZE(devplug_norm_attrs_t, 24);
+FIELD(devplug_norm_attrs_t, normalized_rank, 8);
+FIELD(devplug_norm_attrs_t, eps, 16);
+SIZE(devplug_batch_norm_attrs_t, 24);
+FIELD(devplug_batch_norm_attrs_t, eps, 8);
+FIELD(devplug_batch_norm_attrs_t, momentum, 16);
+SIZE(devplug_sdpa_attrs_t, 24);
+FIELD(devplug_sdpa_attrs_t, flags, 8);
+FIELD(devplug_sdpa_attrs_t, scale, 16);
+SIZE(devplug_conv2d_attrs_t, 64);
+FIELD(devplug_conv2d_attrs_t, stride, 8);
+FIELD(devplug_conv2d_attrs_t, padding, 24);
+FIELD(devplug_conv2d_attrs_t, dilation, 40);
+FIELD(devplug_conv2d_attrs_t, groups, 56);
+SIZE(devplug_pool2d_attrs_t, 88);
+FIELD(devplug_pool2d_attrs_t, kernel, 8);
+FIELD(devplug_pool2d_attrs_t, stride, 24);
+FIELD(devplug_pool2d_attrs_t, padding, 40);
+FIELD(devplug_pool2d_attrs_t, dilation, 56);
+FIELD(devplug_pool2d_attrs_t, flags, 72);
+FIELD(devplug_pool2d_attrs_t, divisor_override, 80);
+SIZE(devplug_embedding_attrs_t, 24);
+FIELD(devplug_embedding_attrs_t, padding_idx, 8);
+FIELD(devplug_embedding_attrs_t, flags, 16);
+SIZE(devplug_loss_attrs_t, 32);
+FIELD(devplug_loss_attrs_t, reduction, 8);
+FIELD(devplug_loss_attrs_t, ignore_index, 16);
+FIELD(devplug_loss_attrs_t, label_smoothing, 24);
+SIZE(devplug_dropout_attrs_t, 32);
+FIELD(devplug_dropout_attrs_t, p, 8);
+FIELD(devplug_dropout_attrs_t, seed, 16);
+FIELD(devplug_dropout_attrs_t, offset, 24);
+#undef SIZE
+#undef FIELD
 _Static_assert(sizeof(devplug_device_properties_t) == 544, "sizeof(devplug_device_properties_t)");
 _Static_assert(_Alignof(devplug_device_properties_t) == 8, "alignof(devplug_device_properties_t)");
 _Static_assert(offsetof(devplug_device_properties_t, struct_size) == 0, "devplug_device_properties_t.struct_size");

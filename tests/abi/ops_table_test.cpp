@@ -13,10 +13,12 @@
 #include <vector>
 
 #include "devplug/ops.h"
+#include "devplug/sdk/composite.hpp"
 
 namespace {
 
-// One op as a frozen-list line: "id name category n_in n_out attrs result dtype,dtype,...".
+// One op as a frozen-list line: "id name category n_in n_out attrs result dtype,dtype,...",
+// and for a composite " | signature" (its tensors' order, optional marks and dtypes are ABI).
 struct CurrentRow {
   int id;
   std::string name;
@@ -37,6 +39,11 @@ const std::vector<CurrentRow>& current_rows() {
   out.push_back({id, #name,                                                                   \
                  std::to_string(id) + " " #name " " #category " " + std::to_string(n_in) + " " + \
                      std::to_string(n_out) + " " #attrs " " #result " " + dtype_names(dtypes)});
+#define DEVPLUG_COMPOSITE(id, name, n_in, n_out, optional_in, optional_out, attrs, result, dtypes, signature,  \
+                          summary)                                                                           \
+  out.push_back({id, #name,                                                                                  \
+                 std::to_string(id) + " " #name " composite " + std::to_string(n_in) + " " +                  \
+                     std::to_string(n_out) + " " #attrs " " #result " " + dtype_names(dtypes) + " | " + signature});
 #include "devplug/ops.def"
     return out;
   }();
@@ -127,6 +134,35 @@ TEST(OpsTable, NamesAreUnique) {
   std::set<std::string> names;
   for (const CurrentRow& row : current_rows())
     EXPECT_TRUE(names.insert(row.name).second) << "duplicate op name " << row.name;
+}
+
+// A composite's signature names n_in inputs and n_out outputs, its `?` marks are exactly
+// the optional bits, its annotations are known, and the tensors that must be there are.
+TEST(OpsTable, CompositeSignaturesMatchTheirColumns) {
+  int composites = 0;
+  for (const CurrentRow& row : current_rows()) {
+    const devplug_op_info_t* info = devplug_op_info(row.id);
+    if (info->category != DEVPLUG_CATEGORY_composite) {
+      EXPECT_EQ(info->signature, nullptr) << row.name;
+      EXPECT_EQ(info->optional_inputs | info->optional_outputs, 0u) << row.name;
+      continue;
+    }
+    ++composites;
+    devplug::sdk::CompositeSignature sig;
+    ASSERT_TRUE(devplug::sdk::parse_signature(info->signature, &sig)) << row.name << ": " << info->signature;
+    EXPECT_EQ(sig.n_inputs, info->n_inputs) << row.name;
+    EXPECT_EQ(sig.n_outputs, info->n_outputs) << row.name;
+    uint32_t in = 0, out = 0;
+    for (int k = 0; k < sig.n_inputs; ++k) in |= sig.inputs[k].optional ? 1u << k : 0u;
+    for (int k = 0; k < sig.n_outputs; ++k) out |= sig.outputs[k].optional ? 1u << k : 0u;
+    EXPECT_EQ(in, info->optional_inputs) << row.name << ": the ? marks differ from optional_in";
+    EXPECT_EQ(out, info->optional_outputs) << row.name << ": the ? marks differ from optional_out";
+    EXPECT_FALSE(sig.inputs[0].optional) << row.name << ": input 0 picks the dtype and cannot be optional";
+    EXPECT_EQ(info->result, DEVPLUG_RESULT_same) << row.name << ": composites dispatch on input 0";
+    EXPECT_NE(devplug::sdk::composite_signature(row.id), nullptr) << row.name;
+    EXPECT_GE(row.id, 96) << row.name << ": composites follow the prims";
+  }
+  EXPECT_GT(composites, 0);
 }
 
 TEST(OpsTable, InfoTableMatchesTheXMacro) {

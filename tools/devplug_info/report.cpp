@@ -6,7 +6,8 @@
 //                 "device_count", "device_note" (string or null),
 //                 "devices": [{"index", "name", "vendor", "driver_version", "memory_bytes",
 //                              "compute_units", "capabilities": ["fp64", ...]}],
-//                 "kernels": [{"op", "id", "dtypes": ["float32", ...], "flags": [...]}]}],
+//                 "kernels": [{"op", "id", "dtypes": ["float32", ...], "flags": [...]}],
+//                 "composites": {"native": ["softmax", ...], "decomposed": ["conv2d", ...]}}],
 //    "failed": [{"path", "reason"}]}
 #include "report.hpp"
 
@@ -49,6 +50,18 @@ std::string bytes_text(uint64_t bytes) {
   return buffer;
 }
 
+// The composite ops the plugin declares a kernel for (native) and those the dispatcher runs
+// through their decomposition on it (every other composite).
+void split_composites(const PluginReport& plugin, std::vector<std::string>* native, std::vector<std::string>* decomposed) {
+  for (devplug_op_t op = 1; op < DEVPLUG_OP_END_; ++op) {
+    const devplug_op_info_t* info = devplug_op_info(op);
+    if (info == nullptr || info->category != DEVPLUG_CATEGORY_composite) continue;
+    bool declared = false;
+    for (const KernelSupport& k : plugin.kernels) declared = declared || k.op == op;
+    (declared ? native : decomposed)->push_back(info->name);
+  }
+}
+
 // Short column heads for the op x dtype matrix, in dtype order.
 const char* const kDtypeHeads[DEVPLUG_DTYPE_COUNT] = {"bool", "u8", "i8", "i16", "i32",
                                                       "i64", "f16", "bf16", "f32", "f64"};
@@ -77,6 +90,11 @@ void print_kernel_matrix(const PluginReport& plugin, std::ostream& out) {
     out << "\n";
   }
   out << std::right;
+  std::vector<std::string> native, decomposed;
+  split_composites(plugin, &native, &decomposed);
+  out << "  composites: " << native.size() << " native (above), " << decomposed.size()
+      << " run through their decomposition into prims"
+      << (decomposed.empty() ? "" : ": " + join(decomposed, ", ")) << "\n";
 }
 
 }  // namespace
@@ -146,6 +164,9 @@ void print_json(const Inventory& inventory, std::ostream& out) {
                                    {"dtypes", dtypes},
                                    {"flags", kernel_flag_names(k.flags)}});
     }
+    std::vector<std::string> native, decomposed;
+    split_composites(p, &native, &decomposed);
+    plugin["composites"] = {{"native", native}, {"decomposed", decomposed}};
     root["plugins"].push_back(std::move(plugin));
   }
   root["failed"] = json::array();

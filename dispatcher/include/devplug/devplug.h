@@ -58,6 +58,10 @@ DEVPLUG_API void devplug_error_destroy(devplug_error_t* error);
 #define DEVPLUG_CONTEXT_STRICT 2u
 /* Never use a CPU fallback and never load the reference plugin for one. */
 #define DEVPLUG_CONTEXT_NO_FALLBACK 4u
+/* Run every composite op through its decomposition into prims, even on a device with a
+ * native kernel for it (DEVPLUG_DECOMPOSE=1 sets it too): for benchmarks and for checking
+ * decompositions. */
+#define DEVPLUG_CONTEXT_DECOMPOSE 8u
 
 typedef struct devplug_context_options_t {
   size_t struct_size;
@@ -132,7 +136,9 @@ typedef struct devplug_plugin_info_t {
 DEVPLUG_API devplug_error_t* devplug_plugin_get_info(devplug_plugin_t* plugin,
                                                      devplug_plugin_info_t* out_info);
 /* Whether the plugin declares a kernel for (`op`, dispatch dtype `dtype`), and its
- * DEVPLUG_KERNEL_* flags. Reads the declared table only. */
+ * DEVPLUG_KERNEL_* flags. Reads the declared table only. For a composite op this says
+ * whether a native kernel exists; without one the op still runs, through its
+ * decomposition. */
 DEVPLUG_API devplug_error_t* devplug_plugin_supports(devplug_plugin_t* plugin,
                                                      devplug_op_t op, devplug_dtype_t dtype,
                                                      bool* out_supported,
@@ -282,14 +288,17 @@ DEVPLUG_API devplug_error_t* devplug_tensor_as_strided(const devplug_tensor_t* t
 
 /* ---- ops ----------------------------------------------------------------------------- */
 
-/* Runs prim `op` exactly as ops.def defines it: strict shapes and dtypes, outputs given.
- * All tensors live on the stream's device (NULL stream: the first output's device's
+/* Runs `op` exactly as ops.def defines it: strict shapes and dtypes, outputs given.
+ * All tensors live on the stream's device (NULL stream: the first given output's device's
  * default stream). `attrs` is the op's attribute struct or NULL when it has none.
  * Validates arity, dtypes, shapes, bounds, attributes and aliasing (an output may not
  * overlap itself or another tensor of the call, except that an elementwise output may be
- * exactly one of its inputs) and answers each with INVALID_ARGUMENT. Runs on the CPU
- * fallback when the plugin lacks the kernel (see DEVPLUG_CONTEXT_STRICT). No heap
- * allocation on this path when the device has the kernel and its inputs need no copy. */
+ * exactly one of its inputs) and answers each with INVALID_ARGUMENT. A prim runs on the
+ * CPU fallback when the plugin lacks the kernel (see DEVPLUG_CONTEXT_STRICT). A composite
+ * op (op set 2) takes its n_in inputs and n_out outputs with absent optional ones as NULL;
+ * it runs the device's native kernel when the plugin declares one, else its decomposition
+ * into prims on the device (never the CPU fallback itself). No heap allocation on this
+ * path when the device has the kernel and its inputs need no copy. */
 DEVPLUG_API devplug_error_t* devplug_op_call(devplug_stream_t* stream, devplug_op_t op,
                                              devplug_tensor_t* const* inputs,
                                              size_t n_inputs,

@@ -14,8 +14,9 @@
 
 namespace devplug::sdk {
 
-// Checks the frame of a kernel call: non-null call and tensors, struct sizes, a known op,
-// the arity ops.def gives, and dtypes in range. Shapes are the dispatcher's job.
+// Checks the frame of a kernel call: non-null call and tensors (a composite's optional
+// tensors may be NULL), struct sizes, a known op, the arity ops.def gives, and dtypes in
+// range. Shapes are the dispatcher's job (sdk::check_composite checks a composite's).
 inline void check_call(const devplug_op_call_t* call) {
   check_struct(call, DEVPLUG_SIZE_THROUGH(devplug_op_call_t, attrs), "call");
   const devplug_op_info_t* info = devplug_op_info(call->op);
@@ -37,8 +38,12 @@ inline void check_call(const devplug_op_call_t* call) {
     if (t->rank < 0 || t->rank > DEVPLUG_MAX_RANK)
       fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(what) + " has a rank outside [0, 8]");
   };
-  for (size_t i = 0; i < call->n_inputs; ++i) check_tensor(call->inputs[i], "input tensor");
-  for (size_t i = 0; i < call->n_outputs; ++i) check_tensor(call->outputs[i], "output tensor");
+  auto optional = [](uint32_t mask, size_t i) { return i < 32 && ((mask >> i) & 1u) != 0; };
+  for (size_t i = 0; i < call->n_inputs; ++i)
+    if (call->inputs[i] != nullptr || !optional(info->optional_inputs, i)) check_tensor(call->inputs[i], "input tensor");
+  for (size_t i = 0; i < call->n_outputs; ++i)
+    if (call->outputs[i] != nullptr || !optional(info->optional_outputs, i))
+      check_tensor(call->outputs[i], "output tensor");
   // attrs_size is the struct as of ABI 1.0, the first minor; when a later minor appends
   // attribute fields, this minimum stays at the 1.0 size.
   if (info->attrs_size != 0)

@@ -1,0 +1,17 @@
+// Running a composite op through its decomposition into prims (one function per composite,
+// in dispatcher/src/composite/*.cpp, found through a table generated from ops.def).
+#pragma once
+
+#include "../stream_event.hpp"
+#include "../tensor.hpp"
+
+namespace devplug::detail {
+
+// Runs the decomposition of composite `op` on `stream`: a validated call whose absent
+// optional tensors are NULL. Its prims (and any composite it uses) go through dispatch_op,
+// so the device's kernels run them. Throws on error.
+void run_decomposition(devplug_stream_t& stream, devplug_op_t op, const devplug_tensor_t* const* inputs,
+                       size_t n_inputs, const devplug_tensor_t* const* outputs, size_t n_outputs,
+                       const void* attrs);
+
+}  // namespace devplug::detail
