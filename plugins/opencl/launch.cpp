@@ -61,6 +61,7 @@ std::string build_options(const devplug_device_handle_t& device, const std::stri
   // CPUs run double as fast as float per element; computing float transcendentals in double
   // and rounding once makes them correctly rounded in practice.
   if (device.info.fp64 && device.info.is_cpu) options += " -DWIDE_MATH";
+  if (device.info.is_cpu) options += " -DCPU_DEVICE";
   return options + " " + extra;
 }
 

@@ -221,12 +221,25 @@ __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void reduce_partial(
   const long end = min(begin + chunk, red.numel);
   acc_t acc = INIT();
   if (red.dense) {
-    // Contiguous reduced elements: a plain strided loop the compiler can vectorize.
     const long base = at[1] + red.offset[0];
+#ifdef CPU_DEVICE
+    // A CPU runs a group's work-items one after another: each takes one contiguous slice,
+    // so every cache line is read once and in order (interleaved, as a GPU wants, each
+    // line would come from memory once per element in it).
+    const long slice = (end - begin + GROUP - 1) / GROUP;
+    const long first = begin + lid * slice;
+    const long last = min(first + slice, end);
+    for (long r = first; r < last; ++r) {
+      const A_CT x = LOAD_A(in, base + r);
+      acc = ADD(acc, x, r);
+    }
+#else
+    // Neighbouring work-items read neighbouring elements: coalesced on a GPU.
     for (long r = begin + lid; r < end; r += GROUP) {
       const A_CT x = LOAD_A(in, base + r);
       acc = ADD(acc, x, r);
     }
+#endif
   } else {
     for (long r = begin + lid; r < end; r += GROUP) {
       const A_CT x = LOAD_A(in, at[1] + geom_offset(&red, 0, r));
