@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "backend.hpp"
 #include "cl_library.hpp"
 #include "devplug/plugin_api.h"
 
@@ -29,6 +30,7 @@ struct DeviceInfo {
   uint64_t max_allocation = 0;  // CL_DEVICE_MAX_MEM_ALLOC_SIZE
   std::string name;            // device name
   std::string driver_version;  // driver version
+  clc::DeviceCaps caps;        // what the shared host code (plugins/clc_common) needs
 };
 
 // Every device of every platform; `note` says why the list is empty.

@@ -1,6 +1,7 @@
 // The OpenCL plugin's table: devices from every OpenCL platform, buffers as cl_mem, streams
 // as in-order queues, and kernels written in OpenCL C (kernels/*.cl), built at first use and
-// cached in the process and on disk.
+// cached in the process and on disk. The host side of the kernels is shared with the
+// level_zero plugin (plugins/clc_common); backend.cpp runs it on OpenCL.
 //
 // The OpenCL library is opened at run time (cl_library.cpp), so the plugin loads on a
 // machine without an ICD loader and reports zero devices with the reason.
@@ -9,7 +10,7 @@
 #include "devplug/sdk/entry.hpp"
 #include "devplug/sdk/error.hpp"
 #include "devplug/sdk/plugin.hpp"
-#include "kernels.hpp"
+#include "ops.hpp"
 #include "objects.hpp"
 #include "opencl_status.hpp"
 #include "program_cache.hpp"
@@ -93,32 +94,12 @@ struct OpenClPlugin {
   }
   static void event_synchronize(devplug_event_handle_t* event) { opencl::event_synchronize(event); }
 
-  static const sdk::KernelTable& kernels() {
-    static const sdk::KernelTable table = [] {
-      sdk::KernelTable t;
-      register_elementwise_kernels(t, kClaimedDtypes);
-      register_reduce_kernels(t, kClaimedDtypes);
-      register_index_kernels(t, kClaimedDtypes);
-      register_linalg_kernels(t, kClaimedDtypes);
-      register_random_kernels(t, kClaimedDtypes);
-      return t;
-    }();
-    return table;
-  }
+  // The kernels are the shared host side of kernels/*.cl (plugins/clc_common) running on
+  // backend.cpp.
+  static const sdk::KernelTable& kernels() { return clc::kernel_table(); }
 };
 
 }  // namespace
-
-void check_kernel_call(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  sdk::check_not_null(stream, "stream");
-  sdk::check_call(call);
-  for (size_t i = 0; i < call->n_inputs; ++i)
-    if (call->inputs[i]->buffer->device != stream->device)
-      sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, "an input tensor lives on another device than the stream");
-  for (size_t i = 0; i < call->n_outputs; ++i)
-    if (call->outputs[i]->buffer->device != stream->device)
-      sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, "the output tensor lives on another device than the stream");
-}
 
 }  // namespace devplug::opencl
 

@@ -1,5 +1,6 @@
-// The plugin's kernels, registered per family into the declared kernel table, and the host
-// helpers the families share.
+// The ops of the OpenCL C kernels' host side, registered per family into a plugin's declared
+// kernel table, and the helpers the families share. Every function here runs on the
+// plugin's backend (backend.hpp).
 #pragma once
 
 #include <vector>
@@ -7,17 +8,20 @@
 #include "devplug/sdk/kernels.hpp"
 #include "launch.hpp"
 
-namespace devplug::opencl {
+namespace devplug::clc {
 
-// Every dtype the plugin claims. The table is static per plugin: a device that lacks
-// float64 answers UNIMPLEMENTED for it at run time.
+// Every dtype the kernels cover. The table is static per plugin: a device that lacks
+// float64 answers UNIMPLEMENTED for it at run time (and claims less per device).
 constexpr devplug_dtype_mask_t kClaimedDtypes = DEVPLUG_DTYPES_ALL;
 
-void register_elementwise_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);  // kernels_elementwise.cpp
-void register_reduce_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);       // kernels_reduce.cpp (reduce, scan)
-void register_index_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);        // kernels_index.cpp (index, shape)
-void register_linalg_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);       // kernels_linalg.cpp
-void register_random_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);       // kernels_random.cpp
+void register_elementwise_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);  // ops_elementwise.cpp
+void register_reduce_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);       // ops_reduce.cpp (reduce, scan)
+void register_index_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);        // ops_index.cpp (index, shape)
+void register_linalg_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);       // ops_linalg.cpp
+void register_random_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);       // ops_random.cpp
+
+// The kernel table of every op above, for a plugin's `kernels()`.
+const sdk::KernelTable& kernel_table();
 
 // Checks the call frame (sdk::check_call), the stream, and that every tensor lives on the
 // stream's device.
@@ -37,4 +41,4 @@ void run_copy(devplug_stream_handle_t* stream, devplug_dtype_t dtype, int32_t ra
 void run_fill(devplug_stream_handle_t* stream, devplug_dtype_t dtype, int32_t rank, const int64_t* shape,
               const View& out, const devplug_scalar_t& value);
 
-}  // namespace devplug::opencl
+}  // namespace devplug::clc
