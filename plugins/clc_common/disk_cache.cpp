@@ -1,8 +1,11 @@
 // Files of the kernel binary cache.
 #include "disk_cache.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -70,6 +73,26 @@ void DiskCache::write(const std::string& key, const std::vector<unsigned char>& 
   }
   std::filesystem::rename(temp, path, ec);
   if (ec) std::filesystem::remove(temp, ec);
+}
+
+DiskCache::Lock::Lock(const DiskCache& cache, const std::string& key) {
+  const std::filesystem::path path = cache.file(key);
+  if (path.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  fd_ = ::open((path.string() + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) return;
+  while (::flock(fd_, LOCK_EX) != 0) {
+    if (errno != EINTR) {
+      ::close(fd_);
+      fd_ = -1;
+      return;
+    }
+  }
+}
+
+DiskCache::Lock::~Lock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock
 }
 
 void DiskCache::log(const char* what, const std::string& key) const {

@@ -39,6 +39,20 @@ class DiskCache {
   // The file of `key` (empty when there is no cache folder).
   std::filesystem::path file(const std::string& key) const;
 
+  // An exclusive lock on `key` across processes (flock on <key>.lock), held while it lives:
+  // processes that need the same binary at once build it once, the others wait and read it.
+  // Without a usable cache folder it locks nothing.
+  class Lock {
+   public:
+    Lock(const DiskCache& cache, const std::string& key);
+    ~Lock();
+    Lock(const Lock&) = delete;
+    Lock& operator=(const Lock&) = delete;
+
+   private:
+    int fd_ = -1;
+  };
+
  private:
   std::filesystem::path folder_;
   std::string log_variable_;
