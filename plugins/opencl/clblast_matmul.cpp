@@ -89,8 +89,8 @@ bool as_matrix(const devplug_tensor_desc_t& t, int64_t rows, int64_t cols, Matri
   } else {
     return false;
   }
-  const View v = view_of(t);
-  m->mem = v.mem;
+  const clc::View v = clc::view_of(t);
+  m->mem = static_cast<cl_mem>(v.mem);
   m->offset = static_cast<size_t>(v.offset);
   return true;
 }

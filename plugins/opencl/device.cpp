@@ -57,6 +57,12 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
   info.max_work_group = std::max<size_t>(1, device_value<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE));
   info.local_memory = device_value<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE);
   info.max_allocation = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+  info.caps.fp64 = info.fp64;
+  // CPUs run double as fast as float per element (WIDE_MATH, see clc_common/variants.cpp).
+  info.caps.wide_math = info.fp64 && info.is_cpu;
+  info.caps.cpu = info.is_cpu;
+  info.caps.max_work_group = info.max_work_group;
+  info.caps.name = info.name;
   devplug_device_properties_t& p = info.properties;
   p.struct_size = sizeof p;
   copy_text(p.name, sizeof p.name, info.name);

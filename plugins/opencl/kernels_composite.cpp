@@ -8,12 +8,20 @@
 
 #include "devplug/sdk/composite.hpp"
 #include "devplug/sdk/strided.hpp"
-#include "kernels.hpp"
+#include "composite_kernels.hpp"
 #include "launch.hpp"
+#include "objects.hpp"
+#include "ops.hpp"
 
 namespace devplug::opencl {
 
 namespace {
+
+using clc::Geometry;
+using clc::Launch;
+using clc::View;
+using clc::make_geometry;
+using clc::view_of;
 
 // The work-group size: 256, or the largest power of two the device allows.
 size_t group_size(const devplug_device_handle_t& device) {
@@ -24,17 +32,17 @@ size_t group_size(const devplug_device_handle_t& device) {
 
 // The frame and contract checks every native composite kernel starts with.
 void check_composite_call(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  check_kernel_call(stream, call);
+  clc::check_kernel_call(stream, call);
   const std::string problem = sdk::check_composite(*call);
   if (!problem.empty()) sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, problem);
-  require_dtype(*stream->device, call->inputs[0]->dtype, devplug_op_name(call->op));
+  clc::require_dtype(stream, call->inputs[0]->dtype, devplug_op_name(call->op));
 }
 
-std::string options_for(const devplug_device_handle_t& device, devplug_dtype_t a, devplug_dtype_t o,
-                        devplug_dtype_t b, devplug_dtype_t c, size_t group, const std::string& extra = "") {
-  return build_options(device, "-DDTA=" + std::to_string(a) + " -DDTO=" + std::to_string(o) + " -DDTB=" +
-                                   std::to_string(b) + " -DDTC=" + std::to_string(c) + " -DGROUP=" +
-                                   std::to_string(group) + extra);
+// The module's defines (clc::Launch puts the device's in front).
+std::string options_for(const devplug_device_handle_t&, devplug_dtype_t a, devplug_dtype_t o, devplug_dtype_t b,
+                        devplug_dtype_t c, size_t group, const std::string& extra = "") {
+  return "-DDTA=" + std::to_string(a) + " -DDTO=" + std::to_string(o) + " -DDTB=" + std::to_string(b) +
+         " -DDTC=" + std::to_string(c) + " -DGROUP=" + std::to_string(group) + extra;
 }
 
 // A scalar argument in the kernels' compute type (double for float64, else float).

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "backend.hpp"
 #include "cl_library.hpp"
 #include "devplug/plugin_api.h"
 
@@ -31,6 +32,7 @@ struct DeviceInfo {
   uint64_t local_memory = 0;    // CL_DEVICE_LOCAL_MEM_SIZE
   std::string name;            // device name
   std::string driver_version;  // driver version
+  clc::DeviceCaps caps;        // what the shared host code (plugins/clc_common) needs
 };
 
 // Every device of every platform; `note` says why the list is empty.

@@ -1,6 +1,7 @@
 // The OpenCL plugin's table: devices from every OpenCL platform, buffers as cl_mem, streams
 // as in-order queues, and kernels written in OpenCL C (kernels/*.cl), built at first use and
-// cached in the process and on disk.
+// cached in the process and on disk. The host side of the kernels is shared with the
+// level_zero plugin (plugins/clc_common); backend.cpp runs it on OpenCL.
 //
 // The OpenCL library is opened at run time (cl_library.cpp), so the plugin loads on a
 // machine without an ICD loader and reports zero devices with the reason.
@@ -9,7 +10,8 @@
 #include "devplug/sdk/entry.hpp"
 #include "devplug/sdk/error.hpp"
 #include "devplug/sdk/plugin.hpp"
-#include "kernels.hpp"
+#include "composite_kernels.hpp"
+#include "ops.hpp"
 #include "objects.hpp"
 #include "opencl_status.hpp"
 #include "program_cache.hpp"
@@ -93,15 +95,13 @@ struct OpenClPlugin {
   }
   static void event_synchronize(devplug_event_handle_t* event) { opencl::event_synchronize(event); }
 
+  // The prims are the shared host side of kernels/*.cl (plugins/clc_common) running on
+  // backend.cpp; the native composites are this plugin's own (kernels_composite.cpp).
   static const sdk::KernelTable& kernels() {
     static const sdk::KernelTable table = [] {
       sdk::KernelTable t;
-      register_elementwise_kernels(t, kClaimedDtypes);
-      register_reduce_kernels(t, kClaimedDtypes);
-      register_index_kernels(t, kClaimedDtypes);
-      register_linalg_kernels(t, kClaimedDtypes);
-      register_random_kernels(t, kClaimedDtypes);
-      register_composite_kernels(t, kClaimedDtypes);
+      clc::register_prim_kernels(t);
+      register_composite_kernels(t, clc::kClaimedDtypes);
       return t;
     }();
     return table;
@@ -109,17 +109,6 @@ struct OpenClPlugin {
 };
 
 }  // namespace
-
-void check_kernel_call(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  sdk::check_not_null(stream, "stream");
-  sdk::check_call(call);
-  for (size_t i = 0; i < call->n_inputs; ++i)  // NULL: a composite's absent optional tensor
-    if (call->inputs[i] != nullptr && call->inputs[i]->buffer->device != stream->device)
-      sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, "an input tensor lives on another device than the stream");
-  for (size_t i = 0; i < call->n_outputs; ++i)
-    if (call->outputs[i] != nullptr && call->outputs[i]->buffer->device != stream->device)
-      sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, "the output tensor lives on another device than the stream");
-}
 
 }  // namespace devplug::opencl
 

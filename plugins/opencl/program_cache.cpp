@@ -1,13 +1,7 @@
 // Program building with an in-process map and an on-disk binary cache.
 #include "program_cache.hpp"
 
-#include <unistd.h>
-
-#include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "opencl_status.hpp"
@@ -15,32 +9,6 @@
 namespace devplug::opencl {
 
 namespace {
-
-uint64_t fnv1a(uint64_t hash, const std::string& text) {
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 1099511628211ull;
-  }
-  return hash ^ 0xff;  // separator so ("ab","c") and ("a","bc") differ
-}
-
-std::filesystem::path cache_folder() {
-  if (const char* dir = std::getenv("DEVPLUG_OPENCL_CACHE_DIR"); dir && *dir) return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return std::filesystem::path(xdg) / "devplug" / "opencl";
-  if (const char* home = std::getenv("HOME"); home && *home)
-    return std::filesystem::path(home) / ".cache" / "devplug" / "opencl";
-  return {};
-}
-
-void log_cache_event(const char* what, const std::string& key) {
-  const char* path = std::getenv("DEVPLUG_OPENCL_CACHE_LOG");
-  if (path == nullptr || *path == '\0') return;
-  if (FILE* f = std::fopen(path, "a")) {
-    std::fprintf(f, "%s %s\n", what, key.c_str());
-    std::fclose(f);
-  }
-}
 
 std::string build_log(cl_program program, cl_device_id device) {
   size_t size = 0;
@@ -51,31 +19,6 @@ std::string build_log(cl_program program, cl_device_id device) {
     return "(no build log)";
   while (!text.empty() && (text.back() == '\0' || text.back() == '\n')) text.pop_back();
   return text;
-}
-
-std::vector<unsigned char> read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  return std::vector<unsigned char>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-void write_file_atomically(const std::filesystem::path& path, const std::vector<unsigned char>& data) {
-  std::error_code ec;
-  std::filesystem::create_directories(path.parent_path(), ec);
-  if (ec) return;
-  const std::filesystem::path temp =
-      path.string() + ".tmp" + std::to_string(static_cast<long>(getpid()));
-  {
-    std::ofstream out(temp, std::ios::binary);
-    if (!out) return;
-    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-    if (!out) {
-      std::filesystem::remove(temp, ec);
-      return;
-    }
-  }
-  std::filesystem::rename(temp, path, ec);
-  if (ec) std::filesystem::remove(temp, ec);
 }
 
 }  // namespace
@@ -117,19 +60,16 @@ cl_program ProgramCache::program(const char* family, const std::string& options)
 cl_program ProgramCache::build(const std::string& source, const std::string& options) {
   const cl_device_id dev = device_->info.id;
   const cl_context ctx = device_->context;
-  uint64_t hash = 14695981039346656037ull;
-  hash = fnv1a(hash, source);
-  hash = fnv1a(hash, options);
-  hash = fnv1a(hash, device_->info.name);
-  hash = fnv1a(hash, device_->info.driver_version);
-  char key[17];
-  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(hash));
-  const std::filesystem::path folder = cache_folder();
-  const std::filesystem::path file = folder.empty() ? std::filesystem::path() : folder / (std::string(key) + ".clbin");
+  uint64_t hash = clc::kFnvStart;
+  hash = clc::fnv1a(hash, source);
+  hash = clc::fnv1a(hash, options);
+  hash = clc::fnv1a(hash, device_->info.name);
+  hash = clc::fnv1a(hash, device_->info.driver_version);
+  const std::string key = clc::hex_key(hash);
 
   // A binary from disk, when one is there and the driver accepts it.
-  if (!file.empty()) {
-    std::vector<unsigned char> binary = read_file(file);
+  {
+    std::vector<unsigned char> binary = disk_.read(key);
     if (!binary.empty()) {
       const unsigned char* data = binary.data();
       const size_t size = binary.size();
@@ -137,7 +77,7 @@ cl_program ProgramCache::build(const std::string& source, const std::string& opt
       cl_program prog = cl().clCreateProgramWithBinary(ctx, 1, &dev, &size, &data, &binary_status, &status);
       if (status == CL_SUCCESS && binary_status == CL_SUCCESS) {
         if (cl().clBuildProgram(prog, 1, &dev, options.c_str(), nullptr, nullptr) == CL_SUCCESS) {
-          log_cache_event("disk", key);
+          disk_.log("disk", key);
           return prog;
         }
       }
@@ -157,16 +97,16 @@ cl_program ProgramCache::build(const std::string& source, const std::string& opt
     const std::string context = "building kernels with options '" + options + "'; build log:\n" + log;
     fail_cl("clBuildProgram", status, context.c_str(), __FILE__, __LINE__);
   }
-  log_cache_event("compile", key);
+  disk_.log("compile", key);
 
-  if (!file.empty()) {
+  {
     size_t binary_size = 0;
     if (cl().clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof binary_size, &binary_size, nullptr) == CL_SUCCESS &&
         binary_size > 0) {
       std::vector<unsigned char> binary(binary_size);
       unsigned char* out = binary.data();
       if (cl().clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof out, &out, nullptr) == CL_SUCCESS)
-        write_file_atomically(file, binary);
+        disk_.write(key, binary);
     }
   }
   return prog;

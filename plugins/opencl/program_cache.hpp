@@ -3,10 +3,9 @@
 // source, the options, the device name and the driver version), so a second process loads
 // binaries instead of compiling.
 //
-// Disk folder: $DEVPLUG_OPENCL_CACHE_DIR, else $XDG_CACHE_HOME/devplug/opencl, else
-// ~/.cache/devplug/opencl. Files are written to a temporary name and renamed, so concurrent
-// processes never see half a file. A disk cache that cannot be used is skipped silently.
-// When $DEVPLUG_OPENCL_CACHE_LOG names a file, one line per program is appended to it:
+// Disk folder (clc_common/disk_cache.hpp): $DEVPLUG_OPENCL_CACHE_DIR, else
+// $XDG_CACHE_HOME/devplug/opencl, else ~/.cache/devplug/opencl. When
+// $DEVPLUG_OPENCL_CACHE_LOG names a file, one line per program is appended to it:
 // "compile <key>", "disk <key>" (tests read it).
 //
 // Thread-safe.
@@ -17,13 +16,15 @@
 #include <string>
 #include <utility>
 
+#include "disk_cache.hpp"
 #include "objects.hpp"
 
 namespace devplug::opencl {
 
 class ProgramCache {
  public:
-  explicit ProgramCache(devplug_device_handle_t* device) : device_(device) {}
+  explicit ProgramCache(devplug_device_handle_t* device)
+      : device_(device), disk_("opencl", "DEVPLUG_OPENCL_CACHE_DIR", "DEVPLUG_OPENCL_CACHE_LOG", ".clbin") {}
   ~ProgramCache();
   ProgramCache(const ProgramCache&) = delete;
   ProgramCache& operator=(const ProgramCache&) = delete;
@@ -38,6 +39,7 @@ class ProgramCache {
   cl_program build(const std::string& source, const std::string& options);
 
   devplug_device_handle_t* device_;
+  const clc::DiskCache disk_;
   std::mutex mutex_;
   std::map<std::pair<std::string, std::string>, cl_program> programs_;
   std::map<std::pair<cl_program, std::string>, cl_kernel> kernels_;

@@ -118,6 +118,13 @@ std::string missing_library_fix(const std::string& soname) {
 std::string no_device_fix(const std::string& note) {
   if (contains(note, "template plugin"))
     return "this is the unmodified SDK template: implement device_count and the device entries";
+  if (contains(note, "libze_loader"))
+    return "install the Level Zero loader (Debian: libze1) and a Level Zero driver (intel-level-zero-gpu for "
+           "Intel GPUs)";
+  if (contains(note, "ZE_") || contains(note, "zeInit") || contains(note, "Level Zero"))
+    return "install a Level Zero driver: intel-level-zero-gpu for Intel GPUs, then check ZE_AFFINITY_MASK; "
+           "devplug's tests use its CPU test driver: ZE_ENABLE_ALT_DRIVERS="
+           "<build>/plugins/level_zero/cpu_driver/libze_devplug_cpu.so";
   if (contains(note, "libOpenCL") || contains(note, "PLATFORM_NOT_FOUND") || contains(note, "-1001") ||
       contains(note, "OpenCL"))
     return "install an OpenCL driver (ICD): pocl-opencl-icd for the CPU or the GPU vendor's ICD; "
@@ -130,8 +137,6 @@ std::string no_device_fix(const std::string& note) {
   if (contains(note, "hip") || contains(note, "HIP") || contains(note, "amdhip"))
     return "no AMD GPU is visible: check `rocminfo`, HIP_VISIBLE_DEVICES and that this user may "
            "open /dev/kfd and /dev/dri (groups render and video)";
-  if (contains(note, "ZE_") || contains(note, "zeInit") || contains(note, "Level Zero"))
-    return "install a Level Zero GPU driver (intel-level-zero-gpu) and check ZE_AFFINITY_MASK";
   return "install the device's driver and check that the device is visible to this user";
 }
 

@@ -1,16 +1,16 @@
-// Host side of matmul: CLBlast where it is installed and the call suits it
-// (clblast_matmul.hpp), else the plugin's tiled kernel (kernels/matmul.cl).
-#include "clblast_matmul.hpp"
+// Host side of matmul: the plugin's tuned library where it has one and the call suits it
+// (backend.hpp library_matmul: CLBlast on OpenCL), else the tiled kernel (kernels/matmul.cl).
 #include "devplug/sdk/strided.hpp"
-#include "kernels.hpp"
+#include "ops.hpp"
 #include "launch.hpp"
+#include "variants.hpp"
 
-namespace devplug::opencl {
+namespace devplug::clc {
 
 namespace {
 
-constexpr size_t kTile = 32;
-constexpr size_t kWorkPerThread = 4;
+constexpr size_t kTile = kMatmulTile;
+constexpr size_t kWorkPerThread = kMatmulWorkPerThread;
 
 devplug_error_t* matmul_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
@@ -18,7 +18,7 @@ devplug_error_t* matmul_kernel(devplug_stream_handle_t* stream, const devplug_op
     const devplug_tensor_desc_t& a = *call->inputs[0];
     const devplug_tensor_desc_t& b = *call->inputs[1];
     const devplug_tensor_desc_t& out = *call->outputs[0];
-    require_dtype(*stream->device, a.dtype, "matmul");
+    require_dtype(stream, a.dtype, "matmul");
     const int32_t rank = out.rank;
     sdk::check_argument(rank >= 2 && a.rank == rank && b.rank == rank, "matmul: operands need one rank >= 2");
     const int64_t M = a.shape[rank - 2], K = a.shape[rank - 1], N = b.shape[rank - 1];
@@ -32,29 +32,27 @@ devplug_error_t* matmul_kernel(devplug_stream_handle_t* stream, const devplug_op
       run_fill(stream, out.dtype, out.rank, out.shape, out_view, zero);
       return;
     }
-    if (clblast_matmul(stream, a, b, out)) return;  // float32/float64 where CLBlast is installed
+    if (library_matmul(stream, a, b, out)) return;
     const size_t threads = kTile / kWorkPerThread;
     const size_t global[3] = {(static_cast<size_t>(N) + kTile - 1) / kTile * threads,
                               (static_cast<size_t>(M) + kTile - 1) / kTile * threads,
                               static_cast<size_t>(batch.numel)};
     const size_t local[3] = {threads, threads, 1};
-    const std::string options = build_options(
-        *stream->device, "-DOP_matmul -DDTA=" + std::to_string(a.dtype) + " -DDTO=" + std::to_string(out.dtype) +
-                             " -DTILE=" + std::to_string(kTile) + " -DWPT=" + std::to_string(kWorkPerThread));
+    const std::string options = matmul_defines(a.dtype, out.dtype);
     Launch(stream, "matmul", options, "matmul", "matmul")
         .arg(batch)
         .mem(out_view.mem)
         .mem(a_view.mem)
         .mem(b_view.mem)
-        .arg<cl_long>(M)
-        .arg<cl_long>(N)
-        .arg<cl_long>(K)
-        .arg<cl_long>(a.strides[rank - 2])
-        .arg<cl_long>(a.strides[rank - 1])
-        .arg<cl_long>(b.strides[rank - 2])
-        .arg<cl_long>(b.strides[rank - 1])
-        .arg<cl_long>(out.strides[rank - 2])
-        .arg<cl_long>(out.strides[rank - 1])
+        .arg<int64_t>(M)
+        .arg<int64_t>(N)
+        .arg<int64_t>(K)
+        .arg<int64_t>(a.strides[rank - 2])
+        .arg<int64_t>(a.strides[rank - 1])
+        .arg<int64_t>(b.strides[rank - 2])
+        .arg<int64_t>(b.strides[rank - 1])
+        .arg<int64_t>(out.strides[rank - 2])
+        .arg<int64_t>(out.strides[rank - 1])
         .run(3, global, local);
   });
 }
@@ -65,4 +63,4 @@ void register_linalg_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtype
   table.add_all({DEVPLUG_OP_matmul}, dtypes, 0, &matmul_kernel);
 }
 
-}  // namespace devplug::opencl
+}  // namespace devplug::clc

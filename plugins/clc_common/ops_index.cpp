@@ -5,16 +5,13 @@
 #include <memory>
 
 #include "devplug/sdk/strided.hpp"
-#include "kernels.hpp"
+#include "ops.hpp"
 #include "launch.hpp"
+#include "variants.hpp"
 
-namespace devplug::opencl {
+namespace devplug::clc {
 
 namespace {
-
-std::string dtype_options(const char* op, devplug_dtype_t dtype) {
-  return std::string("-DOP_") + op + " -DDTA=" + std::to_string(dtype) + " -DDTO=" + std::to_string(dtype);
-}
 
 int32_t checked_dim(const devplug_op_call_t* call, int32_t rank) {
   const auto* attrs = static_cast<const devplug_dim_attrs_t*>(call->attrs);
@@ -30,7 +27,7 @@ devplug_error_t* take_kernel(devplug_stream_handle_t* stream, const devplug_op_c
     const devplug_tensor_desc_t& in = *call->inputs[0];
     const devplug_tensor_desc_t& index = *call->inputs[1];
     const devplug_tensor_desc_t& out = *call->outputs[0];
-    require_dtype(*stream->device, in.dtype, info->name);
+    require_dtype(stream, in.dtype, info->name);
     sdk::check_argument(index.dtype == DEVPLUG_DTYPE_INT64, "index tensors are int64");
     const int32_t dim = checked_dim(call, in.rank);
     sdk::check_argument(in.rank > 0 && out.rank == in.rank, "indexing needs rank >= 1");
@@ -47,13 +44,13 @@ devplug_error_t* take_kernel(devplug_stream_handle_t* stream, const devplug_op_c
     const View out_view = view_of(out);
     const Geometry g = make_geometry(out.rank, out.shape, {&out_view, &in_view, &index_view});
     if (g.numel == 0) return;
-    Launch(stream, "index", build_options(*stream->device, dtype_options(info->name, in.dtype)), "take", info->name)
+    Launch(stream, "index", index_defines(info->name, in.dtype, false), "take", info->name)
         .arg(g)
         .mem(out_view.mem)
         .mem(in_view.mem)
         .mem(index_view.mem)
-        .arg<cl_long>(in.strides[dim])
-        .arg<cl_long>(in.shape[dim])
+        .arg<int64_t>(in.strides[dim])
+        .arg<int64_t>(in.shape[dim])
         .run1(static_cast<size_t>(g.numel));
   });
 }
@@ -67,7 +64,7 @@ devplug_error_t* scatter_kernel(devplug_stream_handle_t* stream, const devplug_o
     const devplug_tensor_desc_t& index = *call->inputs[1];
     const devplug_tensor_desc_t& src = *call->inputs[2];
     const devplug_tensor_desc_t& out = *call->outputs[0];
-    require_dtype(*stream->device, in.dtype, info->name);
+    require_dtype(stream, in.dtype, info->name);
     sdk::check_argument(index.dtype == DEVPLUG_DTYPE_INT64, "index tensors are int64");
     const int32_t dim = checked_dim(call, in.rank);
     sdk::check_argument(in.rank > 0 && index.rank == in.rank && src.rank == in.rank, "scatter: ranks differ");
@@ -86,7 +83,7 @@ devplug_error_t* scatter_kernel(devplug_stream_handle_t* stream, const devplug_o
     std::unique_ptr<ScratchBuffer> wide;
     View target = out_view;
     if (widen) {
-      wide = std::make_unique<ScratchBuffer>(stream->device, static_cast<size_t>(sdk::numel(out)) * 4);
+      wide = std::make_unique<ScratchBuffer>(stream, static_cast<size_t>(sdk::numel(out)) * 4);
       target = View{};
       target.mem = wide->get();
       sdk::contiguous_strides(out.rank, out.shape, target.strides);
@@ -94,18 +91,17 @@ devplug_error_t* scatter_kernel(devplug_stream_handle_t* stream, const devplug_o
                       target, {&out_view}, "scatter_add");
     }
     const Geometry lines = make_geometry(index.rank, line_shape, {&target, &src_view, &index_view});
-    const std::string options = build_options(
-        *stream->device, dtype_options(info->name, in.dtype) + (widen ? " -DWIDE_TARGET" : ""));
+    const std::string options = index_defines(info->name, in.dtype, widen);
     Launch(stream, "index", options, "scatter", info->name)
         .arg(lines)
         .mem(target.mem)
         .mem(src_view.mem)
         .mem(index_view.mem)
-        .arg<cl_long>(index.shape[dim])
-        .arg<cl_long>(target.strides[dim])
-        .arg<cl_long>(src.strides[dim])
-        .arg<cl_long>(index.strides[dim])
-        .arg<cl_long>(out.shape[dim])
+        .arg<int64_t>(index.shape[dim])
+        .arg<int64_t>(target.strides[dim])
+        .arg<int64_t>(src.strides[dim])
+        .arg<int64_t>(index.strides[dim])
+        .arg<int64_t>(out.shape[dim])
         .run1(static_cast<size_t>(lines.numel), 64);
     if (widen)
       run_elementwise(stream, "convert", DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT32, in.dtype,
@@ -117,7 +113,7 @@ devplug_error_t* cat_kernel(devplug_stream_handle_t* stream, const devplug_op_ca
   return sdk::guard([&] {
     check_kernel_call(stream, call);
     const devplug_tensor_desc_t& out = *call->outputs[0];
-    require_dtype(*stream->device, out.dtype, "cat");
+    require_dtype(stream, out.dtype, "cat");
     const int32_t dim = checked_dim(call, out.rank);
     sdk::check_argument(out.rank > 0, "cat needs rank >= 1");
     const View out_view = view_of(out);
@@ -139,7 +135,7 @@ devplug_error_t* flip_kernel(devplug_stream_handle_t* stream, const devplug_op_c
     check_kernel_call(stream, call);
     const devplug_tensor_desc_t& in = *call->inputs[0];
     const devplug_tensor_desc_t& out = *call->outputs[0];
-    require_dtype(*stream->device, in.dtype, "flip");
+    require_dtype(stream, in.dtype, "flip");
     const auto* attrs = static_cast<const devplug_flip_attrs_t*>(call->attrs);
     View flipped = view_of(in);
     for (int32_t d = 0; d < in.rank; ++d) {
@@ -156,7 +152,7 @@ devplug_error_t* pad_kernel(devplug_stream_handle_t* stream, const devplug_op_ca
     check_kernel_call(stream, call);
     const devplug_tensor_desc_t& in = *call->inputs[0];
     const devplug_tensor_desc_t& out = *call->outputs[0];
-    require_dtype(*stream->device, in.dtype, "constant_pad");
+    require_dtype(stream, in.dtype, "constant_pad");
     const auto* attrs = static_cast<const devplug_pad_attrs_t*>(call->attrs);
     const View out_view = view_of(out);
     run_fill(stream, out.dtype, out.rank, out.shape, out_view, attrs->value);
@@ -187,4 +183,4 @@ void register_index_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes
   table.add_all({DEVPLUG_OP_constant_pad}, dtypes, 0, &pad_kernel);
 }
 
-}  // namespace devplug::opencl
+}  // namespace devplug::clc

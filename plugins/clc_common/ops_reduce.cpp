@@ -2,19 +2,16 @@
 #include <algorithm>
 
 #include "devplug/sdk/strided.hpp"
-#include "kernels.hpp"
+#include "ops.hpp"
 #include "launch.hpp"
+#include "variants.hpp"
 
-namespace devplug::opencl {
+namespace devplug::clc {
 
 namespace {
 
-constexpr size_t kGroup = 256;
+constexpr size_t kGroup = kReduceGroup;
 constexpr size_t kMaxAccumulatorBytes = 32;  // the largest acc_t in reduce.cl (var: 3 doubles)
-
-std::string op_options(const char* op, devplug_dtype_t a, devplug_dtype_t o) {
-  return std::string("-DOP_") + op + " -DDTA=" + std::to_string(a) + " -DDTO=" + std::to_string(o);
-}
 
 devplug_error_t* reduce_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
@@ -22,7 +19,7 @@ devplug_error_t* reduce_kernel(devplug_stream_handle_t* stream, const devplug_op
     const devplug_op_info_t* info = devplug_op_info(call->op);
     const devplug_tensor_desc_t& in = *call->inputs[0];
     const devplug_tensor_desc_t& out = *call->outputs[0];
-    require_dtype(*stream->device, in.dtype, info->name);
+    require_dtype(stream, in.dtype, info->name);
     sdk::check_argument(in.rank == out.rank, "reduction: output rank differs from the input's");
     const auto* attrs = static_cast<const devplug_reduce_attrs_t*>(call->attrs);
     const View in_view = view_of(in);
@@ -45,15 +42,15 @@ devplug_error_t* reduce_kernel(devplug_stream_handle_t* stream, const devplug_op
     if (needs_elements && red.numel == 0)
       sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(info->name) + ": empty reduction");
     const std::string options =
-        build_options(*stream->device, op_options(info->name, in.dtype, out.dtype) + " -DGROUP=" + std::to_string(kGroup));
-    const bool fp64 = stream->device->info.fp64;
+        reduce_defines(info->name, in.dtype, out.dtype);
+    const bool fp64 = caps_of(stream).fp64;
     auto correction = [&](Launch& launch) -> Launch& {
-      if (fp64) return launch.arg<cl_double>(attrs->correction);
-      return launch.arg<cl_float>(static_cast<float>(attrs->correction));
+      if (fp64) return launch.arg<double>(attrs->correction);
+      return launch.arg<float>(static_cast<float>(attrs->correction));
     };
     const size_t outputs = static_cast<size_t>(kept.numel);
     const size_t length = static_cast<size_t>(red.numel);
-    if (length <= 64 || outputs >= 4096 || stream->device->info.max_work_group < kGroup) {
+    if (length <= 64 || outputs >= 4096 || caps_of(stream).max_work_group < kGroup) {
       Launch launch(stream, "reduce", options, "reduce_serial", info->name);
       launch.arg(kept).arg(red).mem(in_view.mem).mem(out_view.mem);
       correction(launch).run1(outputs, 64);
@@ -65,17 +62,17 @@ devplug_error_t* reduce_kernel(devplug_stream_handle_t* stream, const devplug_op
     const size_t chunk = (length + groups - 1) / groups;
     const size_t global[2] = {groups * kGroup, outputs};
     const size_t local[2] = {kGroup, 1};
-    ScratchBuffer partial(stream->device, outputs * groups * kMaxAccumulatorBytes);
+    ScratchBuffer partial(stream, outputs * groups * kMaxAccumulatorBytes);
     {
       Launch launch(stream, "reduce", options, "reduce_partial", info->name);
       launch.arg(kept).arg(red).mem(in_view.mem).mem(out_view.mem).mem(partial.get())
-          .arg<cl_long>(static_cast<cl_long>(chunk)).arg<cl_int>(groups == 1 ? 1 : 0);
+          .arg<int64_t>(static_cast<int64_t>(chunk)).arg<int32_t>(groups == 1 ? 1 : 0);
       correction(launch).run(2, global, local);
     }
     if (groups > 1) {
       const size_t combine_global[2] = {kGroup, outputs};
       Launch launch(stream, "reduce", options, "reduce_combine", info->name);
-      launch.arg(kept).mem(partial.get()).arg<cl_long>(static_cast<cl_long>(groups)).mem(out_view.mem);
+      launch.arg(kept).mem(partial.get()).arg<int64_t>(static_cast<int64_t>(groups)).mem(out_view.mem);
       correction(launch).run(2, combine_global, local);
     }
   });
@@ -87,7 +84,7 @@ devplug_error_t* scan_kernel(devplug_stream_handle_t* stream, const devplug_op_c
     const devplug_op_info_t* info = devplug_op_info(call->op);
     const devplug_tensor_desc_t& in = *call->inputs[0];
     const devplug_tensor_desc_t& out = *call->outputs[0];
-    require_dtype(*stream->device, in.dtype, info->name);
+    require_dtype(stream, in.dtype, info->name);
     const auto* attrs = static_cast<const devplug_dim_attrs_t*>(call->attrs);
     const int32_t dim = attrs->dim;
     sdk::check_argument(in.rank == 0 ? dim == 0 : (dim >= 0 && dim < in.rank), "scan: dim out of range");
@@ -98,14 +95,14 @@ devplug_error_t* scan_kernel(devplug_stream_handle_t* stream, const devplug_op_c
     const Geometry lines = make_geometry(out.rank, line_shape, {&out_view, &in_view});
     const int64_t n = in.rank == 0 ? 1 : in.shape[dim];
     if (lines.numel == 0 || n == 0) return;
-    const std::string options = build_options(*stream->device, op_options(info->name, in.dtype, out.dtype));
+    const std::string options = scan_defines(info->name, in.dtype, out.dtype);
     Launch(stream, "scan", options, "scan", info->name)
         .arg(lines)
         .mem(in_view.mem)
         .mem(out_view.mem)
-        .arg<cl_long>(n)
-        .arg<cl_long>(in.rank == 0 ? 0 : in.strides[dim])
-        .arg<cl_long>(out.rank == 0 ? 0 : out.strides[dim])
+        .arg<int64_t>(n)
+        .arg<int64_t>(in.rank == 0 ? 0 : in.strides[dim])
+        .arg<int64_t>(out.rank == 0 ? 0 : out.strides[dim])
         .run1(static_cast<size_t>(lines.numel), 64);
   });
 }
@@ -117,4 +114,4 @@ void register_reduce_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtype
   table.add_all(sdk::ops_in_category(DEVPLUG_CATEGORY_scan), dtypes, 0, &scan_kernel);
 }
 
-}  // namespace devplug::opencl
+}  // namespace devplug::clc

@@ -4,17 +4,13 @@
 
 #include "devplug/sdk/half.hpp"
 #include "devplug/sdk/strided.hpp"
-#include "kernels.hpp"
+#include "ops.hpp"
 #include "launch.hpp"
+#include "variants.hpp"
 
-namespace devplug::opencl {
+namespace devplug::clc {
 
 namespace {
-
-std::string dtype_options(devplug_dtype_t a, devplug_dtype_t b, devplug_dtype_t c, devplug_dtype_t o) {
-  return " -DDTA=" + std::to_string(a) + " -DDTB=" + std::to_string(b) + " -DDTC=" +
-         std::to_string(c) + " -DDTO=" + std::to_string(o);
-}
 
 // The raw bits of `value` in `dtype`, rounded once (to nearest even) by the host.
 uint64_t scalar_bits(devplug_dtype_t dtype, const devplug_scalar_t& value) {
@@ -48,15 +44,14 @@ void run_elementwise(devplug_stream_handle_t* stream, const char* op_token, devp
   while (operands.size() < kGeomOperands) operands.push_back(&out);  // unused slots
   const Geometry g = make_geometry(rank, shape, operands);
   if (g.numel == 0) return;
-  const std::string options = build_options(*stream->device, std::string("-DOP_") + op_token +
-                                                                 dtype_options(dta, dtb, dtc, dto));
+  const std::string options = elementwise_defines(op_token, dta, dtb, dtc, dto);
   if (g.dense) {
     Launch(stream, "elementwise", options, "ew_dense", what)
-        .arg<cl_long>(g.numel)
-        .arg<cl_long>(g.offset[0])
-        .arg<cl_long>(g.offset[1])
-        .arg<cl_long>(g.offset[2])
-        .arg<cl_long>(g.offset[3])
+        .arg<int64_t>(g.numel)
+        .arg<int64_t>(g.offset[0])
+        .arg<int64_t>(g.offset[1])
+        .arg<int64_t>(g.offset[2])
+        .arg<int64_t>(g.offset[3])
         .mem(operands[0]->mem)
         .mem(operands[1]->mem)
         .mem(operands[2]->mem)
@@ -82,12 +77,11 @@ void run_fill(devplug_stream_handle_t* stream, devplug_dtype_t dtype, int32_t ra
               const View& out, const devplug_scalar_t& value) {
   const Geometry g = make_geometry(rank, shape, {&out});
   if (g.numel == 0) return;
-  const std::string options =
-      build_options(*stream->device, dtype_options(dtype, dtype, dtype, dtype));
+  const std::string options = fill_defines(dtype);
   Launch(stream, "fill", options, "fill", "fill")
       .arg(g)
       .mem(out.mem)
-      .arg<cl_ulong>(scalar_bits(dtype, value))
+      .arg<uint64_t>(scalar_bits(dtype, value))
       .run1(static_cast<size_t>(g.numel));
 }
 
@@ -98,8 +92,8 @@ devplug_error_t* elementwise_kernel(devplug_stream_handle_t* stream, const devpl
     check_kernel_call(stream, call);
     const devplug_op_info_t* info = devplug_op_info(call->op);
     const devplug_tensor_desc_t& out = *call->outputs[0];
-    for (size_t i = 0; i < call->n_inputs; ++i) require_dtype(*stream->device, call->inputs[i]->dtype, info->name);
-    require_dtype(*stream->device, out.dtype, info->name);
+    for (size_t i = 0; i < call->n_inputs; ++i) require_dtype(stream, call->inputs[i]->dtype, info->name);
+    require_dtype(stream, out.dtype, info->name);
     std::vector<View> views;
     for (size_t i = 0; i < call->n_inputs; ++i) views.push_back(view_of(*call->inputs[i]));
     std::vector<const View*> inputs;
@@ -119,7 +113,7 @@ devplug_error_t* fill_kernel(devplug_stream_handle_t* stream, const devplug_op_c
   return sdk::guard([&] {
     check_kernel_call(stream, call);
     const devplug_tensor_desc_t& out = *call->outputs[0];
-    require_dtype(*stream->device, out.dtype, "fill");
+    require_dtype(stream, out.dtype, "fill");
     const auto* attrs = static_cast<const devplug_fill_attrs_t*>(call->attrs);
     run_fill(stream, out.dtype, out.rank, out.shape, view_of(out), attrs->value);
   });
@@ -129,21 +123,20 @@ devplug_error_t* iota_kernel(devplug_stream_handle_t* stream, const devplug_op_c
   return sdk::guard([&] {
     check_kernel_call(stream, call);
     const devplug_tensor_desc_t& out = *call->outputs[0];
-    require_dtype(*stream->device, out.dtype, "iota");
+    require_dtype(stream, out.dtype, "iota");
     const auto* attrs = static_cast<const devplug_iota_attrs_t*>(call->attrs);
     const View view = view_of(out);
     const Geometry g = make_geometry(out.rank, out.shape, {&view});
     if (g.numel == 0) return;
-    const std::string options =
-        build_options(*stream->device, dtype_options(out.dtype, out.dtype, out.dtype, out.dtype));
+    const std::string options = fill_defines(out.dtype);
     Launch launch(stream, "fill", options, "iota", "iota");
     launch.arg(g).mem(view.mem);
-    if (stream->device->info.fp64) {
-      launch.arg<cl_double>(attrs->start.f).arg<cl_double>(attrs->step.f);
+    if (caps_of(stream).fp64) {
+      launch.arg<double>(attrs->start.f).arg<double>(attrs->step.f);
     } else {
-      launch.arg<cl_float>(static_cast<float>(attrs->start.f)).arg<cl_float>(static_cast<float>(attrs->step.f));
+      launch.arg<float>(static_cast<float>(attrs->start.f)).arg<float>(static_cast<float>(attrs->step.f));
     }
-    launch.arg<cl_long>(attrs->start.i).arg<cl_long>(attrs->step.i).run1(static_cast<size_t>(g.numel));
+    launch.arg<int64_t>(attrs->start.i).arg<int64_t>(attrs->step.i).run1(static_cast<size_t>(g.numel));
   });
 }
 
@@ -158,4 +151,4 @@ void register_elementwise_kernels(sdk::KernelTable& table, devplug_dtype_mask_t 
   table.add_all({DEVPLUG_OP_iota}, dtypes, 0, &iota_kernel);
 }
 
-}  // namespace devplug::opencl
+}  // namespace devplug::clc

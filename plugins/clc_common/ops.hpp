@@ -1,0 +1,46 @@
+// The ops of the OpenCL C kernels' host side, registered per family into a plugin's declared
+// kernel table, and the helpers the families share. Every function here runs on the
+// plugin's backend (backend.hpp).
+#pragma once
+
+#include <vector>
+
+#include "devplug/sdk/kernels.hpp"
+#include "launch.hpp"
+
+namespace devplug::clc {
+
+// Every dtype the kernels cover. The table is static per plugin: a device that lacks
+// float64 answers UNIMPLEMENTED for it at run time (and claims less per device).
+constexpr devplug_dtype_mask_t kClaimedDtypes = DEVPLUG_DTYPES_ALL;
+
+void register_elementwise_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);  // ops_elementwise.cpp
+void register_reduce_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);       // ops_reduce.cpp (reduce, scan)
+void register_index_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);        // ops_index.cpp (index, shape)
+void register_linalg_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);       // ops_linalg.cpp
+void register_random_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);       // ops_random.cpp
+
+// Registers every op above into `table`; a plugin adds its own kernels (native composites) beside.
+void register_prim_kernels(sdk::KernelTable& table);
+// The table of every op above, for a plugin that has no kernels of its own.
+const sdk::KernelTable& kernel_table();
+
+// Checks the call frame (sdk::check_call), the stream, and that every tensor lives on the
+// stream's device.
+void check_kernel_call(devplug_stream_handle_t* stream, const devplug_op_call_t* call);
+
+// Runs elementwise.cl's op `op_token` with operands (dta, dtb, dtc) -> dto over `shape`.
+void run_elementwise(devplug_stream_handle_t* stream, const char* op_token, devplug_dtype_t dta,
+                     devplug_dtype_t dtb, devplug_dtype_t dtc, devplug_dtype_t dto, int32_t rank,
+                     const int64_t* shape, const View& out, const std::vector<const View*>& inputs,
+                     const char* what);
+
+// Copies `in` to `out`, both of `shape` and `dtype`, any strides.
+void run_copy(devplug_stream_handle_t* stream, devplug_dtype_t dtype, int32_t rank, const int64_t* shape,
+              const View& out, const View& in);
+
+// Sets every element of `out` (of `shape`) to `value` rounded once to `dtype`.
+void run_fill(devplug_stream_handle_t* stream, devplug_dtype_t dtype, int32_t rank, const int64_t* shape,
+              const View& out, const devplug_scalar_t& value);
+
+}  // namespace devplug::clc

@@ -1,0 +1,354 @@
+// The Level Zero plugin's own behaviour, through Debian's real loader: without a loader and
+// without a driver it loads and reports zero devices with the reason (and the doctor says how
+// to fix it); on the CPU test driver (ctest sets ZE_ENABLE_ALT_DRIVERS, and runs these tests
+// again with regular command lists and with host staging) device properties, results of
+// strided ops, work ordered across streams by events, memory released while work is in
+// flight, the on-disk module cache, and module build failures carrying the driver's log.
+//
+// Op correctness as such is devplug-conform's job (conformance_level_zero_full).
+#include <level_zero/ze_api.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "devplug/sdk/half.hpp"
+#include "devplug/sdk/kernels.hpp"
+#include "opencl_harness.hpp"  // a plugin-agnostic host: load, open, copy, run one op
+
+namespace devplug::opencl_test {
+namespace {
+
+// Modules go to a disk cache inside the build tree (ctest sets DEVPLUG_LEVEL_ZERO_CACHE_DIR)
+// or, when run by hand, to a temporary folder; never to the user's cache.
+class CacheEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    const char* dir = std::getenv("DEVPLUG_LEVEL_ZERO_CACHE_DIR");
+    if (dir == nullptr || *dir == '\0') setenv("DEVPLUG_LEVEL_ZERO_CACHE_DIR", dir_.path().c_str(), 1);
+  }
+
+ private:
+  TempDir dir_;
+};
+const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new CacheEnvironment);
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+int count_lines_starting(const std::string& text, const std::string& prefix) {
+  int n = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(prefix, 0) == 0) ++n;
+  return n;
+}
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;
+};
+
+CommandResult run_command(const std::string& command) {
+  CommandResult r;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) r.output.append(buffer, n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+int32_t device_count(const devplug_plugin_api_t* api, std::string* note = nullptr) {
+  int32_t count = 0;
+  const char* text = nullptr;
+  take(api, api->device_count(&count, &text));
+  if (note != nullptr) *note = text ? text : "";
+  return count;
+}
+
+// Skips the test when the plugin sees no device (ZE_ENABLE_ALT_DRIVERS not set).
+#define REQUIRE_DEVICE(api)                                                                                   \
+  do {                                                                                                        \
+    std::string note_;                                                                                        \
+    if (device_count(api, &note_) == 0)                                                                       \
+      GTEST_SKIP() << "no Level Zero device (set ZE_ENABLE_ALT_DRIVERS to libze_devplug_cpu.so): " << note_; \
+  } while (0)
+
+// ---- without a loader or a driver ----
+
+TEST(LevelZeroNoLoader, ReportsZeroDevicesAndWhy) {
+  TempDir dir;
+  setenv("DEVPLUG_LEVEL_ZERO_LIBRARY", "/nonexistent/libze_loader.so.1", 1);
+  LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN, dir.path() + "/libdevplug_level_zero_noloader.so");
+  unsetenv("DEVPLUG_LEVEL_ZERO_LIBRARY");
+  const devplug_plugin_api_t* api = plugin.api();
+  ASSERT_NE(api, nullptr);
+  EXPECT_EQ(plugin.init_error().code, DEVPLUG_CODE_OK) << plugin.init_error().message;
+  std::string note;
+  EXPECT_EQ(device_count(api, &note), 0);
+  EXPECT_NE(note.find("/nonexistent/libze_loader.so.1 not found"), std::string::npos) << note;
+  devplug_device_handle_t* device = reinterpret_cast<devplug_device_handle_t*>(1);
+  EXPECT_EQ(take(api, api->device_open(0, &device)).code, DEVPLUG_CODE_OUT_OF_RANGE);
+  EXPECT_EQ(device, nullptr);
+  EXPECT_GT(api->kernel_count, 0u);  // declared without any device
+}
+
+// Run by ctest without ZE_ENABLE_ALT_DRIVERS: the loader finds no driver.
+TEST(LevelZeroNoDriver, ReportsZeroDevicesWithZeInitsResult) {
+  LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN);
+  const devplug_plugin_api_t* api = plugin.api();
+  ASSERT_NE(api, nullptr);
+  EXPECT_EQ(plugin.init_error().code, DEVPLUG_CODE_OK) << plugin.init_error().message;
+  std::string note;
+  if (device_count(api, &note) > 0) GTEST_SKIP() << "a Level Zero driver is installed on this machine";
+  EXPECT_NE(note.find("zeInit: ZE_RESULT_ERROR_UNINITIALIZED (0x78000001)"), std::string::npos) << note;
+  EXPECT_NE(note.find("no driver"), std::string::npos) << note;
+}
+
+TEST(LevelZeroNoDriver, TheDoctorSaysWhyAndHowToFixIt) {
+  LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN);
+  ASSERT_NE(plugin.api(), nullptr);
+  if (device_count(plugin.api()) > 0) GTEST_SKIP() << "a Level Zero driver is installed on this machine";
+  const CommandResult r =
+      run_command(std::string("'") + DEVPLUG_INFO_EXE + "' --no-discovery --check '" + DEVPLUG_LEVEL_ZERO_PLUGIN + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.output;  // loads, no devices
+  EXPECT_NE(r.output.find("ZE_RESULT_ERROR_UNINITIALIZED"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("intel-level-zero-gpu"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("ZE_ENABLE_ALT_DRIVERS"), std::string::npos) << r.output;
+  // Without the loader the doctor names the package that has it.
+  const CommandResult no_loader = run_command("DEVPLUG_LEVEL_ZERO_LIBRARY=/nonexistent/libze_loader.so.1 '" +
+                                              std::string(DEVPLUG_INFO_EXE) + "' --no-discovery --check '" +
+                                              DEVPLUG_LEVEL_ZERO_PLUGIN + "'");
+  EXPECT_EQ(no_loader.exit_code, 2) << no_loader.output;
+  EXPECT_NE(no_loader.output.find("libze1"), std::string::npos) << no_loader.output;
+}
+
+// ---- on the CPU test driver ----
+
+TEST(LevelZeroLoad, TableDescribesThePlugin) {
+  LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN);
+  const devplug_plugin_api_t* api = plugin.api();
+  ASSERT_NE(api, nullptr);
+  EXPECT_STREQ(api->plugin_name, "level_zero");
+  EXPECT_TRUE(api->flags & DEVPLUG_PLUGIN_CACHING_ALLOCATOR);
+  for (const devplug_op_t op : sdk::all_ops()) {
+    devplug_dtype_mask_t claimed = 0;
+    for (size_t i = 0; i < api->kernel_count; ++i)
+      if (api->kernels[i]->op == op) claimed |= api->kernels[i]->dtypes;
+    EXPECT_EQ(claimed, devplug_op_info(op)->dtypes) << devplug_op_name(op);
+  }
+}
+
+TEST(LevelZeroDevice, PropertiesAreFilledHonestly) {
+  LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN);
+  const devplug_plugin_api_t* api = plugin.api();
+  REQUIRE_DEVICE(api);
+  devplug_device_properties_t p{};
+  p.struct_size = sizeof p;
+  DEVPLUG_EXPECT_OK(api, api->device_get_properties(0, &p));
+  EXPECT_GT(std::strlen(p.vendor), 0u);
+  EXPECT_GT(std::strlen(p.driver_version), 0u);
+  EXPECT_GT(p.memory_bytes, 0u);
+  EXPECT_GT(p.compute_units, 0);
+  if (std::string(p.name).find("devplug CPU test driver") != std::string::npos) {
+    EXPECT_TRUE(p.capabilities & DEVPLUG_DEVICE_UNIFIED_MEMORY);
+    EXPECT_FALSE(p.capabilities & DEVPLUG_DEVICE_FP16);  // PoCL: half is storage only
+    const char* fp64 = std::getenv("ZE_DEVPLUG_CPU_FP64");
+    const bool hidden = fp64 != nullptr && std::string(fp64) == "0";
+    EXPECT_EQ((p.capabilities & DEVPLUG_DEVICE_FP64) != 0, !hidden);
+  }
+  if (p.capabilities & DEVPLUG_DEVICE_FP64) EXPECT_EQ(p.dtypes, DEVPLUG_DTYPES_ALL);
+  else EXPECT_EQ(p.dtypes, DEVPLUG_DTYPES_ALL & ~DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64));
+}
+
+TEST(LevelZeroOps, StridedElementwiseReduceAndScatterGiveTheExpectedValues) {
+  LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN);
+  const devplug_plugin_api_t* api = plugin.api();
+  REQUIRE_DEVICE(api);
+  Session s(api);
+  ASSERT_TRUE(s.ok());
+  // add over a transposed, offset view: out[i][j] = x[j][i] + 1 (x 3x2, read as 2x3).
+  const std::vector<int32_t> x = {-1, 10, 11, 12, 13, 14, 15};  // element 0 skipped by the offset
+  devplug_buffer_handle_t* xb = s.upload(bytes_of(x));
+  devplug_buffer_handle_t* ones = s.upload(bytes_of(std::vector<int32_t>(6, 1)));
+  devplug_buffer_handle_t* out = s.upload(std::vector<unsigned char>(6 * 4));
+  ErrorText e = s.run(DEVPLUG_OP_add,
+                      {tensor(xb, DEVPLUG_DTYPE_INT32, {2, 3}, {1, 2}, 4), tensor(ones, DEVPLUG_DTYPE_INT32, {2, 3}, {0, 1})},
+                      tensor(out, DEVPLUG_DTYPE_INT32, {2, 3}), nullptr);
+  ASSERT_EQ(e.code, DEVPLUG_CODE_OK) << e.message;
+  EXPECT_EQ(values_of<int32_t>(s.download(out, 24)), (std::vector<int32_t>{11, 13, 15, 12, 14, 16}));
+
+  // A long float16 sum (the two-level reduction, with scratch memory) of 1.0: 5000 exactly.
+  constexpr int64_t n = 5000;
+  devplug_buffer_handle_t* halves = s.upload(bytes_of(std::vector<uint16_t>(n, sdk::double_to_half_bits(1.0))));
+  devplug_buffer_handle_t* total = s.upload(std::vector<unsigned char>(2));
+  devplug_reduce_attrs_t sum{sizeof sum, 1u, 0.0};
+  e = s.run(DEVPLUG_OP_sum, {tensor(halves, DEVPLUG_DTYPE_FLOAT16, {n})}, tensor(total, DEVPLUG_DTYPE_FLOAT16, {1}), &sum);
+  ASSERT_EQ(e.code, DEVPLUG_CODE_OK) << e.message;
+  EXPECT_EQ(values_of<uint16_t>(s.download(total, 2))[0], sdk::double_to_half_bits(5000.0));
+
+  // scatter_add of bfloat16 adds in float32 (a scratch copy) and rounds once.
+  const std::vector<int64_t> index = {0, 0, 0, 1};
+  devplug_buffer_handle_t* ib = s.upload(bytes_of(index));
+  const uint16_t third = sdk::double_to_bfloat16_bits(1.0 / 3.0);
+  devplug_buffer_handle_t* src = s.upload(bytes_of(std::vector<uint16_t>(4, third)));
+  devplug_buffer_handle_t* base = s.upload(bytes_of(std::vector<uint16_t>(2, 0)));
+  devplug_buffer_handle_t* result = s.upload(std::vector<unsigned char>(4));
+  devplug_dim_attrs_t dim{sizeof dim, 0};
+  e = s.run(DEVPLUG_OP_scatter_add,
+            {tensor(base, DEVPLUG_DTYPE_BFLOAT16, {2}), tensor(ib, DEVPLUG_DTYPE_INT64, {4}),
+             tensor(src, DEVPLUG_DTYPE_BFLOAT16, {4})},
+            tensor(result, DEVPLUG_DTYPE_BFLOAT16, {2}), &dim);
+  ASSERT_EQ(e.code, DEVPLUG_CODE_OK) << e.message;
+  const float third_f = static_cast<float>(sdk::bfloat16_bits_to_double(third));
+  const float three_thirds = third_f + third_f + third_f;  // in float32, as the plugin adds
+  EXPECT_EQ(values_of<uint16_t>(s.download(result, 4))[0], sdk::double_to_bfloat16_bits(three_thirds));
+}
+
+TEST(LevelZeroStream, EventsOrderWorkAcrossStreams) {
+  LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN);
+  const devplug_plugin_api_t* api = plugin.api();
+  REQUIRE_DEVICE(api);
+  Session s(api);
+  ASSERT_TRUE(s.ok());
+  devplug_stream_handle_t* second = nullptr;
+  DEVPLUG_EXPECT_OK(api, api->stream_create(s.device(), &second));
+  devplug_event_handle_t* event = nullptr;
+  DEVPLUG_EXPECT_OK(api, api->event_create(s.device(), &event));
+  DEVPLUG_EXPECT_OK(api, api->event_synchronize(event));  // never recorded: complete
+  constexpr int64_t n = 1 << 16;
+  devplug_buffer_handle_t* a = s.upload(std::vector<unsigned char>(n * 4));
+  devplug_buffer_handle_t* b = s.upload(std::vector<unsigned char>(n * 4));
+  const devplug_kernel_t* fill_kernel = nullptr;
+  for (size_t i = 0; i < api->kernel_count; ++i)
+    if (api->kernels[i]->op == DEVPLUG_OP_fill) fill_kernel = api->kernels[i];
+  ASSERT_NE(fill_kernel, nullptr);
+  const devplug_tensor_desc_t ta = tensor(a, DEVPLUG_DTYPE_INT32, {n});
+  const devplug_tensor_desc_t* outs[1] = {&ta};
+  // Five rounds of: stream 1 fills a with k, records; stream 2 waits, copies a to b, reads b.
+  for (int k = 1; k <= 5; ++k) {
+    devplug_fill_attrs_t fill{sizeof fill, {static_cast<double>(k), k}};
+    devplug_op_call_t call{sizeof call, DEVPLUG_OP_fill, nullptr, 0, outs, 1, &fill};
+    DEVPLUG_EXPECT_OK(api, fill_kernel->fn(s.stream(), &call));
+    DEVPLUG_EXPECT_OK(api, api->event_record(event, s.stream()));
+    DEVPLUG_EXPECT_OK(api, api->stream_wait_event(second, event));
+    DEVPLUG_EXPECT_OK(api, api->buffer_copy(second, a, 0, b, 0, n * 4));
+    std::vector<int32_t> host(n, 0);
+    DEVPLUG_EXPECT_OK(api, api->buffer_copy_to_host(second, b, 0, host.data(), n * 4));
+    DEVPLUG_EXPECT_OK(api, api->stream_synchronize(second));
+    DEVPLUG_EXPECT_OK(api, api->event_synchronize(event));
+    EXPECT_EQ(host.front(), k);
+    EXPECT_EQ(host.back(), k);
+  }
+  DEVPLUG_EXPECT_OK(api, api->event_destroy(event));
+  DEVPLUG_EXPECT_OK(api, api->stream_destroy(second));
+}
+
+TEST(LevelZeroMemory, BuffersReleasedWhileWorkIsInFlightStayValidForIt) {
+  LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN);
+  const devplug_plugin_api_t* api = plugin.api();
+  REQUIRE_DEVICE(api);
+  Session s(api);
+  ASSERT_TRUE(s.ok());
+  constexpr int64_t n = 1 << 18;
+  std::vector<float> x(n, 2.0f);
+  devplug_buffer_handle_t* in = nullptr;
+  devplug_buffer_handle_t* out = s.upload(std::vector<unsigned char>(n * 4));
+  DEVPLUG_EXPECT_OK(api, api->buffer_allocate(s.device(), n * 4, &in));
+  DEVPLUG_EXPECT_OK(api, api->buffer_copy_from_host(s.stream(), x.data(), in, 0, n * 4));
+  const devplug_tensor_desc_t tin = tensor(in, DEVPLUG_DTYPE_FLOAT32, {n});
+  const devplug_tensor_desc_t tout = tensor(out, DEVPLUG_DTYPE_FLOAT32, {n});
+  const devplug_tensor_desc_t* ins[1] = {&tin};
+  const devplug_tensor_desc_t* outs[1] = {&tout};
+  devplug_op_call_t call{sizeof call, DEVPLUG_OP_sqrt, ins, 1, outs, 1, nullptr};
+  for (size_t i = 0; i < api->kernel_count; ++i)
+    if (api->kernels[i]->op == DEVPLUG_OP_sqrt) DEVPLUG_EXPECT_OK(api, api->kernels[i]->fn(s.stream(), &call));
+  DEVPLUG_EXPECT_OK(api, api->buffer_release(in));  // the copy and the kernel may still run
+  const std::vector<float> y = values_of<float>(s.download(out, n * 4));
+  EXPECT_FLOAT_EQ(y.front(), std::sqrt(2.0f));
+  EXPECT_FLOAT_EQ(y.back(), std::sqrt(2.0f));
+}
+
+TEST(LevelZeroCache, SecondInstanceLoadsModulesFromDisk) {
+  TempDir dir;
+  const std::string cache = dir.path() + "/cache";
+  const std::string log = dir.path() + "/cache.log";
+  const char* previous = std::getenv("DEVPLUG_LEVEL_ZERO_CACHE_DIR");
+  const std::string saved = previous ? previous : "";
+  setenv("DEVPLUG_LEVEL_ZERO_CACHE_DIR", cache.c_str(), 1);
+  setenv("DEVPLUG_LEVEL_ZERO_CACHE_LOG", log.c_str(), 1);
+  std::vector<float> first_result, second_result;
+  auto run_exp = [&](const std::string& copy, std::vector<float>* result) {
+    LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN, copy);
+    const devplug_plugin_api_t* api = plugin.api();
+    ASSERT_NE(api, nullptr);
+    REQUIRE_DEVICE(api);
+    Session s(api);
+    ASSERT_TRUE(s.ok());
+    const std::vector<float> x = {0.0f, 1.0f, -2.5f, 10.0f};
+    devplug_buffer_handle_t* in = s.upload(bytes_of(x));
+    devplug_buffer_handle_t* out = s.upload(std::vector<unsigned char>(16));
+    const ErrorText e = s.run(DEVPLUG_OP_exp, {tensor(in, DEVPLUG_DTYPE_FLOAT32, {4})},
+                              tensor(out, DEVPLUG_DTYPE_FLOAT32, {4}), nullptr);
+    ASSERT_EQ(e.code, DEVPLUG_CODE_OK) << e.message;
+    *result = values_of<float>(s.download(out, 16));
+  };
+  run_exp(dir.path() + "/first.so", &first_result);
+  if (!HasFatalFailure() && !IsSkipped()) {
+    const std::string after_first = read_text(log);
+    EXPECT_EQ(count_lines_starting(after_first, "compile "), 1) << after_first;
+    EXPECT_EQ(count_lines_starting(after_first, "disk "), 0) << after_first;
+    const std::string key = after_first.substr(std::string("compile ").size(), 16);
+    EXPECT_TRUE(std::filesystem::exists(cache + "/" + key + ".zebin")) << key;
+    run_exp(dir.path() + "/second.so", &second_result);
+    const std::string after_second = read_text(log);
+    EXPECT_EQ(count_lines_starting(after_second, "compile "), 1) << after_second;
+    EXPECT_EQ(count_lines_starting(after_second, "disk " + key), 1) << after_second;
+    EXPECT_EQ(first_result, second_result);
+    EXPECT_FLOAT_EQ(second_result[1], 2.7182817f);
+  }
+  unsetenv("DEVPLUG_LEVEL_ZERO_CACHE_LOG");
+  setenv("DEVPLUG_LEVEL_ZERO_CACHE_DIR", saved.c_str(), 1);
+}
+
+TEST(LevelZeroBuild, FailureCarriesTheDriversBuildLog) {
+  TempDir dir;
+  const char* previous = std::getenv("DEVPLUG_LEVEL_ZERO_CACHE_DIR");
+  const std::string saved = previous ? previous : "";
+  setenv("DEVPLUG_LEVEL_ZERO_CACHE_DIR", (dir.path() + "/cache").c_str(), 1);  // nothing cached
+  setenv("DEVPLUG_LEVEL_ZERO_TEST_BREAK_SPIRV", "1", 1);
+  LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN, dir.path() + "/libdevplug_level_zero_broken.so");
+  const devplug_plugin_api_t* api = plugin.api();
+  ASSERT_NE(api, nullptr);
+  if (device_count(api) == 0) {
+    unsetenv("DEVPLUG_LEVEL_ZERO_TEST_BREAK_SPIRV");
+    setenv("DEVPLUG_LEVEL_ZERO_CACHE_DIR", saved.c_str(), 1);
+    GTEST_SKIP() << "no Level Zero device";
+  }
+  Session s(api);
+  ASSERT_TRUE(s.ok());
+  devplug_buffer_handle_t* in = s.upload(std::vector<unsigned char>(16));
+  devplug_buffer_handle_t* out = s.upload(std::vector<unsigned char>(16));
+  const ErrorText e = s.run(DEVPLUG_OP_sin, {tensor(in, DEVPLUG_DTYPE_FLOAT32, {4})},
+                            tensor(out, DEVPLUG_DTYPE_FLOAT32, {4}), nullptr);
+  unsetenv("DEVPLUG_LEVEL_ZERO_TEST_BREAK_SPIRV");
+  setenv("DEVPLUG_LEVEL_ZERO_CACHE_DIR", saved.c_str(), 1);
+  EXPECT_EQ(e.code, DEVPLUG_CODE_INTERNAL);
+  EXPECT_EQ(e.native_code, static_cast<int64_t>(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE));
+  const std::regex format(
+      R"(^zeModuleCreate: ZE_RESULT_ERROR_MODULE_BUILD_FAILURE \(0x70000004\) while building kernels/elementwise\.cl with '[^']*-DOP_sin[^']*' from SPIR-V; build log:\n[\s\S]+ \[module_cache\.cpp:[0-9]+\]$)");
+  EXPECT_TRUE(std::regex_search(e.message, format)) << e.message;
+}
+
+}  // namespace
+}  // namespace devplug::opencl_test
