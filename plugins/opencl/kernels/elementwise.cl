@@ -447,14 +447,19 @@ inline A_CT int_gcd(A_CT x, A_CT y) {
 
 #ifdef NEED_ERFINV
 // Inverse error function: a float-accurate first guess (Giles, "Approximating the erfinv
-// function", 2010) polished by Newton steps on erf (erfc near +-1, where 1 - |y| is exact).
+// function", 2010) polished by Newton steps. The guess's w = -log(1 - y^2) is taken in W
+// from 1 - |y| (exact for |y| >= 0.5): rounding y to float first would turn every y within
+// 2^-25 of +-1 into +-1 (and the guess into an infinity of the wrong sign). Near +-1 the
+// guess is extrapolated beyond the float fit, so there Newton works on log(erfc(x)), which
+// is nearly linear in x^2 and converges from far away; elsewhere on erf(x) - y.
 inline W erfinv_w(W y) {
   if (isnan(y) || y < -1 || y > 1) return (W)NAN;
   if (y == 1) return (W)INFINITY;
   if (y == -1) return (W)(-INFINITY);
   if (y == 0) return y;
-  const float yf = (float)y;
-  float w = -log((1.0f - yf) * (1.0f + yf)), p;
+  const W a = fabs(y);
+  const W tail = (W)1 - a;  // exact when a >= 0.5
+  float w = (float)(-log(tail * ((W)1 + a))), p;
   if (w < 5.0f) {
     w = w - 2.5f;
     p = 2.81022636e-08f;
@@ -478,23 +483,22 @@ inline W erfinv_w(W y) {
     p = 1.00167406f + p * w;
     p = 2.83297682f + p * w;
   }
-  W x = (W)(p * yf);
-  const W a = fabs(y);
+  W x = (W)p * a;  // erfinv is odd: work on |y|, restore the sign at the end
   const W two_over_sqrt_pi = (W)1.1283791670955126;
-  for (int step = 0; step < 3; ++step) {
-    W residual;
-    if (a > (W)0.5) {
-      // erf(x) - y = (1 - |y|) - erfc(|x|) with the sign of y; 1 - |y| is exact here.
-      residual = ((W)1 - a) - erfc(fabs(x));
-      if (y < 0) residual = -residual;
-    } else {
-      residual = erf(x) - y;
-    }
+  for (int step = 0; step < 6; ++step) {
     const W slope = two_over_sqrt_pi * exp(-x * x);
     if (slope == 0) break;
-    x -= residual / slope;
+    W dx;
+    if (a > (W)0.5) {
+      const W e = erfc(x);
+      dx = -log1p((e - tail) / tail) * e / slope;  // Newton on log(erfc(x)) - log(1 - a)
+    } else {
+      dx = (erf(x) - a) / slope;
+    }
+    x -= dx;
+    if (fabs(dx) <= fabs(x) * (W)0x1p-50) break;
   }
-  return x;
+  return copysign(x, y);
 }
 #endif
 
