@@ -46,7 +46,8 @@
 #elif defined(OP_exp)
 #undef WANT_WIDE
 #define WANT_WIDE 1
-#define F1(x) exp(x)
+#define F1(x) exp_w(x)
+#define NEED_EXP_NEAR_OVERFLOW
 #elif defined(OP_exp2)
 #undef WANT_WIDE
 #define WANT_WIDE 1
@@ -110,11 +111,13 @@
 #elif defined(OP_sinh)
 #undef WANT_WIDE
 #define WANT_WIDE 1
-#define F1(x) sinh(x)
+#define F1(x) sinh_w(x)
+#define NEED_EXP_NEAR_OVERFLOW
 #elif defined(OP_cosh)
 #undef WANT_WIDE
 #define WANT_WIDE 1
-#define F1(x) cosh(x)
+#define F1(x) cosh_w(x)
+#define NEED_EXP_NEAR_OVERFLOW
 #elif defined(OP_tanh)
 #undef WANT_WIDE
 #define WANT_WIDE 1
@@ -445,6 +448,36 @@ inline A_CT int_gcd(A_CT x, A_CT y) {
   }
   return (A_CT)u;
 }
+#endif
+
+#ifdef NEED_EXP_NEAR_OVERFLOW
+// e^x, sinh and cosh next to overflow. PoCL 3.1's double exp returns Inf for x just below
+// log(max), where e^x is still finite, and its sinh and cosh return NaN a little beyond it.
+// Between 709 and 711, e^|x| = e^(|x| - 709) * e^709 with |x| - 709 exact and e^709 (or
+// e^709 / 2 for sinh and cosh, whose e^-|x| part is far below an ulp) as hi + lo.
+#if W_DOUBLE
+inline W exp_above_709(W ax, W hi, W lo) {
+  const W r = exp(ax - 709);
+  return fma(r, hi, r * lo);
+}
+inline W exp_w(W x) {
+  return (x > 709 && x < 711) ? exp_above_709(x, 8.218407461554972e+307, -1.955965507696277e+291) : exp(x);
+}
+inline W sinh_w(W x) {
+  const W ax = fabs(x);
+  if (ax > 709 && ax < 711)
+    return copysign(exp_above_709(ax, 4.109203730777486e+307, -9.779827538481386e+290), x);
+  return sinh(x);
+}
+inline W cosh_w(W x) {
+  const W ax = fabs(x);
+  return (ax > 709 && ax < 711) ? exp_above_709(ax, 4.109203730777486e+307, -9.779827538481386e+290) : cosh(x);
+}
+#else
+#define exp_w(x) exp(x)
+#define sinh_w(x) sinh(x)
+#define cosh_w(x) cosh(x)
+#endif
 #endif
 
 #ifdef NEED_ERFINV
