@@ -52,13 +52,16 @@ constexpr int kNeighbours = 2;  // representable values either side of every poi
 // x where a decreasing f(x) falls through `level`, by bisection on [lo, hi] (thresholds of
 // erf, erfc and lgamma: the place matters to within the ladder's first steps only; the
 // ladder and the one-ulp neighbours cover the exact crossing).
+// Geometric midpoints while the interval spans more than a factor 2, so that a threshold
+// near 1e305 is found to the last bit as well as one near 27.
 double crossing(const std::function<double(double)>& f, double level, double lo, double hi) {
   const bool rising = f(hi) > f(lo);
-  for (int i = 0; i < 200; ++i) {
-    const double mid = 0.5 * (lo + hi);
+  for (int i = 0; i < 2200 && lo < hi; ++i) {
+    const double mid = (lo > 0 && hi > 2 * lo) ? std::sqrt(lo) * std::sqrt(hi) : lo + 0.5 * (hi - lo);
+    if (mid <= lo || mid >= hi) break;
     if ((f(mid) < level) == rising) lo = mid; else hi = mid;
   }
-  return 0.5 * (lo + hi);
+  return lo;
 }
 
 HardPoint one(double x) { return {{x, 0}, 1}; }
@@ -159,8 +162,7 @@ const std::vector<Row>& rows() {
       {{"lgamma"}, [](const Format& f, const Format&) {
          std::vector<HardPoint> p = {one(0), one(-1), one(-2), one(-3), one(-10)};
          for (double r : kLgammaRoots) p.push_back(one(r));
-         const double top = std::min(f.max, 1e300);
-         p.push_back(one(crossing([](double x) { return std::lgamma(x); }, f.max, 2, top)));
+         p.push_back(one(crossing([](double x) { return std::lgamma(x); }, f.max, 2, f.max)));
          return p;
        }},
       // digamma: poles at 0 and the negative integers, its roots (the negative ones sit

@@ -325,6 +325,7 @@ GPU_D inline double lgamma_double(double x) {
   using namespace special_detail;
   if (x <= 0 && x == ::floor(x)) return static_cast<double>(INFINITY);
   if (!(x < 0)) return ::lgamma(x);
+  if (x > -0x1p-54) return -::log(-x);  // -log|x| - gamma x + O(x^2); no subnormal sin
   if (x > -5 && x < -2) {
     for (int i = 0; i < 6; ++i) {
       const double t = (x - kLgammaRoot[i][0]) - kLgammaRoot[i][1];

@@ -152,11 +152,13 @@
 #define WANT_WIDE 1
 #define F1(x) lgamma_w(x)
 #define NEED_LGAMMA
+#define NEED_DOUBLE_DOUBLE
 #elif defined(OP_digamma)
 #undef WANT_WIDE
 #define WANT_WIDE 1
 #define F1(x) digamma_w(x)
 #define NEED_DIGAMMA
+#define NEED_DOUBLE_DOUBLE
 #elif defined(OP_isfinite)
 #define F1(x) (isfinite(x) != 0)
 #elif defined(OP_isinf)
@@ -537,24 +539,9 @@ inline W erfinv_w(W y) {
 }
 #endif
 
-#ifdef NEED_LGAMMA
-// log|gamma(x)|: +Inf at the poles (0 and the negative integers), as C and PyTorch.
-inline W lgamma_w(W x) {
-  if (x <= 0 && x == floor(x)) return (W)INFINITY;
-  return lgamma(x);
-}
-#endif
-
-#ifdef NEED_DIGAMMA
-#if W_DOUBLE
-// digamma in double, within 2 ulp of the true value everywhere. Where the terms of the usual
-// formulas cancel (next to digamma's roots, and for every x < 0 where the reflection
-// subtracts two terms of similar size) the sums run in double-double (pairs hi + lo, about
-// 104 bits). At the roots themselves even that is too little, so within 1/64 of the
-// positive root and of the first ten negative ones a Taylor series in t = x - root (the
-// root as hi + lo, so t is exact to an ulp) gives the result as t * p(t): relative accuracy
-// all the way down. Roots and coefficients psi^(j)(root) / j! were computed with mpmath at
-// 300 bits.
+#if defined(NEED_DOUBLE_DOUBLE) && W_DOUBLE
+// Double-double arithmetic (pairs hi + lo, about 104 bits) for lgamma and digamma, where
+// the terms of the usual formulas cancel: sums, products, reciprocals, quotients and log.
 typedef struct {
   double hi, lo;
 } dd_t;
@@ -611,21 +598,13 @@ inline dd_t dd_of(double a) {
   return r;
 }
 
-// 1 / (2k + 1) for k = 0..9, and B_2k / (2k) for k = 1..13, as hi + lo.
+// 1 / (2k + 1) for k = 0..9, as hi + lo.
 __constant double kInvOdd[10][2] = {
     {1.0, 0.0}, {0.3333333333333333, 1.850371707708594e-17}, {0.2, -1.1102230246251566e-17},
     {0.14285714285714285, 7.93016446160826e-18}, {0.1111111111111111, 6.1679056923619804e-18},
     {0.09090909090909091, -2.523234146875356e-18}, {0.07692307692307693, -4.270088556250602e-18},
     {0.06666666666666667, 9.251858538542971e-19}, {0.058823529411764705, 8.163404592832033e-19},
     {0.05263157894736842, 2.921639538487254e-18}};
-__constant double kBernoulli[13][2] = {
-    {0.08333333333333333, 4.625929269271485e-18}, {-0.008333333333333333, -1.1564823173178714e-19},
-    {0.003968253968253968, 2.20282346155785e-19}, {-0.004166666666666667, -5.782411586589357e-20},
-    {0.007575757575757576, -2.1026951223961299e-19}, {-0.021092796092796094, 1.3911677399530732e-18},
-    {0.08333333333333333, 4.625929269271485e-18}, {-0.4432598039215686, -2.0462934179365632e-17},
-    {3.0539543302701198, -1.0882720820608607e-17}, {-26.456212121212122, 7.449932926454383e-16},
-    {281.46014492753625, -1.647635329298783e-14}, {-3607.5105463980462, -1.5347029033579816e-13},
-    {54827.583333333336, -2.4253192047278085e-12}};
 inline dd_t dd_const(__constant const double* c) {
   dd_t r;
   r.hi = c[0];
@@ -652,6 +631,178 @@ inline dd_t dd_log(double x) {
   const dd_t ln2 = {0.6931471805599453, 2.3190468138462996e-17};
   return dd_add(dd_scale(ln2, (double)e), dd_scale(dd_mul(s, p), 2));
 }
+
+#endif
+
+#ifdef NEED_LGAMMA
+#if W_DOUBLE
+// lgamma in double. For x > 0 the device's lgamma. For x < 0 the reflection
+// log|gamma(x)| = log(pi) - log|sin(pi x)| - lgamma(1 - x), whose two terms cancel next
+// to the negative roots, in double-double; within 1/16 of the distance to the nearest pole
+// around each root in (-5, -2) a Taylor series in t = x - root (root as hi + lo) gives
+// t * p(t). Below -5 the roots lie within 1/k! of the poles, and below about -20 no double
+// lies between a root and its pole. Constants from mpmath at 300 bits.
+__constant double kLgammaRoot[6][3] = {
+    {-2.4570247382208006, -3.7075610815513266e-17, 0x1p-6},
+    {-2.7476826467274127, 9.055340329338315e-17, 0x1p-6},
+    {-3.14358088834998, -2.1818179852331714e-16, 0x1p-7},
+    {-3.955294284858598, -1.999428391746348e-17, 0x1p-9},
+    {-4.039361839740537, 2.1143995503980602e-16, 0x1p-9},
+    {-4.991544640560048, 1.5174411760571722e-16, 0x1p-11}};
+__constant double kLgammaTaylor[6][16] = {
+    {1.5156034480216574, 4.8583209516339965, 1.41129114307798, 8.721782583815346,
+     5.800414566599873, 24.824942121894072, 24.038823062292956, 82.22915682704253,
+     100.6481235455116, 296.43641350761317, 425.17984568438214, 1130.457858177513,
+     1811.2054188018712, 4487.218453188998, 7776.158102344247, 18347.170699977025},
+    {-1.9143501856115988, 9.575189475709667, -20.095134916842603, 62.627282713513715,
+     -194.76615530344623, 646.9059997129283, -2193.112776480624, 7610.397986658329,
+     -26804.57842061811, 95617.4516433497, -344497.5934348329, 1251567.4465251002,
+     -4578716.594581718, 16850484.270697366, -62330684.832407415, 231593359.80352938},
+    {7.781884658131351, 25.831338372387957, 112.268986297176, 588.8907422380014,
+     3277.1937854953417, 19023.061984356358, 113559.66423713516, 692049.6022897746,
+     4284377.443645979, 26855525.05557589, 170037345.82174313, 1085573221.5700052,
+     6979115396.671346, 45135583357.51528, 293399385882.33044, 1915727973453.9404},
+    {-20.725060845803707, 251.7146825868894, -3730.6047156806126, 62588.08191876606,
+     -1119991.501665522, 20877114.726503327, -400276998.18746364, 7834398183.738318,
+     -155772242416.57217, 3135952925293.2925, -63769616182266.91, 1307561713653824.5,
+     -2.699833879304111e+16, 5.607758637305037e+17, -1.1707469715963824e+19, 2.4551117958856704e+20},
+    {26.790480886140593, 324.25532293784715, 5465.691820777134, 104145.55520145541,
+     2116669.417577535, 44812215.95015571, 975830163.5382146, 21692364960.71331,
+     489867910498.2002, 11200724416202.004, 258689045256062.44, 6024404000960524.0,
+     1.4127866850826968e+17, 3.3328557787986145e+18, 7.902743911489097e+19, 1.8822347903091118e+21},
+    {-116.53578161624363, 6995.235954894064, -551419.9978512884, 48911582.709059045,
+     -4627747171.739249, 456096042262.1976, -46235700276520.07, 4784685740359657.0,
+     -5.030009689871695e+17, 5.35401097142486e+19, -5.756446826254377e+21, 6.240707993007915e+23,
+     -6.813020277751576e+25, 7.482089930210699e+27, -8.259003043521392e+29, 9.157287053600414e+31}};
+// (-1)^k / (2k + 1)! and (-1)^k / (2k)! for k = 0..15, and B_2k / (2k (2k - 1)) for
+// k = 1..13 (Stirling's series), as hi + lo.
+__constant double kSinCoef[16][2] = {
+    {1.0, 0.0}, {-0.16666666666666666, -9.25185853854297e-18},
+    {0.008333333333333333, 1.1564823173178714e-19}, {-0.0001984126984126984, -1.7209558293420705e-22},
+    {2.7557319223985893e-06, -1.858393274046472e-22}, {-2.505210838544172e-08, 1.448814070935912e-24},
+    {1.6059043836821613e-10, 1.2585294588752098e-26}, {-7.647163731819816e-13, -7.03872877733453e-30},
+    {2.8114572543455206e-15, 1.6508842730861433e-31}, {-8.22063524662433e-18, -2.2141894119604265e-34},
+    {1.9572941063391263e-20, -1.3643503830087908e-36}, {-3.868170170630684e-23, 8.843177655482344e-40},
+    {6.446950284384474e-26, -1.9330404233703465e-42}, {-9.183689863795546e-29, -1.4303150396787322e-45},
+    {1.1309962886447716e-31, 1.0498015412959506e-47}, {-1.216125041553518e-34, -5.586290567888806e-51}
+};
+__constant double kCosCoef[16][2] = {
+    {1.0, 0.0}, {-0.5, 0.0},
+    {0.041666666666666664, 2.3129646346357427e-18}, {-0.001388888888888889, 5.300543954373577e-20},
+    {2.48015873015873e-05, 2.1511947866775882e-23}, {-2.755731922398589e-07, -2.3767714622250297e-23},
+    {2.08767569878681e-09, -1.20734505911326e-25}, {-1.1470745597729725e-11, -2.0655512752830745e-28},
+    {4.779477332387385e-14, 4.399205485834081e-31}, {-1.5619206968586225e-16, -1.1910679660273754e-32},
+    {4.110317623312165e-19, 1.4412973378659527e-36}, {-8.896791392450574e-22, 7.911402614872376e-38},
+    {1.6117375710961184e-24, -3.6846573564509766e-41}, {-2.4795962632247976e-27, 1.2953730964765229e-43},
+    {3.279889237069838e-30, 1.5117542744029879e-46}, {-3.7699876288159054e-33, -2.5870347832750324e-49}
+};
+__constant double kStirling[13][2] = {
+    {0.08333333333333333, 4.625929269271485e-18}, {-0.002777777777777778, 1.0601087908747154e-19},
+    {0.0007936507936507937, 6.883823317368282e-22}, {-0.0005952380952380953, 5.36938218754726e-20},
+    {0.0008417508417508417, 3.6870174889237694e-20}, {-0.0019175269175269176, 1.0675702776872475e-19},
+    {0.00641025641025641, 2.2240044563805217e-19}, {-0.029550653594771242, 4.861760957508855e-19},
+    {0.17964437236883057, -6.401600482710946e-19}, {-1.3924322169059011, 1.5837056989230303e-17},
+    {13.402864044168393, -6.154114101993966e-16}, {-156.84828462600203, 9.391823141715389e-15},
+    {2193.1033333333335, -1.3339255626002948e-13}
+};
+
+// sin(pi a) for a in [0, 1/2], as hi + lo: the Taylor series of sin or cos on an argument
+// within pi/4 (the first ten terms in double-double).
+inline dd_t dd_sinpi(double a) {
+  const bool use_cos = a > 0.25;
+  __constant double(*c)[2] = use_cos ? kCosCoef : kSinCoef;
+  const dd_t pi = {3.141592653589793, 1.2246467991473532e-16};
+  const dd_t th = dd_scale(pi, use_cos ? 0.5 - a : a);  // 0.5 - a is exact
+  const dd_t th2 = dd_mul(th, th);
+  double tail = 0;
+  for (int k = 15; k >= 10; --k) tail = c[k][0] + th2.hi * tail;
+  dd_t p = dd_of(tail);
+  for (int k = 9; k >= 0; --k) p = dd_add(dd_const(c[k]), dd_mul(th2, p));
+  return use_cos ? p : dd_mul(th, p);
+}
+
+// log|gamma(z)| for z = hi + lo >= 1: the recurrence up to z >= 32 (a product), then
+// Stirling's series (z - 1/2) log z - z + log(2 pi) / 2 + sum B_2k / (2k (2k - 1) z^(2k-1)).
+inline dd_t dd_lgamma(dd_t z) {
+  dd_t prod = dd_of(1);
+  while (z.hi < 32) {
+    prod = dd_mul(prod, z);
+    z = dd_add(z, dd_of(1));
+  }
+  const dd_t iz = dd_recip(z);
+  const dd_t iz2 = dd_mul(iz, iz);
+  double tail = 0;
+  for (int k = 12; k >= 3; --k) tail = kStirling[k][0] + iz2.hi * tail;
+  dd_t p = dd_of(tail);
+  for (int k = 2; k >= 0; --k) p = dd_add(dd_const(kStirling[k]), dd_mul(iz2, p));
+  const dd_t log_z = dd_add(dd_log(z.hi), dd_of(z.lo / z.hi));
+  const dd_t half_log_2pi = {0.9189385332046728, -3.8782941580672414e-17};
+  dd_t r = dd_mul(dd_add(z, dd_of(-0.5)), log_z);
+  r = dd_add(dd_add(r, dd_neg(z)), half_log_2pi);
+  r = dd_add(r, dd_mul(iz, p));
+  const dd_t log_prod = dd_add(dd_log(prod.hi), dd_of(prod.lo / prod.hi));
+  return dd_add(r, dd_neg(log_prod));
+}
+
+// log|gamma(x)|: +Inf at the poles (0 and the negative integers) and at -Inf, as C.
+inline W lgamma_w(W x) {
+  if (x <= 0 && x == floor(x)) return (W)INFINITY;
+  if (x > 0x1p1000 && x < (W)INFINITY) {
+    // x (log x - 1), the rest below an ulp: PoCL's lgamma overflows once x log x does
+    // (from 2.5e305), before lgamma itself does.
+    const dd_t l = dd_add(dd_log(x), dd_of(-1));
+    const double p = x * l.hi;
+    if (isinf(p)) return p;
+    const dd_t r = dd_quick(p, fma(x, l.hi, -p) + x * l.lo);
+    return r.hi + r.lo;
+  }
+  if (!(x < 0)) return lgamma(x);
+  if (x > -0x1p-54) return -log(-x);  // log|gamma(x)| = -log|x| - gamma x + O(x^2); no subnormal sin
+  if (x > -5 && x < -2) {
+    for (int i = 0; i < 6; ++i) {
+      const double t = (x - kLgammaRoot[i][0]) - kLgammaRoot[i][1];
+      if (fabs(t) < kLgammaRoot[i][2]) {
+        double p = 0;
+        for (int j = 15; j >= 0; --j) p = fma(p, t, kLgammaTaylor[i][j]);
+        return t * p;
+      }
+    }
+  }
+  const dd_t s = dd_sinpi(fabs(x - rint(x)));  // x - rint(x) is exact
+  const dd_t log_sin = dd_add(dd_log(s.hi), dd_of(s.lo / s.hi));
+  const dd_t log_pi = {1.1447298858494002, 1.0265951162707826e-17};
+  const dd_t r = dd_add(dd_add(log_pi, dd_neg(log_sin)), dd_neg(dd_lgamma(dd_two_sum(1, -x))));
+  return r.hi + r.lo;
+}
+#else
+// log|gamma(x)|: +Inf at the poles (0 and the negative integers), as C and PyTorch.
+inline W lgamma_w(W x) {
+  if (x <= 0 && x == floor(x)) return (W)INFINITY;
+  return lgamma(x);
+}
+#endif
+#endif
+
+#ifdef NEED_DIGAMMA
+#if W_DOUBLE
+// digamma in double, within 2 ulp of the true value everywhere. Where the terms of the usual
+// formulas cancel (next to digamma's roots, and for every x < 0 where the reflection
+// subtracts two terms of similar size) the sums run in double-double (pairs hi + lo, about
+// 104 bits). At the roots themselves even that is too little, so within 1/64 of the
+// positive root and of the first ten negative ones a Taylor series in t = x - root (the
+// root as hi + lo, so t is exact to an ulp) gives the result as t * p(t): relative accuracy
+// all the way down. Roots and coefficients psi^(j)(root) / j! were computed with mpmath at
+// 300 bits.
+
+// B_2k / (2k) for k = 1..13, as hi + lo.
+__constant double kBernoulli[13][2] = {
+    {0.08333333333333333, 4.625929269271485e-18}, {-0.008333333333333333, -1.1564823173178714e-19},
+    {0.003968253968253968, 2.20282346155785e-19}, {-0.004166666666666667, -5.782411586589357e-20},
+    {0.007575757575757576, -2.1026951223961299e-19}, {-0.021092796092796094, 1.3911677399530732e-18},
+    {0.08333333333333333, 4.625929269271485e-18}, {-0.4432598039215686, -2.0462934179365632e-17},
+    {3.0539543302701198, -1.0882720820608607e-17}, {-26.456212121212122, 7.449932926454383e-16},
+    {281.46014492753625, -1.647635329298783e-14}, {-3607.5105463980462, -1.5347029033579816e-13},
+    {54827.583333333336, -2.4253192047278085e-12}};
 
 // digamma(z) for z = hi + lo > 0: the recurrence psi(z) = psi(z + 1) - 1 / z up to z >= 32,
 // then the asymptotic series log z - 1 / 2z - sum B_2k / (2k z^2k), thirteen terms (the
