@@ -11,7 +11,8 @@ enum class TolKind {
   Exact,       // equal values (NaN matches NaN)
   Ulp,         // within `ulps` units in the last place of the output dtype, or |err| <= abs
   Accumulate,  // |err| <= c * n * eps_acc * (sum of |terms|) + 1 ulp: sums, matmul
-  Relative,    // |err| <= c * n * eps_acc * |ref| + 1 ulp: products, variance
+  Relative,    // |err| <= c * n * eps_acc * |ref| + 1 ulp: products
+  Variance,    // |err| <= c * n * eps_acc * (|ref| + n * eps_acc * sum(x^2) / (n - corr)) + 1 ulp
   Normwise,    // |err| <= c * n * eps_acc * max|ref over the output| + 1 ulp: composites
 };
 

@@ -18,6 +18,19 @@ const char* view_name(View view) {
   return "?";
 }
 
+const char* value_class_name(ValueClass v) {
+  switch (v) {
+    case ValueClass::Random: return "random";
+    case ValueClass::Special: return "special";
+    case ValueClass::Edges: return "edges";
+    case ValueClass::BigMean: return "bigmean";
+    case ValueClass::Cancel: return "cancel";
+    case ValueClass::Runs: return "runs";
+    case ValueClass::Magnitudes: return "magnitudes";
+  }
+  return "?";
+}
+
 const char* status_name(Status status) {
   switch (status) {
     case Status::Pass: return "pass";

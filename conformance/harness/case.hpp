@@ -53,7 +53,12 @@ struct Placement {
 Placement place(const TensorSpec& spec, int64_t guard);
 int64_t numel(const std::vector<int64_t>& shape);
 
-enum class ValueClass { Random, Special };
+// How input values are drawn (harness/values.cpp): random in the op's domain; the special
+// values of the dtype, every pair meeting; the op's edges (domains.hpp); or, for
+// reductions, scans and matmul, ill-conditioned data: a large mean with a small spread,
+// alternating signs that cancel, long runs of one value, values spanning many magnitudes.
+enum class ValueClass { Random, Special, Edges, BigMean, Cancel, Runs, Magnitudes };
+const char* value_class_name(ValueClass v);
 
 // The attribute struct of a case; `kind` says which member is passed.
 struct Attrs {

@@ -1,6 +1,7 @@
 // Comparison of plugin and reference outputs (see compare.hpp).
 #include "harness/compare.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -23,9 +24,37 @@ std::string element_text(devplug_dtype_t d, const uint8_t* p) {
 
 }  // namespace
 
+std::vector<double> var_second_moments(const Case& c, const Bytes& input) {
+  const TensorSpec& in = c.inputs[0];
+  const std::vector<int64_t>& shape = in.shape;
+  const size_t rank = shape.size();
+  const uint32_t mask = c.attrs.reduce.dims_mask;
+  // Row-major strides of the output (reduced dims have size 1 there).
+  std::vector<int64_t> out_stride(rank, 1);
+  for (size_t k = rank; k-- > 1;) out_stride[k - 1] = out_stride[k] * ((mask >> k) & 1u ? 1 : shape[k]);
+  std::vector<double> sums(static_cast<size_t>(numel(c.outputs[0].shape)), 0.0);
+  const size_t es = devplug_dtype_size(in.dtype);
+  const int64_t n = numel(shape);
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t o = 0;
+    for (size_t k = 0; k < rank; ++k)
+      if (!((mask >> k) & 1u)) o += index[k] * out_stride[k];
+    const double x = load_float(in.dtype, &input[static_cast<size_t>(e) * es]);
+    sums[static_cast<size_t>(o)] += x * x;
+    for (size_t k = rank; k-- > 0;) {
+      if (++index[k] < shape[k]) break;
+      index[k] = 0;
+    }
+  }
+  const double divisor = std::max(1.0, static_cast<double>(c.reduction_length) - c.attrs.reduce.correction);
+  for (double& s : sums) s /= divisor;
+  return sums;
+}
+
 Judgement judge(const Case& c, const Tolerance& tol, const Bytes& ref, const Bytes& got,
                 const Bytes& magnitude, const std::vector<char>& unspecified, const Bytes& poison,
-                size_t output) {
+                size_t output, const std::vector<double>& moments) {
   Judgement j;
   const devplug_dtype_t d = c.outputs[output].dtype;
   const size_t es = devplug_dtype_size(d);
@@ -79,11 +108,14 @@ Judgement judge(const Case& c, const Tolerance& tol, const Bytes& ref, const Byt
             else ok = ok && err <= tol.c * len * eps_acc * ref_norm + ulp_at(d, rv);
             break;
           case TolKind::Accumulate:
-          case TolKind::Relative: {
+          case TolKind::Relative:
+          case TolKind::Variance: {
             if (!std::isfinite(rv) || !std::isfinite(gv)) { ok = ok && rv == gv; break; }
             double scale = std::fabs(rv);
             if (tol.kind == TolKind::Accumulate && magnitude.size() == ref.size())
               scale = std::fabs(load_float(d, &magnitude[e * es]));
+            // Two-pass variance: the mean's error delta adds n delta^2 <= (n eps)^2 sum x^2.
+            if (tol.kind == TolKind::Variance && e < moments.size()) scale += len * eps_acc * moments[e];
             if (!std::isfinite(scale)) break;  // terms overflow: any finite answer is as good
             ok = ok && err <= tol.c * len * eps_acc * scale + ulp_at(d, rv);
             break;

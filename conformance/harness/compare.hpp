@@ -19,8 +19,16 @@ struct Judgement {
 // Elements marked in `unspecified` are skipped. `magnitude` is the reference op run on
 // |inputs| (Accumulate rows; may be empty). `poison` is one element of the poison pattern,
 // used to say "unwritten" when a bad element still holds it.
+//
+// `moments` (Variance rows) holds, per output element, sum(x^2) / max(1, n - correction)
+// over its reduced elements (var_second_moments), the scale of the two-pass bound's
+// second-order term; empty elsewhere.
 Judgement judge(const Case& c, const Tolerance& tol, const Bytes& ref, const Bytes& got,
                 const Bytes& magnitude, const std::vector<char>& unspecified, const Bytes& poison,
-                size_t output = 0);
+                size_t output = 0, const std::vector<double>& moments = {});
+
+// For a reduction case `c` with row-major input elements `input`: per output element (row-
+// major), the sum of the squares of its reduced elements divided by max(1, n - correction).
+std::vector<double> var_second_moments(const Case& c, const Bytes& input);
 
 }  // namespace devplug::conform

@@ -7,6 +7,7 @@
 
 #include "devplug/sdk/kernels.hpp"
 #include "harness/composite_cases.hpp"
+#include "harness/domains.hpp"
 #include "harness/elements.hpp"
 #include "harness/values.hpp"
 
@@ -35,8 +36,19 @@ std::string shape_text(const Shape& shape) {
 // Large cases (>= 1M elements) cost time: only for one float and one integer dtype.
 bool large_dtype(devplug_dtype_t d) { return d == DEVPLUG_DTYPE_FLOAT32 || d == DEVPLUG_DTYPE_INT32; }
 
+// Elementwise-like ops share one launch scheme per plugin, so 1M elements are run for one
+// op of each kind; every op gets `long_4099` instead (many work-groups, no multiple of a
+// vector width), which exercises the same indexing at a few thousandths of the cost.
+bool large_elementwise(const devplug_op_info_t* info) {
+  const std::string name = info->name;
+  return name == "exp" || name == "add" || name == "lt" || name == "where" || name == "copy_strided" ||
+         name == "fill" || name == "iota" || name == "philox_uniform" || name == "bitwise_not";
+}
+
 const Shape kOdd = {7, 13};
 const Shape kLarge = {1024, 1024};
+// Above 2^24 (float32 stops counting), a little: for one op of a family, one dtype.
+constexpr int64_t kHuge = (int64_t{1} << 24) + 3;
 
 // A layout class of an elementwise-like case: a shape and the views of inputs and output.
 struct LayoutClass {
@@ -53,6 +65,7 @@ std::vector<LayoutClass> elementwise_layouts() {
       {"empty", {0, 5}, View::Dense, View::Dense},
       {"one", {1}, View::Dense, View::Dense},
       {"contiguous", kOdd, View::Dense, View::Dense},
+      {"long", {4099}, View::Dense, View::Dense},
       {"large", kLarge, View::Dense, View::Dense, true},
       {"transposed", kOdd, View::Transposed, View::Transposed},
       {"sliced", kOdd, View::Sliced, View::Sliced},
@@ -103,7 +116,7 @@ class Builder {
   void add(Case c, const std::string& layout, ValueClass values, const std::string& value_label = "") {
     c.layout = layout;
     c.value_class = values;
-    c.values = !value_label.empty() ? value_label : values == ValueClass::Random ? "random" : "special";
+    c.values = !value_label.empty() ? value_label : value_class_name(values);
     c.name = std::string(devplug_op_name(c.op)) + "_" + c.dtype_label + "_" + c.layout + "_" + c.values;
     cases_.push_back(std::move(c));
   }
@@ -160,13 +173,22 @@ class Builder {
       return c;
     };
     for (const LayoutClass& l : elementwise_layouts()) {
-      if (l.large && !large_dtype(in)) continue;
+      if (l.large && !(large_dtype(in) && large_elementwise(info))) continue;
       add(make(l.shape, l.in_view, l.out_view), l.label + "_" + shape_text(l.shape), ValueClass::Random);
     }
     // Specials: a square whose side is the number of specials, so every pair meets.
     const int64_t n = special_count(in);
     add(make({n, n}, View::Dense, View::Dense), "contiguous_" + shape_text({n, n}), ValueClass::Special);
     add(make({n, n}, View::Negative, View::Transposed), "negstride_" + shape_text({n, n}), ValueClass::Special);
+    // The op's edges (domains.hpp): its hard points, closed in on from both sides.
+    if (is_float(in) && info->category != DEVPLUG_CATEGORY_ternary && info->category != DEVPLUG_CATEGORY_data) {
+      const int64_t e = edge_count(info, in, out);
+      add(make({e}, View::Dense, View::Dense), "contiguous_" + shape_text({e}), ValueClass::Edges);
+    }
+  }
+
+  static int64_t edge_count(const devplug_op_info_t* info, devplug_dtype_t in, devplug_dtype_t out) {
+    return static_cast<int64_t>(edge_values(info->name, info->n_inputs, in, out).size());
   }
 
   void data(const devplug_op_info_t* info, devplug_dtype_t d) {
@@ -189,6 +211,10 @@ class Builder {
         add(make(kOdd, View::Negative, View::Offset), "negstride_7x13", ValueClass::Random);
         const int64_t n = special_count(d);
         add(make({n, n}, View::Dense, View::Dense), "contiguous_" + shape_text({n, n}), ValueClass::Special);
+        if (is_float(d)) {
+          const int64_t e = edge_count(info, d, to);
+          add(make({e}, View::Dense, View::Dense), "contiguous_" + shape_text({e}), ValueClass::Edges);
+        }
         if (d == DEVPLUG_DTYPE_FLOAT32 && to == DEVPLUG_DTYPE_INT32)
           add(make(kLarge, View::Dense, View::Dense), "large_1024x1024", ValueClass::Random);
       }
@@ -210,7 +236,7 @@ class Builder {
     };
     std::uniform_real_distribution<double> real(-100, 100);
     for (const LayoutClass& l : elementwise_layouts()) {
-      if (l.large && !large_dtype(d)) continue;
+      if (l.large && !(large_dtype(d) && large_elementwise(info))) continue;
       if (l.out_view == View::Dense && l.in_view != View::Dense && l.label != "rank1") continue;
       const int64_t i = static_cast<int64_t>(rng_() % 100), i2 = static_cast<int64_t>(rng_() % 7) - 3;
       const double f = is_float(d) ? real(rng_) : static_cast<double>(i);
@@ -227,6 +253,10 @@ class Builder {
       } else {
         add(make(kOdd, View::Dense, -0.5, 0, 1.0 / 3, 0), "contiguous_7x13", ValueClass::Special, "third");
         add(make(kOdd, View::Dense, 1e8, 0, 1.0, 0), "contiguous_7x13", ValueClass::Special, "big");
+        // Element indices above 2^24 are not float32 values: k * step must not pass through
+        // a float32 k. Once, for float32.
+        if (d == DEVPLUG_DTYPE_FLOAT32)
+          add(make({kHuge}, View::Dense, 0.5, 0, 1.0, 0), "huge_" + shape_text({kHuge}), ValueClass::Special, "halves");
       }
     } else {
       const int64_t lo = int_min(d), hi = int_max(d);
@@ -276,6 +306,49 @@ class Builder {
       add(make(kOdd, View::Dense, 2, 0.0), "corr0_dim1_7x13", ValueClass::Random);
       add(make(kOdd, View::Dense, 2, 13.0), "corr13_dim1_7x13", ValueClass::Random);
     }
+    // Size classes: each forces a strategy a plugin may choose (one item per output, one
+    // work-group per output, several work-groups per output, many outputs), at lengths
+    // either side of powers of two and above 2^16.
+    for (const SizeClass& z : reduction_sizes())
+      add(make(z.shape, View::Dense, z.mask, corr), tag + z.label + "_" + shape_text(z.shape), ValueClass::Random);
+    // Ill-conditioned data on the short, single-group and multi-group strategies.
+    for (ValueClass v : conditioned_classes(info, d)) {
+      for (const SizeClass& z : reduction_sizes()) {
+        if (!z.conditioned && !(v == ValueClass::BigMean && z.label == std::string("len63"))) continue;
+        add(make(z.shape, View::Dense, z.mask, corr), tag + z.label + "_" + shape_text(z.shape), v);
+      }
+    }
+    // Beyond 2^24 elements (where float32 stops counting), once: float32 sum over several
+    // work-groups.
+    if (name == "sum" && d == DEVPLUG_DTYPE_FLOAT32)
+      add(make({kHuge}, View::Dense, 1, corr), "huge_" + shape_text({kHuge}), ValueClass::Runs);
+  }
+
+  struct SizeClass {
+    Shape shape;
+    uint32_t mask;     // reduced dims (reductions) or 1 << dim (scans)
+    const char* label;
+    bool conditioned;  // also runs the ill-conditioned value classes
+  };
+  static const std::vector<SizeClass>& reduction_sizes() {
+    static const std::vector<SizeClass> sizes = {
+        {{3, 63}, 2, "len63", false},         // below 64: one work item per output
+        {{3, 65}, 2, "len65", true},          // above 64: one work-group per output
+        {{2, 1025}, 2, "len1025", false},     // above 2^10, every lane of a group busy
+        {{4100, 3}, 2, "outputs", false},     // more outputs than 2^12: many per work-group
+        {{2, 40000}, 2, "groups", true},      // several work-groups per output, the last partial
+        {{65537}, 1, "len65537", false},      // above 2^16, one output
+    };
+    return sizes;
+  }
+  // Products of values spanning many magnitudes over- and underflow in an order that
+  // depends on the plugin's tree (Inf * 0 = NaN in one order, Inf in another): not for prod
+  // and cumprod.
+  static std::vector<ValueClass> conditioned_classes(const devplug_op_info_t* info, devplug_dtype_t d) {
+    if (!is_float(d)) return {ValueClass::Runs};
+    const std::string name = info->name;
+    if (name == "prod" || name == "cumprod") return {ValueClass::BigMean, ValueClass::Cancel, ValueClass::Runs};
+    return {ValueClass::BigMean, ValueClass::Cancel, ValueClass::Runs, ValueClass::Magnitudes};
   }
 
   void scan(const devplug_op_info_t* info, devplug_dtype_t d) {
@@ -299,6 +372,17 @@ class Builder {
     if (large_dtype(d)) add(make(kLarge, View::Dense, 1), "large_dim1_1024x1024", ValueClass::Random);
     const int64_t n = special_count(d);
     add(make({n, n}, View::Dense, 1), "dim1_" + shape_text({n, n}), ValueClass::Special);
+    // Size classes: many short lines, lines longer than a work-group, a line above 2^16.
+    const struct {
+      Shape shape;
+      int32_t dim;
+      const char* label;
+    } sizes[] = {{{4100, 3}, 1, "lines"}, {{3, 1025}, 1, "len1025"}, {{65537}, 0, "len65537"}};
+    for (const auto& z : sizes) add(make(z.shape, View::Dense, z.dim), std::string(z.label) + "_" + shape_text(z.shape), ValueClass::Random);
+    for (ValueClass v : conditioned_classes(info, d))
+      add(make({3, 1025}, View::Dense, 1), "len1025_3x1025", v);
+    if (devplug_op_name(info->id) == std::string("cumsum") && d == DEVPLUG_DTYPE_INT32)
+      add(make({kHuge}, View::Dense, 0), "huge_" + shape_text({kHuge}), ValueClass::Runs);
   }
 
   void index(const devplug_op_info_t* info, devplug_dtype_t d) {
@@ -455,6 +539,15 @@ class Builder {
     add(make({}, 7, 13, 9, View::Dense, View::Dense, View::Dense), "square_7x13x9", ValueClass::Special);
     if (d == DEVPLUG_DTYPE_FLOAT32)
       add(make({}, 1024, 4, 1024, View::Dense, View::Dense, View::Dense), "large_1024x4x1024", ValueClass::Random);
+    // Several tiles in every direction, the last ones partial; K far beyond a tile.
+    add(make({}, 33, 65, 47, View::Dense, View::Dense, View::Dense), "tiles_33x65x47", ValueClass::Random);
+    add(make({}, 33, 65, 47, View::Transposed, View::Dense, View::Transposed), "tiles_transposed_33x65x47", ValueClass::Random);
+    add(make({}, 2, 1000, 3, View::Dense, View::Dense, View::Dense), "longk_2x1000x3", ValueClass::Random);
+    for (ValueClass v : conditioned_classes(info, d))
+      add(make({}, 33, 65, 47, View::Dense, View::Dense, View::Dense), "tiles_33x65x47", v);
+    // More batches than a GPU grid dimension holds (2^16 - 1), once.
+    if (d == DEVPLUG_DTYPE_FLOAT32)
+      add(make({65537}, 1, 2, 1, View::Dense, View::Dense, View::Dense), "batches_65537x1x2x1", ValueClass::Random);
   }
 
   void random(const devplug_op_info_t* info, devplug_dtype_t d) {
@@ -466,7 +559,7 @@ class Builder {
       return c;
     };
     for (const LayoutClass& l : elementwise_layouts()) {
-      if (l.large && !large_dtype(d)) continue;
+      if (l.large && !(large_dtype(d) && large_elementwise(info))) continue;
       if (l.out_view == View::Dense && l.in_view != View::Dense) continue;
       add(make(l.shape, l.out_view, rng_() % 1000), l.label + "_" + shape_text(l.shape), ValueClass::Random);
     }

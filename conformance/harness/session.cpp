@@ -106,8 +106,11 @@ Result run_case(Session& session, const Case& c, const Options& options) {
     const Execution mag = execute(session.reference_target(), c, abs_storage, placement);
     if (mag.error.empty()) magnitude = mag.output;
   }
+  std::vector<double> moments;
+  if (tol.kind == TolKind::Variance && is_float(out)) moments = var_second_moments(c, logical[0]);
   const Bytes poison(devplug_dtype_size(out), kPoisonByte);
-  Judgement j = judge(c, tol, ref.output, got.output, magnitude, unspecified_mask(c, logical), poison);
+  Judgement j = judge(c, tol, ref.output, got.output, magnitude, unspecified_mask(c, logical), poison, 0,
+                      moments);
   result.max_ulp = j.max_ulp;
   result.max_abs = j.max_abs;
   result.max_rel = j.max_rel;

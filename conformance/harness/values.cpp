@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 
+#include "harness/domains.hpp"
 #include "harness/elements.hpp"
 #include "harness/generate.hpp"
 
@@ -50,25 +51,9 @@ std::vector<Value> specials(devplug_dtype_t d) {
   return v;
 }
 
-// The interval random floats are drawn from, per op and input (the op's domain).
-struct Domain {
-  double lo = -4, hi = 4;
-};
-
-Domain float_domain(const std::string& op, size_t input) {
-  if (op == "log" || op == "log2" || op == "log10" || op == "sqrt" || op == "rsqrt") return {0.01, 100};
-  if (op == "log1p") return {-0.99, 50};
-  if (op == "asin" || op == "acos" || op == "atanh" || op == "erfinv") return {-0.999, 0.999};
-  if (op == "acosh") return {1, 50};
-  if (op == "exp" || op == "exp2" || op == "expm1" || op == "sinh" || op == "cosh") return {-10, 10};
-  if (op == "tan") return {-1.5, 1.5};
-  if (op == "lgamma" || op == "digamma") return {0.1, 20};
-  if (op == "prod" || op == "cumprod") return {0.5, 1.5};
-  if (op == "pow") return input == 0 ? Domain{0.1, 4} : Domain{-4, 4};
-  if (op == "convert_element_type") return {-300, 300};
-  if (op == "matmul" || op == "var") return {-1, 1};
-  return {};
-}
+// Accumulation format of a reduction over floats of dtype `d`: float32 for the 16-bit
+// formats (they accumulate in float32) and float32, float64 for float64.
+int accumulation_mant(devplug_dtype_t d) { return d == DEVPLUG_DTYPE_FLOAT64 ? 52 : 23; }
 
 class Drawer {
  public:
@@ -76,10 +61,32 @@ class Drawer {
       : case_(c), input_(input), rng_(hash_name(c.name) ^ seed ^ (0x9E3779B97F4A7C15ull * (input + 1))) {
     // Decided once per input: these run for every element.
     const std::string op = devplug_op_name(c.op);
-    domain_ = float_domain(op, input);
+    domain_ = random_interval(op, input, c.reduction_length);
     shift_count_ = (op == "shift_left" || op == "shift_right_arithmetic" || op == "shift_right_logical") && input == 1;
     pow_ = op == "pow";
     divisor_ = (op == "div" || op == "remainder" || op == "fmod") && input == 1;
+    if (c.value_class == ValueClass::Edges)
+      edges_ = edge_values(op, static_cast<int>(c.inputs.size()), c.inputs[0].dtype, c.outputs[0].dtype);
+    // Ill-conditioned data goes into input 0; other inputs (matmul's b) stay random.
+    conditioned_ = input == 0 && (c.value_class == ValueClass::BigMean || c.value_class == ValueClass::Cancel ||
+                                  c.value_class == ValueClass::Runs || c.value_class == ValueClass::Magnitudes);
+    if (c.value_class == ValueClass::BigMean) {
+      // Mean M with spread U(-1, 1): the condition number of var is about M, and
+      // n eps_acc kappa^2 stays near 1/64 so that the two-pass bound is not loosened by it,
+      // while one-pass (textbook or Welford) updates lose digits in proportion to M.
+      const double n = static_cast<double>(std::max<int64_t>(c.reduction_length, 1));
+      big_mean_ = std::ldexp(1.0, static_cast<int>(std::floor((accumulation_mant(c.inputs[0].dtype) - std::log2(n)) / 2 - 3)));
+    }
+    if (c.value_class == ValueClass::Magnitudes && is_float(c.inputs[0].dtype))
+      max_scale_ = static_cast<int>(0.4 * format_of(c.inputs[0].dtype).max_exp);
+    if (c.value_class == ValueClass::Runs && !c.inputs.empty()) {
+      // Five values that every run picks from: ties within and between runs.
+      const devplug_dtype_t d = c.inputs[0].dtype;
+      for (int k = 0; k < 5; ++k)
+        run_values_[k] = is_float(d) ? Value{std::uniform_real_distribution<double>(domain_.lo, domain_.hi)(rng_), 0}
+                         : d == DEVPLUG_DTYPE_BOOL ? Value{0, k % 2}
+                                                   : Value{static_cast<double>(k - 2), k - 2};
+    }
   }
 
   Value random_value(devplug_dtype_t d) {
@@ -103,8 +110,24 @@ class Drawer {
     return {0, x};
   }
 
+  // Called for logical indices 0, 1, 2, ... in order (runs keep state between calls).
   Value value_at(devplug_dtype_t d, int64_t logical_index) {
-    if (case_.value_class == ValueClass::Random) return random_value(d);
+    switch (case_.value_class) {
+      case ValueClass::Random: return random_value(d);
+      case ValueClass::Special: return special_value(d, logical_index);
+      case ValueClass::Edges: {
+        if (edges_.empty()) return random_value(d);
+        const auto& t = edges_[static_cast<size_t>(logical_index) % edges_.size()];
+        return {t[std::min<size_t>(input_, 1)], 0};
+      }
+      default: return conditioned_ ? conditioned_value(d, logical_index) : random_value(d);
+    }
+  }
+
+  std::mt19937_64& rng() { return rng_; }
+
+ private:
+  Value special_value(devplug_dtype_t d, int64_t logical_index) {
     const std::vector<Value> s = specials(d);
     const int64_t n = static_cast<int64_t>(s.size());
     // Input k takes special (index / n^k) % n, so all pairs of inputs 0 and 1 meet.
@@ -114,14 +137,47 @@ class Drawer {
     return s[static_cast<size_t>((logical_index / div) % n)];
   }
 
-  std::mt19937_64& rng() { return rng_; }
+  Value conditioned_value(devplug_dtype_t d, int64_t logical_index) {
+    std::uniform_real_distribution<double> unit(-1, 1);
+    switch (case_.value_class) {
+      case ValueClass::BigMean: return {big_mean_ + unit(rng_), 0};
+      case ValueClass::Cancel: {
+        // Alternating signs of nearly equal magnitude: sums are tiny next to sum |x|.
+        const double m = 1 + std::ldexp(std::fabs(unit(rng_)), -4);
+        return {(logical_index % 2 == 0) ? m : -m, 0};
+      }
+      case ValueClass::Runs: {
+        // Runs of 1 to 32 equal values, each run one of five values of the op's domain
+        // ({-2, ..., 2} for integers, {0, 1} for bool): ties everywhere for argmax, argmin,
+        // amax and amin, and long stretches of one value for sums and scans.
+        if (run_left_ == 0) {
+          run_left_ = 1 + static_cast<int64_t>(rng_() % 32);
+          run_value_ = run_values_[rng_() % 5];
+        }
+        --run_left_;
+        return run_value_;
+      }
+      case ValueClass::Magnitudes: {
+        // +-U(1, 2) * 2^k with k uniform in [-0.4 emax, 0.4 emax]: one term dominates a
+        // sum, products overflow and underflow.
+        const int k = static_cast<int>(rng_() % static_cast<uint64_t>(2 * max_scale_ + 1)) - max_scale_;
+        const double m = std::ldexp(1.5 + 0.5 * unit(rng_), k);
+        return {(rng_() & 1) ? m : -m, 0};
+      }
+      default: return random_value(d);
+    }
+  }
 
- private:
   const Case& case_;
   size_t input_;
   std::mt19937_64 rng_;
-  Domain domain_;
-  bool shift_count_ = false, pow_ = false, divisor_ = false;
+  Interval domain_;
+  bool shift_count_ = false, pow_ = false, divisor_ = false, conditioned_ = false;
+  std::vector<std::array<double, 2>> edges_;
+  double big_mean_ = 0;
+  int max_scale_ = 0;
+  int64_t run_left_ = 0;
+  Value run_value_, run_values_[5];
 };
 
 void store_value(devplug_dtype_t d, uint8_t* p, const Value& v) {

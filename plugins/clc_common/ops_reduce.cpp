@@ -1,5 +1,6 @@
 // Host side of reductions (kernels/reduce.cl) and scans (kernels/scan.cl).
 #include <algorithm>
+#include <optional>
 
 #include "devplug/sdk/strided.hpp"
 #include "ops.hpp"
@@ -11,7 +12,7 @@ namespace devplug::clc {
 namespace {
 
 constexpr size_t kGroup = kReduceGroup;
-constexpr size_t kMaxAccumulatorBytes = 32;  // the largest acc_t in reduce.cl (var: 3 doubles)
+constexpr size_t kMaxAccumulatorBytes = 16;  // the largest acc_t in reduce.cl (argmax: a value and an index)
 
 devplug_error_t* reduce_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   return sdk::guard([&] {
@@ -50,10 +51,21 @@ devplug_error_t* reduce_kernel(devplug_stream_handle_t* stream, const devplug_op
     };
     const size_t outputs = static_cast<size_t>(kept.numel);
     const size_t length = static_cast<size_t>(red.numel);
+    // var runs the strategy twice: pass 0 leaves each output's mean in `center`, pass 1
+    // sums the squared deviations from it (ops.def's two-pass definition). Other ops get a
+    // valid buffer they never read (the input) as `center`.
+    const bool var = call->op == DEVPLUG_OP_var;
+    const size_t real_bytes = fp64 ? sizeof(double) : sizeof(float);
+    std::optional<ScratchBuffer> center;
+    if (var) center.emplace(stream, outputs * real_bytes);
+    const MemHandle center_mem = var ? center->get() : in_view.mem;
+    const int passes = var ? 2 : 1;
     if (length <= 64 || outputs >= 4096 || caps_of(stream).max_work_group < kGroup) {
-      Launch launch(stream, "reduce", options, "reduce_serial", info->name);
-      launch.arg(kept).arg(red).mem(in_view.mem).mem(out_view.mem);
-      correction(launch).run1(outputs, 64);
+      for (int pass = 0; pass < passes; ++pass) {
+        Launch launch(stream, "reduce", options, "reduce_serial", info->name);
+        launch.arg(kept).arg(red).mem(in_view.mem).mem(out_view.mem);
+        correction(launch).mem(center_mem).arg<int32_t>(pass).run1(outputs, 64);
+      }
       return;
     }
     // Enough groups to keep the device busy, each with a sizeable chunk.
@@ -63,17 +75,20 @@ devplug_error_t* reduce_kernel(devplug_stream_handle_t* stream, const devplug_op
     const size_t global[2] = {groups * kGroup, outputs};
     const size_t local[2] = {kGroup, 1};
     ScratchBuffer partial(stream, outputs * groups * kMaxAccumulatorBytes);
-    {
-      Launch launch(stream, "reduce", options, "reduce_partial", info->name);
-      launch.arg(kept).arg(red).mem(in_view.mem).mem(out_view.mem).mem(partial.get())
-          .arg<int64_t>(static_cast<int64_t>(chunk)).arg<int32_t>(groups == 1 ? 1 : 0);
-      correction(launch).run(2, global, local);
-    }
-    if (groups > 1) {
-      const size_t combine_global[2] = {kGroup, outputs};
-      Launch launch(stream, "reduce", options, "reduce_combine", info->name);
-      launch.arg(kept).mem(partial.get()).arg<int64_t>(static_cast<int64_t>(groups)).mem(out_view.mem);
-      correction(launch).run(2, combine_global, local);
+    for (int pass = 0; pass < passes; ++pass) {
+      {
+        Launch launch(stream, "reduce", options, "reduce_partial", info->name);
+        launch.arg(kept).arg(red).mem(in_view.mem).mem(out_view.mem).mem(partial.get())
+            .arg<int64_t>(static_cast<int64_t>(chunk)).arg<int32_t>(groups == 1 ? 1 : 0);
+        correction(launch).mem(center_mem).arg<int32_t>(pass).run(2, global, local);
+      }
+      if (groups > 1) {
+        const size_t combine_global[2] = {kGroup, outputs};
+        Launch launch(stream, "reduce", options, "reduce_combine", info->name);
+        launch.arg(kept).mem(partial.get()).arg<int64_t>(static_cast<int64_t>(groups)).mem(out_view.mem);
+        correction(launch).mem(center_mem).arg<int32_t>(pass).arg<int64_t>(static_cast<int64_t>(length))
+            .run(2, combine_global, local);
+      }
     }
   });
 }

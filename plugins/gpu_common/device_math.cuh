@@ -1,5 +1,6 @@
 // Overloaded float/double math for the shared kernels (one name, the right precision), and
-// the special functions neither CUDA nor HIP provides (digamma, nextafter on 16-bit formats).
+// the special functions neither CUDA nor HIP provides (digamma, nextafter on 16-bit formats;
+// lgamma and digamma in double: special_double.cuh).
 #pragma once
 
 #include <cmath>
@@ -7,6 +8,7 @@
 #include <type_traits>
 
 #include "device_types.cuh"
+#include "special_double.cuh"
 
 namespace devplug::gpu {
 
@@ -22,11 +24,16 @@ GPU_MATH1(exp) GPU_MATH1(exp2) GPU_MATH1(expm1) GPU_MATH1(log) GPU_MATH1(log2)
 GPU_MATH1(log10) GPU_MATH1(log1p) GPU_MATH1(sqrt) GPU_MATH1(rsqrt) GPU_MATH1(cbrt)
 GPU_MATH1(sin) GPU_MATH1(cos) GPU_MATH1(tan) GPU_MATH1(asin) GPU_MATH1(acos) GPU_MATH1(atan)
 GPU_MATH1(sinh) GPU_MATH1(cosh) GPU_MATH1(tanh) GPU_MATH1(asinh) GPU_MATH1(acosh)
-GPU_MATH1(atanh) GPU_MATH1(erf) GPU_MATH1(erfc) GPU_MATH1(erfinv) GPU_MATH1(lgamma)
+GPU_MATH1(atanh) GPU_MATH1(erf) GPU_MATH1(erfc) GPU_MATH1(erfinv)
 GPU_MATH2(atan2) GPU_MATH2(hypot) GPU_MATH2(copysign) GPU_MATH2(fmod) GPU_MATH2(pow)
 GPU_MATH2(nextafter)
 #undef GPU_MATH1
 #undef GPU_MATH2
+
+// lgamma: float from the vendor, double from special_double.cuh (accurate also next to the
+// negative roots, where the vendors' double lgamma is not).
+GPU_D inline float m_lgamma(float x) { return ::lgammaf(x); }
+GPU_D inline double m_lgamma(double x) { return lgamma_double(x); }
 
 template <typename C>
 GPU_D inline bool m_isnan(C x) { return x != x; }
@@ -48,10 +55,12 @@ GPU_D inline C digamma_positive(C x) {
   return result + m_log(x) - C(0.5) / x - series;
 }
 
-// digamma as PyTorch: -Inf at +0 (copysign(Inf, -x) at zeros), NaN at negative integers,
-// reflection psi(x) = psi(1 - x) - pi / tan(pi x) below zero.
+// digamma as PyTorch: -Inf at +0 (copysign(Inf, -x) at zeros), NaN at negative integers.
+// double: special_double.cuh (within 2 ulp, also next to the roots); float: reflection
+// psi(x) = psi(1 - x) - pi / tan(pi x) below zero.
 template <typename C>
 GPU_D inline C m_digamma(C x) {
+  if constexpr (std::is_same_v<C, double>) return digamma_double(x);
   if (m_isnan(x)) return x;
   if (x == C(0)) return m_copysign(static_cast<C>(INFINITY), -x);
   if (x < C(0)) {

@@ -2,6 +2,9 @@
 #include "program_cache.hpp"
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <vector>
 
 #include "opencl_status.hpp"
@@ -9,6 +12,22 @@
 namespace devplug::opencl {
 
 namespace {
+
+// The source of kernel family `family`: kernels/<family>.cl as embedded at build time, or,
+// when DEVPLUG_OPENCL_KERNEL_DIR names a folder, <folder>/<family>.cl read at run time (for
+// kernel work and the mutation check in tools/mutation: an edited kernel needs no C++
+// rebuild; the cache keys hash the text, so no stale binary is ever reused).
+std::string family_source(const char* family) {
+  if (const char* dir = std::getenv("DEVPLUG_OPENCL_KERNEL_DIR"); dir && *dir) {
+    const std::filesystem::path path = std::filesystem::path(dir) / (std::string(family) + ".cl");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) sdk::fail(DEVPLUG_CODE_INTERNAL, "DEVPLUG_OPENCL_KERNEL_DIR: cannot read " + path.string());
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  const char* text = kernel_source(family);
+  if (text == nullptr) sdk::fail(DEVPLUG_CODE_INTERNAL, std::string("no embedded kernel source named ") + family);
+  return text;
+}
 
 std::string build_log(cl_program program, cl_device_id device) {
   size_t size = 0;
@@ -45,11 +64,7 @@ cl_program ProgramCache::program(const char* family, const std::string& options)
   auto key = std::make_pair(std::string(family), options);
   auto it = programs_.find(key);
   if (it != programs_.end()) return it->second;
-  const char* common = kernel_source("common");
-  const char* body = kernel_source(family);
-  if (common == nullptr || body == nullptr)
-    sdk::fail(DEVPLUG_CODE_INTERNAL, std::string("no embedded kernel source named ") + family);
-  std::string source = std::string(common) + "\n" + body;
+  std::string source = family_source("common") + "\n" + family_source(family);
   if (const char* bad = std::getenv("DEVPLUG_OPENCL_TEST_BREAK_SOURCE"); bad && *bad == '1')
     source += "\nthis is not OpenCL C;\n";  // test hook: every build fails with a log
   cl_program prog = build(source, options);

@@ -4,7 +4,8 @@
 // operand 1: input base), `red` walks the reduced sub-space in row-major order (operand 0:
 // input, offset 0), so argmax's index is simply the row-major index r. Every op is an
 // accumulator with INIT, ADD (one element), COMBINE (two partial results, order-free) and
-// FINAL (store). Kernels:
+// FINAL (store). var runs every kernel twice (pass 0: means, pass 1: squared deviations).
+// Kernels:
 //   reduce_serial   one work item per output element (short reductions, many outputs)
 //   reduce_partial  groups of GROUP items, tree in local memory; a group reduces one chunk of
 //                   one output element and writes the result or a partial accumulator
@@ -129,40 +130,23 @@ inline acc_t arg_one(A_CT x, long r) {
 #define FINAL(p, i, acc) ((p)[i] = (acc).idx)
 
 #elif defined(OP_var)
-typedef struct {
-  R n;
-  R mean;
-  R m2;
-} acc_t;
-// Welford for one element, Chan et al. for two partial results.
-inline acc_t var_init(void) {
-  acc_t a;
-  a.n = 0;
-  a.mean = 0;
-  a.m2 = 0;
-  return a;
+// Two passes, as ops.def defines var: pass 0 sums the elements and stores each output's mean
+// in `center` (dense, by output index); pass 1 sums the squared deviations from it. A
+// one-pass update (Welford, or E[x^2] - E[x]^2) loses digits in proportion to mean / spread.
+typedef R acc_t;
+inline acc_t var_add(acc_t acc, R x, int pass, R mean) {
+  if (pass == 0) return acc + x;
+  const R d = x - mean;
+  return acc + d * d;
 }
-inline acc_t var_add(acc_t a, R x) {
-  a.n += 1;
-  const R d = x - a.mean;
-  a.mean += d / a.n;
-  a.m2 += d * (x - a.mean);
-  return a;
-}
-inline acc_t var_combine(acc_t a, acc_t b) {
-  if (a.n == 0) return b;
-  if (b.n == 0) return a;
-  acc_t c;
-  c.n = a.n + b.n;
-  const R d = b.mean - a.mean;
-  c.mean = a.mean + d * (b.n / c.n);
-  c.m2 = a.m2 + b.m2 + d * d * (a.n * b.n / c.n);
-  return c;
-}
-#define INIT() var_init()
-#define COMBINE(a, b) var_combine(a, b)
-#define ADD(acc, x, r) var_add(acc, (R)(x))
-#define FINAL(p, i, acc) STORE_R(p, i, (acc).m2 / fmax((R)0, (acc).n - (R)correction))
+#define INIT() ((acc_t)0)
+#define COMBINE(a, b) ((a) + (b))
+#define ADD(acc, x, r) var_add(acc, (R)(x), pass, center_o)
+#define FINAL(p, i, acc)                                                        \
+  do {                                                                          \
+    if (pass == 0) center[o] = (acc) / (R)length;                               \
+    else STORE_R(p, i, (acc) / fmax((R)0, (R)length - (R)correction));          \
+  } while (0)
 
 #elif defined(OP_all) || defined(OP_any)
 typedef uchar acc_t;
@@ -185,10 +169,17 @@ typedef double real_t;
 typedef float real_t;
 #endif
 
+// Every kernel takes var's `center` (the means, written by pass 0 and read by pass 1) and
+// `pass`; the other ops ignore both (center may be NULL).
+#define CENTER_OF(o) (pass == 1 ? center[o] : (real_t)0)
+
 __kernel void reduce_serial(const geom_t kept, const geom_t red, __global const A_ST* in,
-                            __global O_ST* out, const real_t correction) {
+                            __global O_ST* out, const real_t correction, __global real_t* center,
+                            const int pass) {
   const long o = get_global_id(0);
   if (o >= kept.numel) return;
+  const long length = red.numel;
+  const real_t center_o = CENTER_OF(o);
   long at[2];
   geom_offsets(&kept, o, 2, at);
   acc_t acc = INIT();
@@ -198,6 +189,8 @@ __kernel void reduce_serial(const geom_t kept, const geom_t red, __global const 
   }
   FINAL(out, at[0], acc);
   (void)correction;
+  (void)length;
+  (void)center_o;
 }
 
 // Tree reduction of `tree` (GROUP entries) into tree[0].
@@ -211,10 +204,13 @@ __kernel void reduce_serial(const geom_t kept, const geom_t red, __global const 
 // Group (g, o) reduces elements [g * chunk, (g + 1) * chunk) of output element o.
 __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void reduce_partial(
     const geom_t kept, const geom_t red, __global const A_ST* in, __global O_ST* out,
-    __global acc_t* partial, const long chunk, const int write_final, const real_t correction) {
+    __global acc_t* partial, const long chunk, const int write_final, const real_t correction,
+    __global real_t* center, const int pass) {
   __local acc_t tree[GROUP];
   const int lid = (int)get_local_id(0);
   const long g = get_group_id(0), groups = get_num_groups(0), o = get_group_id(1);
+  const long length = red.numel;
+  const real_t center_o = CENTER_OF(o);
   long at[2];
   geom_offsets(&kept, o, 2, at);
   const long begin = g * chunk;
@@ -256,11 +252,13 @@ __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void reduce_partial(
     }
   }
   (void)correction;
+  (void)length;
+  (void)center_o;
 }
 
 __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void reduce_combine(
     const geom_t kept, __global const acc_t* partial, const long groups, __global O_ST* out,
-    const real_t correction) {
+    const real_t correction, __global real_t* center, const int pass, const long length) {
   __local acc_t tree[GROUP];
   const int lid = (int)get_local_id(0);
   const long o = get_group_id(1);
@@ -270,4 +268,7 @@ __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void reduce_combine(
   TREE_REDUCE(tree, lid);
   if (lid == 0) FINAL(out, geom_offset(&kept, 0, o), tree[0]);
   (void)correction;
+  (void)length;
+  (void)center;
+  (void)pass;
 }
