@@ -353,6 +353,26 @@ def test_strict_mode_refuses_a_fallback_and_the_report_counts_it(device):
     assert sum(n for op, n in report.items() if op.startswith("aten::sort")) == 1, report
 
 
+def test_strict_mode_from_the_environment():
+    # TORCH_DEVPLUG_STRICT=1 at start: strict from the first op, for torch's fallback and
+    # devplug's own (the context is made strict too).
+    code = ("import torch, torch_devplug\n"
+            "x = torch.tensor([3.0, 1.0, 2.0], device='devplug')\n"
+            "print(torch_devplug.strict())\n"
+            "print(torch.equal((x * 2).cpu(), torch.tensor([6.0, 2.0, 4.0])))\n"
+            "try:\n"
+            "    torch.sort(x)\n"
+            "    print('no error')\n"
+            "except NotImplementedError as e:\n"
+            "    print(str(e).splitlines()[0])\n"
+            "print(torch_devplug.fallback_report()['torch'])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ, TORCH_DEVPLUG_STRICT="1"), check=True).stdout.splitlines()
+    assert out[0] == "True" and out[1] == "True", out
+    assert out[2].startswith("devplug strict mode: aten::sort"), out
+    assert out[3] == "{}", out
+
+
 def test_native_op_table():
     rows = torch_devplug.native_ops()
     names = [r[0] for r in rows]
