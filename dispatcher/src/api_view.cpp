@@ -76,4 +76,16 @@ DEVPLUG_API devplug_error_t* devplug_tensor_as_strided(const devplug_tensor_t* t
   });
 }
 
+DEVPLUG_API devplug_error_t* devplug_tensor_as_strided_dtype(const devplug_tensor_t* tensor, devplug_dtype_t dtype,
+                                                             int32_t rank, const int64_t* shape,
+                                                             const int64_t* strides, int64_t storage_offset,
+                                                             devplug_tensor_t** out_view) {
+  return make_view(tensor, out_view, [&](const Layout& in, Layout* out) {
+    if (devplug_dtype_size(dtype) == 0) return problem("dtype %d is not a devplug dtype", static_cast<int>(dtype));
+    Layout typed = in;
+    typed.dtype = dtype;
+    return view_as_strided(typed, rank, shape, strides, storage_offset, tensor->storage->bytes, out);
+  });
+}
+
 }  // extern "C"

@@ -386,6 +386,24 @@ TEST_F(ApiNegative, AsStridedStaysInsideTheStorage) {
   EXPECT_TRUE(Invalid(devplug_tensor_as_strided(tail, 1, ten, one, 1, &v), "outside"));
 }
 
+TEST_F(ApiNegative, AsStridedDtypeCountsInTheNewDtypeAndStaysInside) {
+  devplug_tensor_t* bytes = make(DEVPLUG_DTYPE_UINT8, {10});  // 2 float32 and 2 spare bytes
+  devplug_tensor_t* v = poison<devplug_tensor_t>();
+  int64_t two[] = {2}, three[] = {3}, one[] = {1};
+  EXPECT_TRUE(Ok(devplug_tensor_as_strided_dtype(bytes, DEVPLUG_DTYPE_FLOAT32, 1, two, one, 0, &v)));
+  EXPECT_TRUE(Invalid(devplug_tensor_as_strided_dtype(bytes, DEVPLUG_DTYPE_FLOAT32, 1, three, one, 0, &v),
+                      "outside"));
+  EXPECT_EQ(v, nullptr);
+  EXPECT_TRUE(Invalid(devplug_tensor_as_strided_dtype(bytes, DEVPLUG_DTYPE_FLOAT32, 1, two, one, 1, &v),
+                      "outside"));
+  EXPECT_TRUE(Invalid(devplug_tensor_as_strided_dtype(bytes, 42, 1, two, one, 0, &v), "dtype 42"));
+  EXPECT_TRUE(Invalid(devplug_tensor_as_strided_dtype(bytes, -1, 1, two, one, 0, &v), "dtype -1"));
+  EXPECT_TRUE(Invalid(devplug_tensor_as_strided_dtype(nullptr, DEVPLUG_DTYPE_FLOAT32, 1, two, one, 0, &v),
+                      "tensor"));
+  EXPECT_TRUE(Invalid(devplug_tensor_as_strided_dtype(bytes, DEVPLUG_DTYPE_FLOAT32, 1, two, one, 0, nullptr),
+                      "out_view"));
+}
+
 // ---- ops -----------------------------------------------------------------------------------
 
 TEST_F(ApiNegative, OpCallRefusesUnknownOpsAndWrongArity) {

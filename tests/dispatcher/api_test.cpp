@@ -199,6 +199,26 @@ TEST_F(Api, ViewsShareStorageAndOutliveTheirBase) {
   EXPECT_EQ(bytes, 24u);
 }
 
+TEST_F(Api, AsStridedDtypeReinterpretsTheSameBytes) {
+  // A byte storage seen as float32 and as int32 (PyTorch's untyped storage and view(dtype)).
+  devplug_tensor_t* bytes = make(DEVPLUG_DTYPE_UINT8, {16});
+  devplug_tensor_t* floats_view = nullptr;
+  devplug_tensor_t* ints_view = nullptr;
+  int64_t shape[] = {2, 2}, strides[] = {1, 2};  // transposed, offset by one element
+  ASSERT_TRUE(Ok(devplug_tensor_as_strided_dtype(bytes, DEVPLUG_DTYPE_FLOAT32, 2, shape, strides, 0, &floats_view)));
+  std::vector<float> values = {1.0f, -2.0f, 0.5f, 3.0f};
+  ASSERT_TRUE(Ok(devplug_tensor_copy_from_host(nullptr, floats_view, values.data(), 16, DEVPLUG_COPY_BLOCKING)));
+  int64_t flat[] = {3}, one[] = {1};
+  ASSERT_TRUE(Ok(devplug_tensor_as_strided_dtype(bytes, DEVPLUG_DTYPE_INT32, 1, flat, one, 1, &ints_view)));
+  EXPECT_EQ(describe(ints_view).byte_offset, 4u);
+  EXPECT_EQ(describe(ints_view).dtype, DEVPLUG_DTYPE_INT32);
+  // Storage order is 1, 0.5, -2, 3 (the view was transposed); int32 elements 1..3 read them raw.
+  std::vector<float> stored = {0.5f, -2.0f, 3.0f};
+  std::vector<int32_t> raw(3);
+  std::memcpy(raw.data(), stored.data(), sizeof(float) * 3);
+  EXPECT_EQ(download<int32_t>(ints_view), raw);
+}
+
 TEST_F(Api, WritesIntoTransposedViews) {
   devplug_tensor_t* base = floats({2, 3}, {0, 0, 0, 0, 0, 0});
   devplug_tensor_t* t = nullptr;

@@ -285,6 +285,17 @@ DEVPLUG_API devplug_error_t* devplug_tensor_as_strided(const devplug_tensor_t* t
                                                        const int64_t* strides,
                                                        int64_t storage_offset,
                                                        devplug_tensor_t** out_view);
+/* As devplug_tensor_as_strided, but the view reads the storage's bytes as `dtype`, which
+ * may differ from the tensor's (PyTorch's untyped storages and Tensor.view(dtype)):
+ * `strides` and `storage_offset` count elements of `dtype`. The bytes are reinterpreted,
+ * never converted. INVALID_ARGUMENT for an unknown dtype or when an element would fall
+ * outside the storage. */
+DEVPLUG_API devplug_error_t* devplug_tensor_as_strided_dtype(const devplug_tensor_t* tensor,
+                                                             devplug_dtype_t dtype, int32_t rank,
+                                                             const int64_t* shape,
+                                                             const int64_t* strides,
+                                                             int64_t storage_offset,
+                                                             devplug_tensor_t** out_view);
 
 /* ---- ops ----------------------------------------------------------------------------- */
 

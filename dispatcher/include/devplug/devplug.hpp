@@ -398,6 +398,16 @@ class Tensor {
                                        strides.data(), storage_offset, out);
     });
   }
+  // As as_strided, reading the storage's bytes as `dtype` (strides and offset count
+  // elements of `dtype`).
+  Tensor as_strided(devplug_dtype_t dtype, const std::vector<int64_t>& shape,
+                    const std::vector<int64_t>& strides, int64_t storage_offset) const {
+    api_detail::require(shape.size() == strides.size(), "as_strided: shape and strides differ in rank");
+    return make_view([&](devplug_tensor_t** out) {
+      return devplug_tensor_as_strided_dtype(handle(), dtype, static_cast<int32_t>(shape.size()),
+                                             shape.data(), strides.data(), storage_offset, out);
+    });
+  }
 
   // The C handle, borrowed; valid while this Tensor (or a copy) lives.
   devplug_tensor_t* handle() const { return tensor_.get(); }

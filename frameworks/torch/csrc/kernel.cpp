@@ -1,0 +1,293 @@
+// Dev and the small helpers every kernel uses (see kernel.hpp).
+#include "kernel.hpp"
+
+#include <ATen/Functions.h>
+#include <ATen/ScalarOps.h>
+#include <c10/core/DefaultDtype.h>
+#include <c10/util/Exception.h>
+
+#include <algorithm>
+
+namespace devplug::bridge {
+
+Dev::Dev(c10::DeviceIndex index)
+    : index_(index), device_(Runtime::get().device(index)), stream_(stream_for(index)) {}
+
+Dev Dev::of(std::initializer_list<const at::Tensor*> tensors) {
+  std::optional<c10::DeviceIndex> found;
+  for (const at::Tensor* t : tensors) {
+    if (t == nullptr || !t->defined() || t->device().type() != c10::DeviceType::PrivateUse1) continue;
+    if (!found) found = t->device().index();
+    TORCH_CHECK(*found == t->device().index(), "devplug: expected all tensors on one device, found devplug:",
+                static_cast<int>(*found), " and devplug:", static_cast<int>(t->device().index()));
+  }
+  TORCH_CHECK(found.has_value(), "devplug: a devplug kernel ran without a devplug tensor");
+  for (const at::Tensor* t : tensors)
+    if (t != nullptr && t->defined() && t->device().type() != c10::DeviceType::PrivateUse1)
+      TORCH_CHECK(is_cpu_scalar(*t), "devplug: expected all tensors on devplug:", static_cast<int>(*found),
+                  ", found one on ", t->device(), " (only 0-dim CPU tensors may mix with device tensors)");
+  return Dev(*found);
+}
+
+DTensor Dev::operand(const at::Tensor& t, std::optional<devplug_dtype_t> scalar_dtype) const {
+  if (t.device().type() == c10::DeviceType::PrivateUse1) {
+    TORCH_CHECK(t.device().index() == index_, "devplug: expected a tensor on devplug:", static_cast<int>(index_),
+                ", got one on ", t.device());
+    return view_of(t);
+  }
+  TORCH_CHECK(is_cpu_scalar(t), "devplug: expected a devplug tensor or a 0-dim CPU tensor, got a ", t.dim(),
+              "-dim tensor on ", t.device());
+  const devplug_dtype_t dtype = scalar_dtype.value_or(require_dtype(t.scalar_type(), "a CPU scalar"));
+  return scalar(dtype, t.item());
+}
+
+bool Dev::supports(devplug_op_t op, devplug_dtype_t dtype) const {
+  bool supported = false;
+  if (devplug_error_t* error = devplug_device_supports(device_.handle(), op, dtype, &supported, nullptr)) {
+    devplug::Error thrown(error->code, error->message ? error->message : "", error->native_code);
+    devplug_error_destroy(error);
+    throw thrown;
+  }
+  return supported;
+}
+
+DTensor Dev::empty(devplug_dtype_t dtype, const Shape& shape) const { return DTensor::empty(device_, dtype, shape); }
+
+namespace {
+
+devplug_scalar_t to_devplug_scalar(const c10::Scalar& value) {
+  devplug_scalar_t s{};
+  if (value.isBoolean()) {
+    s.i = value.toBool() ? 1 : 0;
+    s.f = static_cast<double>(s.i);
+  } else if (value.isIntegral(false)) {
+    s.i = value.toLong();
+    s.f = static_cast<double>(s.i);
+  } else {
+    TORCH_CHECK(!value.isComplex(), "devplug: complex scalars are not supported");
+    s.f = value.toDouble();
+    // Integer outputs read `.i`: the value truncated toward zero, as a float to int cast.
+    s.i = (s.f >= -9.2e18 && s.f <= 9.2e18) ? static_cast<int64_t>(s.f) : 0;
+  }
+  return s;
+}
+
+}  // namespace
+
+DTensor Dev::scalar(devplug_dtype_t dtype, const c10::Scalar& value) const { return full(dtype, {}, value); }
+
+DTensor Dev::full(devplug_dtype_t dtype, const Shape& shape, const c10::Scalar& value) const {
+  DTensor t = empty(dtype, shape);
+  fill(t, value);
+  return t;
+}
+
+void Dev::fill(const DTensor& t, const c10::Scalar& value) const {
+  devplug_fill_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.value = to_devplug_scalar(value);
+  call(DEVPLUG_OP_fill, {}, {t}, &attrs);
+}
+
+DTensor Dev::iota(devplug_dtype_t dtype, const Shape& shape, const c10::Scalar& start, const c10::Scalar& step) const {
+  DTensor t = empty(dtype, shape);
+  devplug_iota_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.start = to_devplug_scalar(start);
+  attrs.step = to_devplug_scalar(step);
+  call(DEVPLUG_OP_iota, {}, {t}, &attrs);
+  return t;
+}
+
+namespace {
+
+// Whether output `out` and input `in` may share bytes without being the same view: devplug
+// refuses such calls (its check is by byte range), while torch allows an in-place op whose
+// operands interleave without sharing elements (x.t()[1:4].mul_(x.t()[4:7])). The bridge
+// then computes into a fresh tensor and copies it over, which is right for both.
+bool partly_overlaps(const devplug_tensor_desc_t& out, const DTensor& input) {
+  const devplug_tensor_desc_t in = input.describe();
+  if (in.buffer != out.buffer) return false;
+  auto range = [](const devplug_tensor_desc_t& d, uint64_t* lo, uint64_t* hi) {
+    const auto size = static_cast<int64_t>(devplug_dtype_size(d.dtype));
+    int64_t low = 0, high = 0;
+    for (int32_t k = 0; k < d.rank; ++k) {
+      if (d.shape[k] == 0) return false;
+      const int64_t span = (d.shape[k] - 1) * d.strides[k] * size;
+      (span < 0 ? low : high) += span;
+    }
+    *lo = static_cast<uint64_t>(static_cast<int64_t>(d.byte_offset) + low);
+    *hi = static_cast<uint64_t>(static_cast<int64_t>(d.byte_offset) + high + size);
+    return true;
+  };
+  uint64_t out_lo = 0, out_hi = 0, in_lo = 0, in_hi = 0;
+  if (!range(out, &out_lo, &out_hi) || !range(in, &in_lo, &in_hi)) return false;
+  if (in_hi <= out_lo || out_hi <= in_lo) return false;
+  const bool same_view = in.byte_offset == out.byte_offset && in.rank == out.rank &&
+                         devplug_dtype_size(in.dtype) == devplug_dtype_size(out.dtype) &&
+                         std::equal(in.shape, in.shape + in.rank, out.shape) &&
+                         std::equal(in.strides, in.strides + in.rank, out.strides);
+  return !same_view;
+}
+
+bool partly_overlaps_any(const DTensor& out, const std::vector<DTensor>& inputs) {
+  const devplug_tensor_desc_t d = out.describe();
+  for (const DTensor& in : inputs)
+    if (partly_overlaps(d, in)) return true;
+  return false;
+}
+
+}  // namespace
+
+void Dev::call(devplug_op_t op, const std::vector<DTensor>& inputs, const std::vector<DTensor>& outputs,
+               const void* attrs) const {
+  std::vector<DTensor> targets = outputs;
+  std::vector<size_t> staged;
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    if (!partly_overlaps_any(outputs[o], inputs)) continue;
+    targets[o] = empty(outputs[o].dtype(), outputs[o].shape());
+    staged.push_back(o);
+  }
+  devplug::call(op, inputs, targets, attrs, &stream_);
+  for (size_t o : staged) copy(targets[o], outputs[o]);
+}
+
+DTensor Dev::ew(devplug_op_t op, const std::vector<DTensor>& inputs) const {
+  return devplug::elementwise(op, inputs, &stream_);
+}
+
+void Dev::ew_into(devplug_op_t op, const std::vector<DTensor>& inputs, const DTensor& out) const {
+  if (partly_overlaps_any(out, inputs)) {
+    DTensor staged = empty(out.dtype(), out.shape());
+    devplug::elementwise_into(op, inputs, staged, &stream_);
+    copy(staged, out);
+    return;
+  }
+  DTensor result = out;
+  devplug::elementwise_into(op, inputs, result, &stream_);
+}
+
+DTensor Dev::ew_scalar(devplug_op_t op, const DTensor& x, const c10::Scalar& value) const {
+  return ew(op, {x, scalar(x.dtype(), value)});
+}
+
+DTensor Dev::cast(const DTensor& x, devplug_dtype_t dtype) const {
+  if (x.dtype() == dtype) return x;
+  DTensor out = empty(dtype, x.shape());
+  call(DEVPLUG_OP_convert_element_type, {x}, {out});
+  return out;
+}
+
+DTensor Dev::contiguous(const DTensor& x) const {
+  const devplug_tensor_desc_t d = x.describe();
+  int64_t expected = 1;
+  bool dense = true;
+  for (int32_t i = d.rank - 1; i >= 0; --i) {
+    if (d.shape[i] != 1 && d.strides[i] != expected) dense = false;
+    expected *= d.shape[i];
+  }
+  if (dense) return x;
+  DTensor out = empty(d.dtype, x.shape());
+  copy(x, out);
+  return out;
+}
+
+void Dev::copy(const DTensor& src, const DTensor& dst) const {
+  DTensor target = dst;
+  target.copy_from(src, &stream_);
+}
+
+DTensor Dev::reduce(devplug_op_t op, const DTensor& x, uint32_t mask, double correction) const {
+  Shape shape = x.shape();
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (mask & (1u << d)) shape[d] = 1;
+  devplug_dtype_t dtype = x.dtype();
+  if (op == DEVPLUG_OP_argmax || op == DEVPLUG_OP_argmin) dtype = DEVPLUG_DTYPE_INT64;
+  if (op == DEVPLUG_OP_all || op == DEVPLUG_OP_any) dtype = DEVPLUG_DTYPE_BOOL;
+  DTensor out = empty(dtype, shape);
+  reduce_into(op, x, mask, out, correction);
+  return out;
+}
+
+void Dev::reduce_into(devplug_op_t op, const DTensor& x, uint32_t mask, const DTensor& out, double correction) const {
+  devplug_reduce_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.dims_mask = mask;
+  attrs.correction = correction;
+  call(op, {x}, {out}, &attrs);
+}
+
+DTensor Dev::matmul(const DTensor& a, const DTensor& b) const {
+  Shape sa = a.shape(), sb = b.shape();
+  TORCH_CHECK(sa.size() >= 2 && sb.size() >= 2, "devplug: matmul needs two operands of rank >= 2");
+  TORCH_CHECK(sa.back() == sb[sb.size() - 2], "devplug: matmul shapes do not fit: [..., ", sa[sa.size() - 2], ", ",
+              sa.back(), "] x [..., ", sb[sb.size() - 2], ", ", sb.back(), "]");
+  Shape batch_a(sa.begin(), sa.end() - 2), batch_b(sb.begin(), sb.end() - 2);
+  Shape batch = devplug::broadcast_shapes(batch_a, batch_b);
+  auto expand = [&](const DTensor& t, const Shape& s) {
+    Shape full = batch;
+    full.push_back(s[s.size() - 2]);
+    full.push_back(s.back());
+    return s == full ? t : t.expand(full);
+  };
+  DTensor ea = expand(a, sa), eb = expand(b, sb);
+  Shape out_shape = batch;
+  out_shape.push_back(sa[sa.size() - 2]);
+  out_shape.push_back(sb.back());
+  DTensor out = empty(a.dtype(), out_shape);
+  devplug_matmul_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  call(DEVPLUG_OP_matmul, {ea, eb}, {out}, &attrs);
+  return out;
+}
+
+uint32_t dims_mask(at::IntArrayRef dims, int64_t rank, bool empty_means_all) {
+  if (dims.empty() && empty_means_all) return rank == 0 ? 0u : static_cast<uint32_t>((uint64_t{1} << rank) - 1);
+  uint32_t mask = 0;
+  for (int64_t d : dims) {
+    const int64_t w = c10::maybe_wrap_dim(d, rank);
+    TORCH_CHECK(!(mask & (1u << w)), "devplug: dim ", w, " appears twice in the list of dims");
+    mask |= 1u << w;
+  }
+  return mask;
+}
+
+Shape reduced_shape(at::IntArrayRef shape, uint32_t mask, bool keepdim) {
+  Shape out;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (mask & (1u << d)) {
+      if (keepdim) out.push_back(1);
+    } else {
+      out.push_back(shape[d]);
+    }
+  }
+  return out;
+}
+
+DTensor squeeze_mask(const DTensor& t, uint32_t mask) {
+  DTensor out = t;
+  for (int32_t d = t.rank() - 1; d >= 0; --d)
+    if (mask & (1u << d)) out = out.squeeze(d);
+  return out;
+}
+
+DTensor unsqueeze_mask(const DTensor& t, uint32_t mask) {
+  DTensor out = t;
+  for (int32_t d = 0; d < 32; ++d)
+    if (mask & (1u << d)) out = out.unsqueeze(d);
+  return out;
+}
+
+at::Tensor empty_torch(const Dev& dev, at::IntArrayRef shape, at::ScalarType dtype) {
+  return at::empty(shape, at::TensorOptions().dtype(dtype).device(c10::DeviceType::PrivateUse1, dev.index()));
+}
+
+at::ScalarType default_float() { return c10::typeMetaToScalarType(c10::get_default_dtype()); }
+
+at::Tensor wrap_scalar(const c10::Scalar& s) {
+  at::Tensor t = c10::scalar_to_tensor(s);
+  t.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return t;
+}
+
+}  // namespace devplug::bridge

@@ -1,0 +1,116 @@
+// What every devplug kernel of the bridge uses: the registration wrapper that turns
+// devplug errors into torch errors, and `Dev`, one device and its current stream with the
+// devplug ops the kernels compose (elementwise with broadcasting and promotion, casts,
+// reductions, fills).
+//
+// Kernels take torch tensors, make devplug views of them (view_of) and run devplug ops on
+// the current stream of their device; nothing here copies data through the host except
+// CPU scalars (0-dim CPU tensors and wrapped numbers, which torch lets mix with device
+// tensors).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Scalar.h>
+#include <torch/library.h>
+
+#include <initializer_list>
+#include <utility>
+#include <vector>
+
+#include "runtime.hpp"
+#include "storage.hpp"
+
+namespace devplug::bridge {
+
+// Wraps kernel F so a devplug::Error thrown inside becomes the matching torch error.
+template <auto F>
+struct Guarded;
+template <typename R, typename... A, R (*F)(A...)>
+struct Guarded<F> {
+  static R call(A... args) {
+    try {
+      return F(std::forward<A>(args)...);
+    } catch (const devplug::Error& e) {
+      throw_torch_error(e);
+    }
+  }
+};
+#define DEVPLUG_KERNEL(...) TORCH_FN((::devplug::bridge::Guarded<&__VA_ARGS__>::call))
+
+using DTensor = devplug::Tensor;
+using Shape = std::vector<int64_t>;
+
+// One device and the stream a kernel's ops go to.
+class Dev {
+ public:
+  explicit Dev(c10::DeviceIndex index);
+  // The device of the first devplug tensor among `tensors` (CPU scalars are skipped);
+  // throws when devplug tensors of two devices meet.
+  static Dev of(std::initializer_list<const at::Tensor*> tensors);
+  static Dev of(const at::Tensor& t) { return of({&t}); }
+
+  c10::DeviceIndex index() const { return index_; }
+  const devplug::Device& device() const { return device_; }
+  const devplug::Stream& stream() const { return stream_; }
+  // Whether the device runs prim `op` for dispatch dtype `dtype` itself (no devplug CPU
+  // fallback).
+  bool supports(devplug_op_t op, devplug_dtype_t dtype) const;
+
+  // `t` as a devplug tensor: a view of a devplug tensor, or a CPU scalar (0-dim) copied to
+  // the device, as `scalar_dtype` when given.
+  DTensor operand(const at::Tensor& t, std::optional<devplug_dtype_t> scalar_dtype = std::nullopt) const;
+
+  DTensor empty(devplug_dtype_t dtype, const Shape& shape) const;
+  DTensor scalar(devplug_dtype_t dtype, const c10::Scalar& value) const;  // 0-dim
+  DTensor full(devplug_dtype_t dtype, const Shape& shape, const c10::Scalar& value) const;
+  void fill(const DTensor& t, const c10::Scalar& value) const;
+  // Element k (row-major) = start + k * step.
+  DTensor iota(devplug_dtype_t dtype, const Shape& shape, const c10::Scalar& start, const c10::Scalar& step) const;
+
+  // Runs prim `op` with outputs given (devplug_op_call).
+  void call(devplug_op_t op, const std::vector<DTensor>& inputs, const std::vector<DTensor>& outputs,
+            const void* attrs = nullptr) const;
+  // Elementwise `op` with devplug's broadcasting and promotion: a new tensor, or into `out`
+  // (cast to its dtype).
+  DTensor ew(devplug_op_t op, const std::vector<DTensor>& inputs) const;
+  void ew_into(devplug_op_t op, const std::vector<DTensor>& inputs, const DTensor& out) const;
+  // Elementwise `op` of `x` and a scalar of x's dtype.
+  DTensor ew_scalar(devplug_op_t op, const DTensor& x, const c10::Scalar& value) const;
+
+  DTensor cast(const DTensor& x, devplug_dtype_t dtype) const;  // x itself when it has the dtype
+  DTensor contiguous(const DTensor& x) const;                   // x itself when dense row-major
+  void copy(const DTensor& src, const DTensor& dst) const;      // any layouts, same shape
+
+  // Reduction `op` over the dims in `mask`, keeping them as size 1 (devplug's shape rule).
+  DTensor reduce(devplug_op_t op, const DTensor& x, uint32_t mask, double correction = 0) const;
+  void reduce_into(devplug_op_t op, const DTensor& x, uint32_t mask, const DTensor& out,
+                   double correction = 0) const;
+
+  DTensor matmul(const DTensor& a, const DTensor& b) const;
+
+ private:
+  c10::DeviceIndex index_;
+  devplug::Device device_;
+  devplug::Stream stream_;
+};
+
+// The dims mask of `dims` (negative dims wrap) in a tensor of `rank`; all dims when
+// `dims` is empty and `empty_means_all`.
+uint32_t dims_mask(at::IntArrayRef dims, int64_t rank, bool empty_means_all = true);
+// `shape` with the dims of `mask` removed (keepdim=False) or kept as 1.
+Shape reduced_shape(at::IntArrayRef shape, uint32_t mask, bool keepdim);
+// `t` (whose masked dims have size 1) with those dims dropped, as a view.
+DTensor squeeze_mask(const DTensor& t, uint32_t mask);
+// `t` with size-1 dims inserted where `mask` has bits, as a view (inverse of squeeze_mask).
+DTensor unsqueeze_mask(const DTensor& t, uint32_t mask);
+
+// A new devplug torch tensor on `dev`.
+at::Tensor empty_torch(const Dev& dev, at::IntArrayRef shape, at::ScalarType dtype);
+// The dtype torch gives float results of integral inputs (torch.get_default_dtype()).
+at::ScalarType default_float();
+// `s` as a CPU wrapped-number tensor (what torch passes for Python numbers).
+at::Tensor wrap_scalar(const c10::Scalar& s);
+// Whether `t` is a CPU scalar that may mix with device tensors.
+inline bool is_cpu_scalar(const at::Tensor& t) { return t.device().is_cpu() && t.dim() == 0; }
+
+}  // namespace devplug::bridge

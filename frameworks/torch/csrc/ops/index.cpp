@@ -1,0 +1,463 @@
+// Indexing: index_select, gather, scatter, scatter_add and index_add on the devplug index
+// prims; torch's advanced indexing (x[idx], x[mask], x[idx] = v, x[idx] += v) by turning
+// the indexed dims into one linear index over them; nonzero and masked_select by a running
+// count of the mask.
+//
+// Index values are checked on the device against their dim before use (one small read
+// back per op): torch raises IndexError for a bad index, and a plugin is not required to
+// check.
+#include <ATen/ExpandUtils.h>
+#include <c10/util/accumulate.h>
+
+#include <algorithm>
+#include <ATen/Functions.h>
+#include <ATen/native/Resize.h>
+
+#include "fallback.hpp"
+#include "ops/elementwise.hpp"
+#include "ops/ops.hpp"
+
+namespace devplug::bridge {
+namespace {
+
+// `index` (a torch integer tensor on the device, or a CPU scalar) as a devplug int64 tensor.
+DTensor index_operand(const Dev& dev, const at::Tensor& index, const char* what) {
+  TORCH_CHECK(index.scalar_type() == at::kLong || index.scalar_type() == at::kInt, what,
+              "(): Expected dtype int32/int64 for index but got: ", index.scalar_type());
+  return dev.cast(dev.operand(index), DEVPLUG_DTYPE_INT64);
+}
+
+// Throws IndexError unless every value of `index` lies in [lo, size).
+void check_bounds(const Dev& dev, const DTensor& index, int64_t size, const char* what, int64_t lo = 0) {
+  if (index.numel() == 0) return;
+  DTensor below = dev.ew(DEVPLUG_OP_lt, {index, dev.scalar(DEVPLUG_DTYPE_INT64, lo)});
+  DTensor above = dev.ew(DEVPLUG_OP_ge, {index, dev.scalar(DEVPLUG_DTYPE_INT64, size)});
+  DTensor bad = dev.reduce(DEVPLUG_OP_any, dev.ew(DEVPLUG_OP_bitwise_or, {below, above}), (1u << index.rank()) - 1u);
+  uint8_t flag = 0;
+  bad.reshape({}).copy_to_host(&flag, 1, &dev.stream());
+  TORCH_CHECK_INDEX(flag == 0, what, ": index out of range in self (every index must lie in [", lo, ", ", size, "))");
+}
+
+// `t` with rank >= 1 (a 0-dim tensor as a 1-element vector), for the prims' shape rules.
+DTensor at_least_1d(const DTensor& t) { return t.rank() == 0 ? t.reshape({1}) : t; }
+
+// ---- index_select, gather ------------------------------------------------------------------
+
+at::Tensor& index_select_out(const at::Tensor& self, int64_t dim, const at::Tensor& index, at::Tensor& out) {
+  Dev dev = Dev::of({&self, &index, &out});
+  TORCH_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
+  const int64_t d = c10::maybe_wrap_dim(dim, self.dim());
+  std::vector<int64_t> shape = self.sizes().vec();
+  if (self.dim() > 0) shape[d] = index.numel();
+  prepare_out(out, shape);
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "index_select(): self and out must have one dtype");
+  DTensor idx = at_least_1d(index_operand(dev, index, "index_select"));
+  const int64_t size = self.dim() > 0 ? self.size(d) : 1;
+  check_bounds(dev, idx, size, "index_select()");
+  if (out.numel() == 0) return out;
+  devplug_dim_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.dim = static_cast<int32_t>(d);
+  dev.call(DEVPLUG_OP_index_select, {at_least_1d(view_of(self)), idx}, {at_least_1d(view_of(out))}, &attrs);
+  return out;
+}
+at::Tensor index_select(const at::Tensor& self, int64_t dim, const at::Tensor& index) {
+  at::Tensor out = empty_torch(Dev::of(self), {0}, self.scalar_type());
+  return index_select_out(self, dim, index, out);
+}
+
+at::Tensor& gather_out(const at::Tensor& self, int64_t dim, const at::Tensor& index, bool /*sparse_grad*/,
+                       at::Tensor& out) {
+  Dev dev = Dev::of({&self, &index, &out});
+  const int64_t d = c10::maybe_wrap_dim(dim, self.dim());
+  TORCH_CHECK(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1),
+              "Index tensor must have the same number of dimensions as input tensor");
+  prepare_out(out, index.sizes());
+  if (out.numel() == 0) return out;
+  DTensor idx = at_least_1d(index_operand(dev, index, "gather"));
+  check_bounds(dev, idx, self.dim() > 0 ? self.size(d) : 1, "gather()");
+  devplug_dim_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.dim = static_cast<int32_t>(d);
+  dev.call(DEVPLUG_OP_gather, {at_least_1d(view_of(self)), idx}, {at_least_1d(view_of(out))}, &attrs);
+  return out;
+}
+at::Tensor gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, bool sparse_grad) {
+  at::Tensor out = empty_torch(Dev::of(self), index.sizes(), self.scalar_type());
+  return gather_out(self, dim, index, sparse_grad, out);
+}
+
+// ---- scatter, scatter_add, index_add -----------------------------------------------------------
+
+// out = self with src scattered along dim (op scatter or scatter_add). `out` may be `self`:
+// the prim's output must not overlap its input, so then it goes through a temporary.
+void scatter_into(devplug_op_t op, const at::Tensor& self, int64_t dim, const at::Tensor& index, const DTensor& src,
+                  const at::Tensor& out) {
+  Dev dev = Dev::of({&self, &index, &out});
+  const int64_t d = c10::maybe_wrap_dim(dim, self.dim());
+  TORCH_CHECK(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1),
+              "Index tensor must have the same number of dimensions as self tensor");
+  prepare_out(out, self.sizes());
+  if (self.numel() == 0) return;
+  DTensor idx = at_least_1d(index_operand(dev, index, "scatter"));
+  check_bounds(dev, idx, self.dim() > 0 ? self.size(d) : 1, op == DEVPLUG_OP_scatter ? "scatter()" : "scatter_add()");
+  devplug_dim_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.dim = static_cast<int32_t>(d);
+  DTensor base = at_least_1d(view_of(self));
+  DTensor source = at_least_1d(dev.cast(src, base.dtype()));
+  DTensor target = at_least_1d(view_of(out));
+  if (out.is_same(self) || out.unsafeGetTensorImpl()->storage().is_alias_of(self.storage())) {
+    DTensor tmp = dev.empty(base.dtype(), base.shape());
+    dev.call(op, {base, idx, source}, {tmp}, &attrs);
+    dev.copy(tmp, target);
+  } else {
+    dev.call(op, {base, idx, source}, {target}, &attrs);
+  }
+}
+
+template <devplug_op_t Op>
+at::Tensor& scatter_src_out(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
+                            at::Tensor& out) {
+  TORCH_CHECK(src.scalar_type() == self.scalar_type(), "scatter(): Expected self.dtype to be equal to src.dtype");
+  Dev dev = Dev::of({&self, &src});
+  scatter_into(Op, self, dim, index, view_of(src), out);
+  return out;
+}
+template <devplug_op_t Op>
+at::Tensor scatter_src(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src) {
+  at::Tensor out = at::empty_like(self);
+  return scatter_src_out<Op>(self, dim, index, src, out);
+}
+template <devplug_op_t Op>
+at::Tensor& scatter_src_(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src) {
+  return scatter_src_out<Op>(self, dim, index, src, self);
+}
+
+at::Tensor& scatter_value_out(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Scalar& value,
+                              at::Tensor& out) {
+  Dev dev = Dev::of({&self, &index});
+  const devplug_dtype_t dtype = require_dtype(self.scalar_type(), "scatter's self");
+  DTensor src = dev.scalar(dtype, value);
+  Shape shape = index.sizes().vec();
+  if (shape.empty()) shape = {1};
+  scatter_into(DEVPLUG_OP_scatter, self, dim, index, src.expand(shape), out);
+  return out;
+}
+at::Tensor scatter_value(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Scalar& value) {
+  at::Tensor out = at::empty_like(self);
+  return scatter_value_out(self, dim, index, value, out);
+}
+at::Tensor& scatter_value_(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Scalar& value) {
+  return scatter_value_out(self, dim, index, value, self);
+}
+
+// index_add: scatter_add with the 1-D index spread over the source's shape (stride-0 view).
+at::Tensor& index_add_out(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& source,
+                          const at::Scalar& alpha, at::Tensor& out) {
+  Dev dev = Dev::of({&self, &index, &source, &out});
+  const int64_t d = c10::maybe_wrap_dim(dim, self.dim());
+  TORCH_CHECK_INDEX(index.dim() <= 1, "index_add_(): Index is supposed to be a vector");
+  TORCH_CHECK(source.scalar_type() == self.scalar_type(), "index_add_(): self (", self.scalar_type(),
+              ") and source (", source.scalar_type(), ") must have the same scalar type");
+  DTensor src = at_least_1d(view_of(source));
+  if (!alpha.equal(1)) src = dev.ew(DEVPLUG_OP_mul, {src, dev.scalar(src.dtype(), alpha)});
+  Shape index_shape(std::max<int64_t>(source.dim(), 1), 1);
+  index_shape[self.dim() > 0 ? d : 0] = index.numel();
+  Dev idev = Dev::of({&self, &index});
+  DTensor idx = index_operand(idev, index, "index_add").reshape(index_shape).expand(src.shape());
+  Dev odev = Dev::of({&self, &out});
+  prepare_out(out, self.sizes());
+  if (self.numel() == 0 || source.numel() == 0) {
+    if (!out.is_same(self)) out.copy_(self);
+    return out;
+  }
+  check_bounds(odev, idx, self.dim() > 0 ? self.size(d) : 1, "index_add()");
+  devplug_dim_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.dim = static_cast<int32_t>(self.dim() > 0 ? d : 0);
+  DTensor base = at_least_1d(view_of(self));
+  DTensor target = at_least_1d(view_of(out));
+  DTensor tmp = dev.empty(base.dtype(), base.shape());
+  dev.call(DEVPLUG_OP_scatter_add, {base, dev.contiguous(idx), src}, {tmp}, &attrs);
+  dev.copy(tmp, target);
+  return out;
+}
+at::Tensor index_add(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& source,
+                     const at::Scalar& alpha) {
+  at::Tensor out = at::empty_like(self);
+  return index_add_out(self, dim, index, source, alpha, out);
+}
+at::Tensor& index_add_(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& source,
+                       const at::Scalar& alpha) {
+  return index_add_out(self, dim, index, source, alpha, self);
+}
+
+// ---- nonzero, masked_select ------------------------------------------------------------------
+
+// The row-major positions of the non-zero elements of `t`, as int64 [count]; reads the count
+// back (the result's size depends on the data).
+DTensor nonzero_flat(const Dev& dev, const DTensor& t, int64_t* count) {
+  const int64_t n = t.numel();
+  DTensor flat = dev.contiguous(t).reshape({n});
+  DTensor hit = dev.cast(dev.cast(flat, DEVPLUG_DTYPE_BOOL), DEVPLUG_DTYPE_INT64);
+  DTensor total = dev.reduce(DEVPLUG_OP_sum, hit, 1u);
+  total.reshape({}).copy_to_host(count, sizeof(int64_t), &dev.stream());
+  // Element k goes to slot cumsum(hit)[k] - 1 when hit, else to a spare slot at `count`.
+  devplug_dim_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.dim = 0;
+  DTensor running = dev.empty(DEVPLUG_DTYPE_INT64, {n});
+  dev.call(DEVPLUG_OP_cumsum, {hit}, {running}, &attrs);
+  DTensor slot = dev.ew(DEVPLUG_OP_where, {dev.cast(hit, DEVPLUG_DTYPE_BOOL),
+                                           dev.ew(DEVPLUG_OP_sub, {running, dev.scalar(DEVPLUG_DTYPE_INT64, 1)}),
+                                           dev.scalar(DEVPLUG_DTYPE_INT64, *count)});
+  DTensor positions = dev.iota(DEVPLUG_DTYPE_INT64, {n}, 0, 1);
+  DTensor out = dev.full(DEVPLUG_DTYPE_INT64, {*count + 1}, 0);
+  DTensor filled = dev.empty(DEVPLUG_DTYPE_INT64, {*count + 1});
+  dev.call(DEVPLUG_OP_scatter, {out, slot, positions}, {filled}, &attrs);
+  return filled.slice(0, 0, *count);
+}
+
+at::Tensor& nonzero_out(const at::Tensor& self, at::Tensor& out) {
+  Dev dev = Dev::of({&self, &out});
+  int64_t count = 0;
+  const int64_t rank = self.dim();
+  if (self.numel() == 0) {
+    prepare_out(out, {0, rank});
+    return out;
+  }
+  DTensor flat = nonzero_flat(dev, view_of(self), &count);
+  prepare_out(out, {count, rank});
+  if (count == 0 || rank == 0) return out;
+  // Coordinates: (flat / stride_d) % size_d for each dim d.
+  DTensor target = view_of(out);
+  int64_t stride = 1;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    DTensor q = dev.ew(DEVPLUG_OP_div, {flat, dev.scalar(DEVPLUG_DTYPE_INT64, stride)});
+    DTensor coord = dev.ew(DEVPLUG_OP_remainder, {q, dev.scalar(DEVPLUG_DTYPE_INT64, self.size(d))});
+    dev.copy(coord, target.slice(1, d, d + 1).reshape({count}));
+    stride *= self.size(d);
+  }
+  return out;
+}
+at::Tensor nonzero(const at::Tensor& self) {
+  at::Tensor out = empty_torch(Dev::of(self), {0, self.dim()}, at::kLong);
+  return nonzero_out(self, out);
+}
+
+at::Tensor& masked_select_out(const at::Tensor& self, const at::Tensor& mask, at::Tensor& out) {
+  TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_select: expected BoolTensor for mask");
+  Dev dev = Dev::of({&self, &mask, &out});
+  const std::vector<int64_t> shape = at::infer_size(self.sizes(), mask.sizes());
+  const int64_t n = c10::multiply_integers(shape);
+  int64_t count = 0;
+  DTensor positions = nonzero_flat(dev, dev.operand(mask).expand(shape), &count);
+  prepare_out(out, {count});
+  if (count == 0) return out;
+  DTensor values = dev.contiguous(view_of(self).expand(shape)).reshape({n});
+  devplug_dim_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.dim = 0;
+  dev.call(DEVPLUG_OP_index_select, {values, positions}, {view_of(out)}, &attrs);
+  return out;
+}
+at::Tensor masked_select(const at::Tensor& self, const at::Tensor& mask) {
+  at::Tensor out = empty_torch(Dev::of(self), {0}, self.scalar_type());
+  return masked_select_out(self, mask, out);
+}
+
+// ---- advanced indexing -------------------------------------------------------------------------
+
+// torch's x[i0, i1, ...] with tensor indices (None for a full slice), reduced to one
+// index_select: the indexed dims move to the front and collapse into one, whose linear
+// index is sum(i_k * stride_k) over the broadcast indices (negative indices wrap).
+struct Linearized {
+  DTensor source;           // x with the indexed dims collapsed into dim 0 (dense)
+  DTensor index;            // int64 [numel of the broadcast index shape]
+  Shape index_shape;        // the broadcast shape of the indices
+  Shape rest_shape;         // the dims that were not indexed, in order
+  std::vector<int64_t> perm;  // x's dims: indexed first, then the rest
+  int64_t insert_at;        // where the index shape goes in the result (0 unless adjacent)
+};
+
+Linearized linearize(const Dev& dev, const DTensor& x, const at::Tensor& self,
+                     const c10::List<std::optional<at::Tensor>>& indices) {
+  // Boolean masks become one long index per dim they cover.
+  std::vector<std::optional<DTensor>> idx;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    std::optional<at::Tensor> maybe = indices.get(k);
+    if (!maybe.has_value() || !maybe->defined()) {
+      idx.push_back(std::nullopt);
+      continue;
+    }
+    const at::Tensor& t = *maybe;
+    if (t.scalar_type() == at::kBool || t.scalar_type() == at::kByte) {
+      const int64_t first = static_cast<int64_t>(idx.size());
+      for (int64_t d = 0; d < t.dim(); ++d)
+        TORCH_CHECK_INDEX(first + d < self.dim() && t.size(d) == self.size(first + d), "The shape of the mask ",
+                          t.sizes(), " at index ", d, " does not match the shape of the indexed tensor ", self.sizes(),
+                          " at index ", first + d);
+      int64_t count = 0;
+      DTensor flat = nonzero_flat(dev, dev.operand(t), &count);
+      int64_t stride = 1;
+      std::vector<DTensor> coords;  // last dim first
+      for (int64_t d = t.dim() - 1; d >= 0; --d) {
+        DTensor q = dev.ew(DEVPLUG_OP_div, {flat, dev.scalar(DEVPLUG_DTYPE_INT64, stride)});
+        coords.push_back(dev.ew(DEVPLUG_OP_remainder, {q, dev.scalar(DEVPLUG_DTYPE_INT64, t.size(d))}));
+        stride *= t.size(d);
+      }
+      for (auto it = coords.rbegin(); it != coords.rend(); ++it) idx.push_back(*it);
+      continue;
+    }
+    idx.push_back(index_operand(dev, t, "index"));
+  }
+  TORCH_CHECK_INDEX(static_cast<int64_t>(idx.size()) <= self.dim(), "too many indices for tensor of dimension ",
+                    self.dim(), " (got ", idx.size(), ")");
+  std::vector<int64_t> indexed;
+  for (size_t d = 0; d < idx.size(); ++d)
+    if (idx[d].has_value()) indexed.push_back(static_cast<int64_t>(d));
+  TORCH_CHECK(!indexed.empty(), "index: expected at least one index tensor");
+  bool adjacent = true;
+  for (size_t k = 1; k < indexed.size(); ++k) adjacent = adjacent && indexed[k] == indexed[k - 1] + 1;
+  const int64_t insert_at = adjacent ? indexed.front() : 0;
+  Shape index_shape = idx[indexed.front()]->shape();
+  for (int64_t d : indexed) index_shape = devplug::broadcast_shapes(index_shape, idx[d]->shape());
+  std::vector<int64_t> perm = indexed;
+  Shape rest_shape;
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (std::find(indexed.begin(), indexed.end(), d) == indexed.end()) {
+      perm.push_back(d);
+      rest_shape.push_back(self.size(d));
+    }
+  // Linear index over the indexed dims, row-major.
+  std::optional<DTensor> linear;
+  int64_t span = 1;
+  for (auto it = indexed.rbegin(); it != indexed.rend(); ++it) {
+    const int64_t size = self.size(*it);
+    DTensor i = idx[*it]->expand(index_shape);
+    check_bounds(dev, i, size, "index", -size);
+    // Negative indices count from the end.
+    DTensor wrapped = dev.ew(DEVPLUG_OP_add, {i, dev.ew(DEVPLUG_OP_mul, {dev.cast(dev.ew(DEVPLUG_OP_lt, {i, dev.scalar(DEVPLUG_DTYPE_INT64, 0)}), DEVPLUG_DTYPE_INT64), dev.scalar(DEVPLUG_DTYPE_INT64, size)})});
+    DTensor term = span == 1 ? wrapped : dev.ew(DEVPLUG_OP_mul, {wrapped, dev.scalar(DEVPLUG_DTYPE_INT64, span)});
+    linear = linear.has_value() ? dev.ew(DEVPLUG_OP_add, {*linear, term}) : term;
+    span *= size;
+  }
+  int64_t index_count = 1;
+  for (int64_t s : index_shape) index_count *= s;
+  DTensor flat_index = dev.contiguous(linear->expand(index_shape)).reshape({index_count});
+  std::vector<int32_t> perm32(perm.begin(), perm.end());
+  Shape collapsed{span};
+  collapsed.insert(collapsed.end(), rest_shape.begin(), rest_shape.end());
+  DTensor source = dev.contiguous(x.permute(perm32)).reshape(collapsed);
+  return Linearized{source, flat_index, index_shape, rest_shape, perm, insert_at};
+}
+
+// The result dims: [rest before insert_at..., index..., rest after...].
+Shape result_shape(const Linearized& l) {
+  Shape out(l.rest_shape.begin(), l.rest_shape.begin() + l.insert_at);
+  out.insert(out.end(), l.index_shape.begin(), l.index_shape.end());
+  out.insert(out.end(), l.rest_shape.begin() + l.insert_at, l.rest_shape.end());
+  return out;
+}
+
+// Permutation from [index..., rest...] to the result's order.
+std::vector<int32_t> to_result_order(const Linearized& l) {
+  const int32_t ni = static_cast<int32_t>(l.index_shape.size());
+  const int32_t nr = static_cast<int32_t>(l.rest_shape.size());
+  std::vector<int32_t> perm;
+  for (int32_t r = 0; r < l.insert_at; ++r) perm.push_back(ni + r);
+  for (int32_t i = 0; i < ni; ++i) perm.push_back(i);
+  for (int32_t r = static_cast<int32_t>(l.insert_at); r < nr; ++r) perm.push_back(ni + r);
+  return perm;
+}
+
+at::Tensor& index_out(const at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices, at::Tensor& out) {
+  Dev dev = Dev::of({&self, &out});
+  Linearized l = linearize(dev, view_of(self), self, indices);
+  prepare_out(out, result_shape(l));
+  if (out.numel() == 0) return out;
+  Shape picked_shape{l.index.numel()};
+  picked_shape.insert(picked_shape.end(), l.rest_shape.begin(), l.rest_shape.end());
+  DTensor picked = dev.empty(l.source.dtype(), picked_shape);
+  devplug_dim_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.dim = 0;
+  dev.call(DEVPLUG_OP_index_select, {l.source, l.index}, {picked}, &attrs);
+  Shape unflat = l.index_shape;
+  unflat.insert(unflat.end(), l.rest_shape.begin(), l.rest_shape.end());
+  dev.copy(picked.reshape(unflat).permute(to_result_order(l)), view_of(out));
+  return out;
+}
+at::Tensor index(const at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices) {
+  at::Tensor out = empty_torch(Dev::of(self), {0}, self.scalar_type());
+  return index_out(self, indices, out);
+}
+
+// x[indices] = values (or += with accumulate): scatter (or scatter_add) into x's collapsed
+// form, then back into x.
+at::Tensor& index_put_impl_(at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices,
+                            const at::Tensor& values, bool accumulate, bool /*unsafe*/) {
+  Dev dev = Dev::of({&self, &values});
+  TORCH_CHECK(values.scalar_type() == self.scalar_type(), "Index put requires the source and destination dtypes "
+              "match, got ", self.scalar_type(), " for the destination and ", values.scalar_type(), " for the source.");
+  if (self.numel() == 0) return self;
+  DTensor x = view_of(self);
+  Linearized l = linearize(dev, x, self, indices);
+  if (l.index.numel() == 0) return self;
+  // values broadcast to the result's shape, then put in [index..., rest...] order.
+  const Shape rshape = result_shape(l);
+  DTensor v = dev.operand(values, x.dtype()).expand(rshape);
+  const std::vector<int32_t> order = to_result_order(l);
+  std::vector<int32_t> inverse(order.size());
+  for (size_t i = 0; i < order.size(); ++i) inverse[order[i]] = static_cast<int32_t>(i);
+  Shape flat_shape{l.index.numel()};
+  flat_shape.insert(flat_shape.end(), l.rest_shape.begin(), l.rest_shape.end());
+  DTensor src = dev.contiguous(v.permute(inverse)).reshape(flat_shape);
+  // The index spread over the source's trailing dims.
+  Shape index_view(flat_shape.size(), 1);
+  index_view[0] = l.index.numel();
+  DTensor idx = dev.contiguous(l.index.reshape(index_view).expand(flat_shape));
+  devplug_dim_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.dim = 0;
+  DTensor updated = dev.empty(l.source.dtype(), l.source.shape());
+  dev.call(accumulate ? DEVPLUG_OP_scatter_add : DEVPLUG_OP_scatter, {l.source, idx, src}, {updated}, &attrs);
+  // Back into self: undo the collapse and the permutation.
+  Shape permuted_shape;
+  for (int64_t d : l.perm) permuted_shape.push_back(self.size(d));
+  std::vector<int32_t> back(l.perm.size());
+  for (size_t i = 0; i < l.perm.size(); ++i) back[l.perm[i]] = static_cast<int32_t>(i);
+  dev.copy(updated.reshape(permuted_shape).permute(back), x);
+  return self;
+}
+
+}  // namespace
+
+void register_index_ops(Table& t) {
+  t.add("index_select", Impl::prim, "index_select", DEVPLUG_KERNEL(index_select));
+  t.add("index_select.out", Impl::prim, "index_select", DEVPLUG_KERNEL(index_select_out));
+  t.add("gather", Impl::prim, "gather", DEVPLUG_KERNEL(gather));
+  t.add("gather.out", Impl::prim, "gather", DEVPLUG_KERNEL(gather_out));
+  t.add("scatter.src", Impl::prim, "scatter", DEVPLUG_KERNEL(scatter_src<DEVPLUG_OP_scatter>));
+  t.add("scatter_.src", Impl::prim, "scatter", DEVPLUG_KERNEL(scatter_src_<DEVPLUG_OP_scatter>));
+  t.add("scatter.src_out", Impl::prim, "scatter", DEVPLUG_KERNEL(scatter_src_out<DEVPLUG_OP_scatter>));
+  t.add("scatter.value", Impl::prim, "scatter", DEVPLUG_KERNEL(scatter_value));
+  t.add("scatter_.value", Impl::prim, "scatter", DEVPLUG_KERNEL(scatter_value_));
+  t.add("scatter.value_out", Impl::prim, "scatter", DEVPLUG_KERNEL(scatter_value_out));
+  t.add("scatter_add", Impl::prim, "scatter_add", DEVPLUG_KERNEL(scatter_src<DEVPLUG_OP_scatter_add>));
+  t.add("scatter_add_", Impl::prim, "scatter_add", DEVPLUG_KERNEL(scatter_src_<DEVPLUG_OP_scatter_add>));
+  t.add("scatter_add.out", Impl::prim, "scatter_add", DEVPLUG_KERNEL(scatter_src_out<DEVPLUG_OP_scatter_add>));
+  t.add("index_add", Impl::prim, "scatter_add", DEVPLUG_KERNEL(index_add));
+  t.add("index_add_", Impl::prim, "scatter_add", DEVPLUG_KERNEL(index_add_));
+  t.add("index_add.out", Impl::prim, "scatter_add", DEVPLUG_KERNEL(index_add_out));
+  t.add("nonzero", Impl::bridge, "cumsum, where, scatter, div, remainder", DEVPLUG_KERNEL(nonzero));
+  t.add("nonzero.out", Impl::bridge, "cumsum, where, scatter, div, remainder", DEVPLUG_KERNEL(nonzero_out));
+  t.add("masked_select", Impl::bridge, "cumsum, where, scatter, index_select", DEVPLUG_KERNEL(masked_select));
+  t.add("masked_select.out", Impl::bridge, "cumsum, where, scatter, index_select", DEVPLUG_KERNEL(masked_select_out));
+  t.add("index.Tensor", Impl::bridge, "mul, add, index_select", DEVPLUG_KERNEL(index));
+  t.add("index.Tensor_out", Impl::bridge, "mul, add, index_select", DEVPLUG_KERNEL(index_out));
+  t.add("_index_put_impl_", Impl::bridge, "mul, add, scatter, scatter_add", DEVPLUG_KERNEL(index_put_impl_));
+}
+
+}  // namespace devplug::bridge

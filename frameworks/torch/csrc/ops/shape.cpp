@@ -1,0 +1,243 @@
+// Shape ops that move data: cat, flip, roll, tril/triu, and the iota-based factories
+// (arange, linspace) and eye. Pure views (transpose, slice, expand, ...) are torch's own
+// metadata functions and never get here.
+#include <ATen/Functions.h>
+#include <ATen/native/Resize.h>
+
+#include "ops/elementwise.hpp"
+#include "ops/ops.hpp"
+
+namespace devplug::bridge {
+namespace {
+
+// torch skips 1-D empty tensors in cat (a legacy rule); any other shape must match.
+bool skipped_in_cat(const at::Tensor& t) { return t.dim() == 1 && t.numel() == 0; }
+
+at::Tensor& cat_out(const at::ITensorListRef& tensors, int64_t dim, at::Tensor& out) {
+  std::vector<at::Tensor> inputs;
+  for (const at::Tensor& t : tensors) inputs.push_back(t);
+  TORCH_CHECK(!inputs.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  const at::Tensor* reference = nullptr;
+  for (const at::Tensor& t : inputs)
+    if (!skipped_in_cat(t)) {
+      reference = &t;
+      break;
+    }
+  if (reference == nullptr) {
+    prepare_out(out, {0});
+    return out;
+  }
+  const int64_t rank = reference->dim();
+  const int64_t d = c10::maybe_wrap_dim(dim, rank);
+  std::vector<int64_t> shape = reference->sizes().vec();
+  shape[d] = 0;
+  at::ScalarType common = inputs.front().scalar_type();
+  for (const at::Tensor& t : inputs) common = c10::promoteTypes(common, t.scalar_type());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const at::Tensor& t = inputs[i];
+    if (skipped_in_cat(t)) continue;
+    TORCH_CHECK(t.dim() == rank, "torch.cat(): Tensors must have same number of dimensions: got ", rank, " and ",
+                t.dim());
+    for (int64_t k = 0; k < rank; ++k)
+      TORCH_CHECK(k == d || t.size(k) == reference->size(k), "Sizes of tensors must match except in dimension ", d,
+                  ". Expected size ", reference->size(k), " but got size ", t.size(k), " for tensor number ", i,
+                  " in the list.");
+    shape[d] += t.size(d);
+  }
+  check_can_cast(common, out);
+  Dev dev = Dev::of({&out});
+  prepare_out(out, shape);
+  if (out.numel() == 0) return out;
+  const devplug_dtype_t c = require_dtype(common, "cat's inputs");
+  std::vector<DTensor> parts;
+  for (const at::Tensor& t : inputs) {
+    if (skipped_in_cat(t) || t.numel() == 0) continue;
+    parts.push_back(dev.cast(dev.operand(t), c));
+  }
+  devplug_dim_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.dim = static_cast<int32_t>(d);
+  DTensor target = view_of(out);
+  if (target.dtype() == c) {
+    dev.call(DEVPLUG_OP_cat, parts, {target}, &attrs);
+  } else {
+    DTensor tmp = dev.empty(c, target.shape());
+    dev.call(DEVPLUG_OP_cat, parts, {tmp}, &attrs);
+    dev.call(DEVPLUG_OP_convert_element_type, {tmp}, {target});
+  }
+  return out;
+}
+at::Tensor cat(const at::ITensorListRef& tensors, int64_t dim) {
+  at::ScalarType common = at::kBool;
+  bool first = true;
+  const at::Tensor* any = nullptr;
+  for (const at::Tensor& t : tensors) {
+    common = first ? t.scalar_type() : c10::promoteTypes(common, t.scalar_type());
+    first = false;
+    if (t.device().type() == c10::DeviceType::PrivateUse1) any = &t;
+  }
+  TORCH_CHECK(any != nullptr, "torch.cat(): expected a devplug tensor among the inputs");
+  at::Tensor out = empty_torch(Dev::of(*any), {0}, common);
+  return cat_out(tensors, dim, out);
+}
+
+at::Tensor flip(const at::Tensor& self, at::IntArrayRef dims) {
+  Dev dev = Dev::of(self);
+  at::Tensor out = at::empty_like(self, at::MemoryFormat::Contiguous);
+  if (self.numel() == 0) return out;
+  devplug_flip_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.dims_mask = dims_mask(dims, self.dim(), /*empty_means_all=*/false);
+  dev.call(DEVPLUG_OP_flip, {view_of(self)}, {view_of(out)}, &attrs);
+  return out;
+}
+
+// roll: the two slices of each rolled dim swap places (one copy each).
+at::Tensor roll_fn(const at::Tensor& self, at::IntArrayRef shifts, at::IntArrayRef dims) {
+  Dev dev = Dev::of(self);
+  TORCH_CHECK(!shifts.empty(), "`shifts` required");
+  if (dims.empty()) {
+    TORCH_CHECK(shifts.size() == 1, "shifts and dimensions must align. shifts: ", shifts.size(), ", dims: 0");
+    return roll_fn(self.flatten(), shifts, {0}).view(self.sizes());
+  }
+  TORCH_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(), ", dims:",
+              dims.size());
+  DTensor current = view_of(self);
+  for (size_t k = 0; k < dims.size(); ++k) {
+    const int64_t d = c10::maybe_wrap_dim(dims[k], self.dim());
+    const int64_t n = self.size(d);
+    if (n == 0) continue;
+    const int64_t s = ((shifts[k] % n) + n) % n;
+    DTensor rolled = dev.empty(current.dtype(), current.shape());
+    if (s == 0) {
+      dev.copy(current, rolled);
+    } else {
+      const int32_t d32 = static_cast<int32_t>(d);
+      dev.copy(current.slice(d32, n - s, n), rolled.slice(d32, 0, s));
+      dev.copy(current.slice(d32, 0, n - s), rolled.slice(d32, s, n));
+    }
+    current = rolled;
+  }
+  at::Tensor out = at::empty_like(self, at::MemoryFormat::Contiguous);
+  if (out.numel() > 0) dev.copy(current, view_of(out));
+  return out;
+}
+
+// tril/triu: keep element (i, j) of the last two dims when j - i <= k (tril) or >= k (triu).
+template <bool Lower>
+at::Tensor& triangle_out(const at::Tensor& self, int64_t k, at::Tensor& out) {
+  TORCH_CHECK(self.dim() >= 2, Lower ? "tril" : "triu", ": input tensor must have at least 2 dimensions");
+  Dev dev = Dev::of({&self, &out});
+  prepare_out(out, self.sizes());
+  if (self.numel() == 0) return out;
+  const int64_t rows = self.size(-2), cols = self.size(-1);
+  DTensor i = dev.iota(DEVPLUG_DTYPE_INT64, {rows, 1}, 0, 1);
+  DTensor j = dev.iota(DEVPLUG_DTYPE_INT64, {1, cols}, 0, 1);
+  DTensor diff = dev.ew(DEVPLUG_OP_sub, {j, i});
+  DTensor keep = dev.ew(Lower ? DEVPLUG_OP_le : DEVPLUG_OP_ge, {diff, dev.scalar(DEVPLUG_DTYPE_INT64, k)});
+  DTensor x = view_of(self);
+  DTensor zero = dev.scalar(x.dtype(), 0);
+  dev.ew_into(DEVPLUG_OP_where, {keep, x, zero}, view_of(out));  // in place when out is self
+  return out;
+}
+template <bool Lower>
+at::Tensor triangle(const at::Tensor& self, int64_t k) {
+  at::Tensor out = at::empty_like(self, at::MemoryFormat::Contiguous);
+  return triangle_out<Lower>(self, k, out);
+}
+template <bool Lower>
+at::Tensor& triangle_(at::Tensor& self, int64_t k) {
+  return triangle_out<Lower>(self, k, self);
+}
+
+at::Tensor& arange_out(const at::Scalar& start, const at::Scalar& end, const at::Scalar& step, at::Tensor& out) {
+  Dev dev = Dev::of(out);
+  const double s = start.toDouble(), e = end.toDouble(), st = step.toDouble();
+  TORCH_CHECK(st != 0, "step must be nonzero");
+  TORCH_CHECK(std::isfinite(s) && std::isfinite(e), "unsupported range: ", s, " -> ", e);
+  TORCH_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "upper bound and larger bound inconsistent with step sign");
+  int64_t n = 0;
+  if (c10::isIntegralType(out.scalar_type(), true) && start.isIntegral(false) && end.isIntegral(false) &&
+      step.isIntegral(false)) {
+    const int64_t is = start.toLong(), ie = end.toLong(), ist = step.toLong();
+    n = ist > 0 ? (ie - is + ist - 1) / ist : (is - ie - ist - 1) / (-ist);
+  } else {
+    n = static_cast<int64_t>(std::ceil((e - s) / st));
+  }
+  n = std::max<int64_t>(n, 0);
+  prepare_out(out, {n});
+  if (n == 0) return out;
+  DTensor target = view_of(out);
+  devplug_iota_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.start.f = s;
+  attrs.start.i = start.isIntegral(false) ? start.toLong() : static_cast<int64_t>(s);
+  attrs.step.f = st;
+  attrs.step.i = step.isIntegral(false) ? step.toLong() : static_cast<int64_t>(st);
+  dev.call(DEVPLUG_OP_iota, {}, {target}, &attrs);
+  return out;
+}
+
+// linspace as torch computes it: start + i * step for the first half, end - (n - 1 - i) *
+// step for the rest, so both ends are exact.
+at::Tensor& linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t steps, at::Tensor& out) {
+  TORCH_CHECK(steps >= 0, "number of steps must be non-negative");
+  Dev dev = Dev::of(out);
+  prepare_out(out, {steps});
+  if (steps == 0) return out;
+  DTensor target = view_of(out);
+  const devplug_dtype_t compute = c10::isIntegralType(out.scalar_type(), true) ? DEVPLUG_DTYPE_FLOAT64 : target.dtype();
+  if (steps == 1) {
+    dev.copy(dev.cast(dev.full(compute, {1}, start), target.dtype()), target);
+    return out;
+  }
+  const double s = start.toDouble(), e = end.toDouble();
+  const double step = (e - s) / static_cast<double>(steps - 1);
+  const int64_t half = steps / 2;
+  DTensor values = dev.empty(compute, {steps});
+  devplug_iota_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.start.f = s;
+  attrs.step.f = step;
+  dev.call(DEVPLUG_OP_iota, {}, {values.slice(0, 0, half)}, &attrs);
+  attrs.start.f = e - step * static_cast<double>(steps - 1 - half);
+  dev.call(DEVPLUG_OP_iota, {}, {values.slice(0, half, steps)}, &attrs);
+  dev.copy(dev.cast(values, target.dtype()), target);
+  return out;
+}
+
+// eye: zeros, then ones written through the diagonal view (m = -1: square).
+at::Tensor& eye_m_out(c10::SymInt n_sym, c10::SymInt m_sym, at::Tensor& out) {
+  const int64_t n = n_sym.guard_int(__FILE__, __LINE__), m = m_sym.guard_int(__FILE__, __LINE__);
+  TORCH_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
+  TORCH_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
+  Dev dev = Dev::of(out);
+  prepare_out(out, {n, m});
+  if (out.numel() == 0) return out;
+  DTensor target = view_of(out);
+  dev.fill(target, 0);
+  dev.fill(target.diagonal(0, 0, 1), 1);
+  return out;
+}
+at::Tensor& eye_out(c10::SymInt n, at::Tensor& out) { return eye_m_out(n, n, out); }
+
+}  // namespace
+
+void register_shape_ops(Table& t) {
+  t.add("cat", Impl::prim, "cat", DEVPLUG_KERNEL(cat));
+  t.add("cat.out", Impl::prim, "cat", DEVPLUG_KERNEL(cat_out));
+  t.add("flip", Impl::prim, "flip", DEVPLUG_KERNEL(flip));
+  t.add("roll", Impl::prim, "copy_strided", DEVPLUG_KERNEL(roll_fn));
+  t.add("tril", Impl::bridge, "iota, sub, le, where", DEVPLUG_KERNEL(triangle<true>));
+  t.add("tril_", Impl::bridge, "iota, sub, le, where", DEVPLUG_KERNEL(triangle_<true>));
+  t.add("tril.out", Impl::bridge, "iota, sub, le, where", DEVPLUG_KERNEL(triangle_out<true>));
+  t.add("triu", Impl::bridge, "iota, sub, ge, where", DEVPLUG_KERNEL(triangle<false>));
+  t.add("triu_", Impl::bridge, "iota, sub, ge, where", DEVPLUG_KERNEL(triangle_<false>));
+  t.add("triu.out", Impl::bridge, "iota, sub, ge, where", DEVPLUG_KERNEL(triangle_out<false>));
+  t.add("arange.start_out", Impl::prim, "iota", DEVPLUG_KERNEL(arange_out));
+  t.add("eye.out", Impl::prim, "fill", DEVPLUG_KERNEL(eye_out));
+  t.add("eye.m_out", Impl::prim, "fill", DEVPLUG_KERNEL(eye_m_out));
+  t.add("linspace.out", Impl::prim, "iota", DEVPLUG_KERNEL(linspace_out));
+}
+
+}  // namespace devplug::bridge

@@ -1,0 +1,5 @@
+// The precompiled header of torch_devplug._C: the ATen core every kernel file includes.
+#pragma once
+
+#include <ATen/ATen.h>
+#include <torch/library.h>

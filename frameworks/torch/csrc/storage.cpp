@@ -1,0 +1,180 @@
+// Blocks, fake addresses, the allocator and tensor views (see storage.hpp).
+#include "storage.hpp"
+
+#include <c10/core/DeviceGuard.h>
+#include <c10/util/Exception.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+
+#include "runtime.hpp"
+
+namespace devplug::bridge {
+namespace {
+
+// Fake addresses start at 2^44 (16 TiB), far from the heap and from mmap's region at the
+// top of the 47-bit user space; each block gets its size rounded up to 256 bytes plus a
+// 256-byte gap, so one-past-the-end pointers of two blocks differ. The range wraps after
+// 2^46 bytes of allocations, long after the blocks of the first lap are gone.
+constexpr uintptr_t kAddressBase = uintptr_t{1} << 44;
+constexpr uintptr_t kAddressSpan = uintptr_t{1} << 46;
+std::atomic<uintptr_t> g_next_address{0};
+
+uintptr_t take_address(size_t nbytes) {
+  const uintptr_t stride = ((static_cast<uintptr_t>(nbytes) + 255) & ~uintptr_t{255}) + 256;
+  const uintptr_t offset = g_next_address.fetch_add(stride) % kAddressSpan;
+  return kAddressBase + offset;
+}
+
+// Live blocks by address, for copy_data and getDeviceFromPtr.
+std::mutex g_blocks_mutex;
+std::map<uintptr_t, Block*>& blocks() {
+  static auto* map = new std::map<uintptr_t, Block*>();  // leaked: blocks die after statics
+  return *map;
+}
+
+void delete_block(void* context) {
+  Block* block = static_cast<Block*>(context);
+  {
+    std::lock_guard<std::mutex> lock(g_blocks_mutex);
+    blocks().erase(block->address);
+  }
+  delete block;  // drops the devplug tensor; the buffer returns to the caching allocator
+}
+
+class DevplugAllocator final : public c10::Allocator {
+ public:
+  c10::DataPtr allocate(size_t nbytes) override { return allocate_on(current_device(), nbytes); }
+
+  void copy_data(void* dest, const void* src, std::size_t count) const override {
+    if (count == 0) return;
+    Block* d = find_block(dest);
+    Block* s = find_block(src);
+    TORCH_CHECK(d != nullptr && s != nullptr, "devplug: copy_data between addresses no devplug storage holds");
+    const int64_t n = static_cast<int64_t>(count);
+    const int64_t d_off = static_cast<int64_t>(reinterpret_cast<uintptr_t>(dest) - d->address);
+    const int64_t s_off = static_cast<int64_t>(reinterpret_cast<uintptr_t>(src) - s->address);
+    try {
+      devplug::Tensor to = d->bytes.as_strided({n}, {1}, d_off);
+      devplug::Stream stream = stream_for(d->device);
+      to.copy_from(s->bytes.as_strided({n}, {1}, s_off), &stream);
+    } catch (const devplug::Error& e) {
+      throw_torch_error(e);
+    }
+  }
+};
+
+DevplugAllocator g_allocator;
+
+}  // namespace
+
+c10::Allocator* allocator() { return &g_allocator; }
+
+c10::DataPtr allocate_on(c10::DeviceIndex device, size_t nbytes) {
+  Runtime& runtime = Runtime::get();
+  const devplug::Device& d = runtime.device(device);
+  Block* block = nullptr;
+  try {
+    block = new Block{devplug::Tensor::empty(d, DEVPLUG_DTYPE_UINT8, {static_cast<int64_t>(nbytes)}),
+                      take_address(nbytes), nbytes, device};
+  } catch (const devplug::Error& e) {
+    throw_torch_error(e);
+  }
+  {
+    std::lock_guard<std::mutex> lock(g_blocks_mutex);
+    blocks()[block->address] = block;
+  }
+  return c10::DataPtr(reinterpret_cast<void*>(block->address), block, &delete_block,
+                      c10::Device(c10::DeviceType::PrivateUse1, device));
+}
+
+Block& block_of(const c10::Storage& storage) {
+  const c10::DataPtr& data = storage.data_ptr();
+  TORCH_CHECK(data.get_deleter() == &delete_block && data.get_context() != nullptr,
+              "devplug: this storage was not allocated by torch_devplug (a devplug tensor's storage must "
+              "come from the devplug allocator)");
+  return *static_cast<Block*>(data.get_context());
+}
+
+Block* find_block(const void* address) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(address);
+  std::lock_guard<std::mutex> lock(g_blocks_mutex);
+  auto it = blocks().upper_bound(a);
+  if (it == blocks().begin()) return nullptr;
+  --it;
+  Block* b = it->second;
+  return a <= b->address + b->nbytes ? b : nullptr;
+}
+
+void resize_storage(const c10::Storage& storage, size_t nbytes) {
+  TORCH_CHECK(storage.resizable(), "devplug: trying to resize a storage that is not resizable");
+  Block& old = block_of(storage);
+  c10::DataPtr fresh = allocate_on(old.device, nbytes);
+  const size_t keep = std::min(nbytes, storage.nbytes());
+  if (keep > 0) {
+    Block* b = static_cast<Block*>(fresh.get_context());
+    try {
+      const int64_t n = static_cast<int64_t>(keep);
+      devplug::Tensor to = b->bytes.as_strided({n}, {1}, 0);
+      devplug::Stream stream = stream_for(old.device);
+      to.copy_from(old.bytes.as_strided({n}, {1}, 0), &stream);
+    } catch (const devplug::Error& e) {
+      throw_torch_error(e);
+    }
+  }
+  c10::Storage(storage).set_data_ptr_noswap(std::move(fresh));
+  c10::Storage(storage).set_nbytes(nbytes);
+}
+
+std::optional<devplug_dtype_t> devplug_dtype(c10::ScalarType type) {
+  switch (type) {
+    case c10::ScalarType::Bool: return DEVPLUG_DTYPE_BOOL;
+    case c10::ScalarType::Byte: return DEVPLUG_DTYPE_UINT8;
+    case c10::ScalarType::Char: return DEVPLUG_DTYPE_INT8;
+    case c10::ScalarType::Short: return DEVPLUG_DTYPE_INT16;
+    case c10::ScalarType::Int: return DEVPLUG_DTYPE_INT32;
+    case c10::ScalarType::Long: return DEVPLUG_DTYPE_INT64;
+    case c10::ScalarType::Half: return DEVPLUG_DTYPE_FLOAT16;
+    case c10::ScalarType::BFloat16: return DEVPLUG_DTYPE_BFLOAT16;
+    case c10::ScalarType::Float: return DEVPLUG_DTYPE_FLOAT32;
+    case c10::ScalarType::Double: return DEVPLUG_DTYPE_FLOAT64;
+    default: return std::nullopt;
+  }
+}
+
+c10::ScalarType torch_dtype(devplug_dtype_t dtype) {
+  static constexpr c10::ScalarType types[DEVPLUG_DTYPE_COUNT] = {
+      c10::ScalarType::Bool,  c10::ScalarType::Byte, c10::ScalarType::Char,     c10::ScalarType::Short,
+      c10::ScalarType::Int,   c10::ScalarType::Long, c10::ScalarType::Half,     c10::ScalarType::BFloat16,
+      c10::ScalarType::Float, c10::ScalarType::Double};
+  TORCH_CHECK(dtype >= 0 && dtype < DEVPLUG_DTYPE_COUNT, "devplug: unknown dtype ", dtype);
+  return types[dtype];
+}
+
+devplug_dtype_t require_dtype(c10::ScalarType type, const char* what) {
+  std::optional<devplug_dtype_t> d = devplug_dtype(type);
+  TORCH_CHECK_TYPE(d.has_value(), "devplug: ", what, " has dtype ", c10::toString(type),
+                   ", which devplug does not have (it has bool, uint8, int8, int16, int32, int64, float16, "
+                   "bfloat16, float32 and float64)");
+  return *d;
+}
+
+devplug::Tensor view_of(const at::Tensor& t) {
+  TORCH_CHECK(t.defined(), "devplug: expected a tensor, got an undefined one");
+  TORCH_CHECK(t.device().type() == c10::DeviceType::PrivateUse1, "devplug: expected a devplug tensor, got one on ",
+              t.device());
+  TORCH_CHECK(t.layout() == c10::kStrided, "devplug: only strided tensors live on devplug devices, got ",
+              t.layout());
+  TORCH_CHECK(t.dim() <= DEVPLUG_MAX_RANK, "devplug: tensors have at most ", DEVPLUG_MAX_RANK, " dims, got ",
+              t.dim());
+  const devplug_dtype_t dtype = require_dtype(t.scalar_type(), "a tensor");
+  Block& block = block_of(t.storage());
+  try {
+    return block.bytes.as_strided(dtype, t.sizes().vec(), t.strides().vec(), t.storage_offset());
+  } catch (const devplug::Error& e) {
+    throw_torch_error(e);
+  }
+}
+
+}  // namespace devplug::bridge

@@ -1,0 +1,51 @@
+// Torch storages on devplug devices, and torch tensors seen as devplug tensors.
+//
+// devplug memory is a buffer handle plus an offset, never a pointer, while torch wants a
+// data pointer per storage. So each storage is a `Block`: a devplug uint8 tensor of the
+// storage's bytes (its own buffer, from the dispatcher's caching allocator) and a fake
+// address that torch uses only for arithmetic and identity (data_ptr(), overlap checks).
+// The fake addresses come from a range no real allocation uses, each block its own
+// stretch, so two live storages never share one; nothing ever dereferences them. A torch
+// tensor (storage, dtype, sizes, strides, offset) becomes a devplug view of the block's
+// bytes read as its dtype (devplug_tensor_as_strided_dtype), so views alias for real.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Allocator.h>
+#include <c10/core/Storage.h>
+
+#include <optional>
+
+#include "devplug/devplug.hpp"
+
+namespace devplug::bridge {
+
+struct Block {
+  devplug::Tensor bytes;  // uint8 [nbytes]
+  uintptr_t address;      // what torch sees as the storage's data()
+  size_t nbytes;
+  c10::DeviceIndex device;
+};
+
+// The allocator registered for the devplug device type: allocates on the current device.
+c10::Allocator* allocator();
+// Allocates `nbytes` on `device` (a DataPtr whose context is a Block).
+c10::DataPtr allocate_on(c10::DeviceIndex device, size_t nbytes);
+// The block behind a devplug storage; throws for a storage this bridge did not make.
+Block& block_of(const c10::Storage& storage);
+// The block that holds fake address `address`, or nullptr.
+Block* find_block(const void* address);
+// Grows (or shrinks) `storage` to `nbytes` on its device, keeping the leading bytes.
+void resize_storage(const c10::Storage& storage, size_t nbytes);
+
+// Element types: torch's and devplug's. nullopt when devplug has no such dtype.
+std::optional<devplug_dtype_t> devplug_dtype(c10::ScalarType type);
+c10::ScalarType torch_dtype(devplug_dtype_t dtype);
+// As devplug_dtype, but throws a torch error naming `what` for a dtype devplug lacks.
+devplug_dtype_t require_dtype(c10::ScalarType type, const char* what);
+
+// `t` (a strided tensor on a devplug device, of a dtype devplug has, rank <= 8) as a
+// devplug view of the same memory. Throws a torch error otherwise.
+devplug::Tensor view_of(const at::Tensor& t);
+
+}  // namespace devplug::bridge

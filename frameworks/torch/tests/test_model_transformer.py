@@ -1,0 +1,60 @@
+"""A small causal transformer (a stack of nn.TransformerEncoderLayer with a causal mask)
+trained as a character-level language model on text that ships with Python (the language
+reference's topics in pydoc_data), on each devplug plugin and on torch's CPU from the same
+weights: the losses agree to 1e-4 relative at every step, the model learns, and nothing runs
+on a CPU fallback. Dropout is 0 so both runs see the same function (devplug's dropout draws
+from Philox, torch's CPU from its own generator)."""
+
+import pydoc_data.topics
+import torch
+import torch.nn as nn
+
+from compare import assert_losses_match, train_side_by_side
+
+CONTEXT, BATCH, WIDTH, HEADS, LAYERS, STEPS = 32, 16, 32, 4, 2, 40
+
+
+def corpus():
+    topics = pydoc_data.topics.topics
+    text = "".join(topics[name] for name in ("if", "while", "for", "try", "with", "function", "class"))
+    chars = sorted(set(text))
+    return torch.tensor([chars.index(c) for c in text]), len(chars)
+
+
+class CharTransformer(nn.Module):
+    def __init__(self, vocab):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, WIDTH)
+        self.position = nn.Parameter(torch.randn(CONTEXT, WIDTH) * 0.02)
+        layer = nn.TransformerEncoderLayer(WIDTH, HEADS, 2 * WIDTH, dropout=0.0, activation="gelu",
+                                           batch_first=True, norm_first=True)
+        self.encoder = nn.TransformerEncoder(layer, LAYERS, enable_nested_tensor=False)
+        self.norm = nn.LayerNorm(WIDTH)
+        self.head = nn.Linear(WIDTH, vocab)
+
+    def forward(self, tokens):
+        mask = nn.Transformer.generate_square_subsequent_mask(tokens.size(1), device=tokens.device)
+        h = self.embed(tokens) + self.position[: tokens.size(1)]
+        return self.head(self.norm(self.encoder(h, mask=mask, is_causal=True)))
+
+
+def test_transformer_learns_characters(device):
+    ids, vocab = corpus()
+    pick = torch.Generator().manual_seed(1)
+    batches = []
+    for _ in range(STEPS):
+        starts = torch.randint(0, len(ids) - CONTEXT - 1, (BATCH,), generator=pick)
+        x = torch.stack([ids[s:s + CONTEXT] for s in starts])
+        y = torch.stack([ids[s + 1:s + CONTEXT + 1] for s in starts])
+        batches.append((x, y))
+
+    def loss_fn(logits, targets):
+        return nn.functional.cross_entropy(logits.reshape(-1, vocab), targets.reshape(-1))
+
+    torch.manual_seed(0)
+    run = train_side_by_side(CharTransformer(vocab), lambda p: torch.optim.AdamW(p, lr=3e-3), batches, loss_fn, device)
+    print("\n" + run.summary("transformer LM", device))
+
+    assert run.fallbacks == {"torch": {}, "devplug": {}}
+    assert_losses_match(run)
+    assert run.devplug_losses[-1] < 0.8 * run.devplug_losses[0]  # it learns
