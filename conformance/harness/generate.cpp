@@ -412,7 +412,8 @@ class Builder {
       c.outputs.push_back(tensor(d, out));
       c.attrs.kind = Attrs::Dim;
       c.attrs.dim = {sizeof(devplug_dim_attrs_t), dim};
-      c.reduction_length = idx.empty() ? 1 : idx[static_cast<size_t>(dim)] + 1;
+      // index_select's index is 1-D whatever dim is.
+      c.reduction_length = idx.empty() ? 1 : idx[name == "index_select" ? 0 : static_cast<size_t>(dim)] + 1;
       return c;
     };
     const bool select = name == "index_select";

@@ -10,7 +10,7 @@
 
 #include "device_types.cuh"
 #include "gpu_runtime.hpp"
-#include "gpu_status.hpp"
+#include "launch.cuh"
 #include "pack.hpp"
 
 namespace devplug::gpu {
@@ -126,16 +126,14 @@ void launch_map(devplug_stream_handle_t* stream, const devplug_tensor_desc_t& ou
     dense = dense && reinterpret_cast<uintptr_t>(ptrs.p[k]) % (sizes[k] * V) == 0;
   if (dense) {
     const LaunchConfig c = launch_1d((n + V - 1) / V);
-    map_dense_kernel<F, Out, In...><<<c.blocks, c.threads, 0, stream->stream>>>(ptrs, n, f);
+    launch(what, map_dense_kernel<F, Out, In...>, c.blocks, c.threads, stream->stream, ptrs, n, f);
   } else if (fits_int32(ls.l, N)) {
     const LaunchConfig c = launch_1d(n);
-    map_strided_kernel<F, int32_t, Out, In...><<<c.blocks, c.threads, 0, stream->stream>>>(
-        ptrs, ls, static_cast<int32_t>(n), f);
+    launch(what, map_strided_kernel<F, int32_t, Out, In...>, c.blocks, c.threads, stream->stream, ptrs, ls, n, f);
   } else {
     const LaunchConfig c = launch_1d(n);
-    map_strided_kernel<F, int64_t, Out, In...><<<c.blocks, c.threads, 0, stream->stream>>>(ptrs, ls, n, f);
+    launch(what, map_strided_kernel<F, int64_t, Out, In...>, c.blocks, c.threads, stream->stream, ptrs, ls, n, f);
   }
-  GPU_CHECK(gpuGetLastError(), what);
 }
 
 }  // namespace devplug::gpu

@@ -1,13 +1,16 @@
-// The portability header between CUDA and HIP: one spelling (gpu*) for the runtime calls,
-// handles and error codes the shared GPU code uses, and the 16-bit float storage types.
+// The portability header between CUDA, HIP and the emulated GPU: one spelling (gpu*) for the
+// runtime calls, handles and error codes the shared GPU code uses.
 //
-// Exactly one of DEVPLUG_GPU_CUDA or DEVPLUG_GPU_HIP is defined by the build. Host files
-// compiled by the plain C++ compiler include only the runtime API; kernel files compiled by
-// nvcc or hipcc get the device side too (GPU_DEVICE_CODE).
+// Exactly one of DEVPLUG_GPU_CUDA, DEVPLUG_GPU_HIP or DEVPLUG_GPU_EMULATED is defined by the
+// build. For CUDA and HIP, host files compiled by the plain C++ compiler include only the
+// runtime API; kernel files compiled by nvcc or hipcc get the device side too
+// (GPU_DEVICE_CODE). The emulated build compiles every file with the host compiler against
+// plugins/gpu_emulated, whose device side (threadIdx, __syncthreads, atomics, ...) is plain
+// C++ and so is visible everywhere.
 #pragma once
 
-#if defined(DEVPLUG_GPU_CUDA) == defined(DEVPLUG_GPU_HIP)
-#error "define exactly one of DEVPLUG_GPU_CUDA and DEVPLUG_GPU_HIP"
+#if (defined(DEVPLUG_GPU_CUDA) + defined(DEVPLUG_GPU_HIP) + defined(DEVPLUG_GPU_EMULATED)) != 1
+#error "define exactly one of DEVPLUG_GPU_CUDA, DEVPLUG_GPU_HIP and DEVPLUG_GPU_EMULATED"
 #endif
 
 #if defined(DEVPLUG_GPU_CUDA)
@@ -53,7 +56,7 @@ using gpuEvent_t = cudaEvent_t;
 #define gpuEventSynchronize cudaEventSynchronize
 #define gpuDeviceSynchronize cudaDeviceSynchronize
 
-#else  // DEVPLUG_GPU_HIP
+#elif defined(DEVPLUG_GPU_HIP)
 #ifndef __HIP_PLATFORM_AMD__
 #define __HIP_PLATFORM_AMD__ 1
 #endif
@@ -98,6 +101,46 @@ using gpuEvent_t = hipEvent_t;
 #define gpuEventRecord hipEventRecord
 #define gpuEventSynchronize hipEventSynchronize
 #define gpuDeviceSynchronize hipDeviceSynchronize
+
+#else  // DEVPLUG_GPU_EMULATED
+#include "emu_device.hpp"
+#include "emu_runtime.hpp"
+#define GPU_BACKEND_NAME "gpu_emulated"
+#define GPU_RUNTIME_PREFIX "emu"
+using gpuError_t = emuError_t;
+using gpuStream_t = emuStream_t;
+using gpuEvent_t = emuEvent_t;
+#define gpuSuccess emuSuccess
+#define gpuErrorNotReady emuErrorNotReady
+#define gpuErrorMemoryAllocation emuErrorMemoryAllocation
+#define gpuErrorNoDevice emuErrorNoDevice
+#define gpuErrorInsufficientDriver emuErrorInsufficientDriver
+#define gpuGetErrorName emuGetErrorName
+#define gpuGetLastError emuGetLastError
+#define gpuGetDeviceCount emuGetDeviceCount
+#define gpuSetDevice emuSetDevice
+#define gpuGetDevice emuGetDevice
+#define gpuDeviceProp emuDeviceProp
+#define gpuGetDeviceProperties emuGetDeviceProperties
+#define gpuDriverGetVersion emuDriverGetVersion
+#define gpuMalloc emuMalloc
+#define gpuFree emuFree
+#define gpuMemcpyAsync emuMemcpyAsync
+#define gpuMemsetAsync emuMemsetAsync
+#define gpuMemcpyHostToDevice emuMemcpyHostToDevice
+#define gpuMemcpyDeviceToHost emuMemcpyDeviceToHost
+#define gpuMemcpyDeviceToDevice emuMemcpyDeviceToDevice
+#define gpuStreamCreateWithFlags emuStreamCreateWithFlags
+#define gpuStreamNonBlocking emuStreamNonBlocking
+#define gpuStreamDestroy emuStreamDestroy
+#define gpuStreamSynchronize emuStreamSynchronize
+#define gpuStreamWaitEvent emuStreamWaitEvent
+#define gpuEventCreateWithFlags emuEventCreateWithFlags
+#define gpuEventDisableTiming emuEventDisableTiming
+#define gpuEventDestroy emuEventDestroy
+#define gpuEventRecord emuEventRecord
+#define gpuEventSynchronize emuEventSynchronize
+#define gpuDeviceSynchronize emuDeviceSynchronize
 #endif
 
 // Qualifiers that vanish for the host compiler, so pure logic can be shared and unit-tested.

@@ -3,6 +3,7 @@
 // the ABI's error contract names and run each entry inside sdk::guard.
 #include "gpu_runtime.hpp"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -76,8 +77,11 @@ struct GpuPlugin {
 #if defined(DEVPLUG_GPU_CUDA)
     copy_text(p.vendor, sizeof p.vendor, "NVIDIA");
     const bool bf16 = prop.major >= 8;
-#else
+#elif defined(DEVPLUG_GPU_HIP)
     copy_text(p.vendor, sizeof p.vendor, "AMD");
+    const bool bf16 = true;
+#else
+    copy_text(p.vendor, sizeof p.vendor, "devplug (emulated GPU)");
     const bool bf16 = true;
 #endif
     copy_text(p.driver_version, sizeof p.driver_version, std::to_string(driver).c_str());
@@ -103,7 +107,11 @@ struct GpuPlugin {
     use_device(device);
     void* ptr = nullptr;
     const std::string context = "allocating " + std::to_string(size) + " bytes";
-    GPU_CHECK(gpuMalloc(&ptr, static_cast<size_t>(size)), context.c_str());
+    // Whole 32-bit words: scatter_add updates 8- and 16-bit elements by a compare-and-swap of
+    // the aligned word around them, which must not reach past the end of the allocation.
+    if (size > SIZE_MAX - 3) sdk::fail(DEVPLUG_CODE_RESOURCE_EXHAUSTED, context + ": more than the address space");
+    const size_t words = static_cast<size_t>((size + 3) / 4 * 4);
+    GPU_CHECK(gpuMalloc(&ptr, words), context.c_str());
     auto* b = new (std::nothrow) devplug_buffer_handle_t{device, ptr, size};
     if (b == nullptr) {
       (void)gpuFree(ptr);

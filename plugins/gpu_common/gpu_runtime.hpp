@@ -12,7 +12,7 @@
 namespace devplug::gpu {
 
 struct Backend {
-  const char* name;            // "cuda" or "hip"
+  const char* name;            // "cuda", "hip" or "gpu_emulated"
   const char* version;         // the plugin's own version
   const char* no_driver_hint;  // appended to the note when the driver is missing: "no NVIDIA driver"
   const char* no_device_hint;  // appended when the driver finds no GPU: "no NVIDIA GPU"

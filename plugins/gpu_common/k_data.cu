@@ -78,13 +78,12 @@ void launch_generate(devplug_stream_handle_t* s, const devplug_tensor_desc_t& ou
   Out* data = static_cast<Out*>(tensor_data(out));
   const LaunchConfig c = launch_1d(n);
   if (layout_is_contiguous(l)) {
-    generate_dense_kernel<F, Out><<<c.blocks, c.threads, 0, s->stream>>>(data, n, f);
+    launch(what, generate_dense_kernel<F, Out>, c.blocks, c.threads, s->stream, data, n, f);
   } else if (fits_int32(&l, 1)) {
-    generate_kernel<F, int32_t, Out><<<c.blocks, c.threads, 0, s->stream>>>(data, l, static_cast<int32_t>(n), f);
+    launch(what, generate_kernel<F, int32_t, Out>, c.blocks, c.threads, s->stream, data, l, n, f);
   } else {
-    generate_kernel<F, int64_t, Out><<<c.blocks, c.threads, 0, s->stream>>>(data, l, n, f);
+    launch(what, generate_kernel<F, int64_t, Out>, c.blocks, c.threads, s->stream, data, l, n, f);
   }
-  GPU_CHECK(gpuGetLastError(), what);
 }
 
 template <typename T>

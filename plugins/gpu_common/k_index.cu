@@ -45,18 +45,28 @@ struct ScatterGeometry {
   int64_t dim_size;  // out.shape[dim]
 };
 
-// Adds `v` to *addr atomically, for every numeric dtype (16- and 8-bit types through a
-// compare-and-swap on the aligned 32-bit word around them).
+// Adds `v` to *addr atomically. float goes through a compare-and-swap on its bits, because
+// NVIDIA's float atomicAdd flushes subnormal inputs and results to zero (PTX atom.add.f32);
+// double, int32 and int64 use atomicAdd; 8- and 16-bit integers a compare-and-swap on the
+// aligned 32-bit word around them, which stays inside the buffer because buffers are
+// allocated in whole 32-bit words (gpu_runtime.cpp). Integers wrap.
 template <typename T>
 GPU_D inline void atomic_add(T* addr, T v) {
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+  if constexpr (std::is_same_v<T, float>) {
+    unsigned int* word = reinterpret_cast<unsigned int*>(addr);
+    unsigned old = *word, assumed;
+    do {
+      assumed = old;
+      old = atomicCAS(word, assumed, float_bits(bits_float(assumed) + v));
+    } while (assumed != old);
+  } else if constexpr (std::is_same_v<T, double>) {
     atomicAdd(addr, v);
   } else if constexpr (std::is_same_v<T, int32_t>) {
     atomicAdd(reinterpret_cast<int*>(addr), static_cast<int>(v));
   } else if constexpr (std::is_same_v<T, int64_t>) {
     atomicAdd(reinterpret_cast<unsigned long long*>(addr), static_cast<unsigned long long>(v));
   } else {
-    static_assert(sizeof(T) <= 2, "unexpected element type");
+    static_assert(is_int_v<T> && sizeof(T) <= 2, "16-bit floats are added in float32");
     const uintptr_t a = reinterpret_cast<uintptr_t>(addr);
     unsigned int* word = reinterpret_cast<unsigned int*>(a & ~uintptr_t{3});
     const unsigned shift = static_cast<unsigned>(a & 3u) * 8u;
@@ -64,35 +74,17 @@ GPU_D inline void atomic_add(T* addr, T v) {
     unsigned old = *word, assumed;
     do {
       assumed = old;
-      T cur;
-      const unsigned cur_bits = (assumed & mask) >> shift;
-      if constexpr (sizeof(T) == 1) {
-        const uint8_t b = static_cast<uint8_t>(cur_bits);
-        memcpy(&cur, &b, 1);
-      } else {
-        const uint16_t b = static_cast<uint16_t>(cur_bits);
-        memcpy(&cur, &b, 2);
-      }
-      T next;
-      if constexpr (is_half_v<T>) next = from_compute<T>(to_compute(cur) + to_compute(v));
-      else next = static_cast<T>(static_cast<unsigned>(cur) + static_cast<unsigned>(v));
-      unsigned next_bits = 0;
-      if constexpr (sizeof(T) == 1) {
-        uint8_t b;
-        memcpy(&b, &next, 1);
-        next_bits = b;
-      } else {
-        uint16_t b;
-        memcpy(&b, &next, 2);
-        next_bits = b;
-      }
-      old = atomicCAS(word, assumed, (assumed & ~mask) | (next_bits << shift));
+      const unsigned sum = ((assumed & mask) >> shift) + static_cast<unsigned>(v);  // wraps in the field
+      old = atomicCAS(word, assumed, (assumed & ~mask) | ((sum << shift) & mask));
     } while (assumed != old);
   }
 }
 
-template <typename T, bool kAdd>
-__global__ void scatter_kernel(T* out, const T* src, const int64_t* index, ScatterGeometry g, int64_t n) {
+// scatter stores src into out, scatter_add adds it. `out` holds Acc: T itself, or float32
+// for scatter_add of float16/bfloat16, which adds into a float32 copy of the output and
+// rounds once at the end, as every 16-bit float op does.
+template <typename T, typename Acc, bool kAdd>
+__global__ void scatter_kernel(Acc* out, const T* src, const int64_t* index, ScatterGeometry g, int64_t n) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
     int64_t rest = k, ix = 0, sx = 0, o = 0;
@@ -106,14 +98,19 @@ __global__ void scatter_kernel(T* out, const T* src, const int64_t* index, Scatt
     const int64_t i = index[ix];
     if (i < 0 || i >= g.dim_size) continue;
     o += i * g.out.strides[g.dim];
-    if constexpr (kAdd) {
-      if constexpr (std::is_same_v<T, bool>) out[o] = out[o] || src[sx];
-      else atomic_add(out + o, src[sx]);
-    } else {
-      out[o] = src[sx];
-    }
+    if constexpr (kAdd) atomic_add(out + o, static_cast<Acc>(to_compute(src[sx])));
+    else out[o] = src[sx];
   }
 }
+
+template <typename T>
+struct Widen {
+  GPU_D float operator()(T v) const { return to_compute(v); }
+};
+template <typename T>
+struct Narrow {
+  GPU_D T operator()(float v) const { return from_compute<T>(v); }
+};
 
 struct PadGeometry {
   Layout out;
@@ -170,9 +167,11 @@ void run_gather_like(devplug_stream_handle_t* s, const devplug_op_call_t& call) 
   const int64_t* ix = static_cast<const int64_t*>(tensor_data(index));
   const LaunchConfig c = launch_1d(n);
   Layout all[2] = {g.out, g.index};
-  if (fits_int32(all, 2) && layout_extent(pack_layout(in)) < kInt32Limit) gather_kernel<T, int32_t><<<c.blocks, c.threads, 0, s->stream>>>(o, x, ix, g, static_cast<int32_t>(n));
-  else gather_kernel<T, int64_t><<<c.blocks, c.threads, 0, s->stream>>>(o, x, ix, g, n);
-  GPU_CHECK(gpuGetLastError(), devplug_op_name(call.op));
+  const char* what = devplug_op_name(call.op);
+  if (fits_int32(all, 2) && layout_extent(pack_layout(in)) < kInt32Limit)
+    launch(what, gather_kernel<T, int32_t>, c.blocks, c.threads, s->stream, o, x, ix, g, n);
+  else
+    launch(what, gather_kernel<T, int64_t>, c.blocks, c.threads, s->stream, o, x, ix, g, n);
 }
 
 template <typename T>
@@ -185,7 +184,8 @@ void run_scatter(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
   const int32_t dim = static_cast<const devplug_dim_attrs_t*>(call.attrs)->dim;
   sdk::check_argument(dim >= 0 && dim < out.rank && index.rank == out.rank && src.rank == out.rank,
                       "scatter: dim or ranks out of range");
-  copy_strided(s, in, out);
+  const bool add = call.op == DEVPLUG_OP_scatter_add;
+  const char* what = devplug_op_name(call.op);
   ScatterGeometry g{};
   g.index = pack_layout(index);
   g.src = pack_layout(src);
@@ -193,15 +193,44 @@ void run_scatter(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
   g.dim = dim;
   g.dim_size = out.shape[dim];
   const int64_t n = layout_numel(g.index);
+  const T* x = static_cast<const T*>(tensor_data(src));
+  const int64_t* ix = static_cast<const int64_t*>(tensor_data(index));
+  if constexpr (is_half_v<T>) {
+    if (add) {
+      // out = round(float32(in) + the sources), through a dense float32 copy in scratch.
+      const int64_t count = layout_numel(g.out);
+      if (count == 0) return;
+      use_device(s->device);
+      devplug_buffer_handle_t scratch{s->device, stream_scratch(s, static_cast<uint64_t>(count) * sizeof(float)),
+                                      static_cast<uint64_t>(count) * sizeof(float)};
+      devplug_tensor_desc_t wide = out;
+      wide.buffer = &scratch;
+      wide.byte_offset = 0;
+      wide.dtype = DEVPLUG_DTYPE_FLOAT32;
+      for (int64_t d = out.rank - 1, step = 1; d >= 0; step *= out.shape[d], --d) wide.strides[d] = step;
+      const devplug_tensor_desc_t* from_in[1] = {&in};
+      launch_map<float, T>(s, wide, from_in, Widen<T>{}, what);
+      if (n > 0) {
+        g.out = pack_layout(wide);
+        const LaunchConfig c = launch_1d(n);
+        launch(what, scatter_kernel<T, float, true>, c.blocks, c.threads, s->stream, static_cast<float*>(scratch.ptr),
+               x, ix, g, n);
+      }
+      const devplug_tensor_desc_t* from_wide[1] = {&wide};
+      return launch_map<T, float>(s, out, from_wide, Narrow<T>{}, what);
+    }
+  }
+  copy_strided(s, in, out);
   if (n == 0) return;
   use_device(s->device);
   const LaunchConfig c = launch_1d(n);
   T* o = static_cast<T*>(tensor_data(out));
-  const T* x = static_cast<const T*>(tensor_data(src));
-  const int64_t* ix = static_cast<const int64_t*>(tensor_data(index));
-  if (call.op == DEVPLUG_OP_scatter_add) scatter_kernel<T, true><<<c.blocks, c.threads, 0, s->stream>>>(o, x, ix, g, n);
-  else scatter_kernel<T, false><<<c.blocks, c.threads, 0, s->stream>>>(o, x, ix, g, n);
-  GPU_CHECK(gpuGetLastError(), devplug_op_name(call.op));
+  if (add) {
+    if constexpr (!std::is_same_v<T, bool> && !is_half_v<T>)  // (bool has no scatter_add; 16-bit floats above)
+      launch(what, scatter_kernel<T, T, true>, c.blocks, c.threads, s->stream, o, x, ix, g, n);
+  } else {
+    launch(what, scatter_kernel<T, T, false>, c.blocks, c.threads, s->stream, o, x, ix, g, n);
+  }
 }
 
 template <typename T>
@@ -218,10 +247,8 @@ void run_pad(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
   if (n == 0) return;
   use_device(s->device);
   const LaunchConfig c = launch_1d(n);
-  pad_kernel<T><<<c.blocks, c.threads, 0, s->stream>>>(static_cast<T*>(tensor_data(out)),
-                                                        static_cast<const T*>(tensor_data(in)), g, n,
-                                                        from_scalar<T>(a->value.f, a->value.i));
-  GPU_CHECK(gpuGetLastError(), "constant_pad");
+  launch("constant_pad", pad_kernel<T>, c.blocks, c.threads, s->stream, static_cast<T*>(tensor_data(out)),
+         static_cast<const T*>(tensor_data(in)), g, n, from_scalar<T>(a->value.f, a->value.i));
 }
 
 void run_cat(devplug_stream_handle_t* s, const devplug_op_call_t& call) {

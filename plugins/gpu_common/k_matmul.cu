@@ -80,14 +80,12 @@ void run_matmul_tiled(devplug_stream_handle_t* s, const devplug_op_call_t& call)
   visit(out.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_float_v<T>) {
-      matmul_tiled_kernel<T><<<grid, threads, 0, s->stream>>>(
-          static_cast<const T*>(tensor_data(a)), static_cast<const T*>(tensor_data(b)),
-          static_cast<T*>(tensor_data(out)), g);
+      launch("matmul", matmul_tiled_kernel<T>, grid, threads, s->stream, static_cast<const T*>(tensor_data(a)),
+             static_cast<const T*>(tensor_data(b)), static_cast<T*>(tensor_data(out)), g);
     } else {
       sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, "matmul: dtype not allowed");
     }
   });
-  GPU_CHECK(gpuGetLastError(), "matmul");
 }
 
 }  // namespace devplug::gpu

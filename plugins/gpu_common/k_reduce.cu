@@ -222,7 +222,7 @@ inline ReduceGeometry reduce_geometry(const devplug_tensor_desc_t& in, const int
       g.inner.strides[g.inner.rank++] = in.strides[d];
     } else {
       g.outer.shape[g.outer.rank] = in.shape[d];
-      g.outer.strides[g.outer.rank] = in.strides[d];
+      g.outer.strides[g.outer.rank++] = in.strides[d];
       g.out.shape[g.out.rank] = in.shape[d];
       g.out.strides[g.out.rank++] = out_strides[d];
     }
@@ -243,26 +243,26 @@ void launch_reduce(devplug_stream_handle_t* s, const T* in, typename Policy::Out
                    const ReduceGeometry& g, const ReducePlan& plan,
                    typename Policy::Acc* partials, const Policy& p, const char* what) {
   Layout all[3] = {g.outer, g.out, g.inner};
-  const bool small = fits_int32(all, 3) && plan.outputs * plan.length < kInt32Limit;
+  const bool small = fits_int32(all, 3) && plan.outputs * plan.length < kInt32Limit - kGridStrideRoom;
   const uint32_t grid_x = static_cast<uint32_t>(plan.outputs < (1 << 20) ? plan.outputs : (1 << 20));
   const dim3 grid(grid_x, plan.splits);
   if (small) {
-    reduce_kernel<Policy, int32_t, T><<<grid, plan.threads, 0, s->stream>>>(
-        in, out, partials, g, static_cast<int32_t>(plan.outputs), static_cast<int32_t>(plan.length), plan.splits, p);
+    launch(what, reduce_kernel<Policy, int32_t, T>, grid, plan.threads, s->stream, in, out, partials, g, plan.outputs,
+           plan.length, plan.splits, p);
   } else {
-    reduce_kernel<Policy, int64_t, T><<<grid, plan.threads, 0, s->stream>>>(
-        in, out, partials, g, plan.outputs, plan.length, plan.splits, p);
+    launch(what, reduce_kernel<Policy, int64_t, T>, grid, plan.threads, s->stream, in, out, partials, g, plan.outputs,
+           plan.length, plan.splits, p);
   }
-  GPU_CHECK(gpuGetLastError(), what);
   if (plan.splits > 1) {
     uint32_t threads = 32;
     while (threads < 256 && threads < plan.splits) threads *= 2;
     if (small) {
-      combine_kernel<Policy, int32_t><<<grid_x, threads, 0, s->stream>>>(out, partials, g, static_cast<int32_t>(plan.outputs), plan.splits, p);
+      launch(what, combine_kernel<Policy, int32_t>, grid_x, threads, s->stream, out, partials, g, plan.outputs,
+             plan.splits, p);
     } else {
-      combine_kernel<Policy, int64_t><<<grid_x, threads, 0, s->stream>>>(out, partials, g, plan.outputs, plan.splits, p);
+      launch(what, combine_kernel<Policy, int64_t>, grid_x, threads, s->stream, out, partials, g, plan.outputs,
+             plan.splits, p);
     }
-    GPU_CHECK(gpuGetLastError(), what);
   }
 }
 
@@ -397,16 +397,16 @@ void run_scan_typed(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
   const T* x = static_cast<const T*>(tensor_data(in));
   T* y = static_cast<T*>(tensor_data(out));
   const bool prod = call.op == DEVPLUG_OP_cumprod;
+  const char* what = devplug_op_name(call.op);
   if (g.length <= 64) {
     const LaunchConfig c = launch_1d(rows, 128);
-    if (prod) scan_rows_serial_kernel<T, true><<<c.blocks, c.threads, 0, s->stream>>>(x, y, g, rows);
-    else scan_rows_serial_kernel<T, false><<<c.blocks, c.threads, 0, s->stream>>>(x, y, g, rows);
+    if (prod) launch(what, scan_rows_serial_kernel<T, true>, c.blocks, c.threads, s->stream, x, y, g, rows);
+    else launch(what, scan_rows_serial_kernel<T, false>, c.blocks, c.threads, s->stream, x, y, g, rows);
   } else {
     const uint32_t blocks = static_cast<uint32_t>(rows < (1 << 20) ? rows : (1 << 20));
-    if (prod) scan_rows_block_kernel<T, true><<<blocks, kScanThreads, 0, s->stream>>>(x, y, g, rows);
-    else scan_rows_block_kernel<T, false><<<blocks, kScanThreads, 0, s->stream>>>(x, y, g, rows);
+    if (prod) launch(what, scan_rows_block_kernel<T, true>, blocks, kScanThreads, s->stream, x, y, g, rows);
+    else launch(what, scan_rows_block_kernel<T, false>, blocks, kScanThreads, s->stream, x, y, g, rows);
   }
-  GPU_CHECK(gpuGetLastError(), devplug_op_name(call.op));
 }
 
 }  // namespace

@@ -49,6 +49,15 @@ devplug_error_t* run_kernel(devplug_stream_handle_t* stream, const devplug_op_ca
 
 }  // namespace
 
+devplug_error_t* matmul_tiled_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
+  return sdk::guard([&] {
+    sdk::check_not_null(stream, "stream");
+    sdk::check_call(call);
+    sdk::check_argument(call->op == DEVPLUG_OP_matmul, "matmul kernel called for another op");
+    run_matmul_tiled(stream, *call);
+  });
+}
+
 const sdk::KernelTable& kernel_table(devplug_kernel_fn matmul) {
   static const sdk::KernelTable table = [&] {
     sdk::KernelTable t;

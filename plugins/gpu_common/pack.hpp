@@ -58,10 +58,18 @@ inline int64_t layout_extent(const Layout& l) {
 
 constexpr int64_t kInt32Limit = int64_t{1} << 31;
 
-// True when every offset and the element count of these layouts fit in int32.
+// Grid-stride loops (`for (i = first; i < n; i += gridDim.x * blockDim.x)`) step past the
+// count by up to one grid of threads before they stop; a 32-bit count must leave that much
+// room below 2^31 or the last step overflows int32 and wraps to a negative index. A grid
+// of launch_1d has at most 65535 * 8 blocks of 256 threads (2^27), a reduction at most 2^20
+// blocks along x.
+constexpr int64_t kGridStrideRoom = int64_t{1} << 28;
+
+// True when every offset and the element count of these layouts fit in int32, the count
+// with room for the grid stride.
 inline bool fits_int32(const Layout* layouts, int count) {
   for (int i = 0; i < count; ++i) {
-    if (layout_numel(layouts[i]) >= kInt32Limit) return false;
+    if (layout_numel(layouts[i]) >= kInt32Limit - kGridStrideRoom) return false;
     if (layout_extent(layouts[i]) >= kInt32Limit) return false;
   }
   return true;

@@ -1,13 +1,15 @@
-# devplug_add_plugin(NAME SOURCES...)
+# devplug_add_plugin(NAME [NO_INSTALL] SOURCES...)
 #
 # Builds a devplug plugin: a MODULE library named libdevplug_<NAME>.so that links the SDK,
 # exports exactly one symbol, devplug_plugin_get_api (a version script makes every other
 # symbol local, also those of static libraries and template instantiations that visibility
-# flags miss), and installs into lib/devplug/plugins. Used by in-tree plugins and, through
+# flags miss), and installs into lib/devplug/plugins, unless NO_INSTALL (a plugin built for
+# tests only, such as the emulated GPU). Used by in-tree plugins and, through
 # find_package(devplug), by vendors.
 function(devplug_add_plugin name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "NO_INSTALL" "" "")
   set(target devplug_${name})
-  add_library(${target} MODULE ${ARGN})
+  add_library(${target} MODULE ${arg_UNPARSED_ARGUMENTS})
   if(TARGET devplug::sdk)
     target_link_libraries(${target} PRIVATE devplug::sdk)
   endif()
@@ -27,6 +29,9 @@ function(devplug_add_plugin name)
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${map}")
   if(DEFINED DEVPLUG_PLUGIN_OUTPUT_DIRECTORY)
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${DEVPLUG_PLUGIN_OUTPUT_DIRECTORY}")
+  endif()
+  if(arg_NO_INSTALL)
+    return()
   endif()
   if(DEFINED DEVPLUG_PLUGIN_SUBDIR)
     install(TARGETS ${target} LIBRARY DESTINATION ${DEVPLUG_PLUGIN_SUBDIR})

@@ -2,6 +2,7 @@
 // coalescing, 32/64-bit index choice, launch and reduction plans, Philox against the known
 // answer and the devplug word mapping, the bit-exact 16-bit encoders against the SDK's, and
 // (CUDA) the cuBLASLt layout choice. These functions are compiled unchanged into the kernels.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -77,6 +78,22 @@ TEST(GpuPack, Int32IndexingOnlyWhenEveryOffsetFits) {
   const Layout empty = make({0, int64_t{1} << 40}, {1, 1});
   EXPECT_TRUE(fits_int32(&empty, 1));
   EXPECT_EQ(layout_extent(make({4, 5}, {5, 1})), 20);
+}
+
+// A grid-stride loop on the 32-bit path never steps past INT32_MAX: the largest count
+// fits_int32 takes, plus one grid of the largest launch, stays below 2^31.
+TEST(GpuPack, Int32CountsLeaveRoomForTheGridStride) {
+  int64_t largest = 0;
+  for (int64_t n : {int64_t{1} << 30, (int64_t{1} << 31) - (int64_t{1} << 28) - 1, (int64_t{1} << 31) - (int64_t{1} << 27),
+                    (int64_t{1} << 31) - 1}) {
+    const Layout l = make({n}, {1});
+    if (fits_int32(&l, 1)) largest = std::max(largest, n);
+  }
+  ASSERT_GT(largest, int64_t{1} << 30);
+  const LaunchConfig c = launch_1d(largest);
+  const int64_t stride = int64_t{c.blocks} * c.threads;
+  EXPECT_LE(largest - 1 + stride, int64_t{INT32_MAX}) << "i += stride overflows int32";
+  EXPECT_LE(largest - 1 + (int64_t{1} << 20), int64_t{INT32_MAX}) << "a reduction's o += gridDim.x overflows";
 }
 
 TEST(GpuPack, LaunchConfigCoversTheWork) {

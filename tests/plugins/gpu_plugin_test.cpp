@@ -1,6 +1,7 @@
-// The GPU plugins (cuda, hip) as a host sees them, on machines with or without a GPU: they
-// load, report their devices (zero here, with the runtime's reason), declare exactly the
-// (op, dtype) pairs of ops.def, and answer bad input with errors instead of crashing.
+// The GPU plugins (cuda, hip, gpu_emulated) as a host sees them, on machines with or without
+// a GPU: they load, report their devices (zero here for cuda and hip, with the runtime's
+// reason), declare exactly the (op, dtype) pairs of ops.def, and answer bad input with errors
+// instead of crashing.
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -36,6 +37,9 @@ std::vector<PluginCase> plugins() {
 #endif
 #ifdef DEVPLUG_HIP_PLUGIN
   list.push_back({"hip", plugin_path("DEVPLUG_TEST_HIP_PLUGIN", DEVPLUG_HIP_PLUGIN), "hipGetDeviceCount: hipErrorNoDevice (100): no AMD GPU"});
+#endif
+#ifdef DEVPLUG_GPU_EMULATED_PLUGIN
+  list.push_back({"gpu_emulated", plugin_path("DEVPLUG_TEST_GPU_EMULATED_PLUGIN", DEVPLUG_GPU_EMULATED_PLUGIN), ""});
 #endif
   return list;
 }
@@ -224,20 +228,21 @@ std::string case_name(const ::testing::TestParamInfo<PluginCase>& info) { return
 INSTANTIATE_TEST_SUITE_P(Gpu, GpuPluginTest, ::testing::ValuesIn(plugins()), case_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GpuPluginTest);
 
-#if defined(DEVPLUG_CUDA_PLUGIN) && defined(DEVPLUG_HIP_PLUGIN)
-// Both plugins are built from the one kernel source: their tables must agree row for row.
-TEST(GpuPlugins, CudaAndHipDeclareTheSameKernels) {
+// Every plugin built from the one kernel source declares the same kernels, row for row.
+TEST(GpuPlugins, AllDeclareTheSameKernels) {
   auto table = [](const char* path) {
+    std::map<devplug_op_t, devplug_dtype_mask_t> rows;
     void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     EXPECT_NE(lib, nullptr) << dlerror();
+    if (lib == nullptr) return rows;
     auto get = reinterpret_cast<devplug_plugin_get_api_fn>(dlsym(lib, DEVPLUG_PLUGIN_ENTRY_SYMBOL));
     const devplug_plugin_api_t* api = get();
-    std::map<devplug_op_t, devplug_dtype_mask_t> rows;
     for (size_t i = 0; i < api->kernel_count; ++i) rows[api->kernels[i]->op] |= api->kernels[i]->dtypes;
     return rows;
   };
-  EXPECT_EQ(table(DEVPLUG_CUDA_PLUGIN), table(DEVPLUG_HIP_PLUGIN));
+  const std::vector<PluginCase> all = plugins();
+  for (size_t i = 1; i < all.size(); ++i)
+    EXPECT_EQ(table(all[0].path), table(all[i].path)) << all[0].name << " and " << all[i].name;
 }
-#endif
 
 }  // namespace
