@@ -10,6 +10,8 @@
 #include <string>
 #include <system_error>
 
+#include "elf_check.hpp"
+
 namespace devplug::detail {
 
 struct LibraryEntry {
@@ -152,6 +154,9 @@ LibraryRef load_library(const std::string& canonical_path) {
   LibraryEntry& entry = entries[canonical_path];
   entry.path = canonical_path;
   try {
+    // A file that is not a well-formed shared object for this machine never reaches dlopen.
+    if (std::string problem = elf_load_problem(canonical_path); !problem.empty())
+      throw LoadError(canonical_path + ": " + problem);  // worded like the loader's own messages
     try {
       // rtld_now: an unresolved symbol is reported here, not as a crash in the first call.
       entry.library.load(canonical_path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
