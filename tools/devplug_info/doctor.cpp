@@ -8,7 +8,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -146,8 +149,28 @@ int check_in_child(const std::string& path, Findings& findings, std::ostream& ou
     std::cout << std::flush;
     ::_exit(status);
   }
+  // A plugin that hangs must not hang the doctor: give it DEVPLUG_INFO_CHECK_TIMEOUT seconds
+  // (default 60), then end the child and say so.
+  double limit_s = 60;
+  if (const char* text = std::getenv("DEVPLUG_INFO_CHECK_TIMEOUT"); text && std::atof(text) > 0) limit_s = std::atof(text);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
   int wait_status = 0;
-  while (::waitpid(child, &wait_status, 0) < 0 && errno == EINTR) {
+  for (;;) {
+    const pid_t done = ::waitpid(child, &wait_status, WNOHANG);
+    if (done == child || (done < 0 && errno != EINTR)) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(child, SIGKILL);
+      while (::waitpid(child, &wait_status, 0) < 0 && errno == EINTR) {
+      }
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%g", limit_s);
+      findings.fail(std::string("the plugin did not finish within ") + seconds +
+                        " s during the step after the last line above (it hangs)",
+                    "a plugin must never hang its host: attach `gdb -p` to a process stuck in it and report "
+                    "the backtrace to the plugin's vendor (DEVPLUG_INFO_CHECK_TIMEOUT sets the limit)");
+      return kDoctorWillNotLoad;
+    }
+    ::usleep(10000);
   }
   if (WIFEXITED(wait_status)) {
     const int code = WEXITSTATUS(wait_status);
