@@ -9,12 +9,16 @@
 namespace devplug::conform {
 
 std::vector<XfailEntry> read_xfail_file(const std::string& path, std::string* error) {
-  std::vector<XfailEntry> entries;
   std::ifstream in(path);
   if (!in) {
     *error = "cannot read xfail file " + path;
-    return entries;
+    return {};
   }
+  return parse_xfail(in, path, error);
+}
+
+std::vector<XfailEntry> parse_xfail(std::istream& in, const std::string& path, std::string* error) {
+  std::vector<XfailEntry> entries;
   std::string line;
   int number = 0;
   while (std::getline(in, line)) {
@@ -25,8 +29,11 @@ std::vector<XfailEntry> read_xfail_file(const std::string& path, std::string* er
     XfailEntry e;
     if (!(words >> e.pattern)) continue;
     std::getline(words, e.reason);
-    const size_t first = e.reason.find_first_not_of(" \t");
-    const size_t last = e.reason.find_last_not_of(" \t\r");
+    // Blanks around the reason go, a CR of a CRLF file included: a reason of blanks only is
+    // no reason.
+    const char* blanks = " \t\r\n\v\f";
+    const size_t first = e.reason.find_first_not_of(blanks);
+    const size_t last = e.reason.find_last_not_of(blanks);
     e.reason = first == std::string::npos ? "" : e.reason.substr(first, last - first + 1);
     if (e.reason.empty()) {
       *error = path + ":" + std::to_string(number) + ": a pattern needs a reason";

@@ -3,6 +3,7 @@
 // one that passes is "xpass" and fails the run, so the list cannot go stale.
 #pragma once
 
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,10 @@ struct XfailEntry {
 
 // Reads `path`; on failure `*error` says why.
 std::vector<XfailEntry> read_xfail_file(const std::string& path, std::string* error);
+
+// Parses the text of an xfail file; `source` names it in messages ("file.xfail:3: ...").
+// On a bad line returns nothing and `*error` says why.
+std::vector<XfailEntry> parse_xfail(std::istream& in, const std::string& source, std::string* error);
 
 // The reason of the first entry matching `name`, or empty.
 std::string xfail_reason(const std::vector<XfailEntry>& entries, const std::string& name);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -162,6 +163,24 @@ TEST(Xfail, PatternsReasonsAndComments) {
   std::ofstream(path) << "exp_*\n";
   read_xfail_file(path, &error);
   EXPECT_FALSE(error.empty());
+}
+
+// Found by the xfail fuzzer's property (tests/fuzz/fuzz_xfail.cpp): a file with Windows line
+// ends kept the CR, so "exp_* \r" was an entry whose reason was an invisible CR.
+TEST(Xfail, WindowsLineEndsAndBlankReasons) {
+  std::istringstream crlf("exp_float16_*  rounds twice\r\nsum_* slow\r\n");
+  std::string error;
+  const auto entries = parse_xfail(crlf, "crlf.xfail", &error);
+  ASSERT_TRUE(error.empty()) << error;
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].reason, "rounds twice");
+  EXPECT_EQ(entries[1].reason, "slow");
+  for (const char* text : {"exp_* \r\n", "exp_*\t\v\f\n"}) {
+    std::istringstream blank(text);
+    error.clear();
+    EXPECT_TRUE(parse_xfail(blank, "blank.xfail", &error).empty());
+    EXPECT_EQ(error, "blank.xfail:1: a pattern needs a reason") << "for " << text;
+  }
 }
 
 }  // namespace
