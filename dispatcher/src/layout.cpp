@@ -48,16 +48,16 @@ Problem bad_dim(const char* what, int64_t dim, int32_t rank) {
                  static_cast<long long>(dim), rank, -rank, rank);
 }
 
-// The product of the first `rank` dims, or -1 when it does not fit in int64.
+// The product of the first `rank` dims (all >= 0), or -1 when it does not fit in int64, or
+// when the product of its non-zero dims does not: an empty shape such as [0, 2^62, 8] has
+// no element, but its dense strides, and every partial product of its dims, would overflow.
 int64_t checked_product(int32_t rank, const int64_t* shape) {
   Wide product = 1;
   bool empty = false;
   for (int32_t d = 0; d < rank; ++d) {
     if (shape[d] == 0) empty = true;
-    if (!empty) {
-      product *= shape[d];
-      if (product > kInt64Max) return -1;
-    }
+    else product *= shape[d];
+    if (product > kInt64Max) return -1;
   }
   return empty ? 0 : static_cast<int64_t>(product);
 }
@@ -89,7 +89,8 @@ Problem check_shape(int32_t rank, const int64_t* shape, devplug_dtype_t dtype,
   size_t element_size = devplug_dtype_size(dtype);
   if (element_size == 0) return problem("dtype %d is not a known dtype", dtype);
   int64_t count = checked_product(rank, shape);
-  if (count < 0) return problem("%s: the element count overflows int64", what);
+  if (count < 0)
+    return problem("%s: the element count, or the product of its non-zero dims, overflows int64", what);
   if (static_cast<Wide>(count) * static_cast<Wide>(element_size) > kInt64Max)
     return problem("%s: the size in bytes (%lld elements of %s) overflows int64", what,
                    static_cast<long long>(count), dtype_name_or(dtype));
@@ -161,8 +162,8 @@ Problem check_in_storage(const Layout& l, uint64_t storage_bytes, const char* wh
     (reach < 0 ? lo : hi) += reach;
     if (lo < -limit || hi > limit) break;
   }
-  Wide end_byte = (hi + 1) * static_cast<Wide>(element_size);
-  if (lo < 0 || hi > limit || end_byte > static_cast<Wide>(storage_bytes)) {
+  // hi may be near 2^126 when the loop stopped early: multiply only once it is in range.
+  if (lo < 0 || hi > limit || (hi + 1) * static_cast<Wide>(element_size) > static_cast<Wide>(storage_bytes)) {
     return problem(
         "%s: elements %lld..%lld of %s (%zu bytes each) fall outside a storage of %llu "
         "bytes",
@@ -260,6 +261,8 @@ Problem view_reshape(const Layout& in, int32_t rank, const int64_t* shape, Layou
   if (known != count)
     return problem("shape has a different element count than the tensor's %lld elements",
                    static_cast<long long>(count));
+  if (checked_product(rank, new_shape) < 0)
+    return problem("shape: its non-zero dims multiply past int64 (the strides would overflow)");
 
   // PyTorch's computeStride: walk the old dims from the end in chunks that are contiguous
   // among themselves; each chunk must be made of whole new dims.

@@ -43,8 +43,8 @@ TEST(CheckShape, AcceptsOrdinaryAndEmptyShapes) {
   Dims s = {2, 3, 0, 5};
   EXPECT_EQ(check_shape(4, s.data(), DEVPLUG_DTYPE_FLOAT64, "shape"), "");
   EXPECT_EQ(check_shape(0, nullptr, DEVPLUG_DTYPE_BOOL, "shape"), "");
-  Dims huge_but_empty = {INT64_MAX, 0, INT64_MAX};
-  EXPECT_EQ(check_shape(3, huge_but_empty.data(), DEVPLUG_DTYPE_FLOAT64, "shape"), "");
+  Dims large_but_empty = {INT64_MAX, 0, 1};
+  EXPECT_EQ(check_shape(3, large_but_empty.data(), DEVPLUG_DTYPE_FLOAT64, "shape"), "");
   Dims max_bool = {INT64_MAX};
   EXPECT_EQ(check_shape(1, max_bool.data(), DEVPLUG_DTYPE_BOOL, "shape"), "");
 }
@@ -69,6 +69,22 @@ TEST(CheckShape, RefusesBadShapes) {
             std::string::npos);
   Dims big3 = {INT64_MAX, INT64_MAX, INT64_MAX};
   EXPECT_NE(check_shape(3, big3.data(), DEVPLUG_DTYPE_BOOL, "shape"), "");
+}
+
+// Found by fuzz_views (UBSan: signed overflow in contiguous_layout): an empty shape whose
+// other dims multiply past int64 has no element, but its dense strides overflow, and so does
+// the element count of any code that multiplies its dims before meeting the 0 (every
+// plugin's numel). Refused like a count that overflows.
+TEST(CheckShape, RefusesEmptyShapesWhoseOtherDimsOverflow) {
+  for (Dims shape : {Dims{0, 4021925229619697471, 6}, Dims{INT64_MAX, 0, INT64_MAX}, Dims{int64_t(1) << 62, 4, 0}}) {
+    EXPECT_NE(check_shape(3, shape.data(), DEVPLUG_DTYPE_BOOL, "shape").find("non-zero dims"), std::string::npos);
+  }
+  Layout empty = contiguous({0});
+  Layout out;
+  Dims to = {0, int64_t(1) << 62, 8};
+  EXPECT_NE(view_reshape(empty, 3, to.data(), &out), "");
+  Dims wide = {int64_t(1) << 62, 4, 0};
+  EXPECT_NE(view_expand(empty, 3, wide.data(), &out), "");
 }
 
 // ---- contiguity, ranges, bounds ------------------------------------------------------
