@@ -35,6 +35,13 @@ inline bool is_contiguous(const devplug_tensor_desc_t& t) {
   return true;
 }
 
+// a + b * c in two's complement, without undefined behaviour when it wraps. The walk below
+// steps one past the end of a dim before it steps back: with a huge stride on a dim of size 1
+// (a valid view) that step leaves int64 although every offset passed to `f` is in range.
+inline int64_t wrapping_add_mul(int64_t a, int64_t b, int64_t c) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b) * static_cast<uint64_t>(c));
+}
+
 // Calls `f(offsets)` once per element, in row-major order of `shape`, where offsets[k] is the
 // element offset of tensor k (sum of index * strides[k]). Does nothing for an empty shape;
 // calls once with zero offsets for rank 0.
@@ -55,16 +62,16 @@ void for_each_offset(int32_t rank, const int64_t* shape,
     // Innermost dim as a tight loop.
     for (int64_t i = 0; i < inner_size; ++i) {
       f(static_cast<const std::array<int64_t, K>&>(at));
-      for (size_t k = 0; k < K; ++k) at[k] += strides[k][inner];
+      for (size_t k = 0; k < K; ++k) at[k] = wrapping_add_mul(at[k], 1, strides[k][inner]);
     }
-    for (size_t k = 0; k < K; ++k) at[k] -= inner_size * strides[k][inner];
+    for (size_t k = 0; k < K; ++k) at[k] = wrapping_add_mul(at[k], -inner_size, strides[k][inner]);
     // Odometer carry through the outer dims.
     int32_t d = inner - 1;
     for (; d >= 0; --d) {
       ++index[d];
-      for (size_t k = 0; k < K; ++k) at[k] += strides[k][d];
+      for (size_t k = 0; k < K; ++k) at[k] = wrapping_add_mul(at[k], 1, strides[k][d]);
       if (index[d] < shape[d]) break;
-      for (size_t k = 0; k < K; ++k) at[k] -= shape[d] * strides[k][d];
+      for (size_t k = 0; k < K; ++k) at[k] = wrapping_add_mul(at[k], -shape[d], strides[k][d]);
       index[d] = 0;
     }
     if (d < 0) return;
