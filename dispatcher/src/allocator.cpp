@@ -1,6 +1,8 @@
 // The per-device caching allocator (see allocator.hpp for the size classes and rules).
 #include "allocator.hpp"
 
+#include <string>
+
 #include "api_guard.hpp"
 #include "device.hpp"
 #include "plugin_record.hpp"
@@ -27,12 +29,22 @@ uint64_t CachingAllocator::size_class(uint64_t size_bytes) {
   return size < size_bytes ? size_bytes : size;
 }
 
+// "buffer_allocate of 700000 bytes (size class 700416) on device 0": the call a failure
+// names, with what the host asked for.
+static std::string allocation_text(const devplug_device_t& device, uint64_t asked, uint64_t taken) {
+  std::string text = "buffer_allocate of " + std::to_string(asked) + " bytes";
+  if (taken != asked) text += " (size class " + std::to_string(taken) + ")";
+  return text + " on device " + std::to_string(device.index) + " (" + std::to_string(device.properties.memory_bytes) +
+         " bytes)";
+}
+
 devplug_buffer_handle_t* CachingAllocator::allocate(devplug_device_t& device, uint64_t size_bytes) {
   const devplug_plugin_t& plugin = *device.plugin;
   if (!plugin.caching_allocator) {
     devplug_error_t* error = nullptr;
-    devplug_buffer_handle_t* buffer = plugin_allocate(device, size_bytes == 0 ? 1 : size_bytes, &error);
-    check_plugin(plugin, error, "buffer_allocate");
+    const uint64_t bytes = size_bytes == 0 ? 1 : size_bytes;
+    devplug_buffer_handle_t* buffer = plugin_allocate(device, bytes, &error);
+    if (error != nullptr) check_plugin(plugin, error, allocation_text(device, size_bytes, bytes).c_str());
     return buffer;
   }
   const uint64_t cls = size_class(size_bytes);
@@ -53,7 +65,7 @@ devplug_buffer_handle_t* CachingAllocator::allocate(devplug_device_t& device, ui
     release_all(device);
     buffer = plugin_allocate(device, cls, &error);
   }
-  check_plugin(plugin, error, "buffer_allocate");
+  if (error != nullptr) check_plugin(plugin, error, allocation_text(device, size_bytes, cls).c_str());
   return buffer;
 }
 

@@ -11,6 +11,7 @@
 // dense operands only: it refuses others, proving the dispatcher materialized them) and sub
 // (float32: answers UNIMPLEMENTED, to trigger the fallback). It opts in to the caching
 // allocator and exports counters of live buffers and allocations for the tests.
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdio>
@@ -36,6 +37,7 @@
 #define FIXTURE_NO_DEVICE 8
 #define FIXTURE_NO_COPY 9
 #define FIXTURE_CLAIMS 10
+#define FIXTURE_SMALL_MEMORY 11  // holds at most memory_bytes (1 MiB) of live buffers
 #ifndef FIXTURE_VARIANT
 #define FIXTURE_VARIANT FIXTURE_GOOD
 #endif
@@ -63,6 +65,7 @@ struct devplug_event_handle_t {
 namespace {
 
 std::atomic<int64_t> g_live_buffers{0};
+std::atomic<uint64_t> g_live_bytes{0};
 std::atomic<int64_t> g_allocations{0};
 std::atomic<int64_t> g_initialized{0};
 devplug_device_handle_t g_devices[2] = {{0}, {1}};
@@ -210,6 +213,13 @@ struct FixturePlugin {
   static void device_close(devplug_device_handle_t*) {}
 
   static devplug_buffer_handle_t* buffer_allocate(devplug_device_handle_t* device, uint64_t size) {
+#if FIXTURE_VARIANT == FIXTURE_SMALL_MEMORY
+    const uint64_t limit = uint64_t{1} << 20;
+    if (size > limit - std::min<uint64_t>(g_live_bytes.load(), limit))
+      devplug::sdk::fail(DEVPLUG_CODE_RESOURCE_EXHAUSTED,
+                         "fixture: " + std::to_string(size) + " bytes do not fit: " + std::to_string(g_live_bytes.load()) +
+                             " of the device's " + std::to_string(limit) + " bytes are in use");
+#endif
     auto* b = new devplug_buffer_handle_t{size, static_cast<unsigned char*>(std::calloc(size, 1)), device};
     if (b->data == nullptr) {
       delete b;
@@ -217,9 +227,11 @@ struct FixturePlugin {
     }
     ++g_live_buffers;
     ++g_allocations;
+    g_live_bytes += size;
     return b;
   }
   static void buffer_release(devplug_buffer_handle_t* b) {
+    g_live_bytes -= b->size;
     std::free(b->data);
     delete b;
     --g_live_buffers;
