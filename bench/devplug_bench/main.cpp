@@ -421,7 +421,7 @@ std::vector<Row> make_rows(const Plan& plan, const Options& o, const std::string
         vs.figure = "dispatch vs torch";
         vs.target.clear();
         vs.met.reset();
-        vs.note = "built without libtorch: configure with Torch_DIR (e.g. the checkout's .venv) to compare";
+        vs.note = "built without libtorch: run frameworks/torch/setup-venv and reconfigure to compare";
         rows.push_back(vs);
       }
     }
