@@ -211,8 +211,8 @@ TEST(Judge, VarianceBoundCatchesOnePassDriftButAdmitsTwoPass) {
   };
   const double v = 1.0 / 3;
   // Two-pass: a few ulp. One-pass (Welford) on this data: about 1e-11 relative.
-  EXPECT_TRUE(judge(var, t, bytes(v), bytes(v * (1 + 4e-15)), {}, {}, {}, moments).ok);
-  EXPECT_FALSE(judge(var, t, bytes(v), bytes(v * (1 + 1e-11)), {}, {}, {}, moments).ok);
+  EXPECT_TRUE(judge(var, t, bytes(v), bytes(v * (1 + 4e-15)), {}, {}, {}, 0, moments).ok);
+  EXPECT_FALSE(judge(var, t, bytes(v), bytes(v * (1 + 1e-11)), {}, {}, {}, 0, moments).ok);
 }
 
 }  // namespace
