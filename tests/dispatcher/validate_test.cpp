@@ -147,7 +147,7 @@ TEST(ValidateCall, EveryOpAndAllowedDtypePassesWithoutAllocating) {
   int checked = 0;
   for (devplug_op_t op = 1; op < DEVPLUG_OP_END_; ++op) {
     const devplug_op_info_t* info = devplug_op_info(op);
-    if (!info) continue;
+    if (!info || info->category == DEVPLUG_CATEGORY_composite) continue;  // tests/composite
     for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d) {
       if (!(info->dtypes & DEVPLUG_DTYPE_BIT(d))) continue;
       Call c = good_call(op, d, a);
@@ -174,7 +174,7 @@ TEST(ValidateCall, EveryOpRefusesDtypesItDoesNotAllow) {
   Attrs a;
   for (devplug_op_t op = 1; op < DEVPLUG_OP_END_; ++op) {
     const devplug_op_info_t* info = devplug_op_info(op);
-    if (!info) continue;
+    if (!info || info->category == DEVPLUG_CATEGORY_composite) continue;  // tests/composite
     for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d) {
       if (info->dtypes & DEVPLUG_DTYPE_BIT(d)) continue;
       Problem p = good_call(op, d, a).check();
@@ -188,7 +188,7 @@ TEST(ValidateCall, EveryOpRefusesWrongArity) {
   Attrs a;
   for (devplug_op_t op = 1; op < DEVPLUG_OP_END_; ++op) {
     const devplug_op_info_t* info = devplug_op_info(op);
-    if (!info) continue;
+    if (!info || info->category == DEVPLUG_CATEGORY_composite) continue;  // tests/composite
     devplug_dtype_t d = f32;
     if (!(info->dtypes & DEVPLUG_DTYPE_BIT(d))) d = i32;
     Call extra_input = good_call(op, d, a);
@@ -206,7 +206,7 @@ TEST(ValidateCall, EveryOpWithAttrsRefusesNullAndShortAttrs) {
   Attrs a;
   for (devplug_op_t op = 1; op < DEVPLUG_OP_END_; ++op) {
     const devplug_op_info_t* info = devplug_op_info(op);
-    if (!info || info->attrs_size == 0) continue;
+    if (!info || info->attrs_size == 0 || info->category == DEVPLUG_CATEGORY_composite) continue;
     devplug_dtype_t d = (info->dtypes & DEVPLUG_DTYPE_BIT(f32)) ? f32 : i64;
     Call c = good_call(op, d, a);
     c.attrs(nullptr);
