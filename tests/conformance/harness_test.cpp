@@ -146,8 +146,11 @@ TEST(Generate, EveryOpAndDtypeOfTheTableGetsUniquelyNamedCases) {
 TEST(Generate, UnclaimedPairsAreLeftOutUnlessFallbackIsAllowed) {
   auto only_exp = [](devplug_op_t op, devplug_dtype_t) { return op == DEVPLUG_OP_exp; };
   // Composites always run (natively or decomposed), so only prims are left out.
-  for (const Case& c : generate_cases(only_exp, false, 1))
-    if (devplug_op_info(c.op)->category != DEVPLUG_CATEGORY_composite) EXPECT_EQ(c.op, DEVPLUG_OP_exp);
+  for (const Case& c : generate_cases(only_exp, false, 1)) {
+    if (devplug_op_info(c.op)->category != DEVPLUG_CATEGORY_composite) {
+      EXPECT_EQ(c.op, DEVPLUG_OP_exp);
+    }
+  }
   size_t fallback = 0;
   for (const Case& c : generate_cases(only_exp, true, 1)) fallback += c.through_fallback;
   EXPECT_GT(fallback, 0u);
