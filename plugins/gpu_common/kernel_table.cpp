@@ -1,5 +1,6 @@
-// The GPU plugins' kernel table, generated from ops.def: every op with every dtype ops.def
-// allows, routed by category to the family that implements it.
+// The GPU plugins' kernel table, generated from ops.def: every prim with every dtype ops.def
+// allows, routed by category to the family that implements it. Composites are not claimed:
+// the dispatcher runs their decompositions on these prims.
 #include "gpu_ops.hpp"
 
 #include "devplug/sdk/entry.hpp"
@@ -63,6 +64,7 @@ const sdk::KernelTable& kernel_table(devplug_kernel_fn matmul) {
     sdk::KernelTable t;
     for (devplug_op_t op : sdk::all_ops()) {
       const devplug_op_info_t* info = devplug_op_info(op);
+      if (info->category == DEVPLUG_CATEGORY_composite) continue;
       const bool linalg = info->category == DEVPLUG_CATEGORY_linalg;
       t.add(op, info->dtypes, 0, linalg ? matmul : run_kernel);
     }

@@ -124,9 +124,12 @@ TEST_P(GpuPluginTest, KernelTableClaimsEveryOpAndDtypeOnce) {
     EXPECT_EQ(claimed[row->op] & row->dtypes, 0u) << devplug_op_name(row->op) << " claimed twice";
     claimed[row->op] |= row->dtypes;
   }
+  // Every prim for every dtype ops.def allows; composites run through the dispatcher's
+  // decompositions on the GPU plugins (no native composite kernels there yet).
   for (devplug_op_t op : devplug::sdk::all_ops()) {
     const devplug_op_info_t* info = devplug_op_info(op);
-    EXPECT_EQ(claimed[op], info->dtypes) << info->name;
+    const bool composite = info->category == DEVPLUG_CATEGORY_composite;
+    EXPECT_EQ(claimed[op], composite ? 0u : info->dtypes) << info->name;
   }
   EXPECT_EQ(claimed.size(), devplug::sdk::all_ops().size());
 }
