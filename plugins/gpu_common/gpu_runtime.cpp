@@ -111,7 +111,12 @@ struct GpuPlugin {
     // the aligned word around them, which must not reach past the end of the allocation.
     if (size > SIZE_MAX - 3) sdk::fail(DEVPLUG_CODE_RESOURCE_EXHAUSTED, context + ": more than the address space");
     const size_t words = static_cast<size_t>((size + 3) / 4 * 4);
-    GPU_CHECK(gpuMalloc(&ptr, words), context.c_str());
+    if (const gpuError_t status = gpuMalloc(&ptr, words); status != gpuSuccess) {
+      // A failed gpuMalloc also sets the runtime's last error; clear it, or the next
+      // launch's gpuGetLastError check would report this allocation as its own failure.
+      (void)gpuGetLastError();
+      fail_gpu(status, "gpuMalloc(&ptr, words)", context.c_str(), __FILE__, __LINE__);
+    }
     auto* b = new (std::nothrow) devplug_buffer_handle_t{device, ptr, size};
     if (b == nullptr) {
       (void)gpuFree(ptr);
@@ -241,7 +246,10 @@ void* stream_scratch(devplug_stream_handle_t* stream, uint64_t bytes) {
   stream->scratch = nullptr;
   stream->scratch_size = 0;
   const uint64_t size = bytes < (1u << 20) ? (1u << 20) : bytes;
-  GPU_CHECK(gpuMalloc(&stream->scratch, size), "allocating scratch memory");
+  if (const gpuError_t status = gpuMalloc(&stream->scratch, size); status != gpuSuccess) {
+    (void)gpuGetLastError();  // as in buffer_allocate: not the next launch's error
+    fail_gpu(status, "gpuMalloc(&stream->scratch, size)", "allocating scratch memory", __FILE__, __LINE__);
+  }
   stream->scratch_size = size;
   return stream->scratch;
 }
