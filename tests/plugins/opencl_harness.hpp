@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -189,6 +192,36 @@ std::vector<T> values_of(const std::vector<unsigned char>& bytes) {
   std::vector<T> values(bytes.size() / sizeof(T));
   if (!values.empty()) std::memcpy(values.data(), bytes.data(), values.size() * sizeof(T));
   return values;
+}
+
+// Points the plugin's disk cache (`variable`) at a temporary folder unless ctest already
+// set it, so a test run by hand never writes to the user's cache.
+class CacheEnvironment : public ::testing::Environment {
+ public:
+  explicit CacheEnvironment(const char* variable) : variable_(variable) {}
+  void SetUp() override {
+    const char* dir = std::getenv(variable_);
+    if (dir == nullptr || *dir == '\0') setenv(variable_, dir_.path().c_str(), 1);
+  }
+
+ private:
+  const char* variable_;
+  TempDir dir_;
+};
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+inline int count_lines_starting(const std::string& text, const std::string& prefix) {
+  int n = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(prefix, 0) == 0) ++n;
+  return n;
 }
 
 }  // namespace devplug::opencl_test

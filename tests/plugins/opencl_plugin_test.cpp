@@ -15,32 +15,8 @@ namespace {
 // Programs go to a disk cache inside the build tree (ctest sets DEVPLUG_OPENCL_CACHE_DIR) or,
 // when run by hand, to a temporary folder; never to the user's cache. Tests of the cache
 // itself set their own folder.
-class CacheEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    const char* dir = std::getenv("DEVPLUG_OPENCL_CACHE_DIR");
-    if (dir == nullptr || *dir == '\0') setenv("DEVPLUG_OPENCL_CACHE_DIR", dir_.path().c_str(), 1);
-  }
-
- private:
-  TempDir dir_;
-};
-const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new CacheEnvironment);
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-int count_lines_starting(const std::string& text, const std::string& prefix) {
-  int n = 0;
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);)
-    if (line.rfind(prefix, 0) == 0) ++n;
-  return n;
-}
+const auto* const kEnvironment =
+    ::testing::AddGlobalTestEnvironment(new CacheEnvironment("DEVPLUG_OPENCL_CACHE_DIR"));
 
 // Skips the test when the machine has no OpenCL device (the no-device path has its own test).
 #define REQUIRE_DEVICE(api)                                                         \

@@ -25,32 +25,8 @@ namespace {
 
 // Modules go to a disk cache inside the build tree (ctest sets DEVPLUG_LEVEL_ZERO_CACHE_DIR)
 // or, when run by hand, to a temporary folder; never to the user's cache.
-class CacheEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    const char* dir = std::getenv("DEVPLUG_LEVEL_ZERO_CACHE_DIR");
-    if (dir == nullptr || *dir == '\0') setenv("DEVPLUG_LEVEL_ZERO_CACHE_DIR", dir_.path().c_str(), 1);
-  }
-
- private:
-  TempDir dir_;
-};
-const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new CacheEnvironment);
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-int count_lines_starting(const std::string& text, const std::string& prefix) {
-  int n = 0;
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);)
-    if (line.rfind(prefix, 0) == 0) ++n;
-  return n;
-}
+const auto* const kEnvironment =
+    ::testing::AddGlobalTestEnvironment(new CacheEnvironment("DEVPLUG_LEVEL_ZERO_CACHE_DIR"));
 
 struct CommandResult {
   int exit_code = -1;
