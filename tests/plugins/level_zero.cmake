@@ -77,8 +77,7 @@ if(TARGET ze_devplug_cpu AND DEVPLUG_ZE_LOADER)
     add_test(NAME conformance_level_zero_full
       COMMAND ${CMAKE_COMMAND} -DCONFORM=$<TARGET_FILE:devplug-conform> -DPLUGIN=$<TARGET_FILE:devplug_level_zero>
               "-DFILTER=*" -DOUT=${CMAKE_CURRENT_BINARY_DIR}/reports/level_zero_full -DEXPECT_EXIT=0
-              -DEXPECT_NO_FAILURES=ON "-DEXPECT_ZERO=unsupported;fallback"
-              "-DEXTRA_ARGS=${conform_args};--xfail=${PROJECT_SOURCE_DIR}/plugins/level_zero/conformance.xfail"
+              -DEXPECT_NO_FAILURES=ON "-DEXPECT_ZERO=unsupported;xfail;fallback" "-DEXTRA_ARGS=${conform_args}"
               -P ${PROJECT_SOURCE_DIR}/tests/conformance/check_report.cmake)
     set_tests_properties(conformance_level_zero_full PROPERTIES LABELS "conformance;level_zero" TIMEOUT 2400
       ENVIRONMENT "${ze_driver_env};${ze_validation_env};POCL_CACHE_DIR=${ze_cache}/conform_pocl;DEVPLUG_LEVEL_ZERO_CACHE_DIR=${ze_cache}/conform_modules")

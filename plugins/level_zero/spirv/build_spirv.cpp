@@ -69,7 +69,11 @@ struct Options {
 // last: llvm-spirv 14 writes a switch whose cases share a target as an OpPhi that names one
 // predecessor twice, which spirv-val rejects.
 const char* kOptPasses = "cgscc(inline),elim-avail-extern,globaldce,sroa,early-cse,simplifycfg,instsimplify,lowerswitch";
+// Both thresholds: a call on a path the inliner deems cold (digamma's x < 0 branch) is judged
+// by the cold-callsite threshold (45), not -inline-threshold, and would stay a call to an
+// Import-linkage function that no driver can resolve.
 const char* kOptInlineThreshold = "-inline-threshold=100000";
+const char* kOptColdInlineThreshold = "-inline-cold-callsite-threshold=100000";
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -128,6 +132,29 @@ int run(const std::vector<std::string>& argv, const fs::path& log) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// The functions a SPIR-V module imports (an OpFunction decorated LinkageAttributes ...
+// Import; built-in variables are imported too, and are fine). spirv-val accepts such a
+// module, but no driver can resolve the import: a helper the inliner left as a call. A
+// kernel module must import no function.
+std::vector<std::string> imported_functions(const std::vector<unsigned char>& bytes) {
+  constexpr uint32_t kOpDecorate = 71, kOpFunction = 54, kLinkageAttributes = 41, kImport = 1;
+  std::vector<uint32_t> words(bytes.size() / 4);
+  std::memcpy(words.data(), bytes.data(), words.size() * 4);
+  std::map<uint32_t, std::string> imported;  // id -> linkage name
+  std::vector<std::string> out;
+  for (size_t i = 5; i < words.size();) {  // past the 5-word header
+    const uint32_t count = words[i] >> 16, opcode = words[i] & 0xffff;
+    if (count == 0 || i + count > words.size()) break;
+    if (opcode == kOpDecorate && count >= 5 && words[i + 2] == kLinkageAttributes && words[i + count - 1] == kImport) {
+      const char* name = reinterpret_cast<const char*>(&words[i + 3]);
+      imported[words[i + 1]] = std::string(name, strnlen(name, (count - 4) * 4));
+    }
+    if (opcode == kOpFunction && count >= 3 && imported.count(words[i + 2])) out.push_back(imported[words[i + 2]]);
+    i += count;
+  }
+  return out;
+}
+
 struct Module {
   devplug::clc::ModuleVariant variant;
   std::string key;      // family|defines
@@ -153,7 +180,8 @@ std::string compile(const Options& o, Module& m) {
   for (const std::string& d : split_defines(m.variant.defines)) clang.push_back(d);
   const std::vector<std::vector<std::string>> steps = {
       clang,
-      {o.opt, kOptInlineThreshold, std::string("-passes=") + kOptPasses, bc.string(), "-o", inlined.string()},
+      {o.opt, kOptInlineThreshold, kOptColdInlineThreshold, std::string("-passes=") + kOptPasses, bc.string(), "-o",
+       inlined.string()},
       {o.llvm_spirv, "--spirv-max-version=1.0", inlined.string(), "-o", spv.string()},
       {o.spirv_val, "--target-env", "opencl1.2", spv.string()},
   };
@@ -166,6 +194,12 @@ std::string compile(const Options& o, Module& m) {
       if (fs::exists(log, read_ec)) text += read_text(log);
       return text;
     }
+  }
+  const std::vector<std::string> imports = imported_functions(read_bytes(spv));
+  if (!imports.empty()) {
+    std::string text = "module " + m.key + "\n  imports functions no driver can resolve (not inlined):";
+    for (const std::string& name : imports) text += " " + name;
+    return text + "\n";
   }
   fs::rename(spv, m.spirv);
   fs::remove(bc, ec);
@@ -278,7 +312,8 @@ int main(int argc, char** argv) {
     // Inputs every module depends on: the kernel sources and the tool chain's names.
     uint64_t inputs = kFnvStart;
     inputs = fnv1a(inputs, read_text(o.kernels / "common.cl"));
-    inputs = fnv1a(inputs, o.clang + " " + o.opt + " " + o.llvm_spirv + " " + kOptPasses + kOptInlineThreshold);
+    inputs = fnv1a(inputs, o.clang + " " + o.opt + " " + o.llvm_spirv + " " + kOptPasses + kOptInlineThreshold +
+                               kOptColdInlineThreshold);
     std::map<std::string, uint64_t> family_hash;
 
     // Every variant for a device with doubles (and wide math) and one without.
