@@ -30,6 +30,15 @@ void require_tensors(devplug_op_t op, devplug_tensor_t* const* tensors, size_t n
   }
 }
 
+// True when every handle is a live tensor, the common case, checked without building
+// anything; require_tensors then has nothing to say.
+bool all_live(devplug_tensor_t* const* tensors, size_t n) noexcept {
+  if (n > 0 && tensors == nullptr) return false;
+  for (size_t i = 0; i < n; ++i)
+    if (tensors[i] == nullptr || tensors[i]->magic != devplug_tensor_t::kMagic) return false;
+  return true;
+}
+
 // The stream to run on: `stream`, or the default stream of `fallback_tensor`'s device.
 devplug_stream_t& pick_stream(devplug_stream_t* stream, const devplug_tensor_t* fallback_tensor,
                                    const char* missing) {
@@ -47,8 +56,8 @@ DEVPLUG_API devplug_error_t* devplug_op_call(devplug_stream_t* stream, devplug_o
                                              devplug_tensor_t* const* outputs, size_t n_outputs,
                                              const void* attrs) {
   return guard([&] {
-    require_tensors(op, inputs, n_inputs, true);
-    require_tensors(op, outputs, n_outputs, false);
+    if (!all_live(inputs, n_inputs)) require_tensors(op, inputs, n_inputs, true);
+    if (!all_live(outputs, n_outputs)) require_tensors(op, outputs, n_outputs, false);
     const devplug_tensor_t* first_output = nullptr;  // a composite's outputs may start with an absent one
     for (size_t i = 0; i < n_outputs && first_output == nullptr; ++i) first_output = outputs[i];
     devplug_stream_t& s = pick_stream(stream, first_output,

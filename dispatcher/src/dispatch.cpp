@@ -143,23 +143,23 @@ void run_composite(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dt
                   native ? "native" : "decomposed", start, trace_now_ns());
 }
 
-}  // namespace
-
-bool run_on_device(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
-                   const devplug_tensor_t* const* inputs, size_t n_inputs,
-                   const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
-  const devplug_plugin_t& plugin = *stream.device->plugin;
+// The kernel for a validated call on `stream`'s device, or an empty slot.
+const KernelSlot& lookup_kernel(const devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
+                                const devplug_tensor_t* const* inputs, size_t n_inputs,
+                                const devplug_tensor_t* const* outputs, size_t n_outputs) {
   devplug_dtype_mask_t call_dtypes = 0;
   for (size_t i = 0; i < n_inputs; ++i)
     if (inputs[i] != nullptr) call_dtypes |= DEVPLUG_DTYPE_BIT(inputs[i]->layout.dtype);
   for (size_t i = 0; i < n_outputs; ++i)
     if (outputs[i] != nullptr) call_dtypes |= DEVPLUG_DTYPE_BIT(outputs[i]->layout.dtype);
-  const KernelSlot& slot = stream.device->kernel(op, dtype, call_dtypes);
-  if (slot.fn == nullptr) return false;
-  devplug_error_t* error = needs_dense(slot, inputs, n_inputs, outputs, n_outputs)
-                               ? call_dense(stream, slot, op, inputs, n_inputs, outputs, n_outputs, attrs)
-                               : call_kernel(stream, slot.fn, op, inputs, n_inputs, outputs, n_outputs, attrs);
+  return stream.device->kernel(op, dtype, call_dtypes);
+}
+
+// A kernel's answer: true on success, false for UNIMPLEMENTED (the caller falls back);
+// any other error is thrown.
+bool settle(const devplug_stream_t& stream, devplug_error_t* error, devplug_op_t op) {
   if (error == nullptr) return true;
+  const devplug_plugin_t& plugin = *stream.device->plugin;
   if (error->code == DEVPLUG_CODE_UNIMPLEMENTED) {
     drop_plugin_error(plugin, error);
     return false;
@@ -167,9 +167,36 @@ bool run_on_device(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dt
   throw_plugin_error(plugin, error, devplug_op_name(op));
 }
 
+// Runs `slot`'s kernel (a non-empty slot); false when it answers UNIMPLEMENTED.
+bool run_slot(devplug_stream_t& stream, const KernelSlot& slot, devplug_op_t op,
+              const devplug_tensor_t* const* inputs, size_t n_inputs, const devplug_tensor_t* const* outputs,
+              size_t n_outputs, const void* attrs) {
+  devplug_error_t* error = needs_dense(slot, inputs, n_inputs, outputs, n_outputs)
+                               ? call_dense(stream, slot, op, inputs, n_inputs, outputs, n_outputs, attrs)
+                               : call_kernel(stream, slot.fn, op, inputs, n_inputs, outputs, n_outputs, attrs);
+  return settle(stream, error, op);
+}
+
+}  // namespace
+
+bool run_on_device(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
+                   const devplug_tensor_t* const* inputs, size_t n_inputs,
+                   const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
+  const KernelSlot& slot = lookup_kernel(stream, op, dtype, inputs, n_inputs, outputs, n_outputs);
+  return slot.fn != nullptr && run_slot(stream, slot, op, inputs, n_inputs, outputs, n_outputs, attrs);
+}
+
 void dispatch_op(devplug_stream_t& stream, devplug_op_t op, const devplug_tensor_t* const* inputs,
                  size_t n_inputs, const devplug_tensor_t* const* outputs, size_t n_outputs,
                  const void* attrs) {
+  // The hot path: the same prim call as the last one validated on this stream, whose kernel
+  // takes its operands as they are.
+  if (const KernelSlot* slot = stream.last_call.match(op, inputs, n_inputs, outputs, n_outputs, attrs)) {
+    if (!settle(stream, call_kernel(stream, slot->fn, op, inputs, n_inputs, outputs, n_outputs, attrs), op))
+      run_fallback(stream, op, stream.last_call.dtype(), inputs, n_inputs, outputs, n_outputs, attrs);
+    return;
+  }
+
   check_devices(stream, inputs, n_inputs, "inputs");
   check_devices(stream, outputs, n_outputs, "outputs");
   validate(op, inputs, n_inputs, outputs, n_outputs, attrs);
@@ -180,15 +207,20 @@ void dispatch_op(devplug_stream_t& stream, devplug_op_t op, const devplug_tensor
     return;
   }
 
+  const KernelSlot& slot = lookup_kernel(stream, op, dtype, inputs, n_inputs, outputs, n_outputs);
   Trace* trace = stream.device->plugin->context->trace.get();
   if (trace == nullptr) {  // the only cost of tracing when DEVPLUG_TRACE is unset
-    if (!run_on_device(stream, op, dtype, inputs, n_inputs, outputs, n_outputs, attrs))
+    // Remembered only when the next identical call can go straight to the kernel; a traced
+    // call never is, so every traced call is recorded.
+    if (slot.fn != nullptr && !needs_dense(slot, inputs, n_inputs, outputs, n_outputs))
+      stream.last_call.remember(info, op, inputs, n_inputs, outputs, n_outputs, attrs, dtype, slot);
+    if (slot.fn == nullptr || !run_slot(stream, slot, op, inputs, n_inputs, outputs, n_outputs, attrs))
       run_fallback(stream, op, dtype, inputs, n_inputs, outputs, n_outputs, attrs);
     return;
   }
   const uint64_t start = trace_now_ns();
   bool fell_back = false;
-  if (!run_on_device(stream, op, dtype, inputs, n_inputs, outputs, n_outputs, attrs)) {
+  if (slot.fn == nullptr || !run_slot(stream, slot, op, inputs, n_inputs, outputs, n_outputs, attrs)) {
     run_fallback(stream, op, dtype, inputs, n_inputs, outputs, n_outputs, attrs);
     fell_back = true;
   }

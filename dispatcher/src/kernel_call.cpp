@@ -3,42 +3,14 @@
 
 #include <memory>
 
-#include "plugin_record.hpp"
-
 namespace devplug::detail {
 namespace {
 
-// Descriptors and the pointer array a call frame needs, on the stack when they fit.
-class Descriptors {
- public:
-  Descriptors(const devplug_tensor_t* const* tensors, size_t n) {
-    devplug_tensor_desc_t* descs = stack_descs_;
-    const devplug_tensor_desc_t** ptrs = stack_ptrs_;
-    if (n > kStackTensors) {
-      heap_descs_.reset(new devplug_tensor_desc_t[n]);
-      heap_ptrs_.reset(new const devplug_tensor_desc_t*[n]);
-      descs = heap_descs_.get();
-      ptrs = heap_ptrs_.get();
-    }
-    for (size_t i = 0; i < n; ++i) {
-      if (tensors[i] == nullptr) {  // an absent optional tensor of a composite
-        ptrs[i] = nullptr;
-        continue;
-      }
-      describe(*tensors[i], &descs[i]);
-      ptrs[i] = &descs[i];
-    }
-    pointers_ = ptrs;
-  }
-  const devplug_tensor_desc_t* const* pointers() const { return pointers_; }
-
- private:
-  devplug_tensor_desc_t stack_descs_[kStackTensors];
-  const devplug_tensor_desc_t* stack_ptrs_[kStackTensors];
-  std::unique_ptr<devplug_tensor_desc_t[]> heap_descs_;
-  std::unique_ptr<const devplug_tensor_desc_t*[]> heap_ptrs_;
-  const devplug_tensor_desc_t* const* pointers_ = nullptr;
-};
+// Points `out[i]` at each tensor's own descriptor; a NULL tensor (an absent optional tensor
+// of a composite) is a NULL descriptor.
+void point_at(const devplug_tensor_t* const* tensors, size_t n, const devplug_tensor_desc_t** out) noexcept {
+  for (size_t i = 0; i < n; ++i) out[i] = tensors[i] == nullptr ? nullptr : &tensors[i]->desc;
+}
 
 }  // namespace
 
@@ -46,14 +18,22 @@ devplug_error_t* call_kernel(const devplug_stream_t& stream, devplug_kernel_fn f
                              const devplug_tensor_t* const* inputs, size_t n_inputs,
                              const devplug_tensor_t* const* outputs, size_t n_outputs,
                              const void* attrs) {
-  Descriptors in(inputs, n_inputs);
-  Descriptors out(outputs, n_outputs);
+  const devplug_tensor_desc_t* stack[2 * kStackTensors];
+  std::unique_ptr<const devplug_tensor_desc_t*[]> heap;  // cat with many inputs
+  const devplug_tensor_desc_t** in = stack;
+  if (n_inputs > kStackTensors || n_outputs > kStackTensors) {
+    heap.reset(new const devplug_tensor_desc_t*[n_inputs + n_outputs]);
+    in = heap.get();
+  }
+  const devplug_tensor_desc_t** out = in + n_inputs;
+  point_at(inputs, n_inputs, in);
+  point_at(outputs, n_outputs, out);
   devplug_op_call_t call;
   call.struct_size = sizeof(call);
   call.op = op;
-  call.inputs = in.pointers();
+  call.inputs = in;
   call.n_inputs = n_inputs;
-  call.outputs = out.pointers();
+  call.outputs = out;
   call.n_outputs = n_outputs;
   call.attrs = attrs;
   return fn(stream.native, &call);

@@ -1,5 +1,5 @@
-// Calling a plugin kernel: descriptors of the host tensors are built on the stack (no heap
-// allocation for up to kStackTensors tensors per side) and handed to the kernel.
+// Calling a plugin kernel: each host tensor's own descriptor is handed to the kernel, through
+// a pointer array on the stack (no heap allocation for up to kStackTensors tensors per side).
 #pragma once
 
 #include "stream_event.hpp"
@@ -7,7 +7,7 @@
 
 namespace devplug::detail {
 
-// The most tensors per side whose descriptors live on the stack (prims have at most 3
+// The most tensors per side whose descriptor pointers live on the stack (prims have at most 3
 // inputs and 1 output, composites at most 5 of each); cat with more inputs allocates.
 constexpr size_t kStackTensors = 5;
 

@@ -2,6 +2,7 @@
 // remember their device. A stream is used by one thread at a time (devplug.h).
 #pragma once
 
+#include "call_cache.hpp"
 #include "device.hpp"
 
 struct devplug_stream_t {
@@ -11,6 +12,7 @@ struct devplug_stream_t {
   devplug_device_t* device = nullptr;
   devplug_stream_handle_t* native = nullptr;
   bool is_default = false;  // owned by the device, never destroyed by the host
+  devplug::detail::ValidatedCall last_call;  // the last prim call validated on this stream
   devplug_stream_t* live_prev = nullptr;
   devplug_stream_t* live_next = nullptr;
 };

@@ -7,6 +7,14 @@
 namespace devplug::detail {
 namespace {
 
+std::atomic<uint64_t> next_tensor_id{1};
+
+// Gives a new tensor (storage and layout set) its id and descriptor.
+void finish(devplug_tensor_t* tensor) {
+  tensor->id = next_tensor_id.fetch_add(1, std::memory_order_relaxed);
+  describe(*tensor->storage, tensor->layout, &tensor->desc);
+}
+
 void link(devplug_tensor_t* tensor) {
   devplug_device_t& device = tensor->device();
   std::lock_guard<std::mutex> lock(device.tensors_mutex);
@@ -30,6 +38,7 @@ devplug_tensor_t* new_tensor(devplug_device_t& device, const Layout& layout) {
   storage->buffer = device.allocator.allocate(device, bytes);
   tensor->storage = storage.release();
   tensor->layout = layout;
+  finish(tensor.get());
   link(tensor.get());
   return tensor.release();
 }
@@ -38,6 +47,7 @@ devplug_tensor_t* new_view(const devplug_tensor_t& base, const Layout& layout) {
   auto tensor = std::make_unique<devplug_tensor_t>();
   tensor->storage = base.storage;
   tensor->layout = layout;
+  finish(tensor.get());
   base.storage->refs.fetch_add(1, std::memory_order_relaxed);
   link(tensor.get());
   return tensor.release();

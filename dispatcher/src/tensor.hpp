@@ -31,8 +31,14 @@ struct devplug_tensor_t {
   static constexpr uint32_t kMagic = 0x544e5352;  // "TNSR"
   static constexpr const char* kKind = "tensor";
   uint32_t magic = kMagic;
+  // Unique for the life of the process (never reused, unlike the address): what the
+  // per-stream cache of validated calls (call_cache.hpp) keys on.
+  uint64_t id = 0;
   devplug::detail::Storage* storage = nullptr;
+  // Fixed once the tensor is made (a view is a new tensor), so the plugin-level descriptor
+  // is made once too and kernels are handed a pointer to it.
   devplug::detail::Layout layout;
+  devplug_tensor_desc_t desc{};
   devplug_tensor_t* live_prev = nullptr;
   devplug_tensor_t* live_next = nullptr;
 
@@ -70,9 +76,7 @@ inline void describe(const Storage& storage, const Layout& l, devplug_tensor_des
   std::memcpy(out->shape, l.shape, sizeof(l.shape));
   std::memcpy(out->strides, l.strides, sizeof(l.strides));
 }
-inline void describe(const devplug_tensor_t& t, devplug_tensor_desc_t* out) noexcept {
-  describe(*t.storage, t.layout, out);
-}
+inline void describe(const devplug_tensor_t& t, devplug_tensor_desc_t* out) noexcept { *out = t.desc; }
 
 // Bytes of `l`'s elements when dense.
 inline uint64_t dense_bytes(const Layout& l) {
