@@ -1,8 +1,8 @@
 // Convolution and pooling on devplug's conv2d, max_pool2d, avg_pool2d composites and their
 // backward ops. A 1-d convolution runs as a 2-d one of height 1, a 3-d pooling input
 // [C, H, W] as a batch of one, adaptive average pooling whose output divides the input as
-// avg_pool2d. Transposed and 3-d convolutions and uneven adaptive pooling run on the CPU
-// (counted).
+// avg_pool2d. Transposed and 3-d convolutions, uneven adaptive pooling and max pooling of
+// integers run on the CPU (counted).
 #include <ATen/Functions.h>
 #include <ATen/native/Pool.h>
 
@@ -164,6 +164,11 @@ std::tuple<at::Tensor, at::Tensor> max_pool2d_with_indices(const at::Tensor& sel
                                                            at::IntArrayRef stride, at::IntArrayRef padding,
                                                            at::IntArrayRef dilation, bool ceil_mode) {
   const Pool2d g = pool_geometry(self, kernel, stride, padding, dilation, ceil_mode, "max_pool2d");
+  if (!c10::isFloatingType(self.scalar_type())) {  // the composite is floating point only
+    note_fallback("aten::max_pool2d_with_indices (integer input)");
+    auto [out, indices] = at::max_pool2d_with_indices(self.cpu(), kernel, stride, padding, dilation, ceil_mode);
+    return {out.to(self.device()), indices.to(self.device())};
+  }
   Dev dev = Dev::of(self);
   at::Tensor out = new_pooled(dev, self, g, self.scalar_type());
   at::Tensor indices = new_pooled(dev, self, g, at::kLong);
