@@ -75,6 +75,17 @@ def test_autoload_needs_only_import_torch():
     assert off == "privateuseone"
 
 
+def test_a_script_ending_in_backward_exits_cleanly(device):
+    # torch's autograd thread for the device drops the graph task just after backward()
+    # returns and needs the GIL for it; torch_devplug's exit handler lets it finish before the
+    # interpreter finalizes (without it, most such runs abort).
+    code = (f"import torch; x = torch.ones(64, device={device!r}, requires_grad=True); "
+            "x.softmax(0).mul(x).sum().backward()")
+    for _ in range(3):
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ))
+        assert run.returncode == 0, f"exit status {run.returncode}: {run.stderr[-2000:]}"
+
+
 # ---- copies -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
