@@ -1,11 +1,13 @@
 // Scaled dot product attention on devplug's composite and its backward. torch's
 // scaled_dot_product_attention asks the device's _fused_sdp_choice which kernel to use; the
-// bridge answers "overrideable" for the calls the composite covers, so torch runs
-// _scaled_dot_product_fused_attention_overrideable, and autograd its backward (torch's own
-// derivative of that op), both devplug composites. Other calls (dropout, grouped-query
-// attention, a mask that needs a gradient, batch dims that broadcast) get torch's math
-// decomposition (matmul, softmax, ...: the devplug ops those run as).
+// bridge answers "overrideable" for the calls the composite covers and where it is the faster
+// route, so torch runs _scaled_dot_product_fused_attention_overrideable, and autograd its
+// backward (torch's own derivative of that op), both devplug composites. Other calls (dropout,
+// grouped-query attention, a mask that needs a gradient, batch dims that broadcast, training
+// on a plugin without a native attention backward) get torch's math decomposition (matmul,
+// softmax, ...: the devplug ops those run as).
 #include <ATen/Functions.h>
+#include <ATen/core/grad_mode.h>
 #include <ATen/native/transformers/attention.h>
 
 #include "ops/ops.hpp"
@@ -31,11 +33,22 @@ bool composite_covers(const at::Tensor& q, const at::Tensor& k, const at::Tensor
   return true;
 }
 
+// Whether the composite is the faster route (benchmarks/composites.py; README): for inference
+// always (the plugin's native forward kernel, or a decomposition that measured 1.1-1.2x torch's
+// math route); for training only where the plugin also has a native backward kernel, since the
+// decomposed backward recomputes the attention weights, which torch's math route keeps
+// (measured 0.73-0.95x of it).
+bool composite_pays(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
+  const bool training = at::GradMode::is_enabled() && (q.requires_grad() || k.requires_grad() || v.requires_grad());
+  if (!training) return true;
+  return Dev::of(q).supports(DEVPLUG_OP_scaled_dot_product_attention_backward, view_of(q).dtype());
+}
+
 int64_t fused_sdp_choice(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                          const std::optional<at::Tensor>& mask, double dropout_p, bool is_causal,
                          std::optional<double> /*scale*/, bool enable_gqa) {
-  const bool covered = composite_covers(q, k, v, mask, dropout_p, is_causal, enable_gqa);
-  return static_cast<int64_t>(covered ? at::SDPBackend::overrideable : at::SDPBackend::math);
+  const bool composite = composite_covers(q, k, v, mask, dropout_p, is_causal, enable_gqa) && composite_pays(q, k, v);
+  return static_cast<int64_t>(composite ? at::SDPBackend::overrideable : at::SDPBackend::math);
 }
 
 devplug_sdpa_attrs_t sdpa_attrs(bool is_causal, std::optional<double> scale) {
