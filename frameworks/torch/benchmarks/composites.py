@@ -77,12 +77,13 @@ def main():
         logits = torch.randn(512, 60, device=device, requires_grad=True)
         target = torch.randint(0, 60, (512,), device=device)
         tiny = torch.ones(1, device=device)
-        lin, ce, call = per_call([lambda: layer(x).sum().backward(),
-                                  lambda: F.cross_entropy(logits, target).backward(),
-                                  lambda: torch.add(tiny, tiny)], device)
+        lin, ce, call, view = per_call([lambda: layer(x).sum().backward(),
+                                        lambda: F.cross_entropy(logits, target).backward(),
+                                        lambda: torch.add(tiny, tiny),
+                                        lambda: [tiny.view(-1) for _ in range(100)]], device)
         print(f"  forward + backward: linear 64x128 -> 64 with .sum(): {lin * 1e3:.2f} ms; cross_entropy 512x60: "
-              f"{ce * 1e3:.2f} ms; "
-              f"one aten call (add of 1 element): {call * 1e3:.3f} ms")
+              f"{ce * 1e3:.2f} ms; one aten call: {call * 1e3:.3f} ms (add of 1 element), "
+              f"{view * 1e1:.3f} ms (a view: torch and the bridge without device work)")
 
 
 if __name__ == "__main__":

@@ -136,19 +136,20 @@ Overlap overlap(const devplug_tensor_desc_t& out, const DTensor& input) {
   return same_view ? Overlap::same_view : Overlap::partial;
 }
 
-// Whether `out` must be staged: it overlaps an input partly, or at all when `exclusive`.
-bool must_stage(const DTensor& out, const std::vector<OptDTensor>& inputs, bool exclusive) {
+// Whether a prim's output must be staged: it shares bytes with an input that is not itself.
+bool partly_overlaps_any(const DTensor& out, const std::vector<DTensor>& inputs) {
   const devplug_tensor_desc_t d = out.describe();
-  for (const OptDTensor& in : inputs) {
-    if (!in) continue;
-    const Overlap o = overlap(d, *in);
-    if (o == Overlap::partial || (exclusive && o == Overlap::same_view)) return true;
-  }
+  for (const DTensor& in : inputs)
+    if (overlap(d, in) == Overlap::partial) return true;
   return false;
 }
 
-bool partly_overlaps_any(const DTensor& out, const std::vector<DTensor>& inputs) {
-  return must_stage(out, std::vector<OptDTensor>(inputs.begin(), inputs.end()), false);
+// Whether a composite's output must be staged: it shares any bytes with an input.
+bool overlaps_any(const DTensor& out, const std::vector<OptDTensor>& inputs) {
+  const devplug_tensor_desc_t d = out.describe();
+  for (const OptDTensor& in : inputs)
+    if (in && overlap(d, *in) != Overlap::none) return true;
+  return false;
 }
 
 devplug_tensor_t* handle_or_null(const OptDTensor& t) { return t ? t->handle() : nullptr; }
@@ -173,7 +174,7 @@ void Dev::composite(devplug_op_t op, const std::vector<OptDTensor>& inputs, cons
   std::vector<OptDTensor> targets = outputs;
   std::vector<size_t> staged;
   for (size_t o = 0; o < outputs.size(); ++o) {
-    if (!outputs[o] || !must_stage(*outputs[o], inputs, true)) continue;
+    if (!outputs[o] || !overlaps_any(*outputs[o], inputs)) continue;
     targets[o] = empty(outputs[o]->dtype(), outputs[o]->shape());
     staged.push_back(o);
   }
