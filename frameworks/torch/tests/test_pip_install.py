@@ -13,6 +13,7 @@ find_package(devplug), its rpath, its entry point and the install's plugin disco
 import glob
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -63,14 +64,16 @@ def test_pip_install_against_installed_devplug(tmp_path):
         f"no scikit-build-core {version} wheel in {wheels}: frameworks/torch/setup-venv fetches it")
 
     prefix, backend, target = tmp_path / "prefix", tmp_path / "backend", tmp_path / "target"
-    run(["cmake", "--install", build, "--prefix", prefix])
-
-    clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "DEVPLUG_PLUGIN_PATH")}
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "install", "--quiet", "--no-cache-dir"]
-    run(pip + ["--no-index", "--find-links", wheels, "--target", backend, "-r", BUILD_REQUIREMENTS], env=clean)
-    run(pip + ["--no-build-isolation", "--no-deps", "--target", target, SOURCE],
-        env={**clean, "PYTHONPATH": str(backend), "CMAKE_PREFIX_PATH": str(prefix)})
-
-    result = run([sys.executable, "-c", CHECK, str(target), str(prefix)],
-                 env={**clean, "PYTHONPATH": str(target)}, cwd=tmp_path)
-    print("\n" + result.stdout.strip())
+    try:
+        run(["cmake", "--install", build, "--prefix", prefix])
+        clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "DEVPLUG_PLUGIN_PATH")}
+        pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "install", "--quiet", "--no-cache-dir"]
+        run(pip + ["--no-index", "--find-links", wheels, "--target", backend, "-r", BUILD_REQUIREMENTS], env=clean)
+        run(pip + ["--no-build-isolation", "--no-deps", "--target", target, SOURCE],
+            env={**clean, "PYTHONPATH": str(backend), "CMAKE_PREFIX_PATH": str(prefix)})
+        result = run([sys.executable, "-c", CHECK, str(target), str(prefix)],
+                     env={**clean, "PYTHONPATH": str(target)}, cwd=tmp_path)
+        print("\n" + result.stdout.strip())
+    finally:  # the install is about 160 MB; pytest would keep three runs of it
+        for folder in (prefix, backend, target):
+            shutil.rmtree(folder, ignore_errors=True)
