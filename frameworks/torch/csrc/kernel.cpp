@@ -9,6 +9,17 @@
 #include <algorithm>
 
 namespace devplug::bridge {
+namespace {
+
+// Throws a C API error as devplug::Error (which the kernel's guard turns into torch's).
+void check(devplug_error_t* error) {
+  if (error == nullptr) return;
+  devplug::Error thrown(error->code, error->message ? error->message : "", error->native_code);
+  devplug_error_destroy(error);
+  throw thrown;
+}
+
+}  // namespace
 
 Dev::Dev(c10::DeviceIndex index)
     : index_(index), device_(Runtime::get().device(index)), stream_(stream_for(index)) {}
@@ -43,17 +54,11 @@ DTensor Dev::operand(const at::Tensor& t, std::optional<devplug_dtype_t> scalar_
 
 bool Dev::supports(devplug_op_t op, devplug_dtype_t dtype) const {
   bool supported = false;
-  if (devplug_error_t* error = devplug_device_supports(device_.handle(), op, dtype, &supported, nullptr)) {
-    devplug::Error thrown(error->code, error->message ? error->message : "", error->native_code);
-    devplug_error_destroy(error);
-    throw thrown;
-  }
+  check(devplug_device_supports(device_.handle(), op, dtype, &supported, nullptr));
   return supported;
 }
 
 DTensor Dev::empty(devplug_dtype_t dtype, const Shape& shape) const { return DTensor::empty(device_, dtype, shape); }
-
-namespace {
 
 devplug_scalar_t to_devplug_scalar(const c10::Scalar& value) {
   devplug_scalar_t s{};
@@ -71,8 +76,6 @@ devplug_scalar_t to_devplug_scalar(const c10::Scalar& value) {
   }
   return s;
 }
-
-}  // namespace
 
 DTensor Dev::scalar(devplug_dtype_t dtype, const c10::Scalar& value) const { return full(dtype, {}, value); }
 
@@ -101,13 +104,16 @@ DTensor Dev::iota(devplug_dtype_t dtype, const Shape& shape, const c10::Scalar& 
 
 namespace {
 
-// Whether output `out` and input `in` may share bytes without being the same view: devplug
-// refuses such calls (its check is by byte range), while torch allows an in-place op whose
-// operands interleave without sharing elements (x.t()[1:4].mul_(x.t()[4:7])). The bridge
-// then computes into a fresh tensor and copies it over, which is right for both.
-bool partly_overlaps(const devplug_tensor_desc_t& out, const DTensor& input) {
+// How output `out` and input `in` share bytes. devplug refuses a prim call whose output
+// shares bytes with an input without being the same view (its check is by byte range), and
+// a composite call whose output shares any, while torch allows in-place ops, including ones
+// whose operands interleave without sharing elements (x.t()[1:4].mul_(x.t()[4:7])). The
+// bridge then computes into a fresh tensor and copies it over, which is right for both.
+enum class Overlap { none, same_view, partial };
+
+Overlap overlap(const devplug_tensor_desc_t& out, const DTensor& input) {
   const devplug_tensor_desc_t in = input.describe();
-  if (in.buffer != out.buffer) return false;
+  if (in.buffer != out.buffer) return Overlap::none;
   auto range = [](const devplug_tensor_desc_t& d, uint64_t* lo, uint64_t* hi) {
     const auto size = static_cast<int64_t>(devplug_dtype_size(d.dtype));
     int64_t low = 0, high = 0;
@@ -121,21 +127,32 @@ bool partly_overlaps(const devplug_tensor_desc_t& out, const DTensor& input) {
     return true;
   };
   uint64_t out_lo = 0, out_hi = 0, in_lo = 0, in_hi = 0;
-  if (!range(out, &out_lo, &out_hi) || !range(in, &in_lo, &in_hi)) return false;
-  if (in_hi <= out_lo || out_hi <= in_lo) return false;
+  if (!range(out, &out_lo, &out_hi) || !range(in, &in_lo, &in_hi)) return Overlap::none;
+  if (in_hi <= out_lo || out_hi <= in_lo) return Overlap::none;
   const bool same_view = in.byte_offset == out.byte_offset && in.rank == out.rank &&
                          devplug_dtype_size(in.dtype) == devplug_dtype_size(out.dtype) &&
                          std::equal(in.shape, in.shape + in.rank, out.shape) &&
                          std::equal(in.strides, in.strides + in.rank, out.strides);
-  return !same_view;
+  return same_view ? Overlap::same_view : Overlap::partial;
 }
 
+// Whether a prim's output must be staged: it shares bytes with an input that is not itself.
 bool partly_overlaps_any(const DTensor& out, const std::vector<DTensor>& inputs) {
   const devplug_tensor_desc_t d = out.describe();
   for (const DTensor& in : inputs)
-    if (partly_overlaps(d, in)) return true;
+    if (overlap(d, in) == Overlap::partial) return true;
   return false;
 }
+
+// Whether a composite's output must be staged: it shares any bytes with an input.
+bool overlaps_any(const DTensor& out, const std::vector<OptDTensor>& inputs) {
+  const devplug_tensor_desc_t d = out.describe();
+  for (const OptDTensor& in : inputs)
+    if (in && overlap(d, *in) != Overlap::none) return true;
+  return false;
+}
+
+devplug_tensor_t* handle_or_null(const OptDTensor& t) { return t ? t->handle() : nullptr; }
 
 }  // namespace
 
@@ -150,6 +167,31 @@ void Dev::call(devplug_op_t op, const std::vector<DTensor>& inputs, const std::v
   }
   devplug::call(op, inputs, targets, attrs, &stream_);
   for (size_t o : staged) copy(targets[o], outputs[o]);
+}
+
+void Dev::composite(devplug_op_t op, const std::vector<OptDTensor>& inputs, const std::vector<OptDTensor>& outputs,
+                    const void* attrs) const {
+  std::vector<OptDTensor> targets = outputs;
+  std::vector<size_t> staged;
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    if (!outputs[o] || !overlaps_any(*outputs[o], inputs)) continue;
+    targets[o] = empty(outputs[o]->dtype(), outputs[o]->shape());
+    staged.push_back(o);
+  }
+  std::vector<devplug_tensor_t*> in, out;
+  for (const OptDTensor& t : inputs) in.push_back(handle_or_null(t));
+  for (const OptDTensor& t : targets) out.push_back(handle_or_null(t));
+  check(devplug_op_call(stream_.handle(), op, in.data(), in.size(), out.data(), out.size(), attrs));
+  for (size_t o : staged) copy(*targets[o], *outputs[o]);
+}
+
+void Dev::composite_into(devplug_op_t op, const std::vector<OptDTensor>& inputs, const DTensor& out,
+                         const void* attrs) const {
+  const devplug_dtype_t dtype = inputs.at(0)->dtype();
+  if (out.dtype() == dtype) return composite(op, inputs, {out}, attrs);
+  DTensor result = empty(dtype, out.shape());
+  composite(op, inputs, {result}, attrs);
+  copy(cast(result, out.dtype()), out);
 }
 
 DTensor Dev::ew(devplug_op_t op, const std::vector<DTensor>& inputs) const {

@@ -4,9 +4,10 @@
 // reductions, fills).
 //
 // Kernels take torch tensors, make devplug views of them (view_of) and run devplug ops on
-// the current stream of their device; nothing here copies data through the host except
-// CPU scalars (0-dim CPU tensors and wrapped numbers, which torch lets mix with device
-// tensors).
+// the current stream of their device: prims, and devplug's composite ops (op set 2), which
+// run the plugin's native kernel where it has one and devplug's decomposition into prims on
+// the device otherwise. Nothing here copies data through the host except CPU scalars (0-dim
+// CPU tensors and wrapped numbers, which torch lets mix with device tensors).
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -14,6 +15,7 @@
 #include <torch/library.h>
 
 #include <initializer_list>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -38,6 +40,7 @@ struct Guarded<F> {
 #define DEVPLUG_KERNEL(...) TORCH_FN((::devplug::bridge::Guarded<&__VA_ARGS__>::call))
 
 using DTensor = devplug::Tensor;
+using OptDTensor = std::optional<DTensor>;
 using Shape = std::vector<int64_t>;
 
 // One device and the stream a kernel's ops go to.
@@ -70,6 +73,15 @@ class Dev {
   // Runs prim `op` with outputs given (devplug_op_call).
   void call(devplug_op_t op, const std::vector<DTensor>& inputs, const std::vector<DTensor>& outputs,
             const void* attrs = nullptr) const;
+  // Runs composite `op` (devplug_op_call): an absent optional input or output is nullopt.
+  // An output that shares memory with an input is computed into a fresh tensor and copied
+  // over, since a composite never writes over its inputs (torch's in-place ops do).
+  void composite(devplug_op_t op, const std::vector<OptDTensor>& inputs, const std::vector<OptDTensor>& outputs,
+                 const void* attrs = nullptr) const;
+  // Composite `op` with one output, written into `out` of any layout and dtype (computed in
+  // the op's dtype and cast when out's differs).
+  void composite_into(devplug_op_t op, const std::vector<OptDTensor>& inputs, const DTensor& out,
+                      const void* attrs = nullptr) const;
   // Elementwise `op` with devplug's broadcasting and promotion: a new tensor, or into `out`
   // (cast to its dtype).
   DTensor ew(devplug_op_t op, const std::vector<DTensor>& inputs) const;
@@ -108,8 +120,12 @@ DTensor unsqueeze_mask(const DTensor& t, uint32_t mask);
 at::Tensor empty_torch(const Dev& dev, at::IntArrayRef shape, at::ScalarType dtype);
 // The dtype torch gives float results of integral inputs (torch.get_default_dtype()).
 at::ScalarType default_float();
+// `value` as devplug's scalar: `.i` and `.f` both set (a float truncated toward zero).
+devplug_scalar_t to_devplug_scalar(const c10::Scalar& value);
 // `s` as a CPU wrapped-number tensor (what torch passes for Python numbers).
 at::Tensor wrap_scalar(const c10::Scalar& s);
+// Whether an optional tensor argument was given.
+inline bool given(const std::optional<at::Tensor>& t) { return t.has_value() && t->defined(); }
 // Whether `t` is a CPU scalar that may mix with device tensors.
 inline bool is_cpu_scalar(const at::Tensor& t) { return t.device().is_cpu() && t.dim() == 0; }
 

@@ -74,6 +74,7 @@ PYBIND11_MODULE(_C, m) {
   m.doc() = "torch_devplug's C++ bridge: PyTorch's PrivateUse1 backend over devplug's host API";
   m.def("_version", [] { return devplug::version(); });
   m.def("_device_count", [] { return static_cast<int>(Runtime::get().device_count()); });
+  m.def("_runtime_exists", [] { return Runtime::exists(); });
   m.def("_no_device_reason", [] { return Runtime::get().no_device_reason(); });
   m.def("_devices", &devices);
   m.def("_current_device", [] { return static_cast<int>(current_device()); });

@@ -24,6 +24,7 @@ const char* impl_name(Impl impl) {
   switch (impl) {
     case Impl::view: return "view";
     case Impl::prim: return "prim";
+    case Impl::composite: return "composite";
     case Impl::bridge: return "bridge";
   }
   return "?";
@@ -45,4 +46,5 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_norm_ops(t);
   register_conv_ops(t);
   register_loss_ops(t);
+  register_attention_ops(t);
 }

@@ -277,6 +277,18 @@ def test_attention(device, no_fallback):
     torch.testing.assert_close(got.detach().cpu(), want.detach(), rtol=1e-4, atol=1e-5)
 
 
+def test_attention_takes_the_composite_where_it_covers_the_call(device, no_fallback):
+    # 4 is torch's SDPBackend.overrideable (the composite), 0 its math decomposition.
+    q, k, v = (randn(2, 3, 5, 4, seed=s).to(device) for s in range(3))
+    choice = torch.ops.aten._fused_sdp_choice
+    assert choice(q, k, v, is_causal=True) == 4
+    assert choice(q, k, v, attn_mask=torch.ones(5, 5, dtype=torch.bool, device=device)) == 4
+    assert choice(q, k, v, dropout_p=0.5) == 0
+    assert choice(q, k, v, enable_gqa=True) == 0
+    out = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5)  # the math route, on the device
+    assert out.shape == q.shape and out.device == q.device
+
+
 CONVS = {
     "plain": dict(), "stride_pad": dict(stride=2, padding=1), "dilation": dict(dilation=2, padding=2),
     "groups": dict(groups=2, padding=1), "asymmetric": dict(stride=(1, 2), padding=(2, 0)),
@@ -324,6 +336,25 @@ def test_pooling_and_backward(name, device, no_fallback):
         check(lambda t: F.max_pool2d(t, 2, return_indices=True), x, device=device)
 
 
+def test_integer_max_pool_runs_on_the_cpu_and_says_so(device):
+    import torch_devplug
+    torch_devplug.reset_fallback_report()
+    x = torch.arange(2 * 3 * 6 * 4).reshape(2, 3, 6, 4) % 7
+    check(lambda t: F.max_pool2d(t, 2, return_indices=True), x, device=device)
+    assert any("max_pool2d" in op for op in torch_devplug.fallback_report()["torch"])
+
+
+def test_inplace_activation_on_a_view_writes_through(device, no_fallback):
+    x = randn(4, 6).to(device)
+    base = x.clone()
+    F.gelu(x[1:3], approximate="tanh").sum()  # out of place leaves x alone
+    torch.testing.assert_close(x.cpu(), base.cpu())
+    F.relu(x[:, ::2], inplace=True)
+    want = base.cpu().clone()
+    want[:, ::2] = want[:, ::2].relu()
+    torch.testing.assert_close(x.cpu(), want)
+
+
 def test_embedding_and_backward(device, no_fallback):
     w = randn(10, 4)
     idx = torch.tensor([[1, 3, 3], [0, 9, 1]])
@@ -356,6 +387,14 @@ def test_losses_and_backward(name, device, no_fallback):
     x = randn(6, 5) * 2
     t = torch.tensor([0, 4, 2, 1, 2, 3])
     check(LOSSES[name], x, t, device=device, grad=True, rtol=1e-5)
+
+
+def test_cross_entropy_over_spatial_dims(device, no_fallback):
+    # 4-d input: nll_loss2d; 3-d: torch views it as 4-d.
+    t4 = torch.tensor([[[0, 4], [2, 1]], [[3, 3], [1, 0]]])
+    check(lambda x, t: F.cross_entropy(x, t, ignore_index=1), randn(2, 5, 2, 2), t4, device=device, grad=True)
+    t3 = torch.tensor([[0, 4, 2], [1, 3, 3]])
+    check(lambda x, t: F.cross_entropy(x, t, reduction="none"), randn(2, 5, 3), t3, device=device, grad=True)
 
 
 def test_nll_rejects_bad_targets(device):

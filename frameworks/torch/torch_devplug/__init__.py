@@ -15,9 +15,30 @@ Ops without a devplug kernel run on the CPU through torch's boxed fallback, coun
 makes a fallback an error. ``native_ops()`` lists the aten ops devplug runs itself.
 """
 
+import atexit
+import time
+
 import torch
 
 _BACKEND = "devplug"
+
+
+def _let_autograd_threads_finish():
+    """Gives the GIL away for a moment at exit, so that torch's autograd threads finish first.
+
+    torch 2.15's backward() keeps a Python object (a contextvars context) in the thread-local
+    state of its graph task. Backward on a device other than the CPU runs on that device's
+    autograd thread, which drops the graph task, and so needs the GIL, just after backward()
+    returns. When the script ends right then, that thread only gets the GIL once the
+    interpreter is finalizing, which ends the thread inside a C++ destructor and aborts the
+    process ("terminate called without an active exception"; 5 runs in 6 for a script whose
+    last act is a backward on the reference plugin). atexit handlers run before finalizing.
+    """
+    from . import _C
+
+    if _C._runtime_exists():
+        for _ in range(4):
+            time.sleep(0.005)
 
 
 def _register():
@@ -34,6 +55,7 @@ def _register():
         torch._register_device_module(_BACKEND, _device)
         torch.utils.generate_methods_for_privateuse1_backend(
             for_tensor=True, for_module=True, for_packed_sequence=True, for_storage=True)
+        atexit.register(_let_autograd_threads_finish)
 
 
 _register()

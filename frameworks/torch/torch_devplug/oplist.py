@@ -1,7 +1,8 @@
 """Writes the op list of docs/torch_ops.md: ``python -m torch_devplug.oplist > docs/torch_ops.md``.
 
 It lists the aten ops devplug runs itself (from the bridge's registration table: views,
-ops that are devplug prims, and ops composed from prims in the bridge) and the aten ops
+ops that are devplug prims, ops that are devplug composites, and ops composed from prims in
+the bridge) and the aten ops
 whose only kernels in torch are per-backend, which therefore run on torch's CPU through the
 fallback (from torch's own native_functions.yaml, shipped with torch as torchgen). Ops that
 torch itself decomposes for every backend (CompositeImplicitAutograd, such as linear,
@@ -26,15 +27,20 @@ How each aten op runs on a `devplug` tensor. See [torch.md](torch.md) for the Py
 - **view**: metadata only, torch's own view function on a devplug storage; the result aliases.
 - **prim**: devplug prims that are the op itself, with devplug's broadcasting, type promotion
   and casts around them.
-- **bridge**: composed from devplug prims in the bridge (`frameworks/torch/csrc/ops/`). When
-  devplug's composite op set has the op (softmax, layer_norm, gelu, ...), the row switches to it.
+- **composite**: devplug's composite op (op set 2: softmax, layer_norm, conv2d, attention, ...,
+  [composites.md](composites.md)): the plugin's native kernel where it has one, else devplug's
+  decomposition into prims on the device. Text after `;` is what the bridge adds around it, or
+  runs instead in the cases the composite does not cover.
+- **bridge**: composed from devplug prims in the bridge (`frameworks/torch/csrc/ops/`), for ops
+  devplug has no composite for.
 - **CPU fallback**: no devplug kernel; torch's boxed CPU fallback copies the tensors to the
   CPU, runs torch's CPU kernel and copies the results back, counted by
   `torch_devplug.fallback_report()` and refused in strict mode.
 
 Ops torch decomposes for every backend (CompositeImplicitAutograd: `linear`, `matmul`,
 `cross_entropy`, `dropout`, `scaled_dot_product_attention`, most views, ...) are not listed:
-they run as the ops they decompose into.
+they run as the ops they decompose into (`scaled_dot_product_attention` as
+`_scaled_dot_product_fused_attention_overrideable`, `dropout` as `native_dropout`).
 """
 
 
@@ -75,7 +81,7 @@ def render() -> str:
     out = [HEADER.format(torch_version=torch.__version__.split("+")[0])]
     counts = collections.Counter(how for _, how, _ in rows)
     out.append(f"## Ops devplug runs ({len(rows)}: {counts['view']} view, {counts['prim']} prim, "
-               f"{counts['bridge']} bridge)\n")
+               f"{counts['composite']} composite, {counts['bridge']} bridge)\n")
     out.append("| aten op | how | devplug ops |")
     out.append("| --- | --- | --- |")
     for aten, how, via in sorted(rows):

@@ -1,7 +1,8 @@
-// Activations, softmax and their backward ops, composed in the bridge from devplug's
-// elementwise and reduce prims in the same order of operations as torch's CPU kernels.
-// devplug defines composites for several of them (relu, gelu, silu, sigmoid, softplus,
-// softmax, log_softmax); a row switches to the composite when devplug has it (ops.hpp).
+// Activations, softmax and their backward ops. Those devplug has composites for (relu, gelu,
+// silu, sigmoid, softplus, leaky_relu, softmax, log_softmax and the backward ops of most)
+// call them, so a plugin's native kernel runs where it has one; the rest (threshold,
+// hardtanh, tanh's, softplus's and leaky_relu's backward) are composed in the bridge from
+// devplug's elementwise prims in the order of operations of torch's CPU kernels.
 #include <ATen/Functions.h>
 #include <ATen/native/Resize.h>
 
@@ -24,29 +25,40 @@ void store(const Dev& dev, const DTensor& value, const at::Tensor& out) {
   dev.copy(dev.cast(value.expand(target.shape()), target.dtype()), target);
 }
 
-// Wrappers that give one activation f(x) its functional, in-place and out= kernels.
-using Unary = DTensor (*)(const Dev&, const DTensor&);
-template <Unary F>
-at::Tensor& act_out(const at::Tensor& self, at::Tensor& out) {
+// A unary composite `op` of `self` into `out` (which may be self).
+at::Tensor& unary_composite(devplug_op_t op, const at::Tensor& self, at::Tensor& out, const void* attrs = nullptr) {
   Dev dev = Dev::of({&self, &out});
   prepare_out(out, self.sizes());
-  if (self.numel() == 0) return out;
-  store(dev, F(dev, view_of(self)), out);
+  if (self.numel() > 0) dev.composite_into(op, {view_of(self)}, view_of(out), attrs);
   return out;
 }
-template <Unary F>
+// Its functional, in-place and out= kernels, for composites without attributes.
+template <devplug_op_t Op>
+at::Tensor& act_out(const at::Tensor& self, at::Tensor& out) {
+  return unary_composite(Op, self, out);
+}
+template <devplug_op_t Op>
 at::Tensor act(const at::Tensor& self) {
   at::Tensor out = at::empty_like(self);
-  return act_out<F>(self, out);
+  return unary_composite(Op, self, out);
 }
-template <Unary F>
+template <devplug_op_t Op>
 at::Tensor& act_(at::Tensor& self) {
-  return act_out<F>(self, self);
+  return unary_composite(Op, self, self);
+}
+
+// A backward composite (grad, saved) -> grad_input of saved's shape.
+at::Tensor& backward_composite(devplug_op_t op, const at::Tensor& grad, const at::Tensor& saved, at::Tensor& grad_input,
+                               const void* attrs = nullptr) {
+  Dev dev = Dev::of({&grad, &saved, &grad_input});
+  prepare_out(grad_input, saved.sizes());
+  if (saved.numel() == 0) return grad_input;
+  DTensor g = view_of(grad);
+  dev.composite_into(op, {g, dev.cast(view_of(saved), g.dtype())}, view_of(grad_input), attrs);
+  return grad_input;
 }
 
 // ---- relu, threshold, leaky_relu ------------------------------------------------------------
-
-DTensor relu_of(const Dev& dev, const DTensor& x) { return dev.ew(DEVPLUG_OP_maximum, {x, dev.scalar(x.dtype(), 0)}); }
 
 at::Tensor& threshold_out(const at::Tensor& self, const at::Scalar& threshold, const at::Scalar& value, at::Tensor& out) {
   Dev dev = Dev::of({&self, &out});
@@ -65,8 +77,12 @@ at::Tensor& threshold_(at::Tensor& self, const at::Scalar& threshold, const at::
   return threshold_out(self, threshold, value, self);
 }
 
+// relu's backward is threshold_backward at 0: the relu_backward composite; other
+// thresholds (nn.Threshold) are composed here.
 at::Tensor& threshold_backward_out(const at::Tensor& grad, const at::Tensor& self, const at::Scalar& threshold,
                                    at::Tensor& grad_input) {
+  if (threshold.toDouble() == 0 && c10::isFloatingType(grad.scalar_type()) && self.scalar_type() == grad.scalar_type())
+    return backward_composite(DEVPLUG_OP_relu_backward, grad, self, grad_input);
   Dev dev = Dev::of({&grad, &self, &grad_input});
   prepare_out(grad_input, grad.sizes());
   if (grad.numel() == 0) return grad_input;
@@ -81,14 +97,8 @@ at::Tensor threshold_backward(const at::Tensor& grad, const at::Tensor& self, co
 }
 
 at::Tensor& leaky_relu_out(const at::Tensor& self, const at::Scalar& slope, at::Tensor& out) {
-  Dev dev = Dev::of({&self, &out});
-  prepare_out(out, self.sizes());
-  if (self.numel() == 0) return out;
-  DTensor x = view_of(self);
-  DTensor positive = dev.ew(DEVPLUG_OP_gt, {x, dev.scalar(x.dtype(), 0)});
-  DTensor scaled = dev.ew(DEVPLUG_OP_mul, {x, dev.scalar(x.dtype(), slope)});
-  dev.ew_into(DEVPLUG_OP_where, {positive, x, scaled}, view_of(out));
-  return out;
+  devplug_leaky_relu_attrs_t attrs{sizeof(attrs), slope.toDouble()};
+  return unary_composite(DEVPLUG_OP_leaky_relu, self, out, &attrs);
 }
 at::Tensor leaky_relu(const at::Tensor& self, const at::Scalar& slope) {
   at::Tensor out = at::empty_like(self);
@@ -112,39 +122,16 @@ at::Tensor leaky_relu_backward(const at::Tensor& grad, const at::Tensor& self, c
   return leaky_relu_backward_out(grad, self, slope, self_is_result, out);
 }
 
-// ---- gelu -------------------------------------------------------------------------------------
+// ---- gelu ---------------------------------------------------------------------------------------
 
-constexpr double kSqrtHalf = 0.70710678118654752440;           // M_SQRT1_2
-constexpr double kGeluPdf = 1.12837916709551257390 * kSqrtHalf * 0.5;  // M_2_SQRTPI * M_SQRT1_2 * 0.5
-constexpr double kTanhBeta = 1.41421356237309504880 * 1.12837916709551257390 * 0.5;  // M_SQRT2 * M_2_SQRTPI / 2
-constexpr double kTanhKappa = 0.044715;
-
-bool tanh_mode(std::string_view approximate) {
+devplug_gelu_attrs_t gelu_attrs(std::string_view approximate) {
   TORCH_CHECK(approximate == "none" || approximate == "tanh", "approximate argument must be either none or tanh.");
-  return approximate == "tanh";
-}
-
-// x * 0.5 * (1 + erf(x / sqrt 2)), or the tanh form.
-DTensor gelu_of(const Dev& dev, const DTensor& in, bool tanh_form) {
-  const devplug_dtype_t c = opmath(in.dtype());
-  DTensor x = dev.cast(in, c);
-  auto k = [&](double v) { return dev.scalar(c, v); };
-  DTensor half_x = dev.ew(DEVPLUG_OP_mul, {x, k(0.5)});
-  if (!tanh_form) {
-    DTensor e = dev.ew(DEVPLUG_OP_erf, {dev.ew(DEVPLUG_OP_mul, {x, k(kSqrtHalf)})});
-    return dev.ew(DEVPLUG_OP_mul, {half_x, dev.ew(DEVPLUG_OP_add, {k(1), e})});
-  }
-  DTensor cube = dev.ew(DEVPLUG_OP_mul, {dev.ew(DEVPLUG_OP_mul, {x, x}), x});
-  DTensor inner = dev.ew(DEVPLUG_OP_mul, {k(kTanhBeta), dev.ew(DEVPLUG_OP_add, {x, dev.ew(DEVPLUG_OP_mul, {k(kTanhKappa), cube})})});
-  return dev.ew(DEVPLUG_OP_mul, {half_x, dev.ew(DEVPLUG_OP_add, {k(1), dev.ew(DEVPLUG_OP_tanh, {inner})})});
+  return devplug_gelu_attrs_t{sizeof(devplug_gelu_attrs_t), approximate == "tanh" ? DEVPLUG_GELU_TANH : DEVPLUG_GELU_NONE};
 }
 
 at::Tensor& gelu_out(const at::Tensor& self, std::string_view approximate, at::Tensor& out) {
-  const bool tanh_form = tanh_mode(approximate);
-  Dev dev = Dev::of({&self, &out});
-  prepare_out(out, self.sizes());
-  if (self.numel() > 0) store(dev, gelu_of(dev, view_of(self), tanh_form), out);
-  return out;
+  const devplug_gelu_attrs_t attrs = gelu_attrs(approximate);
+  return unary_composite(DEVPLUG_OP_gelu, self, out, &attrs);
 }
 at::Tensor gelu(const at::Tensor& self, std::string_view approximate) {
   at::Tensor out = at::empty_like(self);
@@ -154,35 +141,8 @@ at::Tensor& gelu_(at::Tensor& self, std::string_view approximate) { return gelu_
 
 at::Tensor& gelu_backward_out(const at::Tensor& grad, const at::Tensor& self, std::string_view approximate,
                               at::Tensor& grad_input) {
-  const bool tanh_form = tanh_mode(approximate);
-  Dev dev = Dev::of({&grad, &self, &grad_input});
-  prepare_out(grad_input, self.sizes());
-  if (self.numel() == 0) return grad_input;
-  const devplug_dtype_t c = opmath(view_of(self).dtype());
-  DTensor x = dev.cast(view_of(self), c), g = dev.cast(view_of(grad), c);
-  auto k = [&](double v) { return dev.scalar(c, v); };
-  auto mul = [&](const DTensor& a, const DTensor& b) { return dev.ew(DEVPLUG_OP_mul, {a, b}); };
-  auto add = [&](const DTensor& a, const DTensor& b) { return dev.ew(DEVPLUG_OP_add, {a, b}); };
-  DTensor result = [&] {
-    if (!tanh_form) {
-      DTensor cdf = mul(k(0.5), add(k(1), dev.ew(DEVPLUG_OP_erf, {mul(x, k(kSqrtHalf))})));
-      DTensor pdf = mul(dev.ew(DEVPLUG_OP_exp, {mul(mul(k(-0.5), x), x)}), k(kGeluPdf));
-      return mul(g, add(cdf, mul(x, pdf)));
-    }
-    DTensor x_sq = mul(x, x);
-    DTensor x_cube = mul(x_sq, x);
-    DTensor inner = mul(k(kTanhBeta), add(x, mul(k(kTanhKappa), x_cube)));
-    DTensor t = dev.ew(DEVPLUG_OP_tanh, {inner});
-    DTensor left = mul(k(0.5), x);
-    DTensor right = add(k(1), t);
-    DTensor left_derivative = mul(k(0.5), right);
-    DTensor tanh_derivative = dev.ew(DEVPLUG_OP_sub, {k(1), mul(t, t)});
-    DTensor inner_derivative = mul(k(kTanhBeta), add(k(1), mul(k(3 * kTanhKappa), x_sq)));
-    DTensor right_derivative = mul(mul(left, tanh_derivative), inner_derivative);
-    return mul(g, add(left_derivative, right_derivative));
-  }();
-  store(dev, result, grad_input);
-  return grad_input;
+  const devplug_gelu_attrs_t attrs = gelu_attrs(approximate);
+  return backward_composite(DEVPLUG_OP_gelu_backward, grad, self, grad_input, &attrs);
 }
 at::Tensor gelu_backward(const at::Tensor& grad, const at::Tensor& self, std::string_view approximate) {
   at::Tensor out = at::empty_like(self);
@@ -191,72 +151,54 @@ at::Tensor gelu_backward(const at::Tensor& grad, const at::Tensor& self, std::st
 
 // ---- sigmoid, silu, tanh, softplus ------------------------------------------------------------
 
-// 1 / (1 + exp(-x)).
-DTensor sigmoid_of(const Dev& dev, const DTensor& in) {
-  const devplug_dtype_t c = opmath(in.dtype());
-  DTensor x = dev.cast(in, c);
-  DTensor e = dev.ew(DEVPLUG_OP_exp, {dev.ew(DEVPLUG_OP_neg, {x})});
-  return dev.ew(DEVPLUG_OP_div, {dev.scalar(c, 1), dev.ew(DEVPLUG_OP_add, {dev.scalar(c, 1), e})});
+// sigmoid of an integer tensor is a float tensor (torch's unary float ops).
+at::Tensor& sigmoid_into(const at::Tensor& self, at::Tensor& out) {
+  if (c10::isFloatingType(self.scalar_type()) || !c10::isFloatingType(out.scalar_type()))
+    return unary_composite(DEVPLUG_OP_sigmoid, self, out);
+  return unary_composite(DEVPLUG_OP_sigmoid, self.to(out.scalar_type()), out);
 }
-// x / (1 + exp(-x)).
-DTensor silu_of(const Dev& dev, const DTensor& in) {
-  const devplug_dtype_t c = opmath(in.dtype());
-  DTensor x = dev.cast(in, c);
-  DTensor e = dev.ew(DEVPLUG_OP_exp, {dev.ew(DEVPLUG_OP_neg, {x})});
-  return dev.ew(DEVPLUG_OP_div, {x, dev.ew(DEVPLUG_OP_add, {dev.scalar(c, 1), e})});
+at::Tensor sigmoid(const at::Tensor& self) {
+  at::Tensor out = at::empty_like(self, self.options().dtype(unary_result(UnaryKind::floating, self.scalar_type())));
+  return sigmoid_into(self, out);
 }
-DTensor relu_act(const Dev& dev, const DTensor& x) { return relu_of(dev, x); }
+at::Tensor& sigmoid_(at::Tensor& self) { return sigmoid_into(self, self); }
 
 at::Tensor& silu_backward_out(const at::Tensor& grad, const at::Tensor& self, at::Tensor& grad_input) {
-  Dev dev = Dev::of({&grad, &self, &grad_input});
-  prepare_out(grad_input, self.sizes());
-  if (self.numel() == 0) return grad_input;
-  const devplug_dtype_t c = opmath(view_of(self).dtype());
-  DTensor x = dev.cast(view_of(self), c), g = dev.cast(view_of(grad), c);
-  DTensor s = sigmoid_of(dev, x);
-  DTensor one = dev.scalar(c, 1);
-  // g * s * (1 + x * (1 - s))
-  DTensor factor = dev.ew(DEVPLUG_OP_add, {one, dev.ew(DEVPLUG_OP_mul, {x, dev.ew(DEVPLUG_OP_sub, {one, s})})});
-  store(dev, dev.ew(DEVPLUG_OP_mul, {dev.ew(DEVPLUG_OP_mul, {g, s}), factor}), grad_input);
-  return grad_input;
+  return backward_composite(DEVPLUG_OP_silu_backward, grad, self, grad_input);
 }
 at::Tensor silu_backward(const at::Tensor& grad, const at::Tensor& self) {
   at::Tensor out = at::empty_like(self);
   return silu_backward_out(grad, self, out);
 }
 
-// sigmoid: g * (1 - y) * y; tanh: g * (1 - y * y).
-template <bool Tanh>
-at::Tensor& output_backward_out(const at::Tensor& grad, const at::Tensor& output, at::Tensor& grad_input) {
+at::Tensor& sigmoid_backward_out(const at::Tensor& grad, const at::Tensor& output, at::Tensor& grad_input) {
+  return backward_composite(DEVPLUG_OP_sigmoid_backward, grad, output, grad_input);
+}
+at::Tensor sigmoid_backward(const at::Tensor& grad, const at::Tensor& output) {
+  at::Tensor out = at::empty_like(output);
+  return sigmoid_backward_out(grad, output, out);
+}
+
+// tanh: g * (1 - y * y) (devplug has no tanh_backward composite).
+at::Tensor& tanh_backward_out(const at::Tensor& grad, const at::Tensor& output, at::Tensor& grad_input) {
   Dev dev = Dev::of({&grad, &output, &grad_input});
   prepare_out(grad_input, output.sizes());
   if (output.numel() == 0) return grad_input;
   const devplug_dtype_t c = opmath(view_of(output).dtype());
   DTensor y = dev.cast(view_of(output), c), g = dev.cast(view_of(grad), c);
   DTensor one = dev.scalar(c, 1);
-  DTensor result = Tanh ? dev.ew(DEVPLUG_OP_mul, {g, dev.ew(DEVPLUG_OP_sub, {one, dev.ew(DEVPLUG_OP_mul, {y, y})})})
-                        : dev.ew(DEVPLUG_OP_mul, {dev.ew(DEVPLUG_OP_mul, {g, dev.ew(DEVPLUG_OP_sub, {one, y})}), y});
-  store(dev, result, grad_input);
+  store(dev, dev.ew(DEVPLUG_OP_mul, {g, dev.ew(DEVPLUG_OP_sub, {one, dev.ew(DEVPLUG_OP_mul, {y, y})})}), grad_input);
   return grad_input;
 }
-template <bool Tanh>
-at::Tensor output_backward(const at::Tensor& grad, const at::Tensor& output) {
+at::Tensor tanh_backward(const at::Tensor& grad, const at::Tensor& output) {
   at::Tensor out = at::empty_like(output);
-  return output_backward_out<Tanh>(grad, output, out);
+  return tanh_backward_out(grad, output, out);
 }
 
 // x * beta > threshold ? x : log1p(exp(x * beta)) / beta
 at::Tensor& softplus_out(const at::Tensor& self, const at::Scalar& beta, const at::Scalar& threshold, at::Tensor& out) {
-  Dev dev = Dev::of({&self, &out});
-  prepare_out(out, self.sizes());
-  if (self.numel() == 0) return out;
-  const devplug_dtype_t c = opmath(view_of(self).dtype());
-  DTensor x = dev.cast(view_of(self), c);
-  DTensor xb = dev.ew(DEVPLUG_OP_mul, {x, dev.scalar(c, beta)});
-  DTensor soft = dev.ew(DEVPLUG_OP_div, {dev.ew(DEVPLUG_OP_log1p, {dev.ew(DEVPLUG_OP_exp, {xb})}), dev.scalar(c, beta)});
-  DTensor above = dev.ew(DEVPLUG_OP_gt, {xb, dev.scalar(c, threshold)});
-  store(dev, dev.ew(DEVPLUG_OP_where, {above, x, soft}), out);
-  return out;
+  devplug_softplus_attrs_t attrs{sizeof(attrs), beta.toDouble(), threshold.toDouble()};
+  return unary_composite(DEVPLUG_OP_softplus, self, out, &attrs);
 }
 at::Tensor softplus(const at::Tensor& self, const at::Scalar& beta, const at::Scalar& threshold) {
   at::Tensor out = at::empty_like(self);
@@ -306,20 +248,20 @@ at::Tensor hardtanh_backward(const at::Tensor& grad, const at::Tensor& self, con
 
 // ---- softmax and log_softmax -------------------------------------------------------------------
 
-// The reduction dim of a softmax over `dim` of `x`, with 0-dim inputs as 1-element vectors.
+// A softmax's tensor and its attrs: 0-dim tensors as 1-element vectors.
 struct SoftmaxInput {
   DTensor x;
-  uint32_t mask;
+  devplug_dim_attrs_t attrs;
 };
 SoftmaxInput softmax_input(const DTensor& x, int64_t dim) {
   if (x.rank() == 0) {
     c10::maybe_wrap_dim(dim, 0);
-    return {x.reshape({1}), 1u};
+    return {x.reshape({1}), {sizeof(devplug_dim_attrs_t), 0}};
   }
-  return {x, 1u << c10::maybe_wrap_dim(dim, x.rank())};
+  return {x, {sizeof(devplug_dim_attrs_t), static_cast<int32_t>(c10::maybe_wrap_dim(dim, x.rank()))}};
 }
 
-// softmax: e / sum(e) with e = exp(x - max); log_softmax: (x - max) - log(sum(e)).
+// The softmax or log_softmax composite; half_to_float computes a float16 input as float32.
 template <bool Log>
 at::Tensor& softmax_out(const at::Tensor& self, int64_t dim, bool half_to_float, at::Tensor& out) {
   Dev dev = Dev::of({&self, &out});
@@ -328,14 +270,9 @@ at::Tensor& softmax_out(const at::Tensor& self, int64_t dim, bool half_to_float,
   prepare_out(out, self.sizes());
   if (self.numel() == 0) return out;
   SoftmaxInput in = softmax_input(view_of(self), dim);
-  const devplug_dtype_t c = opmath(in.x.dtype());
-  DTensor x = dev.cast(in.x, c);
-  DTensor shifted = dev.ew(DEVPLUG_OP_sub, {x, dev.reduce(DEVPLUG_OP_amax, x, in.mask)});
-  DTensor e = dev.ew(DEVPLUG_OP_exp, {shifted});
-  DTensor s = dev.reduce(DEVPLUG_OP_sum, e, in.mask);
-  DTensor y = Log ? dev.ew(DEVPLUG_OP_sub, {shifted, dev.ew(DEVPLUG_OP_log, {s})}) : dev.ew(DEVPLUG_OP_div, {e, s});
-  DTensor target = view_of(out);
-  dev.copy(dev.cast(y, target.dtype()).reshape(target.shape()), target);
+  DTensor x = half_to_float ? dev.cast(in.x, DEVPLUG_DTYPE_FLOAT32) : in.x;
+  dev.composite_into(Log ? DEVPLUG_OP_log_softmax : DEVPLUG_OP_softmax, {x}, view_of(out).reshape(x.shape()),
+                     &in.attrs);
   return out;
 }
 template <bool Log>
@@ -345,27 +282,18 @@ at::Tensor softmax(const at::Tensor& self, int64_t dim, bool half_to_float) {
   return softmax_out<Log>(self, dim, half_to_float, out);
 }
 
-// softmax: y * (g - sum(g * y)); log_softmax: g - exp(y) * sum(g).
+// The softmax_backward or log_softmax_backward composite of (grad, output), into a
+// gradient of the forward input's dtype.
 template <bool Log>
 at::Tensor& softmax_backward_out(const at::Tensor& grad, const at::Tensor& output, int64_t dim,
                                  at::ScalarType /*input_dtype*/, at::Tensor& grad_input) {
   Dev dev = Dev::of({&grad, &output, &grad_input});
   prepare_out(grad_input, output.sizes());
   if (output.numel() == 0) return grad_input;
-  SoftmaxInput y_in = softmax_input(view_of(output), dim);
-  SoftmaxInput g_in = softmax_input(view_of(grad), dim);
-  const devplug_dtype_t c = opmath(y_in.x.dtype());
-  DTensor y = dev.cast(y_in.x, c), g = dev.cast(g_in.x, c);
-  DTensor result = [&] {
-    if (Log) {
-      DTensor s = dev.reduce(DEVPLUG_OP_sum, g, y_in.mask);
-      return dev.ew(DEVPLUG_OP_sub, {g, dev.ew(DEVPLUG_OP_mul, {dev.ew(DEVPLUG_OP_exp, {y}), s})});
-    }
-    DTensor s = dev.reduce(DEVPLUG_OP_sum, dev.ew(DEVPLUG_OP_mul, {g, y}), y_in.mask);
-    return dev.ew(DEVPLUG_OP_mul, {y, dev.ew(DEVPLUG_OP_sub, {g, s})});
-  }();
-  DTensor target = view_of(grad_input);
-  dev.copy(dev.cast(result, target.dtype()).reshape(target.shape()), target);
+  SoftmaxInput y = softmax_input(view_of(output), dim);
+  DTensor g = dev.cast(softmax_input(view_of(grad), dim).x, y.x.dtype());
+  dev.composite_into(Log ? DEVPLUG_OP_log_softmax_backward : DEVPLUG_OP_softmax_backward, {g, y.x},
+                     view_of(grad_input).reshape(y.x.shape()), &y.attrs);
   return grad_input;
 }
 template <bool Log>
@@ -377,53 +305,54 @@ at::Tensor softmax_backward(const at::Tensor& grad, const at::Tensor& output, in
 }  // namespace
 
 void register_activation_ops(Table& t) {
-  t.add("relu", Impl::bridge, "maximum", DEVPLUG_KERNEL(act<relu_act>));
-  t.add("relu_", Impl::bridge, "maximum", DEVPLUG_KERNEL(act_<relu_act>));
-  t.add("threshold", Impl::bridge, "le, where", DEVPLUG_KERNEL(threshold));
-  t.add("threshold_", Impl::bridge, "le, where", DEVPLUG_KERNEL(threshold_));
-  t.add("threshold.out", Impl::bridge, "le, where", DEVPLUG_KERNEL(threshold_out));
-  t.add("threshold_backward", Impl::bridge, "le, where", DEVPLUG_KERNEL(threshold_backward));
-  t.add("threshold_backward.grad_input", Impl::bridge, "le, where", DEVPLUG_KERNEL(threshold_backward_out));
-  t.add("leaky_relu", Impl::bridge, "gt, mul, where", DEVPLUG_KERNEL(leaky_relu));
-  t.add("leaky_relu_", Impl::bridge, "gt, mul, where", DEVPLUG_KERNEL(leaky_relu_));
-  t.add("leaky_relu.out", Impl::bridge, "gt, mul, where", DEVPLUG_KERNEL(leaky_relu_out));
-  t.add("leaky_relu_backward", Impl::bridge, "gt, mul, where", DEVPLUG_KERNEL(leaky_relu_backward));
-  t.add("leaky_relu_backward.grad_input", Impl::bridge, "gt, mul, where", DEVPLUG_KERNEL(leaky_relu_backward_out));
-  t.add("gelu", Impl::bridge, "mul, erf (or tanh), add", DEVPLUG_KERNEL(gelu));
-  t.add("gelu_", Impl::bridge, "mul, erf (or tanh), add", DEVPLUG_KERNEL(gelu_));
-  t.add("gelu.out", Impl::bridge, "mul, erf (or tanh), add", DEVPLUG_KERNEL(gelu_out));
-  t.add("gelu_backward", Impl::bridge, "mul, erf, exp, add (or tanh)", DEVPLUG_KERNEL(gelu_backward));
-  t.add("gelu_backward.grad_input", Impl::bridge, "mul, erf, exp, add (or tanh)", DEVPLUG_KERNEL(gelu_backward_out));
-  t.add("sigmoid", Impl::bridge, "neg, exp, add, div", DEVPLUG_KERNEL(act<sigmoid_of>));
-  t.add("sigmoid_", Impl::bridge, "neg, exp, add, div", DEVPLUG_KERNEL(act_<sigmoid_of>));
-  t.add("sigmoid.out", Impl::bridge, "neg, exp, add, div", DEVPLUG_KERNEL(act_out<sigmoid_of>));
-  t.add("sigmoid_backward", Impl::bridge, "sub, mul", DEVPLUG_KERNEL(output_backward<false>));
-  t.add("sigmoid_backward.grad_input", Impl::bridge, "sub, mul", DEVPLUG_KERNEL(output_backward_out<false>));
-  t.add("tanh_backward", Impl::bridge, "mul, sub", DEVPLUG_KERNEL(output_backward<true>));
-  t.add("tanh_backward.grad_input", Impl::bridge, "mul, sub", DEVPLUG_KERNEL(output_backward_out<true>));
-  t.add("silu", Impl::bridge, "neg, exp, add, div", DEVPLUG_KERNEL(act<silu_of>));
-  t.add("silu_", Impl::bridge, "neg, exp, add, div", DEVPLUG_KERNEL(act_<silu_of>));
-  t.add("silu.out", Impl::bridge, "neg, exp, add, div", DEVPLUG_KERNEL(act_out<silu_of>));
-  t.add("silu_backward", Impl::bridge, "neg, exp, add, div, mul, sub", DEVPLUG_KERNEL(silu_backward));
-  t.add("silu_backward.grad_input", Impl::bridge, "neg, exp, add, div, mul, sub", DEVPLUG_KERNEL(silu_backward_out));
-  t.add("softplus", Impl::bridge, "mul, exp, log1p, div, gt, where", DEVPLUG_KERNEL(softplus));
-  t.add("softplus.out", Impl::bridge, "mul, exp, log1p, div, gt, where", DEVPLUG_KERNEL(softplus_out));
-  t.add("softplus_backward", Impl::bridge, "mul, exp, add, div, gt, where", DEVPLUG_KERNEL(softplus_backward));
-  t.add("softplus_backward.grad_input", Impl::bridge, "mul, exp, add, div, gt, where",
-        DEVPLUG_KERNEL(softplus_backward_out));
-  t.add("hardtanh", Impl::prim, "maximum, minimum", DEVPLUG_KERNEL(hardtanh));
-  t.add("hardtanh_", Impl::prim, "maximum, minimum", DEVPLUG_KERNEL(hardtanh_));
-  t.add("hardtanh.out", Impl::prim, "maximum, minimum", DEVPLUG_KERNEL(hardtanh_out));
-  t.add("hardtanh_backward", Impl::bridge, "le, ge, bitwise_or, where", DEVPLUG_KERNEL(hardtanh_backward));
-  t.add("hardtanh_backward.grad_input", Impl::bridge, "le, ge, bitwise_or, where", DEVPLUG_KERNEL(hardtanh_backward_out));
-  t.add("_softmax", Impl::bridge, "amax, sub, exp, sum, div", DEVPLUG_KERNEL(softmax<false>));
-  t.add("_softmax.out", Impl::bridge, "amax, sub, exp, sum, div", DEVPLUG_KERNEL(softmax_out<false>));
-  t.add("_softmax_backward_data", Impl::bridge, "mul, sum, sub", DEVPLUG_KERNEL(softmax_backward<false>));
-  t.add("_softmax_backward_data.out", Impl::bridge, "mul, sum, sub", DEVPLUG_KERNEL(softmax_backward_out<false>));
-  t.add("_log_softmax", Impl::bridge, "amax, sub, exp, sum, log", DEVPLUG_KERNEL(softmax<true>));
-  t.add("_log_softmax.out", Impl::bridge, "amax, sub, exp, sum, log", DEVPLUG_KERNEL(softmax_out<true>));
-  t.add("_log_softmax_backward_data", Impl::bridge, "exp, sum, mul, sub", DEVPLUG_KERNEL(softmax_backward<true>));
-  t.add("_log_softmax_backward_data.out", Impl::bridge, "exp, sum, mul, sub", DEVPLUG_KERNEL(softmax_backward_out<true>));
+  const auto C = Impl::composite, B = Impl::bridge;
+  t.add("relu", C, "relu", DEVPLUG_KERNEL(act<DEVPLUG_OP_relu>));
+  t.add("relu_", C, "relu", DEVPLUG_KERNEL(act_<DEVPLUG_OP_relu>));
+  t.add("threshold", B, "le, where", DEVPLUG_KERNEL(threshold));
+  t.add("threshold_", B, "le, where", DEVPLUG_KERNEL(threshold_));
+  t.add("threshold.out", B, "le, where", DEVPLUG_KERNEL(threshold_out));
+  t.add("threshold_backward", C, "relu_backward (threshold 0); else le, where", DEVPLUG_KERNEL(threshold_backward));
+  t.add("threshold_backward.grad_input", C, "relu_backward (threshold 0); else le, where",
+        DEVPLUG_KERNEL(threshold_backward_out));
+  t.add("leaky_relu", C, "leaky_relu", DEVPLUG_KERNEL(leaky_relu));
+  t.add("leaky_relu_", C, "leaky_relu", DEVPLUG_KERNEL(leaky_relu_));
+  t.add("leaky_relu.out", C, "leaky_relu", DEVPLUG_KERNEL(leaky_relu_out));
+  t.add("leaky_relu_backward", B, "gt, mul, where", DEVPLUG_KERNEL(leaky_relu_backward));
+  t.add("leaky_relu_backward.grad_input", B, "gt, mul, where", DEVPLUG_KERNEL(leaky_relu_backward_out));
+  t.add("gelu", C, "gelu", DEVPLUG_KERNEL(gelu));
+  t.add("gelu_", C, "gelu", DEVPLUG_KERNEL(gelu_));
+  t.add("gelu.out", C, "gelu", DEVPLUG_KERNEL(gelu_out));
+  t.add("gelu_backward", C, "gelu_backward", DEVPLUG_KERNEL(gelu_backward));
+  t.add("gelu_backward.grad_input", C, "gelu_backward", DEVPLUG_KERNEL(gelu_backward_out));
+  t.add("sigmoid", C, "sigmoid", DEVPLUG_KERNEL(sigmoid));
+  t.add("sigmoid_", C, "sigmoid", DEVPLUG_KERNEL(sigmoid_));
+  t.add("sigmoid.out", C, "sigmoid", DEVPLUG_KERNEL(sigmoid_into));
+  t.add("sigmoid_backward", C, "sigmoid_backward", DEVPLUG_KERNEL(sigmoid_backward));
+  t.add("sigmoid_backward.grad_input", C, "sigmoid_backward", DEVPLUG_KERNEL(sigmoid_backward_out));
+  t.add("tanh_backward", B, "mul, sub", DEVPLUG_KERNEL(tanh_backward));
+  t.add("tanh_backward.grad_input", B, "mul, sub", DEVPLUG_KERNEL(tanh_backward_out));
+  t.add("silu", C, "silu", DEVPLUG_KERNEL(act<DEVPLUG_OP_silu>));
+  t.add("silu_", C, "silu", DEVPLUG_KERNEL(act_<DEVPLUG_OP_silu>));
+  t.add("silu.out", C, "silu", DEVPLUG_KERNEL(act_out<DEVPLUG_OP_silu>));
+  t.add("silu_backward", C, "silu_backward", DEVPLUG_KERNEL(silu_backward));
+  t.add("silu_backward.grad_input", C, "silu_backward", DEVPLUG_KERNEL(silu_backward_out));
+  t.add("softplus", C, "softplus", DEVPLUG_KERNEL(softplus));
+  t.add("softplus.out", C, "softplus", DEVPLUG_KERNEL(softplus_out));
+  t.add("softplus_backward", B, "mul, exp, add, div, gt, where", DEVPLUG_KERNEL(softplus_backward));
+  t.add("softplus_backward.grad_input", B, "mul, exp, add, div, gt, where", DEVPLUG_KERNEL(softplus_backward_out));
+  t.add("hardtanh", C, "clamp", DEVPLUG_KERNEL(hardtanh));
+  t.add("hardtanh_", C, "clamp", DEVPLUG_KERNEL(hardtanh_));
+  t.add("hardtanh.out", C, "clamp", DEVPLUG_KERNEL(hardtanh_out));
+  t.add("hardtanh_backward", B, "le, ge, bitwise_or, where", DEVPLUG_KERNEL(hardtanh_backward));
+  t.add("hardtanh_backward.grad_input", B, "le, ge, bitwise_or, where", DEVPLUG_KERNEL(hardtanh_backward_out));
+  t.add("_softmax", C, "softmax", DEVPLUG_KERNEL(softmax<false>));
+  t.add("_softmax.out", C, "softmax", DEVPLUG_KERNEL(softmax_out<false>));
+  t.add("_softmax_backward_data", C, "softmax_backward", DEVPLUG_KERNEL(softmax_backward<false>));
+  t.add("_softmax_backward_data.out", C, "softmax_backward", DEVPLUG_KERNEL(softmax_backward_out<false>));
+  t.add("_log_softmax", C, "log_softmax", DEVPLUG_KERNEL(softmax<true>));
+  t.add("_log_softmax.out", C, "log_softmax", DEVPLUG_KERNEL(softmax_out<true>));
+  t.add("_log_softmax_backward_data", C, "log_softmax_backward", DEVPLUG_KERNEL(softmax_backward<true>));
+  t.add("_log_softmax_backward_data.out", C, "log_softmax_backward", DEVPLUG_KERNEL(softmax_backward_out<true>));
 }
 
 }  // namespace devplug::bridge

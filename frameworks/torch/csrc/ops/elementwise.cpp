@@ -319,15 +319,22 @@ at::Tensor& masked_fill_scalar_(at::Tensor& self, const at::Tensor& mask, const 
   return masked_fill_tensor_(self, mask, c10::scalar_to_tensor(value));
 }
 
+// torch's result dtype of clamp(self, lo, hi).
+at::ScalarType clamp_dtype(const at::Tensor& self, const std::optional<at::Tensor>& lo,
+                           const std::optional<at::Tensor>& hi) {
+  at::ScalarType common = self.scalar_type();
+  if (given(lo)) common = at::result_type(self, *lo);
+  if (given(hi)) common = c10::promoteTypes(common, at::result_type(self, *hi));
+  return common;
+}
+
 // max(min(x, hi), lo) in torch's order: min(max(x, lo), hi); NaN propagates.
 at::Tensor& clamp_tensor_out(const at::Tensor& self, const std::optional<at::Tensor>& lo,
                              const std::optional<at::Tensor>& hi, at::Tensor& out) {
-  const bool has_lo = lo.has_value() && lo->defined(), has_hi = hi.has_value() && hi->defined();
+  const bool has_lo = given(lo), has_hi = given(hi);
   TORCH_CHECK(has_lo || has_hi, "torch.clamp: At least one of 'min' or 'max' must not be None");
   Dev dev = Dev::of({&self, has_lo ? &*lo : nullptr, has_hi ? &*hi : nullptr, &out});
-  at::ScalarType common = self.scalar_type();
-  if (has_lo) common = at::result_type(self, *lo);
-  if (has_hi) common = c10::promoteTypes(common, at::result_type(self, *hi));
+  const at::ScalarType common = clamp_dtype(self, lo, hi);
   check_can_cast(common, out);
   std::vector<int64_t> shape = self.sizes().vec();
   if (has_lo) shape = at::infer_size(shape, lo->sizes());
@@ -340,39 +347,48 @@ at::Tensor& clamp_tensor_out(const at::Tensor& self, const std::optional<at::Ten
   dev.copy(dev.cast(x.expand(shape), view_of(out).dtype()), view_of(out));
   return out;
 }
+
+// Number bounds that keep self's dtype (no promotion) run the clamp composite; the rest goes
+// through maximum and minimum (clamp_tensor_out).
 at::Tensor& clamp_out(const at::Tensor& self, const std::optional<at::Scalar>& lo, const std::optional<at::Scalar>& hi,
                       at::Tensor& out) {
   std::optional<at::Tensor> tlo, thi;
   if (lo.has_value()) tlo = wrap_scalar(*lo);
   if (hi.has_value()) thi = wrap_scalar(*hi);
-  return clamp_tensor_out(self, tlo, thi, out);
+  const at::ScalarType common = clamp_dtype(self, tlo, thi);
+  if ((!tlo && !thi) || common != self.scalar_type() || out.scalar_type() != common || common == at::kBool)
+    return clamp_tensor_out(self, tlo, thi, out);
+  Dev dev = Dev::of({&self, &out});
+  prepare_out(out, self.sizes());
+  if (self.numel() == 0) return out;
+  devplug_clamp_attrs_t attrs{sizeof(attrs), 0u, {}, {}};
+  if (lo.has_value()) {
+    attrs.flags |= DEVPLUG_CLAMP_MIN;
+    attrs.min = to_devplug_scalar(*lo);
+  }
+  if (hi.has_value()) {
+    attrs.flags |= DEVPLUG_CLAMP_MAX;
+    attrs.max = to_devplug_scalar(*hi);
+  }
+  dev.composite_into(DEVPLUG_OP_clamp, {view_of(self)}, view_of(out), &attrs);
+  return out;
 }
 at::Tensor clamp_fn(const at::Tensor& self, const std::optional<at::Scalar>& lo, const std::optional<at::Scalar>& hi) {
   std::optional<at::Tensor> tlo, thi;
   if (lo.has_value()) tlo = wrap_scalar(*lo);
   if (hi.has_value()) thi = wrap_scalar(*hi);
-  at::ScalarType common = self.scalar_type();
-  if (tlo) common = at::result_type(self, *tlo);
-  if (thi) common = c10::promoteTypes(common, at::result_type(self, *thi));
-  at::Tensor out = at::empty_like(self, self.options().dtype(common));
-  return clamp_tensor_out(self, tlo, thi, out);
+  at::Tensor out = at::empty_like(self, self.options().dtype(clamp_dtype(self, tlo, thi)));
+  return clamp_out(self, lo, hi, out);
 }
 at::Tensor& clamp_inplace(at::Tensor& self, const std::optional<at::Scalar>& lo, const std::optional<at::Scalar>& hi) {
   return clamp_out(self, lo, hi, self);
 }
 at::Tensor clamp_tensor_fn(const at::Tensor& self, const std::optional<at::Tensor>& lo,
                            const std::optional<at::Tensor>& hi) {
-  at::ScalarType common = self.scalar_type();
   std::vector<int64_t> shape = self.sizes().vec();
-  if (lo.has_value() && lo->defined()) {
-    common = at::result_type(self, *lo);
-    shape = at::infer_size(shape, lo->sizes());
-  }
-  if (hi.has_value() && hi->defined()) {
-    common = c10::promoteTypes(common, at::result_type(self, *hi));
-    shape = at::infer_size(shape, hi->sizes());
-  }
-  at::Tensor out = empty_torch(Dev::of(self), shape, common);
+  if (given(lo)) shape = at::infer_size(shape, lo->sizes());
+  if (given(hi)) shape = at::infer_size(shape, hi->sizes());
+  at::Tensor out = empty_torch(Dev::of(self), shape, clamp_dtype(self, lo, hi));
   return clamp_tensor_out(self, lo, hi, out);
 }
 at::Tensor& clamp_tensor_inplace(at::Tensor& self, const std::optional<at::Tensor>& lo,
@@ -644,21 +660,22 @@ void register_elementwise_ops(Table& t) {
   t.add("masked_fill_.Scalar", Impl::prim, "where", DEVPLUG_KERNEL(masked_fill_scalar_));
   t.add("masked_fill_.Tensor", Impl::prim, "where", DEVPLUG_KERNEL(masked_fill_tensor_));
 
-  t.add("clamp", Impl::prim, "maximum, minimum", DEVPLUG_KERNEL(clamp_fn));
-  t.add("clamp_", Impl::prim, "maximum, minimum", DEVPLUG_KERNEL(clamp_inplace));
-  t.add("clamp.out", Impl::prim, "maximum, minimum", DEVPLUG_KERNEL(clamp_out));
+  const char* clamp = "clamp (number bounds, no promotion); else maximum, minimum";
+  t.add("clamp", Impl::composite, clamp, DEVPLUG_KERNEL(clamp_fn));
+  t.add("clamp_", Impl::composite, clamp, DEVPLUG_KERNEL(clamp_inplace));
+  t.add("clamp.out", Impl::composite, clamp, DEVPLUG_KERNEL(clamp_out));
   t.add("clamp.Tensor", Impl::prim, "maximum, minimum", DEVPLUG_KERNEL(clamp_tensor_fn));
   t.add("clamp_.Tensor", Impl::prim, "maximum, minimum", DEVPLUG_KERNEL(clamp_tensor_inplace));
   t.add("clamp.Tensor_out", Impl::prim, "maximum, minimum", DEVPLUG_KERNEL(clamp_tensor_out));
-  t.add("clamp_min", Impl::prim, "maximum", DEVPLUG_KERNEL(clamp_min_fn));
-  t.add("clamp_min_", Impl::prim, "maximum", DEVPLUG_KERNEL(clamp_min_inplace));
-  t.add("clamp_min.out", Impl::prim, "maximum", DEVPLUG_KERNEL(clamp_min_out));
+  t.add("clamp_min", Impl::composite, clamp, DEVPLUG_KERNEL(clamp_min_fn));
+  t.add("clamp_min_", Impl::composite, clamp, DEVPLUG_KERNEL(clamp_min_inplace));
+  t.add("clamp_min.out", Impl::composite, clamp, DEVPLUG_KERNEL(clamp_min_out));
   t.add("clamp_min.Tensor", Impl::prim, "maximum", DEVPLUG_KERNEL(clamp_min_tensor_fn));
   t.add("clamp_min_.Tensor", Impl::prim, "maximum", DEVPLUG_KERNEL(clamp_min_tensor_inplace));
   t.add("clamp_min.Tensor_out", Impl::prim, "maximum", DEVPLUG_KERNEL(clamp_min_tensor_out));
-  t.add("clamp_max", Impl::prim, "minimum", DEVPLUG_KERNEL(clamp_max_fn));
-  t.add("clamp_max_", Impl::prim, "minimum", DEVPLUG_KERNEL(clamp_max_inplace));
-  t.add("clamp_max.out", Impl::prim, "minimum", DEVPLUG_KERNEL(clamp_max_out));
+  t.add("clamp_max", Impl::composite, clamp, DEVPLUG_KERNEL(clamp_max_fn));
+  t.add("clamp_max_", Impl::composite, clamp, DEVPLUG_KERNEL(clamp_max_inplace));
+  t.add("clamp_max.out", Impl::composite, clamp, DEVPLUG_KERNEL(clamp_max_out));
   t.add("clamp_max.Tensor", Impl::prim, "minimum", DEVPLUG_KERNEL(clamp_max_tensor_fn));
   t.add("clamp_max_.Tensor", Impl::prim, "minimum", DEVPLUG_KERNEL(clamp_max_tensor_inplace));
   t.add("clamp_max.Tensor_out", Impl::prim, "minimum", DEVPLUG_KERNEL(clamp_max_tensor_out));

@@ -1,7 +1,7 @@
 // Indexing: index_select, gather, scatter, scatter_add and index_add on the devplug index
 // prims; torch's advanced indexing (x[idx], x[mask], x[idx] = v, x[idx] += v) by turning
 // the indexed dims into one linear index over them; nonzero and masked_select by a running
-// count of the mask.
+// count of the mask; embedding and its backward on devplug's composites.
 //
 // Index values are checked on the device against their dim before use (one small read
 // back per op): torch raises IndexError for a bad index, and a plugin is not required to
@@ -432,6 +432,42 @@ at::Tensor& index_put_impl_(at::Tensor& self, const c10::List<std::optional<at::
   return self;
 }
 
+// ---- embedding -----------------------------------------------------------------------------------
+
+// The embedding composite, after the device check of the indices (torch's IndexError).
+at::Tensor embedding(const at::Tensor& weight, const at::Tensor& indices, int64_t /*padding_idx*/,
+                     bool /*scale_grad_by_freq*/, bool /*sparse*/) {
+  TORCH_CHECK(weight.dim() == 2, "'weight' must be 2-D");
+  Dev dev = Dev::of({&weight, &indices});
+  DTensor idx = index_operand(dev, indices, "embedding");
+  check_bounds(dev, idx, weight.size(0), "embedding()");
+  std::vector<int64_t> shape = indices.sizes().vec();
+  shape.push_back(weight.size(1));
+  at::Tensor out = empty_torch(dev, shape, weight.scalar_type());
+  if (out.numel() == 0) return out;
+  devplug_embedding_attrs_t attrs{sizeof(attrs), -1, 0u};
+  dev.composite(DEVPLUG_OP_embedding, {view_of(weight), idx}, {view_of(out)}, &attrs);
+  return out;
+}
+
+// The embedding_backward composite: each position's gradient summed into its row, none
+// into padding_idx, divided by the row's count in the batch with scale_grad_by_freq.
+at::Tensor embedding_dense_backward(const at::Tensor& grad_output, const at::Tensor& indices, int64_t num_weights,
+                                    int64_t padding_idx, bool scale_grad_by_freq) {
+  Dev dev = Dev::of({&grad_output, &indices});
+  at::Tensor grad_weight = empty_torch(dev, {num_weights, grad_output.size(-1)}, grad_output.scalar_type());
+  if (grad_weight.numel() == 0) return grad_weight;
+  if (indices.numel() == 0) {
+    dev.fill(view_of(grad_weight), 0);
+    return grad_weight;
+  }
+  devplug_embedding_attrs_t attrs{sizeof(attrs), padding_idx < 0 ? -1 : padding_idx,
+                                  scale_grad_by_freq ? DEVPLUG_EMBEDDING_SCALE_GRAD_BY_FREQ : 0u};
+  DTensor idx = index_operand(dev, indices, "embedding_backward");
+  dev.composite(DEVPLUG_OP_embedding_backward, {view_of(grad_output), idx}, {view_of(grad_weight)}, &attrs);
+  return grad_weight;
+}
+
 }  // namespace
 
 void register_index_ops(Table& t) {
@@ -458,6 +494,8 @@ void register_index_ops(Table& t) {
   t.add("index.Tensor", Impl::bridge, "mul, add, index_select", DEVPLUG_KERNEL(index));
   t.add("index.Tensor_out", Impl::bridge, "mul, add, index_select", DEVPLUG_KERNEL(index_out));
   t.add("_index_put_impl_", Impl::bridge, "mul, add, scatter, scatter_add", DEVPLUG_KERNEL(index_put_impl_));
+  t.add("embedding", Impl::composite, "embedding; lt, ge, any (index check)", DEVPLUG_KERNEL(embedding));
+  t.add("embedding_dense_backward", Impl::composite, "embedding_backward", DEVPLUG_KERNEL(embedding_dense_backward));
 }
 
 }  // namespace devplug::bridge

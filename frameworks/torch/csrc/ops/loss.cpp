@@ -1,7 +1,7 @@
-// Losses and embedding's backward, composed in the bridge from devplug prims: nll_loss
-// (cross_entropy is torch's log_softmax + nll_loss) with class weights, ignore_index and
-// every reduction; mse_loss; smooth_l1_loss; binary_cross_entropy; and embedding_dense_backward, the
-// gradient of embedding rows as one scatter_add.
+// Losses: nll_loss (cross_entropy is torch's log_softmax + nll_loss; nll_loss2d is the same
+// op on [N, C, H, W]) with class weights, ignore_index and every reduction, and mse_loss,
+// on devplug's composites; binary_cross_entropy and smooth_l1_loss, which devplug has no
+// composites for, composed in the bridge from prims.
 #include <ATen/Functions.h>
 #include <ATen/core/Reduction.h>
 
@@ -23,103 +23,93 @@ void check_targets(const Dev& dev, const DTensor& target, const DTensor& kept, i
   TORCH_CHECK_INDEX(flag == 0, "Target out of bounds: every target must lie in [0, ", classes, ") or be ignore_index");
 }
 
+// The shape of a loss of elementwise `shape`: itself without reduction, else a scalar.
+at::IntArrayRef loss_shape(at::IntArrayRef shape, int64_t reduction) {
+  return reduction == at::Reduction::None ? shape : at::IntArrayRef{};
+}
+
 struct NllParts {
-  DTensor target;  // int64 [N], ignored entries replaced by 0
-  DTensor weight;  // per-sample weight [N]: class weight, 0 where ignored
+  DTensor target;  // int64 [N, d..] (or []), as the composite takes it
+  DTensor weight;  // per-target weight, flat [M]: class weight, 0 where ignored
 };
 
-// self: [N, C] or [C]; target: [N] or [].
+// self: [N, C, d..] or [C]; target: [N, d..] or []. Checks the targets on the device
+// (torch promises an IndexError) and gives each target's weight, whose sum is torch's
+// total_weight.
 NllParts nll_parts(const Dev& dev, const at::Tensor& self, const at::Tensor& target,
                    const std::optional<at::Tensor>& weight, int64_t ignore_index) {
-  TORCH_CHECK(self.dim() > 0 && self.dim() <= 2, "input tensor should be 1D or 2D");
-  TORCH_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
-  const int64_t n = self.dim() == 2 ? self.size(0) : 1, classes = self.size(-1);
-  TORCH_CHECK(target.numel() == n, "size mismatch (got input: ", self.sizes(), ", target: ", target.sizes(), ")");
+  TORCH_CHECK(self.dim() > 0, "input tensor should be 1D or more");
+  const int64_t classes = self.size(self.dim() == 1 ? 0 : 1);
+  std::vector<int64_t> want = self.sizes().vec();
+  want.erase(want.begin() + (self.dim() == 1 ? 0 : 1));
+  TORCH_CHECK(target.sizes().equals(want), "size mismatch (got input: ", self.sizes(), ", target: ", target.sizes(), ")");
   TORCH_CHECK(target.scalar_type() == at::kLong || target.scalar_type() == at::kByte || target.scalar_type() == at::kInt,
               "expected scalar type Long but found ", target.scalar_type());
   const devplug_dtype_t c = require_dtype(self.scalar_type(), "the loss input");
-  DTensor t = dev.cast(dev.operand(target), DEVPLUG_DTYPE_INT64).reshape({n});
-  DTensor kept = dev.ew(DEVPLUG_OP_ne, {t, dev.scalar(DEVPLUG_DTYPE_INT64, ignore_index)});
-  check_targets(dev, t, kept, classes);
-  DTensor safe = dev.ew(DEVPLUG_OP_where, {kept, t, dev.scalar(DEVPLUG_DTYPE_INT64, 0)});
+  DTensor t = dev.cast(dev.operand(target), DEVPLUG_DTYPE_INT64);
+  DTensor flat = dev.contiguous(t).reshape({t.numel()});
+  DTensor kept = dev.ew(DEVPLUG_OP_ne, {flat, dev.scalar(DEVPLUG_DTYPE_INT64, ignore_index)});
+  check_targets(dev, flat, kept, classes);
   DTensor w = dev.cast(kept, c);
-  if (weight.has_value() && weight->defined()) {
+  if (given(weight)) {
     TORCH_CHECK(weight->numel() == classes, "weight tensor should be defined either for all ", classes,
                 " classes or no classes but got weight tensor of shape: ", weight->sizes());
-    DTensor class_w = dev.empty(c, {n});
-    devplug_dim_attrs_t attrs{};
-    attrs.struct_size = sizeof(attrs);
-    attrs.dim = 0;
+    DTensor safe = dev.ew(DEVPLUG_OP_where, {kept, flat, dev.scalar(DEVPLUG_DTYPE_INT64, 0)});
+    DTensor class_w = dev.empty(c, {flat.numel()});
+    devplug_dim_attrs_t attrs{sizeof(attrs), 0};
     dev.call(DEVPLUG_OP_index_select, {dev.cast(dev.operand(*weight), c).reshape({classes}), safe}, {class_w}, &attrs);
     w = dev.ew(DEVPLUG_OP_mul, {w, class_w});
   }
-  return NllParts{safe, w};
+  return NllParts{t, w};
 }
 
+OptDTensor class_weight(const Dev& dev, const std::optional<at::Tensor>& weight, devplug_dtype_t dtype) {
+  if (!given(weight)) return std::nullopt;
+  return dev.cast(dev.operand(*weight), dtype).reshape({weight->numel()});
+}
+
+// The nll_loss composite; total_weight is the sum of the targets' weights (what torch's
+// backward gets back; the composite's own backward recomputes it).
 std::tuple<at::Tensor&, at::Tensor&> nll_loss_forward_out(const at::Tensor& self, const at::Tensor& target,
                                                           const std::optional<at::Tensor>& weight, int64_t reduction,
                                                           int64_t ignore_index, at::Tensor& output,
                                                           at::Tensor& total_weight) {
   Dev dev = Dev::of({&self, &target, &output, &total_weight});
   NllParts p = nll_parts(dev, self, target, weight, ignore_index);
-  const int64_t n = p.target.numel();
-  DTensor x = view_of(self).reshape({n, self.size(-1)});
-  DTensor picked = dev.empty(x.dtype(), {n, 1});
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = 1;
-  dev.call(DEVPLUG_OP_gather, {x, p.target.reshape({n, 1})}, {picked}, &attrs);
-  DTensor losses = dev.ew(DEVPLUG_OP_mul, {dev.ew(DEVPLUG_OP_neg, {picked.reshape({n})}), p.weight});
   prepare_out(total_weight, {});
   DTensor total = dev.reduce(DEVPLUG_OP_sum, p.weight, 1u).reshape({});
   dev.copy(dev.cast(total, view_of(total_weight).dtype()), view_of(total_weight));
-  if (reduction == at::Reduction::None && self.dim() == 2) {
-    prepare_out(output, {n});
-    dev.copy(losses, view_of(output));
-    return {output, total_weight};
-  }
-  prepare_out(output, {});
-  DTensor sum = dev.reduce(DEVPLUG_OP_sum, losses, 1u).reshape({});
-  DTensor result = reduction == at::Reduction::Mean ? dev.ew(DEVPLUG_OP_div, {sum, total}) : sum;
-  if (reduction == at::Reduction::None) result = losses.reshape({});
-  dev.copy(result, view_of(output));
+  prepare_out(output, loss_shape(target.sizes(), reduction));
+  if (output.numel() == 0) return {output, total_weight};
+  DTensor x = view_of(self);
+  devplug_loss_attrs_t attrs{sizeof(attrs), static_cast<int32_t>(reduction), ignore_index, 0.0};
+  dev.composite_into(DEVPLUG_OP_nll_loss, {x, p.target, class_weight(dev, weight, x.dtype())}, view_of(output), &attrs);
   return {output, total_weight};
 }
 std::tuple<at::Tensor, at::Tensor> nll_loss_forward(const at::Tensor& self, const at::Tensor& target,
                                                     const std::optional<at::Tensor>& weight, int64_t reduction,
                                                     int64_t ignore_index) {
   Dev dev = Dev::of({&self, &target});
-  at::Tensor output = empty_torch(dev, {}, self.scalar_type());
+  at::Tensor output = empty_torch(dev, loss_shape(target.sizes(), reduction), self.scalar_type());
   at::Tensor total_weight = empty_torch(dev, {}, self.scalar_type());
   nll_loss_forward_out(self, target, weight, reduction, ignore_index, output, total_weight);
   return {output, total_weight};
 }
 
-// grad_input[i, target_i] = -weight_i * g_i (g / total_weight for the mean), 0 elsewhere.
+// The nll_loss_backward composite (the forward checked the targets).
 at::Tensor& nll_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
                                   const std::optional<at::Tensor>& weight, int64_t reduction, int64_t ignore_index,
-                                  const at::Tensor& total_weight, at::Tensor& grad_input) {
-  Dev dev = Dev::of({&grad_output, &self, &target, &total_weight, &grad_input});
-  NllParts p = nll_parts(dev, self, target, weight, ignore_index);
-  const int64_t n = p.target.numel(), classes = self.size(-1);
+                                  const at::Tensor& /*total_weight*/, at::Tensor& grad_input) {
+  Dev dev = Dev::of({&grad_output, &self, &target, &grad_input});
   prepare_out(grad_input, self.sizes());
-  const devplug_dtype_t c = p.weight.dtype();
-  DTensor g = dev.cast(view_of(grad_output), c);
-  if (reduction == at::Reduction::None && self.dim() == 2) {
-    g = g.reshape({n});
-  } else {
-    g = g.reshape({});
-    if (reduction == at::Reduction::Mean) g = dev.ew(DEVPLUG_OP_div, {g, dev.cast(view_of(total_weight), c).reshape({})});
-  }
-  DTensor src = dev.ew(DEVPLUG_OP_mul, {dev.ew(DEVPLUG_OP_neg, {p.weight}), g}).reshape({n, 1});
-  DTensor zeros = dev.full(c, {n, classes}, 0);
-  DTensor result = dev.empty(c, {n, classes});
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = 1;
-  dev.call(DEVPLUG_OP_scatter, {zeros, p.target.reshape({n, 1}), src}, {result}, &attrs);
-  DTensor target_view = view_of(grad_input);
-  dev.copy(dev.cast(result.reshape(target_view.shape()), target_view.dtype()), target_view);
+  if (self.numel() == 0) return grad_input;
+  DTensor x = view_of(self);
+  DTensor t = dev.cast(dev.operand(target), DEVPLUG_DTYPE_INT64);
+  DTensor g = dev.cast(dev.operand(grad_output), x.dtype());
+  if (reduction != at::Reduction::None) g = g.reshape({});
+  devplug_loss_attrs_t attrs{sizeof(attrs), static_cast<int32_t>(reduction), ignore_index, 0.0};
+  dev.composite_into(DEVPLUG_OP_nll_loss_backward, {g, x, t, class_weight(dev, weight, x.dtype())},
+                     view_of(grad_input), &attrs);
   return grad_input;
 }
 at::Tensor nll_loss_backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
@@ -131,9 +121,22 @@ at::Tensor nll_loss_backward(const at::Tensor& grad_output, const at::Tensor& se
 
 // ---- mse_loss ----------------------------------------------------------------------------------
 
+// The mse_loss composites take input and target of one shape and floating dtype (what
+// torch.nn.functional passes); other calls are composed here.
+bool mse_composite(const at::Tensor& self, const at::Tensor& target) {
+  return self.sizes().equals(target.sizes()) && self.scalar_type() == target.scalar_type() &&
+         c10::isFloatingType(self.scalar_type()) && target.device() == self.device();
+}
+
 at::Tensor& mse_loss_out(const at::Tensor& self, const at::Tensor& target, int64_t reduction, at::Tensor& out) {
   Dev dev = Dev::of({&self, &target, &out});
   const std::vector<int64_t> shape = at::infer_size(self.sizes(), target.sizes());
+  if (mse_composite(self, target)) {
+    prepare_out(out, loss_shape(shape, reduction));
+    devplug_loss_attrs_t attrs{sizeof(attrs), static_cast<int32_t>(reduction), -100, 0.0};
+    if (out.numel() > 0) dev.composite_into(DEVPLUG_OP_mse_loss, {view_of(self), view_of(target)}, view_of(out), &attrs);
+    return out;
+  }
   DTensor d = dev.ew(DEVPLUG_OP_sub, {dev.operand(self), dev.operand(target)});
   DTensor sq = dev.ew(DEVPLUG_OP_mul, {d, d});
   if (reduction == at::Reduction::None) {
@@ -150,7 +153,8 @@ at::Tensor& mse_loss_out(const at::Tensor& self, const at::Tensor& target, int64
 }
 at::Tensor mse_loss(const at::Tensor& self, const at::Tensor& target, int64_t reduction) {
   Dev dev = Dev::of({&self, &target});
-  at::Tensor out = empty_torch(dev, {}, at::result_type(self, target));
+  at::Tensor out = empty_torch(dev, loss_shape(at::infer_size(self.sizes(), target.sizes()), reduction),
+                               at::result_type(self, target));
   return mse_loss_out(self, target, reduction, out);
 }
 // norm * (self - target) * grad, norm = 2 / numel for the mean, else 2.
@@ -159,6 +163,13 @@ at::Tensor& mse_loss_backward_out(const at::Tensor& grad_output, const at::Tenso
   Dev dev = Dev::of({&grad_output, &self, &target, &grad_input});
   prepare_out(grad_input, self.sizes());
   if (self.numel() == 0) return grad_input;
+  if (mse_composite(self, target)) {
+    devplug_loss_attrs_t attrs{sizeof(attrs), static_cast<int32_t>(reduction), -100, 0.0};
+    DTensor x = view_of(self);
+    dev.composite_into(DEVPLUG_OP_mse_loss_backward, {dev.cast(dev.operand(grad_output), x.dtype()), x, view_of(target)},
+                       view_of(grad_input), &attrs);
+    return grad_input;
+  }
   const double norm = reduction == at::Reduction::Mean ? 2.0 / static_cast<double>(self.numel()) : 2.0;
   DTensor d = dev.ew(DEVPLUG_OP_sub, {dev.operand(self), dev.operand(target)});
   DTensor scaled = dev.ew(DEVPLUG_OP_mul, {dev.scalar(d.dtype(), norm), d});
@@ -186,7 +197,7 @@ at::Tensor& bce_out(const at::Tensor& self, const at::Tensor& target, const std:
   DTensor log_1mx = dev.ew(DEVPLUG_OP_maximum, {dev.ew(DEVPLUG_OP_log, {dev.ew(DEVPLUG_OP_sub, {one, x})}), floor});
   DTensor l = dev.ew(DEVPLUG_OP_neg, {dev.ew(DEVPLUG_OP_add, {dev.ew(DEVPLUG_OP_mul, {t, log_x}),
                                                               dev.ew(DEVPLUG_OP_mul, {dev.ew(DEVPLUG_OP_sub, {one, t}), log_1mx})})});
-  if (weight.has_value() && weight->defined()) l = dev.ew(DEVPLUG_OP_mul, {l, dev.operand(*weight)});
+  if (given(weight)) l = dev.ew(DEVPLUG_OP_mul, {l, dev.operand(*weight)});
   if (reduction == at::Reduction::None) {
     prepare_out(out, self.sizes());
     if (out.numel() > 0) dev.copy(l, view_of(out));
@@ -215,7 +226,7 @@ at::Tensor& bce_backward_out(const at::Tensor& grad_output, const at::Tensor& se
   DTensor denom = dev.ew(DEVPLUG_OP_maximum, {dev.ew(DEVPLUG_OP_mul, {dev.ew(DEVPLUG_OP_sub, {dev.scalar(c, 1), x}), x}),
                                               dev.scalar(c, 1e-12)});
   DTensor r = dev.ew(DEVPLUG_OP_div, {dev.ew(DEVPLUG_OP_mul, {g, dev.ew(DEVPLUG_OP_sub, {x, t})}), denom});
-  if (weight.has_value() && weight->defined()) r = dev.ew(DEVPLUG_OP_mul, {r, dev.operand(*weight)});
+  if (given(weight)) r = dev.ew(DEVPLUG_OP_mul, {r, dev.operand(*weight)});
   if (reduction == at::Reduction::Mean) r = dev.ew(DEVPLUG_OP_div, {r, dev.scalar(c, self.numel())});
   dev.copy(r.expand(x.shape()), view_of(grad_input));
   return grad_input;
@@ -258,7 +269,8 @@ at::Tensor& smooth_l1_loss_out(const at::Tensor& self, const at::Tensor& target,
 }
 at::Tensor smooth_l1_loss(const at::Tensor& self, const at::Tensor& target, int64_t reduction, double beta) {
   Dev dev = Dev::of({&self, &target});
-  at::Tensor out = empty_torch(dev, {}, at::result_type(self, target));
+  at::Tensor out = empty_torch(dev, loss_shape(at::infer_size(self.sizes(), target.sizes()), reduction),
+                               at::result_type(self, target));
   return smooth_l1_loss_out(self, target, reduction, beta, out);
 }
 // d = x - t: d <= -beta ? -norm * g : d >= beta ? norm * g : norm * d * g / beta, with
@@ -287,66 +299,35 @@ at::Tensor smooth_l1_loss_backward(const at::Tensor& grad_output, const at::Tens
   return smooth_l1_loss_backward_out(grad_output, self, target, reduction, beta, grad_input);
 }
 
-// ---- embedding ---------------------------------------------------------------------------------------
-
-// Row idx of the weight's gradient is the sum of the gradients of the positions that
-// looked it up (scatter_add); padding_idx gets none; scale_grad_by_freq divides each
-// position's share by how often its row was used in the batch.
-at::Tensor embedding_dense_backward(const at::Tensor& grad_output, const at::Tensor& indices, int64_t num_weights,
-                                    int64_t padding_idx, bool scale_grad_by_freq) {
-  Dev dev = Dev::of({&grad_output, &indices});
-  const int64_t n = indices.numel(), dim = grad_output.size(-1);
-  at::Tensor grad_weight = empty_torch(dev, {num_weights, dim}, grad_output.scalar_type());
-  DTensor result = view_of(grad_weight);
-  dev.fill(result, 0);
-  if (n == 0 || dim == 0) return grad_weight;
-  DTensor idx = dev.cast(dev.contiguous(dev.operand(indices)), DEVPLUG_DTYPE_INT64).reshape({n});
-  DTensor g = dev.contiguous(view_of(grad_output)).reshape({n, dim});
-  const devplug_dtype_t c = g.dtype();
-  DTensor keep = dev.cast(dev.ew(DEVPLUG_OP_ne, {idx, dev.scalar(DEVPLUG_DTYPE_INT64, padding_idx)}), c);
-  DTensor scale = keep;
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = 0;
-  if (scale_grad_by_freq) {
-    DTensor counts = dev.empty(c, {num_weights});
-    dev.call(DEVPLUG_OP_scatter_add, {dev.full(c, {num_weights}, 0), idx, dev.full(c, {n}, 1)}, {counts}, &attrs);
-    DTensor used = dev.empty(c, {n});
-    dev.call(DEVPLUG_OP_index_select, {counts, idx}, {used}, &attrs);
-    scale = dev.ew(DEVPLUG_OP_div, {keep, used});
-  }
-  DTensor src = dev.contiguous(dev.ew(DEVPLUG_OP_mul, {g, scale.reshape({n, 1})}));
-  DTensor spread = dev.contiguous(idx.reshape({n, 1}).expand({n, dim}));
-  DTensor sum = dev.empty(c, {num_weights, dim});
-  dev.call(DEVPLUG_OP_scatter_add, {dev.full(c, {num_weights, dim}, 0), spread, src}, {sum}, &attrs);
-  dev.copy(sum, result);
-  return grad_weight;
-}
-
 }  // namespace
 
 void register_loss_ops(Table& t) {
-  t.add("nll_loss_forward", Impl::bridge, "ne, where, gather, index_select, mul, sum, div", DEVPLUG_KERNEL(nll_loss_forward));
-  t.add("nll_loss_forward.output", Impl::bridge, "ne, where, gather, index_select, mul, sum, div",
-        DEVPLUG_KERNEL(nll_loss_forward_out));
-  t.add("nll_loss_backward", Impl::bridge, "ne, where, mul, div, scatter", DEVPLUG_KERNEL(nll_loss_backward));
-  t.add("nll_loss_backward.grad_input", Impl::bridge, "ne, where, mul, div, scatter", DEVPLUG_KERNEL(nll_loss_backward_out));
-  t.add("mse_loss", Impl::bridge, "sub, mul, sum, div", DEVPLUG_KERNEL(mse_loss));
-  t.add("mse_loss.out", Impl::bridge, "sub, mul, sum, div", DEVPLUG_KERNEL(mse_loss_out));
-  t.add("mse_loss_backward", Impl::bridge, "sub, mul", DEVPLUG_KERNEL(mse_loss_backward));
-  t.add("mse_loss_backward.grad_input", Impl::bridge, "sub, mul", DEVPLUG_KERNEL(mse_loss_backward_out));
-  t.add("binary_cross_entropy", Impl::bridge, "log, maximum, sub, mul, add, neg, sum, div", DEVPLUG_KERNEL(bce));
-  t.add("binary_cross_entropy.out", Impl::bridge, "log, maximum, sub, mul, add, neg, sum, div", DEVPLUG_KERNEL(bce_out));
-  t.add("binary_cross_entropy_backward", Impl::bridge, "sub, mul, maximum, div", DEVPLUG_KERNEL(bce_backward));
-  t.add("binary_cross_entropy_backward.grad_input", Impl::bridge, "sub, mul, maximum, div",
-        DEVPLUG_KERNEL(bce_backward_out));
-  t.add("smooth_l1_loss", Impl::bridge, "sub, abs, mul, div, lt, where, sum", DEVPLUG_KERNEL(smooth_l1_loss));
-  t.add("smooth_l1_loss.out", Impl::bridge, "sub, abs, mul, div, lt, where, sum", DEVPLUG_KERNEL(smooth_l1_loss_out));
-  t.add("smooth_l1_loss_backward", Impl::bridge, "sub, mul, div, ge, le, where", DEVPLUG_KERNEL(smooth_l1_loss_backward));
-  t.add("smooth_l1_loss_backward.grad_input", Impl::bridge, "sub, mul, div, ge, le, where",
+  const auto C = Impl::composite, B = Impl::bridge;
+  // The bridge checks the targets and sums their weights (torch's total_weight) itself.
+  const char* nll = "nll_loss; ne, where, index_select, any, sum (target check, total_weight)";
+  t.add("nll_loss_forward", C, nll, DEVPLUG_KERNEL(nll_loss_forward));
+  t.add("nll_loss_forward.output", C, nll, DEVPLUG_KERNEL(nll_loss_forward_out));
+  t.add("nll_loss2d_forward", C, nll, DEVPLUG_KERNEL(nll_loss_forward));
+  t.add("nll_loss2d_forward.output", C, nll, DEVPLUG_KERNEL(nll_loss_forward_out));
+  t.add("nll_loss_backward", C, "nll_loss_backward", DEVPLUG_KERNEL(nll_loss_backward));
+  t.add("nll_loss_backward.grad_input", C, "nll_loss_backward", DEVPLUG_KERNEL(nll_loss_backward_out));
+  t.add("nll_loss2d_backward", C, "nll_loss_backward", DEVPLUG_KERNEL(nll_loss_backward));
+  t.add("nll_loss2d_backward.grad_input", C, "nll_loss_backward", DEVPLUG_KERNEL(nll_loss_backward_out));
+  const char* mse = "mse_loss (input and target of one shape and dtype); else sub, mul, sum, div";
+  t.add("mse_loss", C, mse, DEVPLUG_KERNEL(mse_loss));
+  t.add("mse_loss.out", C, mse, DEVPLUG_KERNEL(mse_loss_out));
+  const char* mse_backward = "mse_loss_backward (input and target of one shape and dtype); else sub, mul";
+  t.add("mse_loss_backward", C, mse_backward, DEVPLUG_KERNEL(mse_loss_backward));
+  t.add("mse_loss_backward.grad_input", C, mse_backward, DEVPLUG_KERNEL(mse_loss_backward_out));
+  t.add("binary_cross_entropy", B, "log, maximum, sub, mul, add, neg, sum, div", DEVPLUG_KERNEL(bce));
+  t.add("binary_cross_entropy.out", B, "log, maximum, sub, mul, add, neg, sum, div", DEVPLUG_KERNEL(bce_out));
+  t.add("binary_cross_entropy_backward", B, "sub, mul, maximum, div", DEVPLUG_KERNEL(bce_backward));
+  t.add("binary_cross_entropy_backward.grad_input", B, "sub, mul, maximum, div", DEVPLUG_KERNEL(bce_backward_out));
+  t.add("smooth_l1_loss", B, "sub, abs, mul, div, lt, where, sum", DEVPLUG_KERNEL(smooth_l1_loss));
+  t.add("smooth_l1_loss.out", B, "sub, abs, mul, div, lt, where, sum", DEVPLUG_KERNEL(smooth_l1_loss_out));
+  t.add("smooth_l1_loss_backward", B, "sub, mul, div, ge, le, where", DEVPLUG_KERNEL(smooth_l1_loss_backward));
+  t.add("smooth_l1_loss_backward.grad_input", B, "sub, mul, div, ge, le, where",
         DEVPLUG_KERNEL(smooth_l1_loss_backward_out));
-  t.add("embedding_dense_backward", Impl::bridge, "ne, scatter_add, index_select, mul, div",
-        DEVPLUG_KERNEL(embedding_dense_backward));
 }
 
 }  // namespace devplug::bridge

@@ -1,8 +1,10 @@
-// Layer and batch normalization and their backward ops, composed in the bridge from
-// devplug's reduce and elementwise prims (devplug's layer_norm and batch_norm composites
-// replace the forwards when they land). Layer norm's statistics are over the trailing
-// normalized dims (mean and rstd keep the input's rank with those dims as 1, as torch
-// returns them); batch norm's are per channel (dim 1) over the batch and spatial dims.
+// Layer and batch normalization and their backward ops, on devplug's layer_norm,
+// batch_norm, batch_norm_training and their backward composites. Layer norm's statistics are
+// over the trailing normalized dims (mean and rstd keep the input's rank with those dims as
+// 1, as torch returns them); batch norm's are per channel (dim 1) over the batch and spatial
+// dims. Statistics are float32 for 16-bit inputs (devplug's `:acc`, as torch's CUDA keeps
+// them). Only batch norm's backward in evaluation mode, which no composite covers (its
+// statistics are constants), is composed in the bridge.
 #include <ATen/Functions.h>
 
 #include "ops/elementwise.hpp"
@@ -47,12 +49,30 @@ std::vector<int64_t> stat_shape(const at::Tensor& input, int64_t axis) {
   return shape;
 }
 
-// `t` (of `normalized_shape`) viewed with leading size-1 dims to the input's rank.
-DTensor param_view(const DTensor& t, int64_t axis) {
-  Shape shape(static_cast<size_t>(axis), 1);
-  for (int64_t s : t.shape()) shape.push_back(s);
-  return t.reshape(shape);
+// An optional torch operand as a devplug tensor of `dtype` (composites take one dtype).
+OptDTensor operand_as(const Dev& dev, const std::optional<at::Tensor>& t, devplug_dtype_t dtype) {
+  if (!given(t)) return std::nullopt;
+  return dev.cast(dev.operand(*t), dtype);
 }
+
+// An output of a composite that writes `dtype` into torch tensor `t` (undefined: absent):
+// t itself, or a temporary that finish() casts into t.
+class OutputOf {
+ public:
+  OutputOf(const Dev& dev, const at::Tensor& t, devplug_dtype_t dtype) : dev_(dev) {
+    if (!t.defined()) return;
+    target_ = view_of(t);
+    slot_ = target_->dtype() == dtype ? *target_ : dev.empty(dtype, target_->shape());
+  }
+  const OptDTensor& slot() const { return slot_; }
+  void finish() const {
+    if (slot_ && slot_->dtype() != target_->dtype()) dev_.copy(dev_.cast(*slot_, target_->dtype()), *target_);
+  }
+
+ private:
+  const Dev& dev_;
+  OptDTensor target_, slot_;
+};
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm(const at::Tensor& input,
                                                                  at::IntArrayRef normalized_shape,
@@ -60,22 +80,14 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm(const at::Tenso
                                                                  const std::optional<at::Tensor>& bias, double eps) {
   const NormDims nd = norm_dims(input, normalized_shape);
   Dev dev = Dev::of(input);
+  const devplug_dtype_t dtype = require_dtype(input.scalar_type(), "layer_norm's input");
   at::Tensor out = at::empty_like(input, at::MemoryFormat::Contiguous);
-  at::Tensor mean = empty_torch(dev, stat_shape(input, nd.axis), input.scalar_type());
-  at::Tensor rstd = empty_torch(dev, stat_shape(input, nd.axis), input.scalar_type());
+  at::Tensor mean = empty_torch(dev, stat_shape(input, nd.axis), torch_dtype(opmath(dtype)));
+  at::Tensor rstd = empty_torch(dev, stat_shape(input, nd.axis), torch_dtype(opmath(dtype)));
   if (input.numel() == 0) return {out, mean, rstd};
-  const devplug_dtype_t c = opmath(view_of(input).dtype());
-  DTensor x = dev.cast(view_of(input), c);
-  DTensor m = dev.ew(DEVPLUG_OP_div, {dev.reduce(DEVPLUG_OP_sum, x, nd.normalized), dev.scalar(c, nd.count)});
-  DTensor var = dev.reduce(DEVPLUG_OP_var, x, nd.normalized, /*correction=*/0);
-  DTensor r = dev.ew(DEVPLUG_OP_div, {dev.scalar(c, 1), dev.ew(DEVPLUG_OP_sqrt, {dev.ew(DEVPLUG_OP_add, {var, dev.scalar(c, eps)})})});
-  DTensor y = dev.ew(DEVPLUG_OP_mul, {dev.ew(DEVPLUG_OP_sub, {x, m}), r});
-  if (weight.has_value() && weight->defined()) y = dev.ew(DEVPLUG_OP_mul, {y, param_view(dev.contiguous(dev.operand(*weight)), nd.axis)});
-  if (bias.has_value() && bias->defined()) y = dev.ew(DEVPLUG_OP_add, {y, param_view(dev.contiguous(dev.operand(*bias)), nd.axis)});
-  DTensor target = view_of(out);
-  dev.copy(dev.cast(y, target.dtype()), target);
-  dev.copy(dev.cast(m, view_of(mean).dtype()), view_of(mean));
-  dev.copy(dev.cast(r, view_of(rstd).dtype()), view_of(rstd));
+  devplug_norm_attrs_t attrs{sizeof(attrs), static_cast<int32_t>(normalized_shape.size()), eps};
+  dev.composite(DEVPLUG_OP_layer_norm, {view_of(input), operand_as(dev, weight, dtype), operand_as(dev, bias, dtype)},
+                {view_of(out), view_of(mean), view_of(rstd)}, &attrs);
   return {out, mean, rstd};
 }
 
@@ -83,39 +95,27 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm_backward(
     const at::Tensor& grad_out, const at::Tensor& input, at::IntArrayRef normalized_shape, const at::Tensor& mean,
     const at::Tensor& rstd, const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias,
     std::array<bool, 3> output_mask) {
-  const NormDims nd = norm_dims(input, normalized_shape);
+  norm_dims(input, normalized_shape);
   Dev dev = Dev::of({&grad_out, &input, &mean, &rstd});
-  const bool has_weight = weight.has_value() && weight->defined();
   at::Tensor grad_input, grad_weight, grad_bias;
   if (output_mask[0]) grad_input = at::empty_like(input, at::MemoryFormat::Contiguous);
-  if (output_mask[1] && has_weight) grad_weight = at::empty_like(*weight, at::MemoryFormat::Contiguous);
-  if (output_mask[2] && bias.has_value() && bias->defined()) grad_bias = at::empty_like(*bias, at::MemoryFormat::Contiguous);
+  if (output_mask[1] && given(weight)) grad_weight = at::empty_like(*weight, at::MemoryFormat::Contiguous);
+  if (output_mask[2] && given(bias)) grad_bias = at::empty_like(*bias, at::MemoryFormat::Contiguous);
   if (input.numel() == 0) {
     if (grad_weight.defined()) dev.fill(view_of(grad_weight), 0);
     if (grad_bias.defined()) dev.fill(view_of(grad_bias), 0);
     return {grad_input, grad_weight, grad_bias};
   }
-  const devplug_dtype_t c = opmath(view_of(input).dtype());
-  DTensor x = dev.cast(view_of(input), c), g = dev.cast(view_of(grad_out), c);
-  DTensor m = dev.cast(view_of(mean), c), r = dev.cast(view_of(rstd), c);
-  DTensor xhat = dev.ew(DEVPLUG_OP_mul, {dev.ew(DEVPLUG_OP_sub, {x, m}), r});
-  if (grad_input.defined()) {
-    DTensor gw = has_weight ? dev.ew(DEVPLUG_OP_mul, {g, param_view(dev.contiguous(dev.cast(dev.operand(*weight), c)), nd.axis)}) : g;
-    DTensor n = dev.scalar(c, nd.count);
-    DTensor mean_gw = dev.ew(DEVPLUG_OP_div, {dev.reduce(DEVPLUG_OP_sum, gw, nd.normalized), n});
-    DTensor mean_gwx = dev.ew(DEVPLUG_OP_div, {dev.reduce(DEVPLUG_OP_sum, dev.ew(DEVPLUG_OP_mul, {gw, xhat}), nd.normalized), n});
-    // rstd * (gw - mean(gw) - xhat * mean(gw * xhat))
-    DTensor inner = dev.ew(DEVPLUG_OP_sub, {dev.ew(DEVPLUG_OP_sub, {gw, mean_gw}), dev.ew(DEVPLUG_OP_mul, {xhat, mean_gwx})});
-    DTensor target = view_of(grad_input);
-    dev.copy(dev.cast(dev.ew(DEVPLUG_OP_mul, {r, inner}), target.dtype()), target);
-  }
-  auto batch_sum = [&](const DTensor& t, const at::Tensor& out) {
-    DTensor s = nd.batch == 0 ? t : dev.reduce(DEVPLUG_OP_sum, t, nd.batch);
-    DTensor target = view_of(out);
-    dev.copy(dev.cast(s, target.dtype()).reshape(target.shape()), target);
-  };
-  if (grad_weight.defined()) batch_sum(dev.ew(DEVPLUG_OP_mul, {g, xhat}), grad_weight);
-  if (grad_bias.defined()) batch_sum(g, grad_bias);
+  const devplug_dtype_t dtype = require_dtype(input.scalar_type(), "layer_norm's input");
+  const OutputOf gi(dev, grad_input, dtype), gw(dev, grad_weight, dtype), gb(dev, grad_bias, dtype);
+  devplug_norm_attrs_t attrs{sizeof(attrs), static_cast<int32_t>(normalized_shape.size()), 0.0};
+  dev.composite(DEVPLUG_OP_layer_norm_backward,
+                {dev.cast(view_of(grad_out), dtype), view_of(input), dev.cast(view_of(mean), opmath(dtype)),
+                 dev.cast(view_of(rstd), opmath(dtype)), operand_as(dev, weight, dtype)},
+                {gi.slot(), gw.slot(), gb.slot()}, &attrs);
+  gi.finish();
+  gw.finish();
+  gb.finish();
   return {grad_input, grad_weight, grad_bias};
 }
 
@@ -139,11 +139,11 @@ ChannelDims channel_dims(const at::Tensor& input) {
   return d;
 }
 
-bool given(const std::optional<at::Tensor>& t) { return t.has_value() && t->defined(); }
 
-// Returns (out, save_mean, save_invstd); in training, updates running_mean and running_var
-// in place as torch does: momentum * batch statistic + (1 - momentum) * running value, with
-// the unbiased variance.
+// Returns (out, save_mean, save_invstd). Training normalizes with the batch statistics
+// (batch_norm_training) and updates running_mean and running_var in place as torch does
+// (momentum times the batch statistic, the variance unbiased); evaluation normalizes with
+// the running statistics (batch_norm).
 std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_forward(const at::Tensor& input, const std::optional<at::Tensor>& weight,
                                                           const std::optional<at::Tensor>& bias,
                                                           const std::optional<at::Tensor>& running_mean,
@@ -151,8 +151,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_forward(const at::Tens
                                                           double momentum, double eps) {
   const ChannelDims cd = channel_dims(input);
   Dev dev = Dev::of(input);
-  const devplug_dtype_t c = opmath(view_of(input).dtype());
-  const at::ScalarType stat_type = torch_dtype(c);
+  const devplug_dtype_t dtype = require_dtype(input.scalar_type(), "batch_norm's input");
   at::Tensor out = at::empty_like(input, at::MemoryFormat::Contiguous);
   const int64_t channels = input.size(1);
   if (!training) {
@@ -161,34 +160,23 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_forward(const at::Tens
   } else {
     TORCH_CHECK(cd.count > 1, "Expected more than 1 value per channel when training, got input size ", input.sizes());
   }
-  at::Tensor save_mean = empty_torch(dev, {training ? channels : 0}, stat_type);
-  at::Tensor save_invstd = empty_torch(dev, {training ? channels : 0}, stat_type);
+  at::Tensor save_mean = empty_torch(dev, {training ? channels : 0}, torch_dtype(opmath(dtype)));
+  at::Tensor save_invstd = empty_torch(dev, {training ? channels : 0}, torch_dtype(opmath(dtype)));
   if (input.numel() == 0) return {out, save_mean, save_invstd};
-  DTensor x = dev.cast(view_of(input), c);
-  auto per_channel = [&](const at::Tensor& t) { return dev.cast(dev.contiguous(dev.operand(t)), c).reshape(cd.channel); };
-  DTensor mean = training ? dev.ew(DEVPLUG_OP_div, {dev.reduce(DEVPLUG_OP_sum, x, cd.reduce), dev.scalar(c, cd.count)})
-                          : per_channel(*running_mean);
-  DTensor var = training ? dev.reduce(DEVPLUG_OP_var, x, cd.reduce, /*correction=*/0) : per_channel(*running_var);
-  DTensor invstd = dev.ew(DEVPLUG_OP_div, {dev.scalar(c, 1), dev.ew(DEVPLUG_OP_sqrt, {dev.ew(DEVPLUG_OP_add, {var, dev.scalar(c, eps)})})});
-  DTensor y = dev.ew(DEVPLUG_OP_mul, {dev.ew(DEVPLUG_OP_sub, {x, mean}), invstd});
-  if (given(weight)) y = dev.ew(DEVPLUG_OP_mul, {y, per_channel(*weight)});
-  if (given(bias)) y = dev.ew(DEVPLUG_OP_add, {y, per_channel(*bias)});
-  DTensor target = view_of(out);
-  dev.copy(dev.cast(y, target.dtype()), target);
-  if (training) {
-    dev.copy(mean.reshape({channels}), view_of(save_mean));
-    dev.copy(invstd.reshape({channels}), view_of(save_invstd));
-    auto update = [&](const std::optional<at::Tensor>& running, const DTensor& batch) {
-      if (!given(running)) return;
-      DTensor r = view_of(*running);
-      DTensor blended = dev.ew(DEVPLUG_OP_add, {dev.ew(DEVPLUG_OP_mul, {dev.scalar(c, momentum), batch.reshape({channels})}),
-                                                dev.ew(DEVPLUG_OP_mul, {dev.scalar(c, 1.0 - momentum), dev.cast(r, c)})});
-      dev.copy(dev.cast(blended, r.dtype()), r);
-    };
-    update(running_mean, mean);
-    const double unbias = static_cast<double>(cd.count) / static_cast<double>(cd.count - 1);
-    update(running_var, dev.ew(DEVPLUG_OP_mul, {var, dev.scalar(c, unbias)}));
+  devplug_batch_norm_attrs_t attrs{sizeof(attrs), eps, momentum};
+  const OptDTensor w = operand_as(dev, weight, dtype), b = operand_as(dev, bias, dtype);
+  const OptDTensor rm = operand_as(dev, running_mean, dtype), rv = operand_as(dev, running_var, dtype);
+  if (!training) {
+    dev.composite(DEVPLUG_OP_batch_norm, {view_of(input), rm, rv, w, b}, {view_of(out)}, &attrs);
+    return {out, save_mean, save_invstd};
   }
+  const bool running = rm.has_value() && rv.has_value();
+  const OutputOf new_mean(dev, running ? *running_mean : at::Tensor(), dtype);
+  const OutputOf new_var(dev, running ? *running_var : at::Tensor(), dtype);
+  dev.composite(DEVPLUG_OP_batch_norm_training, {view_of(input), w, b, running ? rm : std::nullopt, running ? rv : std::nullopt},
+                {view_of(out), view_of(save_mean), view_of(save_invstd), new_mean.slot(), new_var.slot()}, &attrs);
+  new_mean.finish();
+  new_var.finish();
   return {out, save_mean, save_invstd};
 }
 
@@ -221,8 +209,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> batch_norm_with_updat
   return {out, save_mean, save_invstd, reserve};
 }
 
-// dx = invstd * (dy - mean(dy) - xhat * mean(dy * xhat)) with dy = g * w in training; in
-// evaluation the statistics are constants: dx = g * w * invstd.
+// Training: the batch_norm_backward composite, from the saved batch statistics. Evaluation:
+// the statistics are constants, so dx = g * w * invstd (composed here; no composite).
 std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_backward_impl(
     const at::Tensor& grad_out, const at::Tensor& input, const std::optional<at::Tensor>& weight,
     const std::optional<at::Tensor>& running_mean, const std::optional<at::Tensor>& running_var,
@@ -230,9 +218,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_backward_impl(
     std::array<bool, 3> output_mask) {
   const ChannelDims cd = channel_dims(input);
   Dev dev = Dev::of({&grad_out, &input});
-  const devplug_dtype_t c = opmath(view_of(input).dtype());
+  const devplug_dtype_t dtype = require_dtype(input.scalar_type(), "batch_norm's input");
+  const devplug_dtype_t c = opmath(dtype);
   const int64_t channels = input.size(1);
-  auto per_channel = [&](const at::Tensor& t) { return dev.cast(dev.contiguous(dev.operand(t)), c).reshape(cd.channel); };
   at::Tensor grad_input, grad_weight, grad_bias;
   if (output_mask[0]) grad_input = at::empty_like(input, at::MemoryFormat::Contiguous);
   if (output_mask[1]) grad_weight = empty_torch(dev, {channels}, given(weight) ? weight->scalar_type() : input.scalar_type());
@@ -244,29 +232,34 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_backward_impl(
   }
   TORCH_CHECK(train ? given(save_mean) && given(save_invstd) : given(running_mean) && given(running_var),
               "batch_norm_backward: the statistics of the forward pass are missing");
+  if (train) {
+    const OutputOf gi(dev, grad_input, dtype), gw(dev, grad_weight, dtype), gb(dev, grad_bias, dtype);
+    devplug_batch_norm_attrs_t attrs{sizeof(attrs), eps, 0.0};
+    dev.composite(DEVPLUG_OP_batch_norm_backward,
+                  {dev.cast(view_of(grad_out), dtype), view_of(input), operand_as(dev, weight, dtype),
+                   operand_as(dev, save_mean, c), operand_as(dev, save_invstd, c)},
+                  {gi.slot(), gw.slot(), gb.slot()}, &attrs);
+    gi.finish();
+    gw.finish();
+    gb.finish();
+    return {grad_input, grad_weight, grad_bias};
+  }
+  auto per_channel = [&](const at::Tensor& t) { return dev.cast(dev.contiguous(dev.operand(t)), c).reshape(cd.channel); };
   DTensor x = dev.cast(view_of(input), c), g = dev.cast(view_of(grad_out), c);
-  DTensor mean = train ? per_channel(*save_mean) : per_channel(*running_mean);
-  DTensor invstd = train ? per_channel(*save_invstd)
-                         : dev.ew(DEVPLUG_OP_div, {dev.scalar(c, 1), dev.ew(DEVPLUG_OP_sqrt, {dev.ew(DEVPLUG_OP_add, {per_channel(*running_var), dev.scalar(c, eps)})})});
-  DTensor xhat = dev.ew(DEVPLUG_OP_mul, {dev.ew(DEVPLUG_OP_sub, {x, mean}), invstd});
+  DTensor invstd = dev.ew(DEVPLUG_OP_rsqrt, {dev.ew(DEVPLUG_OP_add, {per_channel(*running_var), dev.scalar(c, eps)})});
   if (grad_input.defined()) {
     DTensor dy = given(weight) ? dev.ew(DEVPLUG_OP_mul, {g, per_channel(*weight)}) : g;
-    DTensor dx = [&] {
-      if (!train) return dev.ew(DEVPLUG_OP_mul, {dy, invstd});
-      DTensor n = dev.scalar(c, cd.count);
-      DTensor mean_dy = dev.ew(DEVPLUG_OP_div, {dev.reduce(DEVPLUG_OP_sum, dy, cd.reduce), n});
-      DTensor mean_dyx = dev.ew(DEVPLUG_OP_div, {dev.reduce(DEVPLUG_OP_sum, dev.ew(DEVPLUG_OP_mul, {dy, xhat}), cd.reduce), n});
-      DTensor inner = dev.ew(DEVPLUG_OP_sub, {dev.ew(DEVPLUG_OP_sub, {dy, mean_dy}), dev.ew(DEVPLUG_OP_mul, {xhat, mean_dyx})});
-      return dev.ew(DEVPLUG_OP_mul, {inner, invstd});
-    }();
     DTensor target = view_of(grad_input);
-    dev.copy(dev.cast(dx, target.dtype()), target);
+    dev.copy(dev.cast(dev.ew(DEVPLUG_OP_mul, {dy, invstd}), target.dtype()), target);
   }
   auto channel_sum = [&](const DTensor& t, const at::Tensor& out) {
     DTensor target = view_of(out);
     dev.copy(dev.cast(dev.reduce(DEVPLUG_OP_sum, t, cd.reduce).reshape({channels}), target.dtype()), target);
   };
-  if (grad_weight.defined()) channel_sum(dev.ew(DEVPLUG_OP_mul, {g, xhat}), grad_weight);
+  if (grad_weight.defined()) {
+    DTensor xhat = dev.ew(DEVPLUG_OP_mul, {dev.ew(DEVPLUG_OP_sub, {x, per_channel(*running_mean)}), invstd});
+    channel_sum(dev.ew(DEVPLUG_OP_mul, {g, xhat}), grad_weight);
+  }
   if (grad_bias.defined()) channel_sum(g, grad_bias);
   return {grad_input, grad_weight, grad_bias};
 }
@@ -283,16 +276,18 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_backward_new(
 }  // namespace
 
 void register_norm_ops(Table& t) {
-  const char* bn = "sum, var, add, sqrt, div, sub, mul";
-  t.add("native_batch_norm", Impl::bridge, bn, DEVPLUG_KERNEL(batch_norm_forward));
-  t.add("_native_batch_norm_legit", Impl::bridge, bn, DEVPLUG_KERNEL(batch_norm_legit));
-  t.add("_native_batch_norm_legit.no_stats", Impl::bridge, bn, DEVPLUG_KERNEL(batch_norm_no_stats));
-  t.add("_native_batch_norm_legit_no_training", Impl::bridge, bn, DEVPLUG_KERNEL(batch_norm_no_training));
-  t.add("_batch_norm_with_update", Impl::bridge, bn, DEVPLUG_KERNEL(batch_norm_with_update));
-  t.add("native_batch_norm_backward", Impl::bridge, "sub, mul, sum, div", DEVPLUG_KERNEL(batch_norm_backward_impl));
-  t.add("batch_norm_backward", Impl::bridge, "sub, mul, sum, div", DEVPLUG_KERNEL(batch_norm_backward_new));
-  t.add("native_layer_norm", Impl::bridge, "sum, var, add, sqrt, div, sub, mul", DEVPLUG_KERNEL(native_layer_norm));
-  t.add("native_layer_norm_backward", Impl::bridge, "sub, mul, sum, div", DEVPLUG_KERNEL(native_layer_norm_backward));
+  const auto C = Impl::composite;
+  const char* bn = "batch_norm_training (training), batch_norm (evaluation)";
+  const char* bn_backward = "batch_norm_backward (training); else rsqrt, mul, sum (evaluation)";
+  t.add("native_batch_norm", C, bn, DEVPLUG_KERNEL(batch_norm_forward));
+  t.add("_native_batch_norm_legit", C, bn, DEVPLUG_KERNEL(batch_norm_legit));
+  t.add("_native_batch_norm_legit.no_stats", C, "batch_norm_training", DEVPLUG_KERNEL(batch_norm_no_stats));
+  t.add("_native_batch_norm_legit_no_training", C, "batch_norm", DEVPLUG_KERNEL(batch_norm_no_training));
+  t.add("_batch_norm_with_update", C, "batch_norm_training", DEVPLUG_KERNEL(batch_norm_with_update));
+  t.add("native_batch_norm_backward", C, bn_backward, DEVPLUG_KERNEL(batch_norm_backward_impl));
+  t.add("batch_norm_backward", C, bn_backward, DEVPLUG_KERNEL(batch_norm_backward_new));
+  t.add("native_layer_norm", C, "layer_norm", DEVPLUG_KERNEL(native_layer_norm));
+  t.add("native_layer_norm_backward", C, "layer_norm_backward", DEVPLUG_KERNEL(native_layer_norm_backward));
 }
 
 }  // namespace devplug::bridge

@@ -5,8 +5,10 @@
 //   view    metadata only: torch's own view function on a devplug storage (it aliases)
 //   prim    devplug prims that are the op itself (add is `add`, mm is `matmul`), with
 //           devplug's broadcasting, promotion and casts around them
-//   bridge  composed in the bridge from devplug prims (softmax is amax, sub, exp, sum,
-//           div); a devplug composite op replaces the composition when devplug has one
+//   composite  devplug's composite op (softmax, layer_norm, conv2d, ...): the plugin's
+//           native kernel where it has one, else devplug's decomposition on the device
+//   bridge  composed in the bridge from devplug prims, for ops devplug has no composite for
+//           (lerp is sub, mul, add), or cases a composite does not cover
 // Ops without a row run on torch's CPU through the boxed fallback (fallback.hpp).
 #pragma once
 
@@ -18,12 +20,13 @@
 
 namespace devplug::bridge {
 
-enum class Impl { view, prim, bridge };
+enum class Impl { view, prim, composite, bridge };
 
 struct OpRow {
   std::string aten;  // "add.Tensor"
   Impl impl;
-  std::string via;   // the devplug ops it runs, for the docs and the report
+  std::string via;   // the devplug ops it runs, for the docs and the report (a composite row
+                     // names its composites first, then what the bridge adds around them)
 };
 
 // Registers kernels with torch and records their rows.
@@ -56,5 +59,6 @@ void register_activation_ops(Table& t);
 void register_norm_ops(Table& t);
 void register_conv_ops(Table& t);
 void register_loss_ops(Table& t);
+void register_attention_ops(Table& t);
 
 }  // namespace devplug::bridge

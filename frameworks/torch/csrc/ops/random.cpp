@@ -3,7 +3,7 @@
 // seed and the sequence of calls, never on the plugin.
 //
 // Uniforms (and so bernoulli, dropout and random_) are exact by construction and identical
-// on every plugin. Normals are Box-Muller, whose log and cos each device rounds its own way;
+// on every plugin; dropout is devplug's composite, on the same Philox words. Normals are Box-Muller, whose log and cos each device rounds its own way;
 // so float32 (and 16-bit) normals are made in float64 and rounded once, which gives the same
 // bits everywhere unless two devices' float64 results straddle a float32 rounding boundary
 // (about 2^-29 per element). A device without float64 makes them in the dtype itself, as
@@ -21,16 +21,18 @@
 namespace devplug::bridge {
 namespace {
 
+// Reserves `words` 32-bit words of `generator` (or the device's default generator).
+devplug_philox_attrs_t reserve(const Dev& dev, uint64_t words, const std::optional<at::Generator>& generator) {
+  PhiloxGenerator* gen = generator_or_default(generator, dev.index());
+  std::lock_guard<std::mutex> lock(gen->mutex_);
+  return gen->reserve(words);
+}
+
 // Fills devplug tensor `out` with random op `op` (philox_uniform / philox_normal /
 // philox_bits), reading `words_per_element` words per element from `gen`.
 void philox(const Dev& dev, devplug_op_t op, const DTensor& out, uint64_t words_per_element,
             const std::optional<at::Generator>& generator) {
-  PhiloxGenerator* gen = generator_or_default(generator, dev.index());
-  devplug_philox_attrs_t attrs;
-  {
-    std::lock_guard<std::mutex> lock(gen->mutex_);
-    attrs = gen->reserve(static_cast<uint64_t>(out.numel()) * words_per_element);
-  }
+  const devplug_philox_attrs_t attrs = reserve(dev, static_cast<uint64_t>(out.numel()) * words_per_element, generator);
   dev.call(op, {}, {out}, &attrs);
 }
 
@@ -186,6 +188,8 @@ at::Tensor& exponential_(at::Tensor& self, double lambda, std::optional<at::Gene
 
 // ---- dropout: keep each element with probability 1 - p and scale by 1 / (1 - p) -----------
 
+// The dropout composite, with the words of one float32 uniform per element reserved from
+// the device's default generator (torch's dropout takes none).
 std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, double p, std::optional<bool> train) {
   TORCH_CHECK(0 <= p && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
   Dev dev = Dev::of(input);
@@ -195,17 +199,10 @@ std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, doubl
     return {input.clone(), mask};
   }
   at::Tensor output = at::empty_like(input);
-  if (p == 1) {
-    dev.fill(view_of(mask), false);
-    dev.fill(view_of(output), 0);
-    return {output, mask};
-  }
-  DTensor keep = view_of(mask);
-  DTensor u = standard_uniform(dev, DEVPLUG_DTYPE_FLOAT32, keep.shape(), std::nullopt);
-  dev.ew_into(DEVPLUG_OP_lt, {u, dev.scalar(DEVPLUG_DTYPE_FLOAT32, 1.0 - p)}, keep);
-  DTensor x = view_of(input);
-  DTensor kept = dev.ew(DEVPLUG_OP_mul, {x, dev.cast(keep, x.dtype())});
-  dev.ew_into(DEVPLUG_OP_mul, {kept, dev.scalar(x.dtype(), 1.0 / (1.0 - p))}, view_of(output));
+  const devplug_philox_attrs_t words = reserve(
+      dev, static_cast<uint64_t>(input.numel()) * words_of(DEVPLUG_OP_philox_uniform, DEVPLUG_DTYPE_FLOAT32), std::nullopt);
+  devplug_dropout_attrs_t attrs{sizeof(attrs), p, words.seed, words.offset};
+  dev.composite(DEVPLUG_OP_dropout, {view_of(input)}, {view_of(output), view_of(mask)}, &attrs);
   return {output, mask};
 }
 
@@ -232,7 +229,7 @@ void register_random_ops(Table& t) {
   t.add("random_.to", Impl::prim, "philox_bits, remainder, add", DEVPLUG_KERNEL(random_to_));
   t.add("random_", Impl::prim, "philox_bits, remainder, add", DEVPLUG_KERNEL(random_));
   t.add("exponential_", Impl::bridge, "philox_uniform, sub, log, neg, div", DEVPLUG_KERNEL(exponential_));
-  t.add("native_dropout", Impl::bridge, "philox_uniform, lt, mul", DEVPLUG_KERNEL(native_dropout));
+  t.add("native_dropout", Impl::composite, "dropout", DEVPLUG_KERNEL(native_dropout));
   t.add("native_dropout_backward", Impl::bridge, "mul", DEVPLUG_KERNEL(native_dropout_backward));
 }
 

@@ -1,7 +1,7 @@
 // Reductions and scans: the devplug reduce prims (sum, prod, amax, amin, argmax, argmin,
 // var, all, any) over a dims mask, keeping reduced dims as size 1 as devplug does; torch's
-// keepdim=False result is a view of the same memory with those dims dropped. mean, std,
-// norms and counts are compositions of them.
+// keepdim=False result is a view of the same memory with those dims dropped. mean and
+// logsumexp are devplug's composites; std, norms and counts are compositions of prims.
 #include <ATen/Functions.h>
 #include <ATen/native/Resize.h>
 
@@ -35,13 +35,6 @@ uint32_t mask_of(const at::Tensor& self, at::OptionalIntArrayRef dim) {
 at::ScalarType sum_dtype(const at::Tensor& self, std::optional<at::ScalarType> dtype) {
   if (dtype.has_value()) return *dtype;
   return c10::isIntegralType(self.scalar_type(), true) ? at::kLong : self.scalar_type();
-}
-
-int64_t reduced_count(const at::Tensor& self, uint32_t mask) {
-  int64_t n = 1;
-  for (int64_t d = 0; d < self.dim(); ++d)
-    if (mask & (1u << d)) n *= self.size(d);
-  return n;
 }
 
 // ---- sum, prod, mean ----------------------------------------------------------------------
@@ -84,19 +77,27 @@ at::Tensor prod_all(const at::Tensor& self, std::optional<at::ScalarType> dtype)
   return out;
 }
 
+// Reduces `x` with composite `op` (mean, logsumexp) over `mask` into torch tensor `out`.
+void reduce_composite(const Dev& dev, devplug_op_t op, const DTensor& x, uint32_t mask, bool keepdim,
+                      const at::Tensor& out) {
+  if (out.numel() == 0) return;
+  DTensor target = view_of(out);
+  if (!keepdim) target = unsqueeze_mask(target, mask);
+  const devplug_reduce_attrs_t attrs{sizeof(attrs), mask, 0.0};
+  dev.composite_into(op, {x}, target, &attrs);
+}
+
 at::Tensor& mean_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
                      std::optional<at::ScalarType> dtype, at::Tensor& out) {
   const at::ScalarType type = dtype.value_or(out.scalar_type());
   TORCH_CHECK(c10::isFloatingType(type), "mean(): could not infer output dtype. ",
               dtype.has_value() ? "Optional" : "Input", " dtype must be either a floating point or complex dtype. "
               "Got: ", type);
-  sum_out(self, dim, keepdim, dtype, out);
-  const int64_t n = reduced_count(self, mask_of(self, dim));
-  Dev dev = Dev::of(out);
-  if (out.numel() > 0) {
-    DTensor o = view_of(out);
-    dev.ew_into(DEVPLUG_OP_div, {o, dev.scalar(o.dtype(), n)}, o);
-  }
+  Dev dev = Dev::of({&self, &out});
+  const uint32_t mask = mask_of(self, dim);
+  prepare_out(out, reduced_shape(self.sizes(), mask, keepdim));
+  reduce_composite(dev, DEVPLUG_OP_mean, dev.cast(view_of(self), require_dtype(type, "mean's result")), mask, keepdim,
+                   out);
   return out;
 }
 at::Tensor mean_fn(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, std::optional<at::ScalarType> dtype) {
@@ -104,6 +105,23 @@ at::Tensor mean_fn(const at::Tensor& self, at::OptionalIntArrayRef dim, bool kee
   const at::ScalarType type = dtype.value_or(self.scalar_type());
   at::Tensor out = empty_torch(dev, reduced_shape(self.sizes(), mask_of(self, dim), keepdim), type);
   return mean_out(self, dim, keepdim, dtype, out);
+}
+
+// Integers give the default float dtype, as torch's logsumexp.
+at::Tensor& logsumexp_out(const at::Tensor& self, at::IntArrayRef dim, bool keepdim, at::Tensor& out) {
+  Dev dev = Dev::of({&self, &out});
+  const uint32_t mask = dims_mask(dim, self.dim());
+  prepare_out(out, reduced_shape(self.sizes(), mask, keepdim));
+  TORCH_CHECK(c10::isFloatingType(out.scalar_type()), "logsumexp(): Expected floating point type for result tensor, "
+              "but got: ", out.scalar_type());
+  reduce_composite(dev, DEVPLUG_OP_logsumexp, dev.cast(view_of(self), view_of(out).dtype()), mask, keepdim, out);
+  return out;
+}
+at::Tensor logsumexp(const at::Tensor& self, at::IntArrayRef dim, bool keepdim) {
+  Dev dev = Dev::of(self);
+  const at::ScalarType type = c10::isIntegralType(self.scalar_type(), true) ? default_float() : self.scalar_type();
+  at::Tensor out = empty_torch(dev, reduced_shape(self.sizes(), dims_mask(dim, self.dim()), keepdim), type);
+  return logsumexp_out(self, dim, keepdim, out);
 }
 
 // ---- amax, amin, max/min with indices, argmax, argmin ------------------------------------
@@ -355,8 +373,10 @@ void register_reduction_ops(Table& t) {
   t.add("prod", Impl::prim, "prod", DEVPLUG_KERNEL(prod_all));
   t.add("prod.dim_int", Impl::prim, "prod", DEVPLUG_KERNEL(prod_dim));
   t.add("prod.int_out", Impl::prim, "prod", DEVPLUG_KERNEL(prod_out));
-  t.add("mean.dim", Impl::prim, "sum, div", DEVPLUG_KERNEL(mean_fn));
-  t.add("mean.out", Impl::prim, "sum, div", DEVPLUG_KERNEL(mean_out));
+  t.add("mean.dim", Impl::composite, "mean", DEVPLUG_KERNEL(mean_fn));
+  t.add("logsumexp", Impl::composite, "logsumexp", DEVPLUG_KERNEL(logsumexp));
+  t.add("logsumexp.out", Impl::composite, "logsumexp", DEVPLUG_KERNEL(logsumexp_out));
+  t.add("mean.out", Impl::composite, "mean", DEVPLUG_KERNEL(mean_out));
   t.add("amax", Impl::prim, "amax", DEVPLUG_KERNEL(extreme_fn<DEVPLUG_OP_amax>));
   t.add("amax.out", Impl::prim, "amax", DEVPLUG_KERNEL(extreme_out<DEVPLUG_OP_amax>));
   t.add("amin", Impl::prim, "amin", DEVPLUG_KERNEL(extreme_fn<DEVPLUG_OP_amin>));
