@@ -36,8 +36,10 @@ def _let_autograd_threads_finish():
     """
     from . import _C
 
+    # 100 ms, in short sleeps: the thread needs only a moment, but on a loaded machine (CI
+    # runs two tests at a time on two cores) that moment can be late.
     if _C._runtime_exists():
-        for _ in range(4):
+        for _ in range(20):
             time.sleep(0.005)
 
 
