@@ -10,6 +10,7 @@
 #include "context.hpp"
 #include "copy.hpp"
 #include "device.hpp"
+#include "devplug/sdk/fault.hpp"
 #include "dispatch.hpp"
 #include "plugin_record.hpp"
 
@@ -92,6 +93,7 @@ void run_fallback(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dty
   devplug_stream_t& ref_stream = *ref_device.default_stream();
   std::vector<TensorPtr> ref_inputs, ref_outputs;
   std::vector<const devplug_tensor_t*> in, out;
+  sdk::allocation_fault_point("host staging");
   std::vector<unsigned char> staging;
   for (size_t i = 0; i < n_inputs; ++i) {
     const Layout& l = inputs[i]->layout;

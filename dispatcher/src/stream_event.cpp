@@ -3,11 +3,13 @@
 #include "stream_event.hpp"
 
 #include "api_guard.hpp"
+#include "devplug/sdk/fault.hpp"
 #include "plugin_record.hpp"
 
 namespace devplug::detail {
 
 devplug_stream_t* create_stream(devplug_device_t& device, bool is_default) {
+  sdk::allocation_fault_point("stream");
   devplug_device_handle_t* handle = device.open();
   const devplug_plugin_t& plugin = *device.plugin;
   devplug_stream_handle_t* native = nullptr;
@@ -43,6 +45,7 @@ void synchronize_stream(const devplug_stream_t& stream) {
 }
 
 devplug_event_t* create_event(devplug_device_t& device) {
+  sdk::allocation_fault_point("event");
   devplug_device_handle_t* handle = device.open();
   const devplug_plugin_t& plugin = *device.plugin;
   devplug_event_handle_t* native = nullptr;

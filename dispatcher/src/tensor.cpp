@@ -2,6 +2,7 @@
 #include "tensor.hpp"
 
 #include "api_guard.hpp"
+#include "devplug/sdk/fault.hpp"
 #include "plugin_record.hpp"
 
 namespace devplug::detail {
@@ -30,6 +31,7 @@ void drop_storage(Storage* storage) noexcept {
 }  // namespace
 
 devplug_tensor_t* new_tensor(devplug_device_t& device, const Layout& layout) {
+  sdk::allocation_fault_point("tensor");
   const uint64_t bytes = dense_bytes(layout);
   auto storage = std::make_unique<Storage>();
   auto tensor = std::make_unique<devplug_tensor_t>();
@@ -44,6 +46,7 @@ devplug_tensor_t* new_tensor(devplug_device_t& device, const Layout& layout) {
 }
 
 devplug_tensor_t* new_view(const devplug_tensor_t& base, const Layout& layout) {
+  sdk::allocation_fault_point("view");
   auto tensor = std::make_unique<devplug_tensor_t>();
   tensor->storage = base.storage;
   tensor->layout = layout;
