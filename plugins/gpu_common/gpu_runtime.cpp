@@ -182,14 +182,8 @@ struct GpuPlugin {
     use_device(stream->device);
     const gpuError_t waited = gpuStreamSynchronize(stream->stream);
     // A bad index found by work that was still on the stream is this call's error.
-    std::exception_ptr index_error;
-    if (waited == gpuSuccess) {
-      try {
-        check_index_status(stream);
-      } catch (...) {
-        index_error = std::current_exception();
-      }
-    }
+    const std::exception_ptr index_error =
+        waited == gpuSuccess ? sdk::index_error_of([&] { check_index_status(stream); }) : nullptr;
     if (stream->scratch) (void)gpuFree(stream->scratch);
     if (stream->index_status) (void)gpuFree(stream->index_status);
     const gpuError_t destroyed = gpuStreamDestroy(stream->stream);

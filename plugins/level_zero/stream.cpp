@@ -149,14 +149,8 @@ devplug_stream_handle_t* stream_create(devplug_device_handle_t* device) {
 void stream_destroy(devplug_stream_handle_t* stream) {
   devplug_device_handle_t* device = stream->device;
   // A bad index found by work still on the stream is this call's error.
-  std::exception_ptr index_error;
-  if (stream->index_status_armed) {
-    try {
-      stream_synchronize(stream);
-    } catch (...) {
-      index_error = std::current_exception();
-    }
-  }
+  const std::exception_ptr index_error =
+      stream->index_status_armed ? sdk::index_error_of([&] { stream_synchronize(stream); }) : nullptr;
   {
     std::lock_guard<std::mutex> lock(device->streams_mutex);
     device->streams.erase(stream);

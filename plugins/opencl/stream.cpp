@@ -42,14 +42,8 @@ void check_index_status(devplug_stream_handle_t* stream) {
 
 void stream_destroy(devplug_stream_handle_t* stream) {
   const cl_int finished = cl().clFinish(stream->queue);
-  std::exception_ptr index_error;
-  if (finished == CL_SUCCESS) {
-    try {
-      check_index_status(stream);
-    } catch (...) {
-      index_error = std::current_exception();
-    }
-  }
+  const std::exception_ptr index_error =
+      finished == CL_SUCCESS ? sdk::index_error_of([&] { check_index_status(stream); }) : nullptr;
   if (stream->index_status != nullptr) cl().clReleaseMemObject(stream->index_status);
   cl().clReleaseCommandQueue(stream->queue);
   delete stream;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <string>
 
 #include "devplug/ops.h"
@@ -37,6 +38,18 @@ inline void throw_index_status(const IndexStatus& status) {
        std::string(name != nullptr ? name : "an index op") + ": index value " + std::to_string(status.value) +
            " is outside [0, " + std::to_string(status.size) +
            "); found on the device by work enqueued before this synchronize, whose output is unspecified");
+}
+
+// Runs `check` (a plugin's read of the status block) and returns what it threw, or null:
+// stream_destroy reports a pending bad index only after it has freed the stream.
+template <typename Check>
+std::exception_ptr index_error_of(Check&& check) noexcept {
+  try {
+    check();
+  } catch (...) {
+    return std::current_exception();
+  }
+  return nullptr;
 }
 
 }  // namespace devplug::sdk
