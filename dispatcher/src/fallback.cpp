@@ -93,11 +93,11 @@ void run_fallback(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dty
   devplug_stream_t& ref_stream = *ref_device.default_stream();
   std::vector<TensorPtr> ref_inputs, ref_outputs;
   std::vector<const devplug_tensor_t*> in, out;
-  sdk::allocation_fault_point("host staging");
   std::vector<unsigned char> staging;
   for (size_t i = 0; i < n_inputs; ++i) {
     const Layout& l = inputs[i]->layout;
     ref_inputs.emplace_back(new_tensor(ref_device, contiguous_layout(l.dtype, l.rank, l.shape)));
+    sdk::allocation_fault_point("host staging");
     staging.resize(dense_bytes(l));
     copy_to_host(stream, *inputs[i], staging.data(), staging.size());
     copy_from_host(ref_stream, *ref_inputs.back(), staging.data(), staging.size(), /*blocking=*/true);

@@ -31,9 +31,10 @@ void drop_storage(Storage* storage) noexcept {
 }  // namespace
 
 devplug_tensor_t* new_tensor(devplug_device_t& device, const Layout& layout) {
-  sdk::allocation_fault_point("tensor");
   const uint64_t bytes = dense_bytes(layout);
+  sdk::allocation_fault_point("tensor storage");
   auto storage = std::make_unique<Storage>();
+  sdk::allocation_fault_point("tensor");
   auto tensor = std::make_unique<devplug_tensor_t>();
   storage->device = &device;
   storage->bytes = bytes;

@@ -177,7 +177,7 @@ void expect_complete(const Target& target, int last_failure) {
 }
 
 TEST(FaultSweep, Reference) {
-  const Target target{{DEVPLUG_REFERENCE_PLUGIN}, 60};
+  const Target target{{DEVPLUG_REFERENCE_PLUGIN}, 70};
   expect_complete(target, sweep(target, false));
 }
 
@@ -189,7 +189,7 @@ TEST(FaultSweep, FallbackFromTheFixturePlugin) {
   ::unsetenv("DEVPLUG_FAULT_ALLOC");
   Context keeper(DEVPLUG_CONTEXT_NO_DISCOVERY);  // keeps the fixture loaded, so its counters live on
   keeper.load(DEVPLUG_FIXTURE_PLUGIN);
-  const Target target{{DEVPLUG_FIXTURE_PLUGIN, DEVPLUG_REFERENCE_PLUGIN}, 140};
+  const Target target{{DEVPLUG_FIXTURE_PLUGIN, DEVPLUG_REFERENCE_PLUGIN}, 180};
   expect_complete(target, sweep(target, true));
 }
 
@@ -236,7 +236,7 @@ TEST(FaultSweep, OpenCl) {
     probe.load(DEVPLUG_OPENCL_PLUGIN);
     if (probe.devices().empty()) GTEST_SKIP() << "no OpenCL device here";
   }
-  const Target target{{DEVPLUG_OPENCL_PLUGIN}, 60};
+  const Target target{{DEVPLUG_OPENCL_PLUGIN}, 70};
   expect_complete(target, sweep(target, false));
 }
 #endif

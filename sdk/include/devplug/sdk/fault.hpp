@@ -4,8 +4,9 @@
 // N:1 fails exactly the Nth allocation and the (N+1)th on succeed, which lets a test sweep
 // N over every allocation of a workload and then check that the context still works.
 //
-// Injection points are calls to `allocation_fault_point("what")` placed where memory is
-// taken: the SDK's table shims (buffer_allocate, stream_create, event_create) for every
+// Injection points are calls to `allocation_fault_point("what")` (or `allocation_fails()`
+// beside a `new (std::nothrow)`) placed right before memory is taken, so that what was taken
+// before it must be given back: the SDK's table shims (buffer_allocate, stream_create, event_create) for every
 // plugin built on sdk/plugin.hpp, a plugin's own scratch and staging allocations, and the
 // dispatcher's tensors, streams, events, host staging and device allocations.
 //
@@ -43,17 +44,22 @@ class AllocationFaults {
     every_.store(every, std::memory_order_release);
   }
 
+  // Counts an allocation; returns its number when it is one that must fail, else 0.
+  uint64_t fails() noexcept {
+    const uint64_t every = every_.load(std::memory_order_acquire);
+    if (every == 0) return 0;
+    const uint64_t n = count_.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (n % every != 0) return 0;
+    const uint64_t limit = limit_.load(std::memory_order_relaxed);
+    if (limit != 0 && failed_.fetch_add(1, std::memory_order_relaxed) >= limit) return 0;
+    return n;
+  }
+
   // Throws RESOURCE_EXHAUSTED naming `what` when this allocation is one that must fail.
   void point(const char* what) {
-    const uint64_t every = every_.load(std::memory_order_acquire);
-    if (every == 0) return;
-    const uint64_t n = count_.fetch_add(1, std::memory_order_relaxed) + 1;
-    if (n % every != 0) return;
-    const uint64_t limit = limit_.load(std::memory_order_relaxed);
-    if (limit != 0 && failed_.fetch_add(1, std::memory_order_relaxed) >= limit) return;
-    fail(DEVPLUG_CODE_RESOURCE_EXHAUSTED,
-         std::string(what) + ": injected allocation failure (allocation " + std::to_string(n) +
-             ", DEVPLUG_FAULT_ALLOC=" + std::to_string(every) + (limit ? ":" + std::to_string(limit) : "") + ")");
+    if (const uint64_t n = fails(); n != 0)
+      fail(DEVPLUG_CODE_RESOURCE_EXHAUSTED, std::string(what) + ": injected allocation failure (allocation " +
+                                                std::to_string(n) + " of this library under DEVPLUG_FAULT_ALLOC)");
   }
 
  private:
@@ -72,5 +78,9 @@ inline AllocationFaults& allocation_faults() {
 // An injection point: throws RESOURCE_EXHAUSTED when DEVPLUG_FAULT_ALLOC says this
 // allocation fails.
 inline void allocation_fault_point(const char* what) { allocation_faults().point(what); }
+
+// For a `new (std::nothrow)`: true when this allocation must fail (the caller takes its own
+// out-of-memory path, as if new had returned null).
+inline bool allocation_fails() noexcept { return allocation_faults().fails() != 0; }
 
 }  // namespace devplug::sdk
