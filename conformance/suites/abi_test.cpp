@@ -456,6 +456,7 @@ void register_abi_tests(const std::string& filter) {
       {"buffer_round_trip", buffer_round_trip},
       {"stream_event_ordering", stream_event_ordering},
       {"concurrent_threads", concurrent_threads},
+      {"index_values", index_values},
   };
   for (const auto& check : checks) {
     const std::string name = std::string("abi_") + check.first;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "api_guard.hpp"
+#include "devplug/sdk/fault.hpp"
 #include "device.hpp"
 #include "plugin_record.hpp"
 
@@ -39,6 +40,7 @@ static std::string allocation_text(const devplug_device_t& device, uint64_t aske
 }
 
 devplug_buffer_handle_t* CachingAllocator::allocate(devplug_device_t& device, uint64_t size_bytes) {
+  sdk::allocation_fault_point("device memory");
   const devplug_plugin_t& plugin = *device.plugin;
   if (!plugin.caching_allocator) {
     devplug_error_t* error = nullptr;

@@ -6,6 +6,7 @@
 #include "api_guard.hpp"
 #include "context.hpp"
 #include "device.hpp"
+#include "devplug/sdk/fault.hpp"
 #include "trace.hpp"
 
 using namespace devplug::detail;
@@ -52,6 +53,7 @@ DEVPLUG_API devplug_error_t* devplug_context_create(const devplug_context_option
       if (flags & ~kKnownContextFlags)
         invalid_argument("options->flags has unknown bits " + std::to_string(flags & ~kKnownContextFlags));
     }
+    devplug::sdk::allocation_faults().arm_from_environment();  // sdk/fault.hpp, for tests
     auto context = std::make_unique<devplug_context_t>();
     context->strict = (flags & DEVPLUG_CONTEXT_STRICT) != 0 || environment_flag("DEVPLUG_STRICT");
     context->no_fallback = (flags & DEVPLUG_CONTEXT_NO_FALLBACK) != 0;

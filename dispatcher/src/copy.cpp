@@ -9,6 +9,7 @@
 
 #include "api_guard.hpp"
 #include "device.hpp"
+#include "devplug/sdk/fault.hpp"
 #include "devplug/sdk/strided.hpp"
 #include "kernel_call.hpp"
 #include "plugin_record.hpp"
@@ -179,6 +180,7 @@ void copy_tensor(devplug_stream_t& stream, const devplug_tensor_t& dst, const de
 
   if (&src.device() != &dst.device()) {
     // Different devices (of one plugin or two): meet on the host.
+    sdk::allocation_fault_point("host staging");
     std::vector<unsigned char> staging(bytes);
     copy_to_host(*src.device().default_stream(), src, staging.data(), bytes);
     copy_from_host(stream, dst, staging.data(), bytes, /*blocking=*/true);
@@ -202,6 +204,7 @@ void copy_tensor(devplug_stream_t& stream, const devplug_tensor_t& dst, const de
     return;
   }
   if (copy_with_kernel(stream, dst, src)) return;
+  sdk::allocation_fault_point("host staging");
   std::vector<unsigned char> staging(bytes);
   copy_to_host(stream, src, staging.data(), bytes);
   copy_from_host(stream, dst, staging.data(), bytes, /*blocking=*/true);

@@ -10,6 +10,7 @@
 #include "context.hpp"
 #include "copy.hpp"
 #include "device.hpp"
+#include "devplug/sdk/fault.hpp"
 #include "dispatch.hpp"
 #include "plugin_record.hpp"
 
@@ -96,6 +97,7 @@ void run_fallback(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dty
   for (size_t i = 0; i < n_inputs; ++i) {
     const Layout& l = inputs[i]->layout;
     ref_inputs.emplace_back(new_tensor(ref_device, contiguous_layout(l.dtype, l.rank, l.shape)));
+    sdk::allocation_fault_point("host staging");
     staging.resize(dense_bytes(l));
     copy_to_host(stream, *inputs[i], staging.data(), staging.size());
     copy_from_host(ref_stream, *ref_inputs.back(), staging.data(), staging.size(), /*blocking=*/true);

@@ -3,6 +3,7 @@
 #include "stream_event.hpp"
 
 #include "api_guard.hpp"
+#include "devplug/sdk/fault.hpp"
 #include "plugin_record.hpp"
 
 namespace devplug::detail {
@@ -12,7 +13,7 @@ devplug_stream_t* create_stream(devplug_device_t& device, bool is_default) {
   const devplug_plugin_t& plugin = *device.plugin;
   devplug_stream_handle_t* native = nullptr;
   check_plugin(plugin, plugin.api->stream_create(handle, &native), "stream_create");
-  auto* stream = new (std::nothrow) devplug_stream_t();
+  auto* stream = sdk::allocation_fails() ? nullptr : new (std::nothrow) devplug_stream_t();
   if (stream == nullptr) {
     drop_plugin_error(plugin, plugin.api->stream_destroy(native));
     throw std::bad_alloc();
@@ -47,7 +48,7 @@ devplug_event_t* create_event(devplug_device_t& device) {
   const devplug_plugin_t& plugin = *device.plugin;
   devplug_event_handle_t* native = nullptr;
   check_plugin(plugin, plugin.api->event_create(handle, &native), "event_create");
-  auto* event = new (std::nothrow) devplug_event_t();
+  auto* event = sdk::allocation_fails() ? nullptr : new (std::nothrow) devplug_event_t();
   if (event == nullptr) {
     drop_plugin_error(plugin, plugin.api->event_destroy(native));
     throw std::bad_alloc();

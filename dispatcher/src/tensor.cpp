@@ -2,6 +2,7 @@
 #include "tensor.hpp"
 
 #include "api_guard.hpp"
+#include "devplug/sdk/fault.hpp"
 #include "plugin_record.hpp"
 
 namespace devplug::detail {
@@ -31,7 +32,9 @@ void drop_storage(Storage* storage) noexcept {
 
 devplug_tensor_t* new_tensor(devplug_device_t& device, const Layout& layout) {
   const uint64_t bytes = dense_bytes(layout);
+  sdk::allocation_fault_point("tensor storage");
   auto storage = std::make_unique<Storage>();
+  sdk::allocation_fault_point("tensor");
   auto tensor = std::make_unique<devplug_tensor_t>();
   storage->device = &device;
   storage->bytes = bytes;
@@ -44,6 +47,7 @@ devplug_tensor_t* new_tensor(devplug_device_t& device, const Layout& layout) {
 }
 
 devplug_tensor_t* new_view(const devplug_tensor_t& base, const Layout& layout) {
+  sdk::allocation_fault_point("view");
   auto tensor = std::make_unique<devplug_tensor_t>();
   tensor->storage = base.storage;
   tensor->layout = layout;

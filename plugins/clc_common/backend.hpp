@@ -68,6 +68,11 @@ MemHandle mem_of(devplug_buffer_handle_t* buffer);
 // Enqueues `launch` on `stream`. Throws sdk::Error naming the native call on failure.
 void launch(devplug_stream_handle_t* stream, const KernelLaunch& launch);
 
+// The stream's index status block (sdk/index_status.hpp: 32 bytes, zero until an index
+// kernel records a bad value), made on first use. The plugin reads and clears it at the
+// stream's next stream_synchronize (and stream_destroy) and reports what it holds there.
+MemHandle index_status(devplug_stream_handle_t* stream);
+
 // Temporary device memory of at least `bytes` for work enqueued on `stream`, released with
 // scratch_release once that work is enqueued; the plugin keeps the memory until the stream
 // has passed it.

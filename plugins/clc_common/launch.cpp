@@ -5,6 +5,7 @@
 
 #include "devplug/ops.h"
 #include "devplug/sdk/error.hpp"
+#include "devplug/sdk/fault.hpp"
 #include "variants.hpp"
 
 namespace devplug::clc {
@@ -94,8 +95,17 @@ void Launch::run(uint32_t dims, const size_t* global, const size_t* local) {
   clc::launch(stream_, launch_);
 }
 
+namespace {
+
+MemHandle allocate_scratch(devplug_stream_handle_t* stream, size_t bytes) {
+  sdk::allocation_fault_point("scratch memory");
+  return scratch_allocate(stream, std::max<size_t>(bytes, 16));
+}
+
+}  // namespace
+
 ScratchBuffer::ScratchBuffer(devplug_stream_handle_t* stream, size_t bytes)
-    : stream_(stream), mem_(scratch_allocate(stream, std::max<size_t>(bytes, 16))) {}
+    : stream_(stream), mem_(allocate_scratch(stream, bytes)) {}
 
 ScratchBuffer::~ScratchBuffer() {
   if (mem_ != nullptr) scratch_release(stream_, mem_);

@@ -1,6 +1,8 @@
 // Host side of indexing (kernels/index.cl) and of the shape ops, which are strided copies:
 // cat copies each input into its slice of the output, flip copies from a view with negated
-// strides, constant_pad fills the output and copies the kept part of the input.
+// strides, constant_pad fills the output and copies the kept part of the input. Index kernels
+// record a bad index value in the stream's status block (backend.hpp, index_status), which
+// the plugin reports at the stream's next synchronize.
 #include <algorithm>
 #include <memory>
 
@@ -51,6 +53,8 @@ devplug_error_t* take_kernel(devplug_stream_handle_t* stream, const devplug_op_c
         .mem(index_view.mem)
         .arg<int64_t>(in.strides[dim])
         .arg<int64_t>(in.shape[dim])
+        .mem(index_status(stream))
+        .arg<int32_t>(call->op)
         .run1(static_cast<size_t>(g.numel));
   });
 }
@@ -102,6 +106,8 @@ devplug_error_t* scatter_kernel(devplug_stream_handle_t* stream, const devplug_o
         .arg<int64_t>(src.strides[dim])
         .arg<int64_t>(index.strides[dim])
         .arg<int64_t>(out.shape[dim])
+        .mem(index_status(stream))
+        .arg<int32_t>(call->op)
         .run1(static_cast<size_t>(lines.numel), 64);
     if (widen)
       run_elementwise(stream, "convert", DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT32, in.dtype,

@@ -2,6 +2,7 @@
 // owned by whoever created them through the table; no reference counting.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 
@@ -31,6 +32,11 @@ struct devplug_stream_handle_t {
   // after the stream drained, freed at destroy. Used by one enqueuing thread at a time.
   void* scratch = nullptr;
   uint64_t scratch_size = 0;
+  // The index status block (index_status in gpu_runtime.hpp), made by the first index
+  // kernel; `armed` is set whenever an index kernel is enqueued, so a synchronize reads the
+  // block only then.
+  void* index_status = nullptr;
+  std::atomic<bool> index_status_armed{false};
 };
 
 struct devplug_event_handle_t {

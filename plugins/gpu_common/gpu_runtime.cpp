@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <mutex>
 #include <new>
 #include <string>
 
 #include "devplug/sdk/error.hpp"
+#include "devplug/sdk/index_status.hpp"
 #include "devplug/sdk/plugin.hpp"
 #include "gpu_ops.hpp"
 #include "gpu_status.hpp"
@@ -179,16 +181,36 @@ struct GpuPlugin {
   static void stream_destroy(devplug_stream_handle_t* stream) {
     use_device(stream->device);
     const gpuError_t waited = gpuStreamSynchronize(stream->stream);
+    // A bad index found by work that was still on the stream is this call's error.
+    const std::exception_ptr index_error =
+        waited == gpuSuccess ? sdk::index_error_of([&] { check_index_status(stream); }) : nullptr;
     if (stream->scratch) (void)gpuFree(stream->scratch);
+    if (stream->index_status) (void)gpuFree(stream->index_status);
     const gpuError_t destroyed = gpuStreamDestroy(stream->stream);
     delete stream;
     GPU_CHECK(waited, "draining a stream before destroying it");
     GPU_CHECK(destroyed, "destroying a stream");
+    if (index_error) std::rethrow_exception(index_error);
   }
 
   static void stream_synchronize(devplug_stream_handle_t* stream) {
     use_device(stream->device);
     GPU_CHECK(gpuStreamSynchronize(stream->stream), "synchronizing a stream");
+    check_index_status(stream);
+  }
+
+  // Reads the stream's index status block when an index kernel ran since the last look,
+  // clears it, and throws INVALID_ARGUMENT when a kernel recorded a bad index
+  // (sdk/index_status.hpp). The stream has drained.
+  static void check_index_status(devplug_stream_handle_t* stream) {
+    if (stream->index_status == nullptr || !stream->index_status_armed.exchange(false)) return;
+    sdk::IndexStatus found{};
+    GPU_CHECK(gpuMemcpyAsync(&found, stream->index_status, sizeof found, gpuMemcpyDeviceToHost, stream->stream),
+              "reading the index status block");
+    GPU_CHECK(gpuStreamSynchronize(stream->stream), "reading the index status block");
+    if (found.op == 0) return;
+    GPU_CHECK(gpuMemsetAsync(stream->index_status, 0, sizeof found, stream->stream), "clearing the index status block");
+    sdk::throw_index_status(found);
   }
 
   static devplug_event_handle_t* event_create(devplug_device_handle_t* device) {
@@ -236,6 +258,25 @@ void use_device(const devplug_device_handle_t* device) {
   int current = -1;
   if (gpuGetDevice(&current) == gpuSuccess && current == device->index) return;
   GPU_CHECK(gpuSetDevice(device->index), "selecting the device");
+}
+
+int64_t* index_status(devplug_stream_handle_t* stream) {
+  if (stream->index_status == nullptr) {
+    void* block = nullptr;
+    if (const gpuError_t status = gpuMalloc(&block, sizeof(sdk::IndexStatus)); status != gpuSuccess) {
+      (void)gpuGetLastError();  // as in buffer_allocate: not the next launch's error
+      fail_gpu(status, "gpuMalloc(&block, sizeof(sdk::IndexStatus))", "allocating the index status block", __FILE__,
+               __LINE__);
+    }
+    if (const gpuError_t status = gpuMemsetAsync(block, 0, sizeof(sdk::IndexStatus), stream->stream);
+        status != gpuSuccess) {
+      (void)gpuFree(block);
+      fail_gpu(status, "gpuMemsetAsync(block, 0, 32, stream)", "clearing the index status block", __FILE__, __LINE__);
+    }
+    stream->index_status = block;
+  }
+  stream->index_status_armed = true;
+  return static_cast<int64_t*>(stream->index_status);
 }
 
 void* stream_scratch(devplug_stream_handle_t* stream, uint64_t bytes) {

@@ -31,6 +31,11 @@ std::string device_count_note(int64_t code, const char* code_name, const char* h
 // the next call. May wait for the stream to drain before it grows. Throws on failure.
 void* stream_scratch(devplug_stream_handle_t* stream, uint64_t bytes);
 
+// The stream's index status block (sdk/index_status.hpp: 32 bytes of device memory, zero
+// until an index kernel records a bad value), made on first use. stream_synchronize and
+// stream_destroy read and clear it and report what it holds. Throws on failure.
+int64_t* index_status(devplug_stream_handle_t* stream);
+
 // Makes the stream's device current on this thread.
 void use_device(const devplug_device_handle_t* device);
 

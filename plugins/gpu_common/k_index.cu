@@ -1,8 +1,9 @@
 // Indexing and shape ops (ops.def INDEX and SHAPE): index_select, gather, scatter,
 // scatter_add, cat, flip and constant_pad. cat and flip are copies between views (flip reads
 // the input through negated strides); the others walk the output (or the index) in row-major
-// order. An index outside [0, size) cannot reach memory: gathers read 0 and scatters skip it
-// (the dispatcher refuses such indices before they get here).
+// order. An index outside [0, size) cannot reach memory: gathers read 0 and scatters skip it,
+// and the kernel records it in the stream's index status block (sdk/index_status.hpp), which
+// the plugin reports as INVALID_ARGUMENT at the stream's next synchronize.
 #include <type_traits>
 
 #include "elementwise.cuh"
@@ -11,16 +12,26 @@
 namespace devplug::gpu {
 namespace {
 
+// Records a bad index in the status block: the first thread to claim the block by a
+// compare-and-swap of its 32-bit `op` word writes the value and size.
+GPU_D inline void report_bad_index(int64_t* status, int32_t op, int64_t value, int64_t size) {
+  if (atomicCAS(reinterpret_cast<int*>(status), 0, static_cast<int>(op)) == 0) {
+    status[1] = value;
+    status[2] = size;
+  }
+}
+
 struct GatherGeometry {
   Layout out;      // the output: shape and strides
   Layout in;       // input strides over out's dims (dim's stride applied to the index value)
   Layout index;    // index strides over out's dims (index_select: only `dim` non-zero)
   int32_t dim;
+  int32_t op;        // reported with a bad index
   int64_t dim_size;  // input.shape[dim]
 };
 
 template <typename T, typename Index>
-__global__ void gather_kernel(T* out, const T* in, const int64_t* index, GatherGeometry g, Index n) {
+__global__ void gather_kernel(T* out, const T* in, const int64_t* index, GatherGeometry g, Index n, int64_t* status) {
   const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
   for (Index k = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
     Index rest = k, o = 0, x = 0, ix = 0;
@@ -33,7 +44,9 @@ __global__ void gather_kernel(T* out, const T* in, const int64_t* index, GatherG
       if (d != g.dim) x += c * static_cast<Index>(g.in.strides[d]);
     }
     const int64_t i = index[ix];
-    out[o] = (i >= 0 && i < g.dim_size) ? in[x + static_cast<Index>(i) * static_cast<Index>(g.in.strides[g.dim])] : T{};
+    const bool valid = i >= 0 && i < g.dim_size;
+    if (!valid) report_bad_index(status, g.op, i, g.dim_size);
+    out[o] = valid ? in[x + static_cast<Index>(i) * static_cast<Index>(g.in.strides[g.dim])] : T{};
   }
 }
 
@@ -42,6 +55,7 @@ struct ScatterGeometry {
   Layout src;    // src strides over index's dims
   Layout out;    // out strides over index's dims (dim's stride applied to the index value)
   int32_t dim;
+  int32_t op;        // reported with a bad index
   int64_t dim_size;  // out.shape[dim]
 };
 
@@ -84,7 +98,8 @@ GPU_D inline void atomic_add(T* addr, T v) {
 // for scatter_add of float16/bfloat16, which adds into a float32 copy of the output and
 // rounds once at the end, as every 16-bit float op does.
 template <typename T, typename Acc, bool kAdd>
-__global__ void scatter_kernel(Acc* out, const T* src, const int64_t* index, ScatterGeometry g, int64_t n) {
+__global__ void scatter_kernel(Acc* out, const T* src, const int64_t* index, ScatterGeometry g, int64_t n,
+                               int64_t* status) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
     int64_t rest = k, ix = 0, sx = 0, o = 0;
@@ -96,7 +111,10 @@ __global__ void scatter_kernel(Acc* out, const T* src, const int64_t* index, Sca
       if (d != g.dim) o += c * g.out.strides[d];
     }
     const int64_t i = index[ix];
-    if (i < 0 || i >= g.dim_size) continue;
+    if (i < 0 || i >= g.dim_size) {
+      report_bad_index(status, g.op, i, g.dim_size);
+      continue;
+    }
     o += i * g.out.strides[g.dim];
     if constexpr (kAdd) atomic_add(out + o, static_cast<Acc>(to_compute(src[sx])));
     else out[o] = src[sx];
@@ -158,10 +176,12 @@ void run_gather_like(devplug_stream_handle_t* s, const devplug_op_call_t& call) 
   }
   for (int32_t d = 0; d < out.rank; ++d) g.index.shape[d] = out.shape[d];
   g.dim = dim;
+  g.op = call.op;
   g.dim_size = in.shape[dim];
   const int64_t n = layout_numel(g.out);
   if (n == 0) return;
   use_device(s->device);
+  int64_t* status = index_status(s);
   T* o = static_cast<T*>(tensor_data(out));
   const T* x = static_cast<const T*>(tensor_data(in));
   const int64_t* ix = static_cast<const int64_t*>(tensor_data(index));
@@ -169,9 +189,9 @@ void run_gather_like(devplug_stream_handle_t* s, const devplug_op_call_t& call) 
   Layout all[2] = {g.out, g.index};
   const char* what = devplug_op_name(call.op);
   if (fits_int32(all, 2) && layout_extent(pack_layout(in)) < kInt32Limit)
-    launch(what, gather_kernel<T, int32_t>, c.blocks, c.threads, s->stream, o, x, ix, g, n);
+    launch(what, gather_kernel<T, int32_t>, c.blocks, c.threads, s->stream, o, x, ix, g, n, status);
   else
-    launch(what, gather_kernel<T, int64_t>, c.blocks, c.threads, s->stream, o, x, ix, g, n);
+    launch(what, gather_kernel<T, int64_t>, c.blocks, c.threads, s->stream, o, x, ix, g, n, status);
 }
 
 template <typename T>
@@ -191,6 +211,7 @@ void run_scatter(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
   g.src = pack_layout(src);
   g.out = pack_layout(out);
   g.dim = dim;
+  g.op = call.op;
   g.dim_size = out.shape[dim];
   const int64_t n = layout_numel(g.index);
   const T* x = static_cast<const T*>(tensor_data(src));
@@ -214,7 +235,7 @@ void run_scatter(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
         g.out = pack_layout(wide);
         const LaunchConfig c = launch_1d(n);
         launch(what, scatter_kernel<T, float, true>, c.blocks, c.threads, s->stream, static_cast<float*>(scratch.ptr),
-               x, ix, g, n);
+               x, ix, g, n, index_status(s));
       }
       const devplug_tensor_desc_t* from_wide[1] = {&wide};
       return launch_map<T, float>(s, out, from_wide, Narrow<T>{}, what);
@@ -227,9 +248,9 @@ void run_scatter(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
   T* o = static_cast<T*>(tensor_data(out));
   if (add) {
     if constexpr (!std::is_same_v<T, bool> && !is_half_v<T>)  // (bool has no scatter_add; 16-bit floats above)
-      launch(what, scatter_kernel<T, T, true>, c.blocks, c.threads, s->stream, o, x, ix, g, n);
+      launch(what, scatter_kernel<T, T, true>, c.blocks, c.threads, s->stream, o, x, ix, g, n, index_status(s));
   } else {
-    launch(what, scatter_kernel<T, T, false>, c.blocks, c.threads, s->stream, o, x, ix, g, n);
+    launch(what, scatter_kernel<T, T, false>, c.blocks, c.threads, s->stream, o, x, ix, g, n, index_status(s));
   }
 }
 

@@ -7,6 +7,8 @@
 
 #include <mutex>
 
+#include "devplug/sdk/fault.hpp"
+#include "devplug/sdk/index_status.hpp"
 #include "memory.hpp"
 #include "module_cache.hpp"
 #include "stream.hpp"
@@ -54,6 +56,23 @@ void launch(devplug_stream_handle_t* stream, const KernelLaunch& launch) {
   level_zero::append_command(stream, what.c_str(), [&](ze_command_list_handle_t list) {
     DEVPLUG_ZE_CALL(zeCommandListAppendLaunchKernel, (list, kernel, &groups, nullptr, 0, nullptr), what);
   });
+}
+
+MemHandle index_status(devplug_stream_handle_t* stream) {
+  if (stream->index_status == nullptr) {
+    sdk::allocation_fault_point("index status block");
+    static const sdk::IndexStatus kZero{};  // read when the stream reaches the copy
+    void* memory = level_zero::allocate_device_memory(stream->device, sizeof kZero, "allocating the index status block");
+    try {
+      level_zero::append_copy_from_host(stream, memory, &kZero, sizeof kZero);
+    } catch (...) {
+      level_zero::stream_release_memory(stream, memory);
+      throw;
+    }
+    stream->index_status = memory;
+  }
+  stream->index_status_armed = true;
+  return stream->index_status;
 }
 
 MemHandle scratch_allocate(devplug_stream_handle_t* stream, size_t bytes) {

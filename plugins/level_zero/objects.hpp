@@ -6,6 +6,7 @@
 // device and must be destroyed before it is closed.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -104,6 +105,11 @@ struct devplug_stream_handle_t {
   size_t recorded = 0;   // commands in `list` since it was opened
   bool needs_barrier = false;  // a command was appended since the last barrier
   devplug::level_zero::KeepAlive keep;
+  // The index status block (clc::index_status: device memory), made by the first index
+  // kernel; `armed` is set whenever an index kernel is enqueued, so a synchronize reads the
+  // block only then.
+  void* index_status = nullptr;
+  std::atomic<bool> index_status_armed{false};
 };
 
 struct devplug_event_handle_t {

@@ -5,7 +5,9 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 
+#include "devplug/sdk/index_status.hpp"
 #include "memory.hpp"
 #include "ze_status.hpp"
 
@@ -146,6 +148,9 @@ devplug_stream_handle_t* stream_create(devplug_device_handle_t* device) {
 
 void stream_destroy(devplug_stream_handle_t* stream) {
   devplug_device_handle_t* device = stream->device;
+  // A bad index found by work still on the stream is this call's error.
+  const std::exception_ptr index_error =
+      stream->index_status_armed ? sdk::index_error_of([&] { stream_synchronize(stream); }) : nullptr;
   {
     std::lock_guard<std::mutex> lock(device->streams_mutex);
     device->streams.erase(stream);
@@ -160,6 +165,7 @@ void stream_destroy(devplug_stream_handle_t* stream) {
   }
   release(keep, device->context);
   const ZeLibrary& lib = ze();
+  if (stream->index_status != nullptr) lib.zeMemFree(device->context, stream->index_status);
   if (stream->list != nullptr) lib.zeCommandListDestroy(stream->list);
   if (stream->open_fence != nullptr) lib.zeFenceDestroy(stream->open_fence);
   for (const auto& s : stream->submitted) {
@@ -173,9 +179,12 @@ void stream_destroy(devplug_stream_handle_t* stream) {
   if (stream->queue != nullptr) lib.zeCommandQueueDestroy(stream->queue);
   delete stream;
   if (!failure.empty()) sdk::fail(DEVPLUG_CODE_INTERNAL, failure + " (destroying a stream)");
+  if (index_error) std::rethrow_exception(index_error);
 }
 
-void stream_synchronize(devplug_stream_handle_t* stream) {
+namespace {
+
+void drain_and_release(devplug_stream_handle_t* stream) {
   KeepAlive keep;
   {
     std::lock_guard<std::mutex> lock(stream->mutex);
@@ -184,9 +193,32 @@ void stream_synchronize(devplug_stream_handle_t* stream) {
   release(keep, stream->device->context);
 }
 
+// Reads the stream's index status block when an index kernel ran since the last look, clears
+// it, and throws INVALID_ARGUMENT when a kernel recorded a bad index (sdk/index_status.hpp).
+// The stream has drained.
+void check_index_status(devplug_stream_handle_t* stream) {
+  if (stream->index_status == nullptr || !stream->index_status_armed.exchange(false)) return;
+  sdk::IndexStatus found{};
+  append_copy_to_host(stream, &found, stream->index_status, sizeof found);
+  drain_and_release(stream);
+  if (found.op == 0) return;
+  static const sdk::IndexStatus kZero{};
+  append_copy_from_host(stream, stream->index_status, &kZero, sizeof kZero);
+  drain_and_release(stream);
+  sdk::throw_index_status(found);
+}
+
+}  // namespace
+
+void stream_synchronize(devplug_stream_handle_t* stream) {
+  drain_and_release(stream);
+  check_index_status(stream);
+}
+
 void synchronize_device_streams(devplug_device_handle_t* device) {
   std::lock_guard<std::mutex> lock(device->streams_mutex);
-  for (devplug_stream_handle_t* stream : device->streams) stream_synchronize(stream);
+  // Drains only: an index error stays for the stream's own next synchronize.
+  for (devplug_stream_handle_t* stream : device->streams) drain_and_release(stream);
 }
 
 void submit_device_streams(devplug_device_handle_t* device) {

@@ -8,6 +8,8 @@
 #include <mutex>
 
 #include "clblast_matmul.hpp"
+#include "devplug/sdk/fault.hpp"
+#include "devplug/sdk/index_status.hpp"
 #include "objects.hpp"
 #include "opencl_status.hpp"
 #include "program_cache.hpp"
@@ -41,6 +43,25 @@ void launch(devplug_stream_handle_t* stream, const KernelLaunch& launch) {
   DEVPLUG_CL_CALL(clEnqueueNDRangeKernel,
                   (stream->queue, kernel, launch.dims, nullptr, launch.global, launch.local, 0, nullptr, nullptr),
                   context.c_str());
+}
+
+MemHandle index_status(devplug_stream_handle_t* stream) {
+  using opencl::cl;
+  if (stream->index_status == nullptr) {
+    sdk::allocation_fault_point("index status block");
+    cl_int status = CL_SUCCESS;
+    const sdk::IndexStatus zero{};
+    cl_mem mem = cl().clCreateBuffer(stream->device->context, CL_MEM_READ_WRITE, sizeof zero, nullptr, &status);
+    DEVPLUG_CL_STATUS(clCreateBuffer, status, "allocating the index status block");
+    status = cl().clEnqueueWriteBuffer(stream->queue, mem, CL_TRUE, 0, sizeof zero, &zero, 0, nullptr, nullptr);
+    if (status != CL_SUCCESS) {
+      cl().clReleaseMemObject(mem);
+      opencl::fail_cl("clEnqueueWriteBuffer", status, "clearing the index status block", __FILE__, __LINE__);
+    }
+    stream->index_status = mem;
+  }
+  stream->index_status_armed = true;
+  return stream->index_status;
 }
 
 MemHandle scratch_allocate(devplug_stream_handle_t* stream, size_t bytes) {

@@ -69,6 +69,10 @@ struct devplug_buffer_handle_t {
 struct devplug_stream_handle_t {
   devplug_device_handle_t* device = nullptr;
   cl_command_queue queue = nullptr;
+  // The index status block (clc::index_status), made by the first index kernel; `armed` is
+  // set whenever an index kernel is enqueued, so a synchronize reads the block only then.
+  cl_mem index_status = nullptr;
+  std::atomic<bool> index_status_armed{false};
 };
 
 struct devplug_event_handle_t {

@@ -2,6 +2,9 @@
 // (sdk/plugin.hpp) have checked the handles and devices before these run.
 #include "stream.hpp"
 
+#include <exception>
+
+#include "devplug/sdk/index_status.hpp"
 #include "opencl_status.hpp"
 
 namespace devplug::opencl {
@@ -16,15 +19,41 @@ devplug_stream_handle_t* stream_create(devplug_device_handle_t* device) {
   return stream;
 }
 
+namespace {
+
+// Reads the stream's index status block when an index kernel ran since the last look, clears
+// it, and throws INVALID_ARGUMENT when a kernel recorded a bad index (sdk/index_status.hpp).
+// The queue has finished.
+void check_index_status(devplug_stream_handle_t* stream) {
+  if (stream->index_status == nullptr || !stream->index_status_armed.exchange(false)) return;
+  sdk::IndexStatus found{};
+  DEVPLUG_CL_CALL(clEnqueueReadBuffer,
+                  (stream->queue, stream->index_status, CL_TRUE, 0, sizeof found, &found, 0, nullptr, nullptr),
+                  "reading the index status block");
+  if (found.op == 0) return;
+  const sdk::IndexStatus zero{};
+  DEVPLUG_CL_CALL(clEnqueueWriteBuffer,
+                  (stream->queue, stream->index_status, CL_TRUE, 0, sizeof zero, &zero, 0, nullptr, nullptr),
+                  "clearing the index status block");
+  sdk::throw_index_status(found);
+}
+
+}  // namespace
+
 void stream_destroy(devplug_stream_handle_t* stream) {
   const cl_int finished = cl().clFinish(stream->queue);
+  const std::exception_ptr index_error =
+      finished == CL_SUCCESS ? sdk::index_error_of([&] { check_index_status(stream); }) : nullptr;
+  if (stream->index_status != nullptr) cl().clReleaseMemObject(stream->index_status);
   cl().clReleaseCommandQueue(stream->queue);
   delete stream;
   if (finished != CL_SUCCESS) fail_cl("clFinish", finished, "destroying a stream", __FILE__, __LINE__);
+  if (index_error) std::rethrow_exception(index_error);
 }
 
 void stream_synchronize(devplug_stream_handle_t* stream) {
   DEVPLUG_CL_CALL(clFinish, (stream->queue), "synchronizing a stream");
+  check_index_status(stream);
 }
 
 devplug_event_handle_t* event_create(devplug_device_handle_t* device) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -126,6 +127,39 @@ TEST(DevplugInfoCheck, PluginThatAbortsIsReportedNotFatal) {
   EXPECT_EQ(result.exit_code, 1) << result.output;
   expect_contains(result, "the plugin crashed the process with signal " + std::to_string(SIGABRT));
   expect_contains(result, "WILL NOT LOAD");
+}
+
+TEST(DevplugInfoCheck, PluginThatHangsIsGivenUpOn) {
+  const CommandResult result = run("DEVPLUG_INFO_CHECK_TIMEOUT=2 " + quoted(kTool) + " --no-discovery --check " +
+                                   quoted(fixture("fixture_init_hangs")));
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  expect_contains(result, "the plugin did not finish within 2 s");
+  expect_contains(result, "WILL NOT LOAD");
+}
+
+// Every bad plugin the tests build (the loader's fixtures here, the dispatcher's, and the
+// conformance runner's plugins with injected bugs, which crash or hang inside a kernel):
+// the doctor ends with exit status 0, 1 or 2 and one verdict line, and is never taken down.
+TEST(DevplugInfoCheck, SurvivesEveryBadPluginFixture) {
+  int checked = 0;
+  for (const char* folder : {DEVPLUG_FIXTURE_DIR, DEVPLUG_DISPATCHER_FIXTURE_DIR, DEVPLUG_BROKEN_PLUGIN_DIR}) {
+    if (!std::filesystem::is_directory(folder)) continue;
+    for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+      if (entry.path().extension() != ".so") continue;
+      const std::string path = entry.path().string();
+      const CommandResult result =
+          run("DEVPLUG_INFO_CHECK_TIMEOUT=2 " + quoted(kTool) + " --no-discovery --check " + quoted(path));
+      ++checked;
+      EXPECT_TRUE(result.exit_code >= 0 && result.exit_code <= 2) << path << ":\n" << result.output;
+      int verdicts = 0;
+      for (const char* verdict : {"\nOK: ", "\nNO DEVICES: ", "\nWILL NOT LOAD: "})
+        for (size_t at = result.output.find(verdict); at != std::string::npos; at = result.output.find(verdict, at + 1))
+          ++verdicts;
+      EXPECT_EQ(verdicts, 1) << path << ":\n" << result.output;
+    }
+  }
+  std::printf("[ checked  ] %d plugin files\n", checked);
+  EXPECT_GE(checked, 14) << "fewer fixtures than expected were found";
 }
 
 TEST(DevplugInfoCheck, NoDeviceExitsTwoWithTheNote) {

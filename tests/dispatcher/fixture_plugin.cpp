@@ -67,6 +67,7 @@ namespace {
 std::atomic<int64_t> g_live_buffers{0};
 std::atomic<uint64_t> g_live_bytes{0};
 std::atomic<int64_t> g_allocations{0};
+std::atomic<int64_t> g_refused_allocations{0};  // FIXTURE_SMALL_MEMORY: requests that did not fit
 std::atomic<int64_t> g_initialized{0};
 devplug_device_handle_t g_devices[2] = {{0}, {1}};
 
@@ -215,10 +216,12 @@ struct FixturePlugin {
   static devplug_buffer_handle_t* buffer_allocate(devplug_device_handle_t* device, uint64_t size) {
 #if FIXTURE_VARIANT == FIXTURE_SMALL_MEMORY
     const uint64_t limit = uint64_t{1} << 20;
-    if (size > limit - std::min<uint64_t>(g_live_bytes.load(), limit))
+    if (size > limit - std::min<uint64_t>(g_live_bytes.load(), limit)) {
+      ++g_refused_allocations;
       devplug::sdk::fail(DEVPLUG_CODE_RESOURCE_EXHAUSTED,
                          "fixture: " + std::to_string(size) + " bytes do not fit: " + std::to_string(g_live_bytes.load()) +
                              " of the device's " + std::to_string(limit) + " bytes are in use");
+    }
 #endif
     auto* b = new devplug_buffer_handle_t{size, static_cast<unsigned char*>(std::calloc(size, 1)), device};
     if (b->data == nullptr) {
@@ -299,6 +302,7 @@ const devplug_plugin_api_t* newer_api() {
 // Counters for the tests (the fixture's own symbols, found with dlsym).
 extern "C" DEVPLUG_PLUGIN_EXPORT int64_t fixture_live_buffers(void) { return g_live_buffers.load(); }
 extern "C" DEVPLUG_PLUGIN_EXPORT int64_t fixture_allocations(void) { return g_allocations.load(); }
+extern "C" DEVPLUG_PLUGIN_EXPORT int64_t fixture_refused_allocations(void) { return g_refused_allocations.load(); }
 extern "C" DEVPLUG_PLUGIN_EXPORT int64_t fixture_initialized(void) { return g_initialized.load(); }
 
 #if FIXTURE_VARIANT == FIXTURE_MISSING_DEP

@@ -33,7 +33,7 @@ devplug_add_fixture(7 missing_dep)
 devplug_add_fixture(8 no_device)
 devplug_add_fixture(9 no_copy)
 devplug_add_fixture(10 claims)
-devplug_add_fixture(11 small_memory)  # tests/hardening: the caching allocator's retry
+devplug_add_fixture(11 small_memory)  # tests/faults: the caching allocator's retry
 target_link_libraries(devplug_fixture_missing_dep PRIVATE devplug_fixture_dependency)
 set_target_properties(devplug_fixture_missing_dep PROPERTIES SKIP_BUILD_RPATH ON)
 

@@ -6,7 +6,20 @@
  * message naming the argument, never a crash. Out-parameters are prefixed `out_` and
  * cleared on entry. Objects are owned by the context that made them unless said otherwise;
  * a context is thread-safe, and so are its devices; a stream is used by one thread at a
- * time. */
+ * time.
+ *
+ * Work runs asynchronously: an error the device finds while running enqueued work (an
+ * index value outside its dim, ops.def) comes back from the next call that waits for that
+ * stream (devplug_stream_synchronize, devplug_device_synchronize, a copy to the host, a CPU
+ * fallback's staging, devplug_stream_destroy), once; the stream stays usable.
+ *
+ * Plugins run inside the host's process, as in every runtime of this kind. A plugin that
+ * crashes takes the process down, and one that hangs blocks the calling thread (the op
+ * call, or the next wait on its stream) for good: libdevplug neither isolates plugins nor
+ * times them out. What does isolate them is the tooling: devplug-conform runs each case in
+ * a child process with a timeout, and `devplug-info --check` loads a plugin in a child
+ * process that it ends after DEVPLUG_INFO_CHECK_TIMEOUT seconds (60). A host that must
+ * survive a faulty plugin runs it in a process of its own. See docs/reliability.md. */
 #ifndef DEVPLUG_DEVPLUG_H_
 #define DEVPLUG_DEVPLUG_H_
 
@@ -172,6 +185,8 @@ DEVPLUG_API devplug_error_t* devplug_stream_create(devplug_device_t* device,
                                                    devplug_stream_t** out_stream);
 /* Waits for the stream's work, then destroys it. NULL is ignored. */
 DEVPLUG_API devplug_error_t* devplug_stream_destroy(devplug_stream_t* stream);
+/* Waits for the stream's work. Errors the device found in that work surface here (see the
+ * top of this file). */
 DEVPLUG_API devplug_error_t* devplug_stream_synchronize(devplug_stream_t* stream);
 DEVPLUG_API devplug_error_t* devplug_stream_get_device(devplug_stream_t* stream,
                                                        devplug_device_t** out_device);

@@ -2,7 +2,8 @@
 // every entry of devplug_plugin_api_t with a shim that does, once for every plugin, what
 // the ABI asks of each entry point (plugin_api.h): the guard that turns exceptions into
 // errors, clearing out-parameters, NULL and struct_size checks, device index and buffer
-// range checks, the overlap and same-device rules. Impl then holds only the device work.
+// range checks, the overlap and same-device rules, and the allocation-failure injection
+// points of sdk/fault.hpp. Impl then holds only the device work.
 //
 // Impl is a struct of static functions named after the table's fields. Each reports failure
 // by throwing (sdk::fail, sdk::Error); a std::bad_alloc becomes RESOURCE_EXHAUSTED. When a
@@ -56,6 +57,7 @@
 
 #include "devplug/plugin_api.h"
 #include "devplug/sdk/error.hpp"
+#include "devplug/sdk/fault.hpp"
 #include "devplug/sdk/kernels.hpp"
 
 namespace devplug::sdk {
@@ -102,6 +104,7 @@ struct Shims {
              "host ABI " + std::to_string(args->host_abi_major) + "." + std::to_string(args->host_abi_minor) +
                  " does not match plugin " + Impl::name() + "'s ABI " + std::to_string(DEVPLUG_ABI_MAJOR) +
                  "." + std::to_string(DEVPLUG_ABI_MINOR));
+      allocation_faults().arm_from_environment();
       Impl::initialize(*args);
     });
   }
@@ -153,6 +156,7 @@ struct Shims {
       check_not_null(device, "device");
       check_not_null(out_buffer, "out_buffer");
       check_argument(size_bytes > 0, "buffer_allocate: size_bytes is 0");
+      allocation_fault_point("buffer_allocate");
       *out_buffer = Impl::buffer_allocate(device, size_bytes);
     });
   }
@@ -222,6 +226,7 @@ struct Shims {
     return guard([&] {
       check_not_null(device, "device");
       check_not_null(out_stream, "out_stream");
+      allocation_fault_point("stream_create");
       *out_stream = Impl::stream_create(device);
     });
   }
@@ -239,6 +244,7 @@ struct Shims {
     return guard([&] {
       check_not_null(device, "device");
       check_not_null(out_event, "out_event");
+      allocation_fault_point("event_create");
       *out_event = Impl::event_create(device);
     });
   }
