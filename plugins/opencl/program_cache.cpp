@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <optional>
 #include <vector>
 
 #include "opencl_status.hpp"
@@ -107,14 +106,14 @@ cl_program ProgramCache::build(const std::string& source, const std::string& opt
     if (prog != nullptr) cl().clReleaseProgram(prog);
     return nullptr;
   };
-  std::optional<clc::DiskCache::Lock> lock;
-  if (binaries_) {
+  if (binaries_)
     if (cl_program prog = from_disk()) return prog;
-    // Processes that need this program at once build it once: the others wait for the lock
-    // and find the binary.
-    lock.emplace(disk_, key);
+  // Processes that need this program at once (devplug-conform's workers: the copy program of
+  // a dtype serves cat, flip, the scatters...) build it once: the others wait for the lock and
+  // find the binary, ours or the driver's cache's.
+  const clc::DiskCache::Lock lock(disk_, key);
+  if (binaries_)
     if (cl_program prog = from_disk()) return prog;
-  }
 
   const char* text = source.c_str();
   const size_t length = source.size();
