@@ -13,7 +13,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <deque>
+
+#include "devplug/ops.h"
+#include "harness/case_queue.hpp"
 
 namespace devplug::conform {
 namespace {
@@ -167,8 +169,9 @@ std::vector<Result> run_in_workers(const Options& options, const std::vector<Cas
                                    const std::function<void(size_t, size_t)>& progress) {
   ::signal(SIGPIPE, SIG_IGN);
   std::vector<Result> results(which.size());
-  std::deque<size_t> pending;
-  for (size_t i = 0; i < which.size(); ++i) pending.push_back(i);
+  std::vector<std::string> groups;
+  for (size_t k : which) groups.push_back(kernel_group(devplug_op_name(cases[k].op), cases[k].dtype_label));
+  CaseQueue pending(groups);
   std::vector<Worker> workers(static_cast<size_t>(std::max(1, options.jobs)));
   size_t done = 0;
   std::string setup_error;
@@ -178,26 +181,25 @@ std::vector<Result> run_in_workers(const Options& options, const std::vector<Cas
   };
   while (done < which.size()) {
     // Hand out work, starting workers as needed.
-    for (Worker& w : workers) {
+    for (size_t id = 0; id < workers.size(); ++id) {
+      Worker& w = workers[id];
       if (pending.empty()) break;
       if (w.current >= 0) continue;
       if (w.pid < 0) {
         w = start_worker(options, cases, &setup_error);
         if (w.pid < 0) {
           // Nothing can run: every remaining case fails with the reason.
-          while (!pending.empty()) {
+          for (long slot = pending.next(id); slot >= 0; slot = pending.next(id)) {
             Result r;
             r.status = Status::Fail;
             r.message = "could not set up: " + setup_error;
-            finish(pending.front(), r);
-            pending.pop_front();
+            finish(static_cast<size_t>(slot), r);
           }
           break;
         }
       }
-      const uint32_t index = static_cast<uint32_t>(which[pending.front()]);
-      w.current = static_cast<long>(pending.front());
-      pending.pop_front();
+      w.current = pending.next(id);
+      const uint32_t index = static_cast<uint32_t>(which[static_cast<size_t>(w.current)]);
       w.started = now_s();
       write_all(w.to, &index, sizeof index);
     }

@@ -13,7 +13,9 @@
 namespace devplug::conform {
 
 // Runs `cases[i]` for each i in `which` on `options.jobs` workers and returns one result
-// per entry of `which`. `progress(done, total)` is called as results arrive.
+// per entry of `which`. A worker runs the cases of one op and dtype together (CaseQueue),
+// so kernels compiled at first use are compiled by one worker, not by all of them at once.
+// `progress(done, total)` is called as results arrive.
 std::vector<Result> run_in_workers(const Options& options, const std::vector<Case>& cases,
                                    const std::vector<size_t>& which,
                                    const std::function<void(size_t, size_t)>& progress);

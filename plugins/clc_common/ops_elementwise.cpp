@@ -45,27 +45,13 @@ void run_elementwise(devplug_stream_handle_t* stream, const char* op_token, devp
   const Geometry g = make_geometry(rank, shape, operands);
   if (g.numel == 0) return;
   const std::string options = elementwise_defines(op_token, dta, dtb, dtc, dto);
-  if (g.dense) {
-    Launch(stream, "elementwise", options, "ew_dense", what)
-        .arg<int64_t>(g.numel)
-        .arg<int64_t>(g.offset[0])
-        .arg<int64_t>(g.offset[1])
-        .arg<int64_t>(g.offset[2])
-        .arg<int64_t>(g.offset[3])
-        .mem(operands[0]->mem)
-        .mem(operands[1]->mem)
-        .mem(operands[2]->mem)
-        .mem(operands[3]->mem)
-        .run1(static_cast<size_t>(g.numel));
-  } else {
-    Launch(stream, "elementwise", options, "ew", what)
-        .arg(g)
-        .mem(operands[0]->mem)
-        .mem(operands[1]->mem)
-        .mem(operands[2]->mem)
-        .mem(operands[3]->mem)
-        .run1(static_cast<size_t>(g.numel));
-  }
+  Launch(stream, "elementwise", options, "ew", what)  // dense or strided: g.dense picks
+      .arg(g)
+      .mem(operands[0]->mem)
+      .mem(operands[1]->mem)
+      .mem(operands[2]->mem)
+      .mem(operands[3]->mem)
+      .run1(static_cast<size_t>(g.numel));
 }
 
 void run_copy(devplug_stream_handle_t* stream, devplug_dtype_t dtype, int32_t rank, const int64_t* shape,

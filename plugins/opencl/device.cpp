@@ -1,6 +1,7 @@
 // Device enumeration: every platform and device the ICD loader reports, with honest
 // properties read from clGetDeviceInfo.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "objects.hpp"
@@ -10,13 +11,28 @@ namespace devplug::opencl {
 
 namespace {
 
-std::string device_string(cl_device_id device, cl_device_info what) {
+// The text an OpenCL info query answers; `query(size, value, size_ret)` is clGetDeviceInfo or
+// clGetPlatformInfo bound to its object and parameter. Empty when the query fails.
+template <typename Query>
+std::string info_string(Query query) {
   size_t size = 0;
-  if (cl().clGetDeviceInfo(device, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return "";
+  if (query(0, nullptr, &size) != CL_SUCCESS || size == 0) return "";
   std::string text(size, '\0');
-  if (cl().clGetDeviceInfo(device, what, size, text.data(), nullptr) != CL_SUCCESS) return "";
+  if (query(size, text.data(), nullptr) != CL_SUCCESS) return "";
   text.resize(std::strlen(text.c_str()));
   return text;
+}
+
+std::string device_string(cl_device_id device, cl_device_info what) {
+  return info_string([&](size_t size, void* value, size_t* size_ret) {
+    return cl().clGetDeviceInfo(device, what, size, value, size_ret);
+  });
+}
+
+std::string platform_string(cl_platform_id platform, cl_platform_info what) {
+  return info_string([&](size_t size, void* value, size_t* size_ret) {
+    return cl().clGetPlatformInfo(platform, what, size, value, size_ret);
+  });
 }
 
 template <typename T>
@@ -30,6 +46,15 @@ void copy_text(char* dst, size_t capacity, const std::string& text) {
   const size_t n = std::min(capacity - 1, text.size());
   std::memcpy(dst, text.data(), n);
   dst[n] = '\0';
+}
+
+// PoCL keeps every program it builds in its own kernel cache (POCL_CACHE_DIR), keyed by the
+// source and the options, with the code it generates for each launch configuration; unless
+// POCL_KERNEL_CACHE=0 turns that off.
+bool is_caching_pocl(cl_platform_id platform) {
+  if (platform_string(platform, CL_PLATFORM_NAME) != "Portable Computing Language") return false;
+  const char* cache = std::getenv("POCL_KERNEL_CACHE");
+  return cache == nullptr || std::strcmp(cache, "0") != 0;
 }
 
 bool has_extension(const std::string& extensions, const char* name) {
@@ -50,6 +75,7 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
   info.id = id;
   info.name = device_string(id, CL_DEVICE_NAME);
   info.driver_version = device_string(id, CL_DRIVER_VERSION);
+  info.driver_caches_programs = is_caching_pocl(platform);
   const std::string extensions = device_string(id, CL_DEVICE_EXTENSIONS);
   info.fp64 = has_extension(extensions, "cl_khr_fp64");
   info.fp16 = has_extension(extensions, "cl_khr_fp16");

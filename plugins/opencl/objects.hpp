@@ -32,6 +32,9 @@ struct DeviceInfo {
   uint64_t local_memory = 0;    // CL_DEVICE_LOCAL_MEM_SIZE
   std::string name;            // device name
   std::string driver_version;  // driver version
+  // The driver keeps compiled programs on disk itself (PoCL with its kernel cache on): the
+  // plugin then leaves binaries to it (program_cache.hpp).
+  bool driver_caches_programs = false;
   clc::DeviceCaps caps;        // what the shared host code (plugins/clc_common) needs
 };
 

@@ -2,6 +2,7 @@
 #include "program_cache.hpp"
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -72,6 +73,13 @@ cl_program ProgramCache::program(const char* family, const std::string& options)
   return prog;
 }
 
+bool ProgramCache::binary_cache_wanted(const DeviceInfo& info) {
+  const char* mode = std::getenv("DEVPLUG_OPENCL_BINARY_CACHE");
+  if (mode != nullptr && std::strcmp(mode, "1") == 0) return true;
+  if (mode != nullptr && std::strcmp(mode, "0") == 0) return false;
+  return !info.driver_caches_programs;
+}
+
 cl_program ProgramCache::build(const std::string& source, const std::string& options) {
   const cl_device_id dev = device_->info.id;
   const cl_context ctx = device_->context;
@@ -83,22 +91,29 @@ cl_program ProgramCache::build(const std::string& source, const std::string& opt
   const std::string key = clc::hex_key(hash);
 
   // A binary from disk, when one is there and the driver accepts it.
-  {
+  auto from_disk = [&]() -> cl_program {
     std::vector<unsigned char> binary = disk_.read(key);
-    if (!binary.empty()) {
-      const unsigned char* data = binary.data();
-      const size_t size = binary.size();
-      cl_int binary_status = CL_SUCCESS, status = CL_SUCCESS;
-      cl_program prog = cl().clCreateProgramWithBinary(ctx, 1, &dev, &size, &data, &binary_status, &status);
-      if (status == CL_SUCCESS && binary_status == CL_SUCCESS) {
-        if (cl().clBuildProgram(prog, 1, &dev, options.c_str(), nullptr, nullptr) == CL_SUCCESS) {
-          disk_.log("disk", key);
-          return prog;
-        }
-      }
-      if (prog != nullptr) cl().clReleaseProgram(prog);
+    if (binary.empty()) return nullptr;
+    const unsigned char* data = binary.data();
+    const size_t size = binary.size();
+    cl_int binary_status = CL_SUCCESS, status = CL_SUCCESS;
+    cl_program prog = cl().clCreateProgramWithBinary(ctx, 1, &dev, &size, &data, &binary_status, &status);
+    if (status == CL_SUCCESS && binary_status == CL_SUCCESS &&
+        cl().clBuildProgram(prog, 1, &dev, options.c_str(), nullptr, nullptr) == CL_SUCCESS) {
+      disk_.log("disk", key);
+      return prog;
     }
-  }
+    if (prog != nullptr) cl().clReleaseProgram(prog);
+    return nullptr;
+  };
+  if (binaries_)
+    if (cl_program prog = from_disk()) return prog;
+  // Processes that need this program at once (devplug-conform's workers: the copy program of
+  // a dtype serves cat, flip, the scatters...) build it once: the others wait for the lock and
+  // find the binary, ours or the driver's cache's.
+  const clc::DiskCache::Lock lock(disk_, key);
+  if (binaries_)
+    if (cl_program prog = from_disk()) return prog;
 
   const char* text = source.c_str();
   const size_t length = source.size();
@@ -112,17 +127,18 @@ cl_program ProgramCache::build(const std::string& source, const std::string& opt
     const std::string context = "building kernels with options '" + options + "'; build log:\n" + log;
     fail_cl("clBuildProgram", status, context.c_str(), __FILE__, __LINE__);
   }
+  if (!binaries_) {
+    disk_.log("driver", key);
+    return prog;
+  }
   disk_.log("compile", key);
-
-  {
-    size_t binary_size = 0;
-    if (cl().clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof binary_size, &binary_size, nullptr) == CL_SUCCESS &&
-        binary_size > 0) {
-      std::vector<unsigned char> binary(binary_size);
-      unsigned char* out = binary.data();
-      if (cl().clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof out, &out, nullptr) == CL_SUCCESS)
-        disk_.write(key, binary);
-    }
+  size_t binary_size = 0;
+  if (cl().clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof binary_size, &binary_size, nullptr) == CL_SUCCESS &&
+      binary_size > 0) {
+    std::vector<unsigned char> binary(binary_size);
+    unsigned char* out = binary.data();
+    if (cl().clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof out, &out, nullptr) == CL_SUCCESS)
+      disk_.write(key, binary);
   }
   return prog;
 }

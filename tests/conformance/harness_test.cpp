@@ -1,5 +1,6 @@
 // Unit tests of the conformance harness that need no plugin: placement of views, the
-// tolerance table, the comparison, case generation and xfail files.
+// tolerance table, the comparison, case generation, xfail files and the order in which
+// workers get cases.
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "devplug/sdk/kernels.hpp"
+#include "harness/case_queue.hpp"
 #include "harness/compare.hpp"
 #include "harness/elements.hpp"
 #include "harness/generate.hpp"
@@ -186,6 +188,37 @@ TEST(Xfail, WindowsLineEndsAndBlankReasons) {
     EXPECT_TRUE(parse_xfail(blank, "blank.xfail", &error).empty());
     EXPECT_EQ(error, "blank.xfail:1: a pattern needs a reason") << "for " << text;
   }
+}
+
+TEST(CaseQueue, EachWorkerRunsWholeGroupsThenHelpsWithTheLargestLeft) {
+  //                                      0    1    2    3    4    5    6    7
+  const std::vector<std::string> keys = {"a", "a", "a", "b", "b", "c", "a", "d"};
+  CaseQueue queue(keys);
+  std::vector<long> got0, got1;
+  got0.push_back(queue.next(0));  // group a
+  got1.push_back(queue.next(1));  // group b
+  got0.push_back(queue.next(0));
+  got1.push_back(queue.next(1));
+  got0.push_back(queue.next(0));
+  got1.push_back(queue.next(1));  // b is done: c
+  got1.push_back(queue.next(1));  // c is done: d, the last group
+  got1.push_back(queue.next(1));  // nothing untouched: the back of a, which has the most left
+  EXPECT_EQ(got0, (std::vector<long>{0, 1, 2}));
+  EXPECT_EQ(got1, (std::vector<long>{3, 4, 5, 7, 6}));
+  EXPECT_TRUE(queue.empty());
+  EXPECT_EQ(queue.next(0), -1);
+  EXPECT_EQ(queue.next(5), -1);
+}
+
+TEST(CaseQueue, EveryEntryComesOutOnceWhateverTheWorkers) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 100; ++i) keys.push_back(std::to_string(i % 7) + "/" + std::to_string(i / 30));
+  CaseQueue queue(keys);
+  std::multiset<long> seen;
+  for (size_t turn = 0; !queue.empty(); ++turn) seen.insert(queue.next(turn % 3));
+  ASSERT_EQ(seen.size(), keys.size());
+  for (long i = 0; i < 100; ++i) EXPECT_EQ(seen.count(i), 1u) << i;
+  EXPECT_EQ(kernel_group("exp", "float32"), "exp/float32");
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
 // The OpenCL plugin's own behaviour: loading without OpenCL, device properties, argument
 // checks, the on-disk program cache, build failures carrying the compiler's log, error
 // message format, and stream/event ordering.
+#include <dlfcn.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -155,15 +158,39 @@ TEST(OpenclEntry, BadArgumentsAreErrorsNotCrashes) {
   EXPECT_EQ(take(api, sum_kernel->fn(s.stream(), &call)).code, DEVPLUG_CODE_INVALID_ARGUMENT);  // attrs NULL
 }
 
-TEST(OpenclCache, SecondInstanceLoadsProgramsFromDisk) {
-  TempDir dir;
-  const std::string cache = dir.path() + "/cache";
-  const std::string log = dir.path() + "/cache.log";
-  setenv("DEVPLUG_OPENCL_CACHE_DIR", cache.c_str(), 1);
-  setenv("DEVPLUG_OPENCL_CACHE_LOG", log.c_str(), 1);
-  std::vector<float> first_result, second_result;
-  auto run_exp = [&](const std::string& copy, std::vector<float>* result) {
-    LoadedPlugin plugin(DEVPLUG_OPENCL_PLUGIN, copy);
+// Whether the first OpenCL platform is PoCL, asked of the ICD loader directly (the plugin's
+// answer is what the cache tests check).
+bool first_platform_is_pocl() {
+  void* lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) return false;
+  using GetPlatformIds = int32_t (*)(uint32_t, void**, uint32_t*);
+  using GetPlatformInfo = int32_t (*)(void*, uint32_t, size_t, void*, size_t*);
+  auto get_ids = reinterpret_cast<GetPlatformIds>(dlsym(lib, "clGetPlatformIDs"));
+  auto get_info = reinterpret_cast<GetPlatformInfo>(dlsym(lib, "clGetPlatformInfo"));
+  constexpr uint32_t kPlatformName = 0x0902;  // CL_PLATFORM_NAME
+  void* platform = nullptr;
+  char name[128] = {0};
+  const bool pocl = get_ids != nullptr && get_info != nullptr && get_ids(1, &platform, nullptr) == 0 &&
+                    get_info(platform, kPlatformName, sizeof name - 1, name, nullptr) == 0 &&
+                    std::string(name) == "Portable Computing Language";
+  dlclose(lib);
+  return pocl;
+}
+
+// Runs exp on 4 floats in a fresh instance of the plugin (a copy of the file, so its statics
+// start empty, as in a second process) with the disk cache in `cache`.
+class CacheRun {
+ public:
+  CacheRun() : cache_(dir_.path() + "/cache"), log_(dir_.path() + "/cache.log") {
+    setenv("DEVPLUG_OPENCL_CACHE_DIR", cache_.c_str(), 1);
+    setenv("DEVPLUG_OPENCL_CACHE_LOG", log_.c_str(), 1);
+  }
+  ~CacheRun() {
+    unsetenv("DEVPLUG_OPENCL_CACHE_LOG");
+    unsetenv("DEVPLUG_OPENCL_BINARY_CACHE");
+  }
+  void run_exp(const std::string& copy_name, std::vector<float>* result) {
+    LoadedPlugin plugin(DEVPLUG_OPENCL_PLUGIN, dir_.path() + "/" + copy_name);
     const devplug_plugin_api_t* api = plugin.api();
     ASSERT_NE(api, nullptr);
     REQUIRE_DEVICE(api);
@@ -176,22 +203,57 @@ TEST(OpenclCache, SecondInstanceLoadsProgramsFromDisk) {
                               tensor(out, DEVPLUG_DTYPE_FLOAT32, {4}), nullptr);
     ASSERT_EQ(e.code, DEVPLUG_CODE_OK) << e.message;
     *result = values_of<float>(s.download(out, 16));
-  };
-  run_exp(dir.path() + "/first.so", &first_result);
+  }
+  std::string log() const { return read_text(log_); }
+  bool binary_stored(const std::string& key) const { return std::filesystem::exists(cache_ + "/" + key + ".clbin"); }
+
+ private:
+  TempDir dir_;
+  std::string cache_, log_;
+};
+
+TEST(OpenclCache, SecondInstanceLoadsProgramsFromDisk) {
+  CacheRun cache;
+  setenv("DEVPLUG_OPENCL_BINARY_CACHE", "1", 1);  // on every driver, PoCL included
+  std::vector<float> first_result, second_result;
+  cache.run_exp("first.so", &first_result);
   if (HasFatalFailure() || IsSkipped()) return;
-  const std::string after_first = read_text(log);
+  const std::string after_first = cache.log();
   EXPECT_EQ(count_lines_starting(after_first, "compile "), 1) << after_first;
   EXPECT_EQ(count_lines_starting(after_first, "disk "), 0) << after_first;
   const std::string key = after_first.substr(std::string("compile ").size(), 16);
-  EXPECT_TRUE(std::filesystem::exists(cache + "/" + key + ".clbin")) << key;
+  EXPECT_TRUE(cache.binary_stored(key)) << key;
 
-  run_exp(dir.path() + "/second.so", &second_result);
-  const std::string after_second = read_text(log);
+  cache.run_exp("second.so", &second_result);
+  const std::string after_second = cache.log();
   EXPECT_EQ(count_lines_starting(after_second, "compile "), 1) << after_second;
   EXPECT_EQ(count_lines_starting(after_second, "disk " + key), 1) << after_second;
   EXPECT_EQ(first_result, second_result);
   EXPECT_FLOAT_EQ(second_result[1], 2.7182817f);
-  unsetenv("DEVPLUG_OPENCL_CACHE_LOG");
+}
+
+// PoCL caches what it compiles; asking it for a binary would make it compile every kernel of
+// the program for any launch size, so the plugin leaves binaries to it (program_cache.hpp).
+TEST(OpenclCache, LeavesBinariesToAPoclThatCachesThem) {
+  CacheRun cache;
+  std::vector<float> first_result, second_result;
+  cache.run_exp("first.so", &first_result);
+  if (HasFatalFailure() || IsSkipped()) return;
+  if (!first_platform_is_pocl()) GTEST_SKIP() << "the OpenCL platform is not PoCL";
+  cache.run_exp("second.so", &second_result);
+  const std::string log = cache.log();
+  EXPECT_EQ(count_lines_starting(log, "driver "), 2) << log;
+  EXPECT_EQ(count_lines_starting(log, "compile "), 0) << log;
+  EXPECT_EQ(count_lines_starting(log, "disk "), 0) << log;
+  EXPECT_FALSE(cache.binary_stored(log.substr(std::string("driver ").size(), 16)));
+  EXPECT_EQ(first_result, second_result);
+
+  // Without PoCL's cache the plugin's own is used again.
+  setenv("POCL_KERNEL_CACHE", "0", 1);
+  cache.run_exp("third.so", &second_result);
+  unsetenv("POCL_KERNEL_CACHE");
+  EXPECT_EQ(count_lines_starting(cache.log(), "compile "), 1) << cache.log();
+  EXPECT_EQ(first_result, second_result);
 }
 
 TEST(OpenclBuild, FailureCarriesTheBuildLogInTheNativeFormat) {

@@ -1,6 +1,10 @@
 // Modules, build logs and kernels. A module from SPIR-V is translated to SPIR 1.2 bitcode
 // (translate.cpp) and built by OpenCL; its native binary is the driver's own format: the
-// device's fingerprint, what the driver knows about each kernel, and OpenCL's program binary.
+// device's fingerprint, what the driver knows about each kernel, and the SPIR bitcode. Not
+// OpenCL's program binary: asking PoCL for one makes it generate code for every kernel of the
+// program for any launch size (about a third of a cold module's cost), and PoCL's own kernel
+// cache already keeps what it compiled, keyed by the bitcode and the options, so building
+// the bitcode of a native binary again finds it there (a few ms).
 //
 // Build flags: the -ze-* flags of the Level Zero specification (optimisation hints for
 // Intel's compiler) and -g are accepted and have no effect here; -cl-* flags go to
@@ -24,7 +28,7 @@ Kernel::~Kernel() {
 
 namespace {
 
-constexpr char kNativeMagic[8] = {'D', 'P', 'Z', 'E', 'C', 'P', 'U', '1'};
+constexpr char kNativeMagic[8] = {'D', 'P', 'Z', 'E', 'C', 'P', 'U', '2'};
 
 // What a native binary must match: the OpenCL device and driver, and this driver's version.
 uint64_t fingerprint() {
@@ -62,7 +66,7 @@ std::string program_log(cl_program program) {
   return text;
 }
 
-// Builds `binary` (SPIR bitcode or an OpenCL program binary) with `options`.
+// Builds `binary` (SPIR bitcode) with `options`.
 cl_program build_program(const std::vector<unsigned char>& binary, const std::string& options, std::string& log) {
   const Device& d = the_device();
   const unsigned char* data = binary.data();
@@ -84,15 +88,6 @@ cl_program build_program(const std::vector<unsigned char>& binary, const std::st
   return program;
 }
 
-std::vector<unsigned char> program_binary(cl_program program) {
-  size_t size = 0;
-  if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) != CL_SUCCESS || size == 0) return {};
-  std::vector<unsigned char> binary(size);
-  unsigned char* out = binary.data();
-  if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof out, &out, nullptr) != CL_SUCCESS) return {};
-  return binary;
-}
-
 // ---- the native format ----
 
 template <typename T>
@@ -101,7 +96,7 @@ void put(std::vector<unsigned char>& out, const T& value) {
   out.insert(out.end(), bytes, bytes + sizeof value);
 }
 
-std::vector<unsigned char> write_native(const std::vector<KernelInfo>& kernels, const std::vector<unsigned char>& program) {
+std::vector<unsigned char> write_native(const std::vector<KernelInfo>& kernels, const std::vector<unsigned char>& bitcode) {
   std::vector<unsigned char> out(kNativeMagic, kNativeMagic + sizeof kNativeMagic);
   put(out, fingerprint());
   put(out, static_cast<uint32_t>(kernels.size()));
@@ -115,8 +110,8 @@ std::vector<unsigned char> write_native(const std::vector<KernelInfo>& kernels, 
     }
     for (uint32_t g : k.required_group_size) put(out, g);
   }
-  put(out, static_cast<uint64_t>(program.size()));
-  out.insert(out.end(), program.begin(), program.end());
+  put(out, static_cast<uint64_t>(bitcode.size()));
+  out.insert(out.end(), bitcode.begin(), bitcode.end());
   return out;
 }
 
@@ -145,7 +140,7 @@ class NativeReader {
   size_t at_ = 0;
 };
 
-bool read_native(const unsigned char* data, size_t size, std::vector<KernelInfo>& kernels, std::vector<unsigned char>& program) {
+bool read_native(const unsigned char* data, size_t size, std::vector<KernelInfo>& kernels, std::vector<unsigned char>& bitcode) {
   NativeReader r(data, size);
   const unsigned char* magic = nullptr;
   if (!r.bytes(sizeof kNativeMagic, magic) || std::memcmp(magic, kNativeMagic, sizeof kNativeMagic) != 0) return false;
@@ -169,11 +164,11 @@ bool read_native(const unsigned char* data, size_t size, std::vector<KernelInfo>
       if (!r.get(g)) return false;
     kernels.push_back(std::move(k));
   }
-  uint64_t program_size = 0;
+  uint64_t bitcode_size = 0;
   const unsigned char* bytes = nullptr;
-  if (!r.get(program_size) || program_size > size || !r.bytes(static_cast<size_t>(program_size), bytes) || !r.done())
+  if (!r.get(bitcode_size) || bitcode_size > size || !r.bytes(static_cast<size_t>(bitcode_size), bytes) || !r.done())
     return false;
-  program.assign(bytes, bytes + program_size);
+  bitcode.assign(bytes, bytes + bitcode_size);
   return true;
 }
 
@@ -210,13 +205,15 @@ ze_result_t ModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevic
       new_log(phBuildLog, log);
       fail(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
     }
+    // The options of every build of SPIR bitcode, so that PoCL's cache serves a native binary.
+    options += " -cl-kernel-arg-info";
     auto module = std::make_shared<Module>();
     module->context = context;
     if (desc->format == ZE_MODULE_FORMAT_NATIVE) {
-      std::vector<unsigned char> program;
-      if (!read_native(desc->pInputModule, desc->inputSize, module->kernels, program))
+      std::vector<unsigned char> bitcode;
+      if (!read_native(desc->pInputModule, desc->inputSize, module->kernels, bitcode))
         fail(ZE_RESULT_ERROR_INVALID_NATIVE_BINARY);
-      module->program = build_program(program, options, log);
+      module->program = build_program(bitcode, options, log);
       if (module->program == nullptr) {
         new_log(phBuildLog, log);
         fail(ZE_RESULT_ERROR_INVALID_NATIVE_BINARY);
@@ -236,14 +233,13 @@ ze_result_t ModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevic
         new_log(phBuildLog, t.log);
         fail(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
       }
-      options += " -cl-kernel-arg-info";
       module->program = build_program(t.bitcode, options, log);
       if (module->program == nullptr) {
         new_log(phBuildLog, log);
         fail(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
       }
       module->kernels = std::move(t.kernels);
-      module->native = write_native(module->kernels, program_binary(module->program));
+      module->native = write_native(module->kernels, t.bitcode);
     }
     for (const KernelInfo& k : module->kernels) module->names.push_back(k.name);
     for (const std::string& n : module->names) module->name_pointers.push_back(n.c_str());

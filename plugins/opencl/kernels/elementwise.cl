@@ -1,6 +1,6 @@
-// Elementwise ops (unary, binary, compare, where, casts, copies): one kernel `ew` for strided
-// operands and `ew_dense` for contiguous ones, specialised by OP_<name>, DTA (dispatch dtype)
-// and DTO (output dtype). Operand 0 of the geometry is the output; 1, 2, 3 are a, b, c.
+// Elementwise ops (unary, binary, compare, where, casts, copies): one kernel `ew` for dense
+// and strided operands, specialised by OP_<name>, DTA (dispatch dtype) and DTO (output
+// dtype). Operand 0 of the geometry is the output; 1, 2, 3 are a, b, c.
 //
 // Floating ops marked WANT_WIDE compute in double when the device has fp64 (HAS_FP64 with
 // WIDE_MATH, set by the host for CPU devices) and round once; otherwise they use the
@@ -1027,19 +1027,19 @@ inline W digamma_w(W x) {
   }
 #endif
 
+// One kernel for dense and strided operands, so PoCL (which generates code per kernel and
+// launch size at first launch) compiles one kernel per op and dtype, not two. The dense
+// branch indexes with plain offsets: PoCL vectorizes it across the work-items of a group as
+// it did a separate dense kernel; geom_offsets' private array would stop that.
 __kernel void ew(const geom_t g, __global O_ST* o, __global A_ST* a, __global B_ST* b,
                  __global C_ST* c) {
   const long k = get_global_id(0);
   if (k >= g.numel) return;
+  if (g.dense) {
+    ELEMENT(g.offset[0] + k, g.offset[1] + k, g.offset[2] + k, g.offset[3] + k);
+    return;
+  }
   long at[4];
   geom_offsets(&g, k, 4, at);
   ELEMENT(at[0], at[1], at[2], at[3]);
-}
-
-__kernel void ew_dense(const long numel, const long o_off, const long a_off, const long b_off,
-                       const long c_off, __global O_ST* o, __global A_ST* a, __global B_ST* b,
-                       __global C_ST* c) {
-  const long k = get_global_id(0);
-  if (k >= numel) return;
-  ELEMENT(o_off + k, a_off + k, b_off + k, c_off + k);
 }
