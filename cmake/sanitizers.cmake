@@ -34,7 +34,10 @@ if(DEVPLUG_SANITIZE)
   # The runtimes' default options and third-party suppressions (tests/sanitizers/options.c),
   # linked into every executable, so a test run by hand behaves as under ctest and CI.
   set(options_source ${PROJECT_SOURCE_DIR}/tests/sanitizers/options.c)
-  set(options_object ${PROJECT_BINARY_DIR}/sanitizer_options.o)
+  # Named by its source's hash: a changed options.c changes every link line, so everything
+  # relinks (the object is made here, at configure time, where no build rule can depend on it).
+  file(MD5 ${options_source} options_hash)
+  set(options_object ${PROJECT_BINARY_DIR}/sanitizer_options-${options_hash}.o)
   execute_process(COMMAND ${CMAKE_C_COMPILER} -c -O1 -fPIC ${options_source} -o ${options_object}
                   RESULT_VARIABLE options_rc)
   if(NOT options_rc EQUAL 0)

@@ -16,7 +16,8 @@ target_compile_definitions(gpu_emulated_test PRIVATE DEVPLUG_GPU_EMULATED)
 # The runtime's cases run kernels on its stream and pool threads (label threads); the device
 # math cases call the math functions directly.
 gtest_discover_tests(gpu_emulated_test DISCOVERY_TIMEOUT 60 TEST_FILTER "EmulatedRuntime*"
-  PROPERTIES LABELS "gpu_emulated;threads" ENVIRONMENT "${devplug_emu_test_env}")
+  TEST_LIST gpu_emulated_runtime_TESTS PROPERTIES ENVIRONMENT "${devplug_emu_test_env}")
+devplug_label_discovered(gpu_emulated_runtime_TESTS gpu_emulated threads)
 gtest_discover_tests(gpu_emulated_test DISCOVERY_TIMEOUT 60 TEST_FILTER "-EmulatedRuntime*"
   PROPERTIES LABELS "gpu_emulated" ENVIRONMENT "${devplug_emu_test_env}")
 
@@ -27,8 +28,9 @@ if(TARGET devplug_reference)
     DEVPLUG_GPU_EMULATED_PLUGIN="$<TARGET_FILE:devplug_gpu_emulated>"
     DEVPLUG_REFERENCE_PLUGIN="$<TARGET_FILE:devplug_reference>")
   add_dependencies(gpu_emulated_paths_test devplug_gpu_emulated devplug_reference)
-  gtest_discover_tests(gpu_emulated_paths_test DISCOVERY_TIMEOUT 60
-    PROPERTIES LABELS "gpu_emulated;threads" TIMEOUT 900 ENVIRONMENT "${devplug_emu_test_env}")
+  gtest_discover_tests(gpu_emulated_paths_test DISCOVERY_TIMEOUT 60 TEST_LIST gpu_emulated_paths_TESTS
+    PROPERTIES TIMEOUT 900 ENVIRONMENT "${devplug_emu_test_env}")
+  devplug_label_discovered(gpu_emulated_paths_TESTS gpu_emulated threads)
 endif()
 
 # The proof that matters: the whole conformance suite on the GPU kernel source, run on the
