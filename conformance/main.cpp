@@ -4,7 +4,6 @@
 // The coordinating process never loads a plugin: a forked probe reads the plugin's claims
 // and stamp, cases are generated here, and forked workers run them (harness/pool.hpp).
 #include <dlfcn.h>
-#include <fnmatch.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +20,7 @@
 #include "devplug/devplug.h"
 #include "devplug/sdk/kernels.hpp"
 #include "harness/generate.hpp"
+#include "harness/name_filter.hpp"
 #include "harness/pool.hpp"
 #include "harness/report.hpp"
 #include "harness/run_state.hpp"
@@ -168,7 +168,7 @@ int main(int argc, char** argv) {
   app.add_option("--plugin", run.plugin_argument, "plugin under test: a path, or NAME for lib/devplug/plugins/libdevplug_NAME.so")->required();
   app.add_option("--reference", run.reference_argument, "the reference plugin (default: the installed reference)");
   app.add_option("--device", o.device, "device index within the plugin");
-  app.add_option("--filter", filter, "glob on case names, e.g. 'exp_float32_*'");
+  app.add_option("--filter", filter, "globs on case names, ':' between them, e.g. 'exp_float32_*:add_int64_*'");
   app.add_option("--seed", o.seed, "seed of the random input values");
   app.add_option("--xfail", xfail_path, "file of expected failures: lines 'pattern  reason'");
   app.add_flag("--bitwise", o.bitwise, "demand bit-exact results everywhere");
@@ -208,7 +208,6 @@ int main(int argc, char** argv) {
   std::vector<std::vector<bool>> claimed(DEVPLUG_OP_END_, std::vector<bool>(DEVPLUG_DTYPE_COUNT, false));
   for (const auto& c : info["claims"]) claimed[c[0].get<int>()][c[1].get<int>()] = true;
   auto claims = [&](devplug_op_t op, devplug_dtype_t d) { return claimed[static_cast<size_t>(op)][static_cast<size_t>(d)]; };
-  const bool no_filter = filter.empty();
   // A case whose tensors include a dtype the device does not claim is not the device's to
   // run even when its dispatch dtype is claimed (a float32 -> float64 cast on a device
   // without float64): it runs through the fallback with --allow-fallback, or is unsupported.
@@ -222,7 +221,7 @@ int main(int argc, char** argv) {
   };
   std::set<std::pair<devplug_op_t, devplug_dtype_t>> unclaimed_by_device;
   for (Case& c : generate_cases(claims, o.allow_fallback, o.seed)) {
-    if (!no_filter && ::fnmatch(filter.c_str(), c.name.c_str(), 0) != 0) continue;
+    if (!filter_selects(filter, c.name)) continue;
     if (!c.through_fallback && !device_runs(c)) {
       if (!o.allow_fallback) {
         unclaimed_by_device.insert({c.op, c.dtype});
@@ -239,7 +238,7 @@ int main(int argc, char** argv) {
         if (!(devplug_op_info(op)->dtypes & DEVPLUG_DTYPE_BIT(d)) || claims(op, d)) continue;
         if (devplug_op_info(op)->category == DEVPLUG_CATEGORY_composite) continue;  // decomposed, not unsupported
         const std::string probe_name = std::string(devplug_op_name(op)) + "_" + devplug_dtype_name(d) + "_contiguous_7x13_random";
-        if (no_filter || ::fnmatch(filter.c_str(), probe_name.c_str(), 0) == 0) run.unsupported.push_back({op, d});
+        if (filter_selects(filter, probe_name)) run.unsupported.push_back({op, d});
       }
   if (!info.contains("device")) {
     // Without a device no op can run: say so once, and run only the ABI suite.

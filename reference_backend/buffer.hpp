@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "devplug/types.h"
 
@@ -21,6 +22,23 @@ namespace devplug::reference {
 template <typename T>
 inline T* tensor_base(const devplug_tensor_desc_t& t) {
   return reinterpret_cast<T*>(t.buffer->data + t.byte_offset);
+}
+
+// Bool elements are read as bytes (any non-zero byte is true) and written as 0/1, so that a
+// bool buffer holding other byte values (a host's bytes, a bool view of other storage) never
+// makes the program read an invalid `bool`. Every kernel that loads elements of a dtype that
+// may be bool loads them as Storage<T>.
+using BoolByte = uint8_t;
+
+// The storage type the loops use for element type T: bytes for bool, T otherwise.
+template <typename T>
+using Storage = std::conditional_t<std::is_same_v<T, bool>, BoolByte, T>;
+
+// The value of a stored element of type T: for bool, whether its byte is non-zero.
+template <typename T>
+inline T stored_value(Storage<T> s) {
+  if constexpr (std::is_same_v<T, bool>) return s != 0;
+  else return s;
 }
 
 }  // namespace devplug::reference

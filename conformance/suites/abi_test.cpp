@@ -2,7 +2,6 @@
 // arguments that must come back with the exact error code plugin_api.h documents,
 // load/unload cycles, buffer round trips, stream and event ordering, and threads. Each
 // check runs in a forked child, so a crash fails the check and not the run.
-#include <fnmatch.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -13,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/name_filter.hpp"
 #include "harness/pool.hpp"
 #include "harness/run_state.hpp"
 #include "suites/suites.hpp"
@@ -460,7 +460,7 @@ void register_abi_tests(const std::string& filter) {
   };
   for (const auto& check : checks) {
     const std::string name = std::string("abi_") + check.first;
-    if (!filter.empty() && ::fnmatch(filter.c_str(), name.c_str(), 0) != 0) continue;
+    if (!filter_selects(filter, name)) continue;
     auto body = check.second;
     testing::RegisterTest("Abi", check.first, nullptr, nullptr, __FILE__, __LINE__,
                           [name, body]() -> testing::Test* { return new AbiTest(name, body); });

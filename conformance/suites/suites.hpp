@@ -8,9 +8,9 @@
 
 namespace devplug::conform {
 
-// Registers every case of run_state(); `filter` is the --filter glob (empty: everything).
+// Registers every case of run_state(); `filter` is --filter (globs; empty: everything).
 void register_op_tests(const std::string& filter);
-// Registers the ABI checks whose name (abi_<check>) matches `filter`.
+// Registers the ABI checks whose name (abi_<check>) `filter` selects.
 void register_abi_tests(const std::string& filter);
 
 // The ABI check of ops.def's index contract (abi_index_values.cpp): problems, "" when kept.

@@ -68,7 +68,13 @@ using TensorPtr = std::unique_ptr<devplug_tensor_t, TensorReleaser>;
 inline void describe(const Storage& storage, const Layout& l, devplug_tensor_desc_t* out) noexcept {
   out->struct_size = sizeof(devplug_tensor_desc_t);
   out->buffer = storage.buffer;
-  out->byte_offset = static_cast<uint64_t>(l.offset) * devplug_dtype_size(l.dtype);
+  // An empty view reaches no element, and its offset may lie anywhere (as_strided accepts any
+  // offset for one, as PyTorch does): 0 is handed on instead, always inside the buffer, so a
+  // plugin may form a pointer from byte_offset for every tensor. (Found by fuzz_op_call: an
+  // offset of INT64_MAX float16 elements wrapped to 2^64 - 2 bytes.)
+  bool empty = false;
+  for (int32_t d = 0; d < l.rank; ++d) empty = empty || l.shape[d] == 0;
+  out->byte_offset = empty ? 0 : static_cast<uint64_t>(l.offset) * devplug_dtype_size(l.dtype);
   out->dtype = l.dtype;
   out->rank = l.rank;
   // Layout keeps entries past its rank zero, so the whole arrays copy as they are.

@@ -9,7 +9,9 @@
 //
 // Stacks are mapped once per OS thread with a guard page below each, so an overflow faults
 // instead of corrupting a neighbour. Under AddressSanitizer every switch is announced
-// (__sanitizer_start/finish_switch_fiber), so ASan knows which stack it is on.
+// (__sanitizer_start/finish_switch_fiber), so ASan knows which stack it is on; under
+// ThreadSanitizer each GPU thread is a TSan fiber and every switch synchronizes, as one OS
+// thread runs the fibers of a block one at a time (__tsan_switch_to_fiber).
 #include "grid.hpp"
 
 #include <sys/mman.h>
@@ -41,6 +43,16 @@
 #if defined(DEVPLUG_EMU_ASAN)
 #include <sanitizer/common_interface_defs.h>
 #endif
+#if defined(__SANITIZE_THREAD__)
+#define DEVPLUG_EMU_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define DEVPLUG_EMU_TSAN 1
+#endif
+#endif
+#if defined(DEVPLUG_EMU_TSAN)
+#include <sanitizer/tsan_interface.h>
+#endif
 
 __thread uint3 threadIdx;
 __thread uint3 blockIdx;
@@ -53,7 +65,7 @@ namespace {
 namespace fc = boost::context::detail;
 
 constexpr unsigned kMaxThreads = 1024;
-#if defined(DEVPLUG_EMU_ASAN)
+#if defined(DEVPLUG_EMU_ASAN) || defined(DEVPLUG_EMU_TSAN)
 constexpr size_t kStackBytes = size_t{256} << 10;  // instrumented frames are larger
 #else
 constexpr size_t kStackBytes = size_t{64} << 10;
@@ -75,6 +87,20 @@ inline void finish_switch(void* fake, const void** old_bottom, size_t* old_size)
   (void)fake, (void)old_bottom, (void)old_size;
 #endif
 }
+
+// ThreadSanitizer's fibers (no-ops otherwise): made for a GPU thread, switched to before
+// each jump into or out of it, destroyed when it has finished.
+#if defined(DEVPLUG_EMU_TSAN)
+inline void* tsan_create() { return __tsan_create_fiber(0); }
+inline void* tsan_current() { return __tsan_get_current_fiber(); }
+inline void tsan_switch(void* fiber) { __tsan_switch_to_fiber(fiber, 0); }
+inline void tsan_destroy(void* fiber) { __tsan_destroy_fiber(fiber); }
+#else
+inline void* tsan_create() { return nullptr; }
+inline void* tsan_current() { return nullptr; }
+inline void tsan_switch(void*) {}
+inline void tsan_destroy(void*) {}
+#endif
 
 // The fiber stacks of one OS thread: up to kMaxThreads, each above a guard page, reserved
 // as one mapping and made accessible on first use. Not thread-safe (one per OS thread).
@@ -118,6 +144,7 @@ struct Fiber {
   bool started;
   bool finished;
   void* fake_stack;  // AddressSanitizer's fake stack while the fiber is switched out
+  void* tsan;        // its ThreadSanitizer fiber
 };
 
 // Runs blocks on the OS thread that owns it (one per thread, made on first use).
@@ -141,6 +168,7 @@ class BlockRunner {
   fc::fcontext_t scheduler_ = nullptr;  // where the running fiber returns to
   const void* scheduler_bottom_ = nullptr;
   size_t scheduler_size_ = 0;
+  void* scheduler_tsan_ = nullptr;  // the OS thread's ThreadSanitizer context
   std::string failure_;
 };
 
@@ -174,12 +202,14 @@ std::string BlockRunner::run_block(const KernelCall& call, uint3 block, dim3 gri
       if (!f.started) {
         f.stack = stacks_.acquire();
         f.context = fc::make_fcontext(stacks_.top(f.stack), kStackBytes, &BlockRunner::fiber_main);
+        f.tsan = tsan_create();
         f.started = true;
       }
       current_ = t;
       threadIdx = uint3{t % dims.x, (t / dims.x) % dims.y, t / (dims.x * dims.y)};
       resume(f);
       if (f.finished) {
+        tsan_destroy(f.tsan);
         stacks_.release(f.stack);
         --left;
       }
@@ -192,6 +222,8 @@ std::string BlockRunner::run_block(const KernelCall& call, uint3 block, dim3 gri
 void BlockRunner::resume(Fiber& f) {
   void* fake = nullptr;
   start_switch(&fake, stacks_.bottom(f.stack), kStackBytes);
+  scheduler_tsan_ = tsan_current();
+  tsan_switch(f.tsan);
   in_fiber_ = true;
   const fc::transfer_t back = fc::jump_fcontext(f.context, this);
   in_fiber_ = false;
@@ -212,6 +244,7 @@ void BlockRunner::fiber_main(fc::transfer_t from) {
   }
   self->fibers_[self->current_].finished = true;
   start_switch(nullptr, self->scheduler_bottom_, self->scheduler_size_);  // this fiber ends
+  tsan_switch(self->scheduler_tsan_);
   fc::jump_fcontext(self->scheduler_, nullptr);
   std::abort();  // a finished fiber is never resumed
 }
@@ -219,6 +252,7 @@ void BlockRunner::fiber_main(fc::transfer_t from) {
 void BlockRunner::barrier() {
   Fiber& f = fibers_[current_];
   start_switch(&f.fake_stack, scheduler_bottom_, scheduler_size_);
+  tsan_switch(scheduler_tsan_);
   const fc::transfer_t back = fc::jump_fcontext(scheduler_, nullptr);
   scheduler_ = back.fctx;
   finish_switch(f.fake_stack, &scheduler_bottom_, &scheduler_size_);

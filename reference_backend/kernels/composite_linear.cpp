@@ -142,8 +142,10 @@ void attention_backward(const devplug_op_call_t& c) {
   std::vector<W> dq(q.size(), W(0)), dk(k.size(), W(0)), dv(v.size(), W(0)), ds(s.S);
   for (size_t b = 0; b < s.batch; ++b)
     for (size_t i = 0; i < s.L; ++i) {
-      const W* pr = &p[(b * s.L + i) * s.S];
-      const W* gr = &g[(b * s.L + i) * s.Ev];
+      // data() + offset, not &v[offset]: with S or Ev 0 the vectors are empty, and indexing
+      // an empty vector is undefined (found by UBSan: composite_test, sdpa backward).
+      const W* pr = p.data() + (b * s.L + i) * s.S;
+      const W* gr = g.data() + (b * s.L + i) * s.Ev;
       W dot = 0;
       for (size_t j = 0; j < s.S; ++j) {
         W dp = 0;

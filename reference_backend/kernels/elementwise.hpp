@@ -107,14 +107,6 @@ void map3(const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b, const 
                           });
 }
 
-// Bool elements are read as bytes (any non-zero byte is true) and written as 0/1, so that a
-// bool buffer holding other byte values never makes the program read an invalid `bool`.
-using BoolByte = uint8_t;
-
-// The storage type the loops use for element type T: bytes for bool, T otherwise.
-template <typename T>
-using Storage = std::conditional_t<std::is_same_v<T, bool>, BoolByte, T>;
-
 // How a float64 op is computed. kWide: in long double and rounded once to double (the C
 // library's double functions are not all correctly rounded; their long double versions
 // carry 11 more bits). kNative: in double, for ops IEEE double already rounds correctly

@@ -135,9 +135,8 @@ void scatter(const devplug_op_call_t& call) {
   check_index_values(call, index, in.shape[dim]);
 
   // The result in row-major order: exact accumulators for scatter_add, elements otherwise
-  // (bool as uint8_t, because std::vector<bool> has no element references).
-  using Plain = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;
-  using Acc = std::conditional_t<!kAdd, Plain,
+  // (scatter runs on Storage<T>, so never on bool, which std::vector would pack).
+  using Acc = std::conditional_t<!kAdd, T,
                                  std::conditional_t<sdk::is_floating_v<T>, wide_t<T>, uint64_t>>;
   auto widen = [](T v) -> Acc {
     if constexpr (!kAdd) return static_cast<Acc>(v);
@@ -249,9 +248,9 @@ void constant_pad(const devplug_op_call_t& call) {
   }
   check_fits(in, "input");
   check_fits(out, "output");
-  const T value = scalar_as<T>(pad.value);
-  const T* src = tensor_base<const T>(in);
-  T* dst = tensor_base<T>(out);
+  const Storage<T> value = scalar_as<T>(pad.value);
+  const Storage<T>* src = tensor_base<const Storage<T>>(in);
+  Storage<T>* dst = tensor_base<Storage<T>>(out);
   sdk::for_each_index(out.rank, out.shape, [&](const int64_t* i) {
     int64_t from[DEVPLUG_MAX_RANK];
     bool inside = true;
@@ -264,12 +263,14 @@ void constant_pad(const devplug_op_call_t& call) {
   });
 }
 
-DEVPLUG_STRUCTURED_KERNEL(index_select_kernel, DEVPLUG_OP_index_select, (index_select<T>(c)))
-DEVPLUG_STRUCTURED_KERNEL(gather_kernel, DEVPLUG_OP_gather, (gather<T>(c)))
-DEVPLUG_STRUCTURED_KERNEL(scatter_kernel, DEVPLUG_OP_scatter, (scatter<T, false>(c)))
+// These move elements without reading their values, so they run on Storage<T>: a bool's byte
+// moves as it is (buffer.hpp), and only constant_pad's scalar is taken as T.
+DEVPLUG_STRUCTURED_KERNEL(index_select_kernel, DEVPLUG_OP_index_select, (index_select<Storage<T>>(c)))
+DEVPLUG_STRUCTURED_KERNEL(gather_kernel, DEVPLUG_OP_gather, (gather<Storage<T>>(c)))
+DEVPLUG_STRUCTURED_KERNEL(scatter_kernel, DEVPLUG_OP_scatter, (scatter<Storage<T>, false>(c)))
 DEVPLUG_STRUCTURED_KERNEL(scatter_add_kernel, DEVPLUG_OP_scatter_add, (scatter<T, true>(c)))
-DEVPLUG_STRUCTURED_KERNEL(cat_kernel, DEVPLUG_OP_cat, (cat<T>(c)))
-DEVPLUG_STRUCTURED_KERNEL(flip_kernel, DEVPLUG_OP_flip, (flip<T>(c)))
+DEVPLUG_STRUCTURED_KERNEL(cat_kernel, DEVPLUG_OP_cat, (cat<Storage<T>>(c)))
+DEVPLUG_STRUCTURED_KERNEL(flip_kernel, DEVPLUG_OP_flip, (flip<Storage<T>>(c)))
 DEVPLUG_STRUCTURED_KERNEL(constant_pad_kernel, DEVPLUG_OP_constant_pad, (constant_pad<T>(c)))
 
 }  // namespace

@@ -114,11 +114,12 @@ void extreme(const devplug_op_call_t& call) {
   const ReducePlan plan = plan_reduce(call, sdk::dtype_of<T>());
   if (plan.inner_count == 0)
     invalid(std::string(devplug_op_name(call.op)) + ": an empty reduction has no extreme");
-  const T* src = tensor_base<const T>(*call.inputs[0]);
+  const Storage<T>* src = tensor_base<const Storage<T>>(*call.inputs[0]);
   for_each_group<T>(call, [&](int64_t base) {
     bool have = false;
     T best{};
-    walk_group(src, base, plan, [&](T v) {
+    walk_group(src, base, plan, [&](Storage<T> stored) {
+      const T v = stored_value<T>(stored);
       if (!have) {
         best = v;
         have = true;
@@ -207,10 +208,10 @@ void variance(const devplug_op_call_t& call) {
 template <typename T, bool kAll>
 void all_or_any(const devplug_op_call_t& call) {
   const ReducePlan plan = plan_reduce(call, DEVPLUG_DTYPE_BOOL);
-  const T* src = tensor_base<const T>(*call.inputs[0]);
+  const Storage<T>* src = tensor_base<const Storage<T>>(*call.inputs[0]);
   for_each_group<bool>(call, [&](int64_t base) {
     bool result = kAll;  // empty: all is true, any is false
-    walk_group(src, base, plan, [&](T v) {
+    walk_group(src, base, plan, [&](Storage<T> v) {
       if (is_nonzero(v) != kAll) result = !kAll;
     });
     return result;

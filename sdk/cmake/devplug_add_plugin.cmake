@@ -20,7 +20,11 @@ function(devplug_add_plugin name)
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON)
   # Refuse undefined symbols at link time: a plugin that would fail to load fails to build.
-  target_link_options(${target} PRIVATE "LINKER:--no-undefined")
+  # Not in devplug's sanitizer builds (DEVPLUG_SANITIZE), where clang's sanitizer runtime is
+  # in the executable and the plugin takes its symbols from there when loaded.
+  if(NOT DEVPLUG_SANITIZE)
+    target_link_options(${target} PRIVATE "LINKER:--no-undefined")
+  endif()
   # The ABI's rule 2: one exported symbol. Written here rather than shipped as a file, so the
   # function works the same in-tree and from an installed package.
   set(map "${CMAKE_CURRENT_BINARY_DIR}/${target}.map")

@@ -185,6 +185,23 @@ TEST_F(Api, ReadsViewsInLogicalOrder) {
   EXPECT_EQ(download<float>(squeezed), (std::vector<float>{0, 1, 2, 3, 4, 5}));
 }
 
+// Found by fuzz_op_call (UBSan in the reference: "addition of unsigned offset overflowed"):
+// as_strided accepts any offset for an empty view, as PyTorch does, and INT64_MAX float16
+// elements made a byte_offset of 2^64 - 2, from which the plugin formed its base pointer.
+// An empty view is now handed on with byte_offset 0, always inside its buffer.
+TEST_F(Api, EmptyViewsFarFromTheirStorageReachPluginsAtOffsetZero) {
+  devplug_tensor_t* t = make(DEVPLUG_DTYPE_FLOAT16, {3});
+  int64_t shape[] = {3, 0}, strides[] = {-3, -4};
+  for (int64_t offset : {int64_t{1000}, INT64_MAX}) {
+    devplug_tensor_t* empty = nullptr;
+    ASSERT_TRUE(Ok(devplug_tensor_as_strided(t, 2, shape, strides, offset, &empty)));
+    EXPECT_EQ(describe(empty).byte_offset, 0u);
+    const devplug_philox_attrs_t attrs{sizeof(attrs), 1, 2};
+    EXPECT_TRUE(Ok(devplug_op_call(nullptr, DEVPLUG_OP_philox_normal, nullptr, 0, &empty, 1, &attrs)));
+    EXPECT_TRUE(Ok(devplug_stream_synchronize(stream_)));
+  }
+}
+
 TEST_F(Api, ViewsShareStorageAndOutliveTheirBase) {
   devplug_tensor_t* base = floats({2, 3}, {0, 0, 0, 0, 0, 0});
   devplug_tensor_t* column = nullptr;

@@ -47,5 +47,5 @@ if(TARGET devplug_reference)
     DEVPLUG_REFERENCE_PLUGIN="$<TARGET_FILE:devplug_reference>")
 endif()
 # The caller's DEVPLUG_* variables must not change the results.
-gtest_discover_tests(dispatcher_runtime_test DISCOVERY_TIMEOUT 60
+devplug_discover_tests(dispatcher_runtime_test DISCOVERY_TIMEOUT 60
   PROPERTIES ENVIRONMENT "DEVPLUG_STRICT=;DEVPLUG_PLUGIN_PATH=;DEVPLUG_TRACE=")

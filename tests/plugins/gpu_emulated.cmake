@@ -13,7 +13,12 @@ target_link_libraries(gpu_emulated_test PRIVATE devplug_gpu_emulated_runtime dev
 # The math test includes device_math.cuh as the emulated build compiles it.
 target_include_directories(gpu_emulated_test PRIVATE ${PROJECT_SOURCE_DIR}/plugins/gpu_common)
 target_compile_definitions(gpu_emulated_test PRIVATE DEVPLUG_GPU_EMULATED)
-gtest_discover_tests(gpu_emulated_test DISCOVERY_TIMEOUT 60
+# The runtime's cases run kernels on its stream and pool threads (label threads); the device
+# math cases call the math functions directly.
+gtest_discover_tests(gpu_emulated_test DISCOVERY_TIMEOUT 60 TEST_FILTER "EmulatedRuntime*"
+  TEST_LIST gpu_emulated_runtime_TESTS PROPERTIES ENVIRONMENT "${devplug_emu_test_env}")
+devplug_label_discovered(gpu_emulated_runtime_TESTS gpu_emulated threads)
+gtest_discover_tests(gpu_emulated_test DISCOVERY_TIMEOUT 60 TEST_FILTER "-EmulatedRuntime*"
   PROPERTIES LABELS "gpu_emulated" ENVIRONMENT "${devplug_emu_test_env}")
 
 if(TARGET devplug_reference)
@@ -23,8 +28,9 @@ if(TARGET devplug_reference)
     DEVPLUG_GPU_EMULATED_PLUGIN="$<TARGET_FILE:devplug_gpu_emulated>"
     DEVPLUG_REFERENCE_PLUGIN="$<TARGET_FILE:devplug_reference>")
   add_dependencies(gpu_emulated_paths_test devplug_gpu_emulated devplug_reference)
-  gtest_discover_tests(gpu_emulated_paths_test DISCOVERY_TIMEOUT 60
-    PROPERTIES LABELS "gpu_emulated" TIMEOUT 900 ENVIRONMENT "${devplug_emu_test_env}")
+  gtest_discover_tests(gpu_emulated_paths_test DISCOVERY_TIMEOUT 60 TEST_LIST gpu_emulated_paths_TESTS
+    PROPERTIES TIMEOUT 900 ENVIRONMENT "${devplug_emu_test_env}")
+  devplug_label_discovered(gpu_emulated_paths_TESTS gpu_emulated threads)
 endif()
 
 # The proof that matters: the whole conformance suite on the GPU kernel source, run on the
@@ -38,6 +44,6 @@ if(TARGET devplug-conform AND TARGET devplug_reference)
             -DEXPECT_NO_FAILURES=ON "-DEXPECT_ZERO=unsupported;xfail;fallback"
             "-DEXTRA_ARGS=--jobs=2;--reference=$<TARGET_FILE:devplug_reference>"
             -P ${PROJECT_SOURCE_DIR}/tests/conformance/check_report.cmake)
-  set_tests_properties(conformance_gpu_emulated_full PROPERTIES LABELS "conformance;gpu_emulated" TIMEOUT 2400
+  set_tests_properties(conformance_gpu_emulated_full PROPERTIES LABELS "conformance;gpu_emulated;threads" TIMEOUT 2400
     ENVIRONMENT "${devplug_emu_test_env}")
 endif()

@@ -26,18 +26,19 @@ if(TARGET ze_devplug_cpu AND DEVPLUG_ZE_LOADER)
   add_dependencies(level_zero_plugin_test ze_devplug_cpu)
   set(on_driver "--gtest_filter=LevelZeroDevice.*:LevelZeroOps.*:LevelZeroStream.*:LevelZeroMemory.*:LevelZeroCache.*:LevelZeroBuild.*")
   set(common_env "${ze_driver_env};${ze_validation_env};POCL_CACHE_DIR=${ze_cache}/pocl;DEVPLUG_LEVEL_ZERO_CACHE_DIR=${ze_cache}/modules")
+  # The driver runs each queue on its own thread: every test on it carries the label threads.
   # Immediate command lists (the default), with the loader's validation layer on.
   add_test(NAME level_zero_plugin.cpu_driver COMMAND level_zero_plugin_test ${on_driver})
-  set_tests_properties(level_zero_plugin.cpu_driver PROPERTIES LABELS "level_zero" ENVIRONMENT "${common_env}")
+  set_tests_properties(level_zero_plugin.cpu_driver PROPERTIES LABELS "level_zero;threads" ENVIRONMENT "${common_env}")
   # Regular command lists on a queue, as on drivers without immediate lists.
   add_test(NAME level_zero_plugin.regular_lists COMMAND level_zero_plugin_test
            --gtest_filter=LevelZeroOps.*:LevelZeroStream.*:LevelZeroMemory.*)
-  set_tests_properties(level_zero_plugin.regular_lists PROPERTIES LABELS "level_zero"
+  set_tests_properties(level_zero_plugin.regular_lists PROPERTIES LABELS "level_zero;threads"
     ENVIRONMENT "${common_env};DEVPLUG_LEVEL_ZERO_COMMAND_LISTS=regular")
   # A device that cannot read host memory: copies are staged through driver host memory.
   add_test(NAME level_zero_plugin.host_staging COMMAND level_zero_plugin_test
            --gtest_filter=LevelZeroOps.*:LevelZeroStream.*:LevelZeroMemory.*)
-  set_tests_properties(level_zero_plugin.host_staging PROPERTIES LABELS "level_zero"
+  set_tests_properties(level_zero_plugin.host_staging PROPERTIES LABELS "level_zero;threads"
     ENVIRONMENT "${common_env};ZE_DEVPLUG_CPU_SYSTEM_MEMORY=0")
 
   # ---- the CPU test driver's own tests ----
@@ -67,9 +68,10 @@ if(TARGET ze_devplug_cpu AND DEVPLUG_ZE_LOADER)
     DEVPLUG_ZE_TEST_KERNELS="${kernels_spv}" DEVPLUG_ZE_TEST_SPEC_CONSTANT="${spec_spv}")
   add_dependencies(level_zero_driver_test level_zero_driver_test_kernels ze_devplug_cpu)
   # Without the validation layer, so the driver's own argument checks answer.
-  gtest_discover_tests(level_zero_driver_test
-    PROPERTIES LABELS "level_zero" ENVIRONMENT "${ze_driver_env};POCL_CACHE_DIR=${ze_cache}/pocl"
+  gtest_discover_tests(level_zero_driver_test TEST_LIST level_zero_driver_TESTS
+    PROPERTIES ENVIRONMENT "${ze_driver_env};POCL_CACHE_DIR=${ze_cache}/pocl"
     DISCOVERY_TIMEOUT 60)
+  devplug_label_discovered(level_zero_driver_TESTS level_zero threads)
 
   # ---- conformance: the whole suite through the real loader, the validation layer on ----
   if(TARGET devplug-conform AND TARGET devplug_reference)
@@ -79,7 +81,7 @@ if(TARGET ze_devplug_cpu AND DEVPLUG_ZE_LOADER)
               "-DFILTER=*" -DOUT=${CMAKE_CURRENT_BINARY_DIR}/reports/level_zero_full -DEXPECT_EXIT=0
               -DEXPECT_NO_FAILURES=ON "-DEXPECT_ZERO=unsupported;xfail;fallback" "-DEXTRA_ARGS=${conform_args}"
               -P ${PROJECT_SOURCE_DIR}/tests/conformance/check_report.cmake)
-    set_tests_properties(conformance_level_zero_full PROPERTIES LABELS "conformance;level_zero" TIMEOUT 2400
+    set_tests_properties(conformance_level_zero_full PROPERTIES LABELS "conformance;level_zero;threads" TIMEOUT 2400
       ENVIRONMENT "${ze_driver_env};${ze_validation_env};POCL_CACHE_DIR=${ze_cache}/conform_pocl;DEVPLUG_LEVEL_ZERO_CACHE_DIR=${ze_cache}/conform_modules")
     # The SPIR-V built for devices without doubles, on the CPU driver with fp64 hidden (it then
     # refuses any module that declares 64-bit floats, as such a GPU does): every op on
@@ -91,7 +93,7 @@ if(TARGET ze_devplug_cpu AND DEVPLUG_ZE_LOADER)
               -DOUT=${CMAKE_CURRENT_BINARY_DIR}/reports/level_zero_no_fp64 -DEXPECT_EXIT=0 -DEXPECT_NO_FAILURES=ON
               "-DEXPECT_ZERO=xfail;fallback" "-DEXPECT_UNSUPPORTED=convert_element_type/float16"
               "-DEXTRA_ARGS=${conform_args}" -P ${PROJECT_SOURCE_DIR}/tests/conformance/check_report.cmake)
-    set_tests_properties(conformance_level_zero_no_fp64 PROPERTIES LABELS "conformance;level_zero" TIMEOUT 1200
+    set_tests_properties(conformance_level_zero_no_fp64 PROPERTIES LABELS "conformance;level_zero;threads" TIMEOUT 1200
       ENVIRONMENT "${ze_driver_env};${ze_validation_env};ZE_DEVPLUG_CPU_FP64=0;POCL_CACHE_DIR=${ze_cache}/conform_pocl;DEVPLUG_LEVEL_ZERO_CACHE_DIR=${ze_cache}/conform_modules")
   endif()
 endif()

@@ -153,6 +153,24 @@ TEST(ReferenceIndex, GatherEveryDtype) {
   }
 }
 
+// The data movement ops move a bool's byte as it is and never load it as a `bool` (the same
+// finding as ReferenceReduce.BoolBytesOtherThanOneAreTrue): UBSan checks the loads in the
+// asan tree, this checks the bytes everywhere.
+TEST(ReferenceIndex, BoolBytesMoveUnchanged) {
+  rt::Tensor in = rt::make_tensor(DEVPLUG_DTYPE_BOOL, {3});
+  rt::write_bytes(in, {192, 0, 2});
+  rt::Tensor index = index_tensor({3}, {2, 0, 1});
+  rt::Tensor out = rt::make_tensor(DEVPLUG_DTYPE_BOOL, {3});
+  const devplug_dim_attrs_t attrs = dim_attrs(0);
+  rt::run_ok(DEVPLUG_OP_gather, {&in, &index}, {&out}, &attrs);
+  EXPECT_EQ(rt::read_bytes(out), (std::vector<unsigned char>{2, 192, 0}));
+  rt::run_ok(DEVPLUG_OP_index_select, {&in, &index}, {&out}, &attrs);
+  EXPECT_EQ(rt::read_bytes(out), (std::vector<unsigned char>{2, 192, 0}));
+  const devplug_flip_attrs_t flip{sizeof(devplug_flip_attrs_t), 1u};
+  rt::run_ok(DEVPLUG_OP_flip, {&in}, {&out}, &flip);
+  EXPECT_EQ(rt::read_bytes(out), (std::vector<unsigned char>{2, 0, 192}));
+}
+
 TEST(ReferenceIndex, GatherFromTransposedInput) {
   // Logical [[1 2 3] [4 5 6]] stored column-major.
   rt::Tensor in = rt::make_tensor(DEVPLUG_DTYPE_FLOAT64, {2, 3}, {1, 2});

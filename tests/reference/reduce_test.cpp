@@ -385,6 +385,23 @@ TEST(ReferenceReduce, AllAnyEveryDtype) {
   }
 }
 
+// A bool element is a byte, and any non-zero byte is true: a host may hand over other bytes
+// (its own buffer, or a bool view of other storage), and reading them must never be an
+// invalid `bool` load (found by fuzz_op_call: UBSan, "load of value 192, which is not a valid
+// value for type 'const bool'" in all_or_any). The results are written as 0 and 1.
+TEST(ReferenceReduce, BoolBytesOtherThanOneAreTrue) {
+  rt::Tensor in = rt::make_tensor(DEVPLUG_DTYPE_BOOL, {4});
+  rt::write_bytes(in, {0, 2, 192, 0});
+  expect_same(reduce(DEVPLUG_OP_any, in, 1), {1});
+  expect_same(reduce(DEVPLUG_OP_all, in, 1), {0});
+  expect_same(reduce(DEVPLUG_OP_amax, in, 1), {1});
+  expect_same(reduce(DEVPLUG_OP_amin, in, 1), {0});
+  rt::Tensor ones = rt::make_tensor(DEVPLUG_DTYPE_BOOL, {2});
+  rt::write_bytes(ones, {0x80, 0xff});
+  expect_same(reduce(DEVPLUG_OP_all, ones, 1), {1});
+  expect_same(reduce(DEVPLUG_OP_amin, ones, 1), {1});
+}
+
 TEST(ReferenceReduce, AllAnyFloatSpecials) {
   for (devplug_dtype_t d : dtypes_of(DEVPLUG_OP_var)) {
     SCOPED_TRACE(devplug_dtype_name(d));
