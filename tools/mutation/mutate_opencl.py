@@ -43,6 +43,9 @@ FAMILY_OPS = {
     "scan": ["cumsum", "cumprod"],
     "matmul": ["matmul"],
     "philox": ["philox_bits", "philox_uniform", "philox_normal"],
+    # The native composite kernels (plugins/opencl/kernels_composite.cpp).
+    "composite": ["softmax", "log_softmax", "layer_norm", "rms_norm", "scaled_dot_product_attention"],
+    "composite_pointwise": ["gelu", "silu", "sigmoid"],  # each glob takes its backward op too
 }
 # Representative cases for code every op of a family shares (run first; a survivor is rerun
 # over the whole family).
@@ -57,7 +60,9 @@ REPRESENTATIVE = {
 }
 # OP_<token> spellings that differ from the ops.def name.
 OP_TOKENS = {"copy": ["copy_strided", "cat", "flip", "constant_pad", "scatter", "scatter_add"],
-             "convert": ["convert_element_type"]}
+             "convert": ["convert_element_type"],
+             # gelu's tanh form is the gelu op with its approximate attribute.
+             "gelu_tanh": ["gelu"], "gelu_tanh_backward": ["gelu_backward"]}
 # NEED_<X> switches of elementwise.cl and the ops that set them.
 NEEDS = {"NEED_ERFINV": ["erfinv"], "NEED_LGAMMA": ["lgamma"], "NEED_DIGAMMA": ["digamma"],
          "NEED_EXP_NEAR_OVERFLOW": ["exp", "sinh", "cosh"]}
@@ -309,6 +314,9 @@ def run_suite(args, kernel_dir, gtest_filter, report, limit):
         data = json.loads(report.read_text())
     except (OSError, ValueError):
         return "killed", seconds, "no report (exit %d): %s" % (proc.returncode, output[-300:])
+    if not data.get("cases"):
+        # A filter that matches nothing would let every mutant survive: the tool is wrong.
+        raise SystemExit("no case matches %s; fix the tool's op tables" % gtest_filter)
     bad = [c for c in data.get("cases", []) if c["status"] in ("fail", "crash", "timeout", "xpass")]
     if any("clBuildProgram" in c.get("message", "") for c in bad):
         return "stillborn", seconds, "does not compile"
