@@ -7,18 +7,9 @@
 #include <cstdlib>
 #include <new>
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define DEVPLUG_FIXTURE_COUNT_ALLOCATIONS 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define DEVPLUG_FIXTURE_COUNT_ALLOCATIONS 0
-#endif
-#endif
-#ifndef DEVPLUG_FIXTURE_COUNT_ALLOCATIONS
-#define DEVPLUG_FIXTURE_COUNT_ALLOCATIONS 1
-#endif
+#include "sanitized_build.hpp"
 
-#if DEVPLUG_FIXTURE_COUNT_ALLOCATIONS
+#if !DEVPLUG_TEST_SANITIZED
 namespace {
 thread_local long allocations = 0;
 }

@@ -154,7 +154,7 @@ TEST(ValidateCall, EveryOpAndAllowedDtypePassesWithoutAllocating) {
       Problem p;
       long allocations = c.allocations_when_checked(&p);
       EXPECT_EQ(p, "") << info->name << " " << devplug_dtype_name(d);
-      EXPECT_EQ(allocations, 0) << info->name << " " << devplug_dtype_name(d);
+      if (allocation_count() >= 0) EXPECT_EQ(allocations, 0) << info->name << " " << devplug_dtype_name(d);
       ++checked;
     }
   }
@@ -163,6 +163,7 @@ TEST(ValidateCall, EveryOpAndAllowedDtypePassesWithoutAllocating) {
 
 TEST(ValidateCall, TheAllocationCounterSeesARefusal) {
   // Proves the counter works: a refused call builds its message on the heap.
+  if (allocation_count() < 0) GTEST_SKIP() << "allocation counting is off in sanitizer builds";
   Call bad(DEVPLUG_OP_add);
   bad.in(DEVPLUG_DTYPE_FLOAT32, {2}).in(DEVPLUG_DTYPE_INT32, {2}).out(DEVPLUG_DTYPE_FLOAT32, {2});
   Problem p;
