@@ -3,7 +3,8 @@
 //
 //   copy      the device's own buffer-to-buffer copy (the plugin's buffer_copy), GB/s: the
 //             yardstick of the bandwidth figures
-//   add, sum  float32 and bfloat16, GB/s moved, as a ratio of the copy at the same size
+//   add, sum  float32 and bfloat16, GB/s moved (read and written), as a ratio of the copy's
+//             GB/s at the same size
 //   matmul    float32 n x n x n, GFLOP/s, next to CLBlast called directly on the same OpenCL
 //             device, or the reference backend on other devices. On OpenCL devices both of
 //             the plugin's paths: CLBlast (DEVPLUG_OPENCL_MATMUL=clblast in this process) and
@@ -257,12 +258,18 @@ std::optional<double> seconds_of(const std::string& key) {
   return it->second;
 }
 
-// Adds a row from the timing of `key`, judged against the timing of `yard_key` (ratio =
-// value / yardstick value, target: ratio >= `min_ratio`, when min_ratio > 0).
+// The work a yardstick's timing did, in the row's unit: the same as the row's (matmul: the
+// same flops), or its own (the copy's bytes, for the bandwidth rows).
+struct Yardstick {
+  std::string name, key;
+  double amount = 0;  // 0: the row's own amount
+};
+
+// Adds a row from the timing of `key`, judged against the yardstick's rate (ratio = value /
+// yardstick value, target: ratio >= `min_ratio`, when min_ratio > 0).
 void add_rate_row(std::vector<Row>& rows, const Plan& plan, const Target& t, const std::string& figure,
                   const std::string& key, double amount, double scale, const std::string& unit,
-                  const std::string& yard_name, const std::string& yard_key, double min_ratio, const std::string& dtype,
-                  int64_t size) {
+                  const Yardstick& yard, double min_ratio, const std::string& dtype, int64_t size) {
   Row r;
   r.plugin = t.name;
   r.device = t.device_name;
@@ -278,10 +285,10 @@ void add_rate_row(std::vector<Row>& rows, const Plan& plan, const Target& t, con
   }
   r.seconds = *s;
   r.value = amount / *s / scale;
-  if (!yard_key.empty()) {
-    r.yardstick = yard_name;
-    if (const std::optional<double> y = seconds_of(yard_key)) {
-      r.yardstick_value = amount / *y / scale;
+  if (!yard.key.empty()) {
+    r.yardstick = yard.name;
+    if (const std::optional<double> y = seconds_of(yard.key)) {
+      r.yardstick_value = (yard.amount > 0 ? yard.amount : amount) / *y / scale;
       r.ratio = r.value / r.yardstick_value;
       if (min_ratio > 0) {
         char text[64];
@@ -290,9 +297,9 @@ void add_rate_row(std::vector<Row>& rows, const Plan& plan, const Target& t, con
         r.met = *r.ratio >= min_ratio;
       }
     } else {
-      auto why = plan.yardstick_problems.find(yard_key);
+      auto why = plan.yardstick_problems.find(yard.key);
       r.note = "yardstick: " + (why != plan.yardstick_problems.end() ? why->second
-                                : g_errors.count(yard_key) ? g_errors.at(yard_key) : "not run");
+                                : g_errors.count(yard.key) ? g_errors.at(yard.key) : "not run");
     }
   }
   rows.push_back(r);
@@ -350,11 +357,13 @@ std::vector<Row> make_rows(const Plan& plan, const Options& o, const std::string
         const std::string copy = key_of(t, "copy", dtype, n);
         // Elementwise and reductions: >= 80% of the copy's bandwidth from 16M elements up.
         const double target = n >= (int64_t{16} << 20) ? 0.80 : 0;
-        add_rate_row(rows, plan, t, "copy", copy, 2 * es * n, 1e9, "GB/s", "", "", 0, dtype, n);
-        add_rate_row(rows, plan, t, "add", key_of(t, "add", dtype, n), 3 * es * n, 1e9, "GB/s", "copy", copy, target, dtype, n);
-        // The copy moves 2 bytes per byte of its source; sum reads each byte once, so its
-        // GB/s is judged against the copy's rate at the same element count.
-        add_rate_row(rows, plan, t, "sum", key_of(t, "sum", dtype, n), es * n, 1e9, "GB/s", "copy", copy, target, dtype, n);
+        // Every rate is the bytes an op moves (read and written) per second, and the
+        // yardstick is the copy's: 2 bytes per element byte (its read and its write).
+        const Yardstick copy_rate{"copy", copy, 2 * es * n};
+        add_rate_row(rows, plan, t, "copy", copy, 2 * es * n, 1e9, "GB/s", Yardstick{}, 0, dtype, n);
+        add_rate_row(rows, plan, t, "add", key_of(t, "add", dtype, n), 3 * es * n, 1e9, "GB/s", copy_rate, target,
+                     dtype, n);
+        add_rate_row(rows, plan, t, "sum", key_of(t, "sum", dtype, n), es * n, 1e9, "GB/s", copy_rate, target, dtype, n);
       }
     for (int64_t n : o.wants("matmul") ? plan.matmul_sizes : std::vector<int64_t>{}) {
       const double flops = 2.0 * n * n * static_cast<double>(n);
@@ -368,8 +377,8 @@ std::vector<Row> make_rows(const Plan& plan, const Options& o, const std::string
         yard_name = "reference";
         yard_key = key_of(*plan.reference, "matmul", "float32", n);
       }
-      add_rate_row(rows, plan, t, "matmul", key_of(t, "matmul", "float32", n), flops, 1e9, "GFLOP/s", yard_name,
-                   yard_key, target, "float32", n);
+      add_rate_row(rows, plan, t, "matmul", key_of(t, "matmul", "float32", n), flops, 1e9, "GFLOP/s",
+                   Yardstick{yard_name, yard_key}, target, "float32", n);
     }
     if (t.name == "opencl" && o.only.empty() && o.wants("matmul")) add_own_kernel_rows(rows, plan, t, o, self);
   }
