@@ -332,6 +332,11 @@ void softmaxes(Gen& g, devplug_op_t op) {
     g.add(label + "_" + shape_text(shape), in, &a, shape.empty() ? 1 : shape[static_cast<size_t>(dim)], e);
   };
   add("dim1", {7, 13}, View::Dense, 1);
+  // The softmax dim strided (13 and 7 elements apart), and the input's step apart from the
+  // output's: the layouts above all put that dim at stride +-1 (a kernel that ignored the
+  // step passed them; found by the mutation check).
+  add("dim0", {7, 13}, View::Dense, 0);
+  add("dim1_transposed", {7, 13}, View::Transposed, 1);
   add("dim0_transposed", {7, 13}, View::Transposed, 0, View::Transposed);
   add("dim2_negstride", {2, 5, 16}, View::Negative, 2);
   add("dim1_broadcast", {3, 17}, View::Broadcast, 1);
