@@ -11,10 +11,14 @@
 #include <vector>
 
 #include "devplug/devplug.h"
+#include "fuzz_host.hpp"
 #include "fuzz_input.hpp"
 
+using devplug::fuzz::check;
 using devplug::fuzz::fail;
 using devplug::fuzz::FuzzInput;
+using devplug::fuzz::open_reference;
+using devplug::fuzz::take;
 
 namespace {
 
@@ -25,16 +29,6 @@ devplug_context_t* context = nullptr;
 devplug_device_t* device = nullptr;
 devplug_stream_t* stream = nullptr;
 std::vector<devplug_op_t> op_ids;  // every id of ops.def
-
-std::string take(devplug_error_t* e) {
-  std::string m = std::string(devplug_code_name(e->code)) + ": " + (e->message ? e->message : "(null)");
-  devplug_error_destroy(e);
-  return m;
-}
-
-void check(devplug_error_t* e, const std::string& what) {
-  if (e) fail(what + ": " + take(e));
-}
 
 // An error an op call may give for bad input; anything else is a finding.
 void expect_refusal(devplug_error_t* e, const std::string& what) {
@@ -147,10 +141,7 @@ std::vector<uint8_t> make_attrs(FuzzInput& in, size_t attrs_size, bool* null_att
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  devplug_context_options_t options{sizeof(options), DEVPLUG_CONTEXT_NO_DISCOVERY};
-  check(devplug_context_create(&options, &context), "context");
-  check(devplug_context_load_plugin(context, DEVPLUG_REFERENCE_PLUGIN_PATH, nullptr), "load the reference");
-  check(devplug_context_get_device(context, 0, &device), "device");
+  open_reference(&context, &device);
   check(devplug_device_default_stream(device, &stream), "stream");
   for (devplug_op_t id = 0; id < 4096; ++id)
     if (devplug_op_info(id)) op_ids.push_back(id);

@@ -12,10 +12,14 @@
 #include <vector>
 
 #include "devplug/devplug.h"
+#include "fuzz_host.hpp"
 #include "fuzz_input.hpp"
 
+using devplug::fuzz::check;
 using devplug::fuzz::fail;
 using devplug::fuzz::FuzzInput;
+using devplug::fuzz::open_reference;
+using devplug::fuzz::take;
 
 namespace {
 
@@ -26,16 +30,6 @@ constexpr int kMaxSteps = 12;
 
 devplug_context_t* context = nullptr;
 devplug_device_t* device = nullptr;
-
-std::string take(devplug_error_t* e) {
-  std::string m = std::string(devplug_code_name(e->code)) + ": " + (e->message ? e->message : "(null)");
-  devplug_error_destroy(e);
-  return m;
-}
-
-void check(devplug_error_t* e, const char* what) {
-  if (e) fail(std::string(what) + ": " + take(e));
-}
 
 // A call that may fail: an error must be INVALID_ARGUMENT with a message.
 bool attempt(devplug_error_t* e, const char* what) {
@@ -178,10 +172,7 @@ devplug_tensor_t* view_step(FuzzInput& in, const devplug_tensor_t* t) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  devplug_context_options_t options{sizeof(options), DEVPLUG_CONTEXT_NO_DISCOVERY};
-  check(devplug_context_create(&options, &context), "context");
-  check(devplug_context_load_plugin(context, DEVPLUG_REFERENCE_PLUGIN_PATH, nullptr), "load the reference");
-  check(devplug_context_get_device(context, 0, &device), "device");
+  open_reference(&context, &device);
   return 0;
 }
 
