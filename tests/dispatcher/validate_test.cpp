@@ -154,7 +154,9 @@ TEST(ValidateCall, EveryOpAndAllowedDtypePassesWithoutAllocating) {
       Problem p;
       long allocations = c.allocations_when_checked(&p);
       EXPECT_EQ(p, "") << info->name << " " << devplug_dtype_name(d);
-      if (allocation_count() >= 0) EXPECT_EQ(allocations, 0) << info->name << " " << devplug_dtype_name(d);
+      if (allocation_count() >= 0) {
+        EXPECT_EQ(allocations, 0) << info->name << " " << devplug_dtype_name(d);
+      }
       ++checked;
     }
   }
