@@ -362,8 +362,9 @@ std::vector<Row> make_rows(const Plan& plan, const Options& o, const std::string
         const double target = judged && n >= (int64_t{16} << 20) ? 0.80 : 0;
         // Every rate is the bytes an op moves (read and written) per second, and the
         // yardstick is the copy's: 2 bytes per element byte (its read and its write).
-        const Yardstick copy_rate{"copy", copy, 2 * es * n};
-        add_rate_row(rows, plan, t, "copy", copy, 2 * es * n, 1e9, "GB/s", Yardstick{}, 0, dtype, n);
+        const double copy_bytes = 2 * es * n;
+        const Yardstick copy_rate{"copy", copy, copy_bytes};
+        add_rate_row(rows, plan, t, "copy", copy, copy_bytes, 1e9, "GB/s", Yardstick{}, 0, dtype, n);
         add_rate_row(rows, plan, t, "add", key_of(t, "add", dtype, n), 3 * es * n, 1e9, "GB/s", copy_rate, target,
                      dtype, n);
         add_rate_row(rows, plan, t, "sum", key_of(t, "sum", dtype, n), es * n, 1e9, "GB/s", copy_rate, target, dtype, n);

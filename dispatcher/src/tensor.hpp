@@ -72,9 +72,7 @@ inline void describe(const Storage& storage, const Layout& l, devplug_tensor_des
   // offset for one, as PyTorch does): 0 is handed on instead, always inside the buffer, so a
   // plugin may form a pointer from byte_offset for every tensor. (Found by fuzz_op_call: an
   // offset of INT64_MAX float16 elements wrapped to 2^64 - 2 bytes.)
-  bool empty = false;
-  for (int32_t d = 0; d < l.rank; ++d) empty = empty || l.shape[d] == 0;
-  out->byte_offset = empty ? 0 : static_cast<uint64_t>(l.offset) * devplug_dtype_size(l.dtype);
+  out->byte_offset = numel(l) == 0 ? 0 : static_cast<uint64_t>(l.offset) * devplug_dtype_size(l.dtype);
   out->dtype = l.dtype;
   out->rank = l.rank;
   // Layout keeps entries past its rank zero, so the whole arrays copy as they are.

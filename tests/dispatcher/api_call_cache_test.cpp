@@ -105,7 +105,7 @@ TEST_F(CallCache, ADifferentOpOrArityIsValidatedAgain) {
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_add, ins, 2, bool_outs, 1, nullptr), "dtype"));
 }
 
-TEST_F(CallCache, AReleasedHandleIsRefusedEvenAfterAHit) {
+TEST_F(CallCache, ANullHandleIsRefusedEvenAfterAHit) {
   devplug_tensor_t* a = floats({3}, {1, 2, 3});
   devplug_tensor_t* out = floats({3}, {0, 0, 0});
   ASSERT_TRUE(Ok(add(a, a, out)));
