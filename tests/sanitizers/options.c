@@ -9,9 +9,19 @@
 /* allocator_may_return_null: an allocation too large for the machine returns NULL, as it
  * does outside ASan, so RESOURCE_EXHAUSTED paths run instead of ASan stopping the program.
  * detect_leaks: LeakSanitizer at exit of every program (on by default on x86-64 Linux; said
- * here because load/unload cycles rely on it). */
+ * here because load/unload cycles rely on it).
+ * intercept_tls_get_addr=0: clang-14's __tls_get_addr interceptor takes a dynamic TLS block
+ * whose address is 16 bytes past a page boundary for one with glibc 2.19's header and reads
+ * the two words before it as the block's bounds; on glibc 2.25 and later (Debian 12: 2.36)
+ * that is whatever malloc put there, and LeakSanitizer's tracer then dies scanning it
+ * ("Tracer caught signal 11"), or not, by where blocks happen to land (fixed in LLVM 17,
+ * https://reviews.llvm.org/D147459). Without the interceptor the dynamic TLS blocks of
+ * dlopen'ed libraries (plugins, drivers) are still roots: ld.so allocates them with malloc,
+ * and LeakSanitizer counts the dynamic linker's allocations as reachable
+ * (use_ld_allocations, on by default). */
 const char* __asan_default_options(void) {
-  return "allocator_may_return_null=1:detect_leaks=1:check_initialization_order=1:strict_string_checks=1";
+  return "allocator_may_return_null=1:detect_leaks=1:check_initialization_order=1:strict_string_checks=1:"
+         "intercept_tls_get_addr=0";
 }
 
 const char* __ubsan_default_options(void) { return "print_stacktrace=1:halt_on_error=1"; }
