@@ -5,8 +5,11 @@
 # runtime statically into each executable, and a sanitized shared library or plugin takes the
 # runtime's symbols from the executable that loads it. So in these builds libraries are
 # linked without --no-undefined (DEVPLUG_SANITIZE is read by devplug_add_plugin too); every
-# program that loads them is built here, sanitized. -O1 keeps the tests fast enough for CI;
-# UBSan reports abort (-fno-sanitize-recover), so a report fails the test that made it.
+# program that loads them is built here, sanitized. -O1 keeps the tests fast enough for CI
+# (the emulated GPU's kernel files excepted, plugins/gpu_emulated/CMakeLists.txt), and the
+# presets keep only line tables of debug information (-gline-tables-only: reports still name
+# file and line, and the objects are smaller and quicker to make). UBSan reports abort
+# (-fno-sanitize-recover), so a report fails the test that made it.
 set(DEVPLUG_SANITIZE "" CACHE STRING
     "Sanitizers for every target, as for -fsanitize= (address,undefined or thread); empty for none")
 option(DEVPLUG_BUILD_FUZZERS "Build the libFuzzer harnesses of tests/fuzz (clang, DEVPLUG_SANITIZE=address,undefined)" OFF)
@@ -29,7 +32,9 @@ if(DEVPLUG_SANITIZE)
     endforeach()
     include_directories(SYSTEM ${quadmath_include})
   endif()
-  add_compile_options(-fsanitize=${DEVPLUG_SANITIZE} -fno-sanitize-recover=all -fno-omit-frame-pointer -O1)
+  set(DEVPLUG_SANITIZER_OPTIMIZATION -O1 CACHE STRING "Optimization level of the sanitizer builds")
+  add_compile_options(-fsanitize=${DEVPLUG_SANITIZE} -fno-sanitize-recover=all -fno-omit-frame-pointer
+                      ${DEVPLUG_SANITIZER_OPTIMIZATION})
   add_link_options(-fsanitize=${DEVPLUG_SANITIZE})
   # The runtimes' default options and third-party suppressions (tests/sanitizers/options.c),
   # linked into every executable, so a test run by hand behaves as under ctest and CI.

@@ -18,6 +18,7 @@ target_compile_definitions(gpu_emulated_test PRIVATE DEVPLUG_GPU_EMULATED)
 gtest_discover_tests(gpu_emulated_test DISCOVERY_TIMEOUT 60 TEST_FILTER "EmulatedRuntime*"
   TEST_LIST gpu_emulated_runtime_TESTS PROPERTIES ENVIRONMENT "${devplug_emu_test_env}")
 devplug_label_discovered(gpu_emulated_runtime_TESTS gpu_emulated threads)
+devplug_threaded_targets(gpu_emulated_test)
 gtest_discover_tests(gpu_emulated_test DISCOVERY_TIMEOUT 60 TEST_FILTER "-EmulatedRuntime*"
   PROPERTIES LABELS "gpu_emulated" ENVIRONMENT "${devplug_emu_test_env}")
 
@@ -31,6 +32,7 @@ if(TARGET devplug_reference)
   gtest_discover_tests(gpu_emulated_paths_test DISCOVERY_TIMEOUT 60 TEST_LIST gpu_emulated_paths_TESTS
     PROPERTIES TIMEOUT 900 ENVIRONMENT "${devplug_emu_test_env}")
   devplug_label_discovered(gpu_emulated_paths_TESTS gpu_emulated threads)
+  devplug_threaded_targets(gpu_emulated_paths_test)
 endif()
 
 # The proof that matters: the whole conformance suite on the GPU kernel source, run on the

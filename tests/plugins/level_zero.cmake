@@ -28,6 +28,7 @@ if(TARGET ze_devplug_cpu AND DEVPLUG_ZE_LOADER)
   set(common_env "${ze_driver_env};${ze_validation_env};POCL_CACHE_DIR=${ze_cache}/pocl;DEVPLUG_LEVEL_ZERO_CACHE_DIR=${ze_cache}/modules")
   # The driver runs each queue on its own thread: every test on it carries the label threads.
   # Immediate command lists (the default), with the loader's validation layer on.
+  devplug_threaded_targets(level_zero_plugin_test)
   add_test(NAME level_zero_plugin.cpu_driver COMMAND level_zero_plugin_test ${on_driver})
   set_tests_properties(level_zero_plugin.cpu_driver PROPERTIES LABELS "level_zero;threads" ENVIRONMENT "${common_env}")
   # Regular command lists on a queue, as on drivers without immediate lists.
@@ -72,6 +73,7 @@ if(TARGET ze_devplug_cpu AND DEVPLUG_ZE_LOADER)
     PROPERTIES ENVIRONMENT "${ze_driver_env};POCL_CACHE_DIR=${ze_cache}/pocl"
     DISCOVERY_TIMEOUT 60)
   devplug_label_discovered(level_zero_driver_TESTS level_zero threads)
+  devplug_threaded_targets(level_zero_driver_test)
 
   # ---- conformance: the whole suite through the real loader, the validation layer on ----
   if(TARGET devplug-conform AND TARGET devplug_reference)

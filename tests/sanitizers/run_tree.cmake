@@ -1,11 +1,16 @@
 # Builds a sanitizer tree and runs part of its ctest (stage.cmake). Variables: TREE, PRESET,
-# CTEST (the ctest program), CTEST_ARGS (a list: label selections, -j).
+# CTEST (the ctest program), CTEST_ARGS (a list: label selections, -j), TARGET (what to
+# build; empty for all).
 if(NOT EXISTS ${TREE}/CMakeCache.txt)
   message("sanitizer stage skipped: ${TREE} is not configured (scripts/run-tests makes it; "
           "by hand: cmake --preset ${PRESET} && cmake --build --preset ${PRESET})")
   return()
 endif()
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${TREE} RESULT_VARIABLE rc)
+set(target_args)
+if(TARGET)
+  set(target_args --target ${TARGET})
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${TREE} ${target_args} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "building ${TREE} failed")
 endif()
