@@ -151,3 +151,16 @@ using gpuEvent_t = emuEvent_t;
 #define GPU_HD
 #define GPU_D
 #endif
+
+// The first read of a compare-and-swap loop on a word that other threads update with
+// atomics: a relaxed atomic load. CUDA and HIP: a volatile load (ld.volatile, which the PTX
+// memory model counts as a relaxed access, so it does not race with the atomics); the
+// emulated GPU: an atomic load, as a plain read would be a data race in C++ (ThreadSanitizer
+// reported it; a stale value only costs the loop one more turn).
+#if defined(GPU_DEVICE_CODE) || !defined(DEVPLUG_GPU_EMULATED)
+template <typename T>
+GPU_D inline T gpu_load_relaxed(const T* word) { return *static_cast<const volatile T*>(word); }
+#else
+template <typename T>
+inline T gpu_load_relaxed(const T* word) { return __atomic_load_n(word, __ATOMIC_RELAXED); }
+#endif

@@ -68,7 +68,7 @@ template <typename T>
 GPU_D inline void atomic_add(T* addr, T v) {
   if constexpr (std::is_same_v<T, float>) {
     unsigned int* word = reinterpret_cast<unsigned int*>(addr);
-    unsigned old = *word, assumed;
+    unsigned old = gpu_load_relaxed(word), assumed;
     do {
       assumed = old;
       old = atomicCAS(word, assumed, float_bits(bits_float(assumed) + v));
@@ -85,7 +85,7 @@ GPU_D inline void atomic_add(T* addr, T v) {
     unsigned int* word = reinterpret_cast<unsigned int*>(a & ~uintptr_t{3});
     const unsigned shift = static_cast<unsigned>(a & 3u) * 8u;
     const unsigned mask = (sizeof(T) == 1 ? 0xffu : 0xffffu) << shift;
-    unsigned old = *word, assumed;
+    unsigned old = gpu_load_relaxed(word), assumed;
     do {
       assumed = old;
       const unsigned sum = ((assumed & mask) >> shift) + static_cast<unsigned>(v);  // wraps in the field

@@ -4,8 +4,9 @@
 // exercised as on a GPU). Within a block, each GPU thread is a fiber (Boost.Context's
 // fcontext) with its own stack: the block's OS thread runs them in threadIdx order, each
 // until it finishes or calls __syncthreads; when every thread that has not finished is
-// waiting, the next round starts. A kernel without barriers thus runs each thread to the end
-// with no switch back and forth, reusing one stack.
+// waiting, the next round starts. A fiber outlives its GPU thread: once that has finished it
+// waits for the next one (of this block or a later one), so a kernel without barriers runs
+// each thread to the end on one fiber and one stack, and fibers are made once per OS thread.
 //
 // Stacks are mapped once per OS thread with a guard page below each, so an overflow faults
 // instead of corrupting a neighbour. Under AddressSanitizer every switch is announced
@@ -88,12 +89,16 @@ inline void finish_switch(void* fake, const void** old_bottom, size_t* old_size)
 #endif
 }
 
-// ThreadSanitizer's fibers (no-ops otherwise): made for a GPU thread, switched to before
-// each jump into or out of it, destroyed when it has finished.
+// ThreadSanitizer's fibers (no-ops otherwise): one per fiber of an OS thread, switched to
+// before each jump into or out of it, destroyed with the thread's runner. (One per GPU
+// thread of every block kept TSan's records of each: 8 GB in two tests.) tsan_switch must be
+// inlined: TSan keeps a stack of calls per fiber, and a function of its own would push its
+// entry on the fiber it leaves and pop its exit from the one it enters, one frame lost per
+// switch (the scheduler's stack ran out after a few fibers: a SEGV in __tsan_create_fiber).
 #if defined(DEVPLUG_EMU_TSAN)
 inline void* tsan_create() { return __tsan_create_fiber(0); }
 inline void* tsan_current() { return __tsan_get_current_fiber(); }
-inline void tsan_switch(void* fiber) { __tsan_switch_to_fiber(fiber, 0); }
+[[gnu::always_inline]] inline void tsan_switch(void* fiber) { __tsan_switch_to_fiber(fiber, 0); }
 inline void tsan_destroy(void* fiber) { __tsan_destroy_fiber(fiber); }
 #else
 inline void* tsan_create() { return nullptr; }
@@ -127,6 +132,7 @@ class StackPool {
     return i;
   }
   void release(unsigned i) { free_.push_back(i); }
+  unsigned made() const { return made_; }
   char* bottom(unsigned i) const { return region_ + size_t{i} * stride_ + page_; }
   char* top(unsigned i) const { return bottom(i) + kStackBytes; }
 
@@ -138,18 +144,29 @@ class StackPool {
   std::vector<unsigned> free_;
 };
 
+// The fiber on stack i of the pool: it runs GPU threads one after another.
 struct Fiber {
-  fc::fcontext_t context;  // where it continues: its start, or inside __syncthreads
-  unsigned stack;
+  fc::fcontext_t context = nullptr;  // where it continues: its start, __syncthreads, or idle
+  void* fake_stack = nullptr;        // AddressSanitizer's fake stack while switched out
+  void* tsan = nullptr;              // its ThreadSanitizer fiber
+};
+
+struct GpuThread {
+  unsigned fiber;  // the stack and fiber it runs on, once started
   bool started;
   bool finished;
-  void* fake_stack;  // AddressSanitizer's fake stack while the fiber is switched out
-  void* tsan;        // its ThreadSanitizer fiber
 };
 
 // Runs blocks on the OS thread that owns it (one per thread, made on first use).
 class BlockRunner {
  public:
+  BlockRunner() = default;
+  ~BlockRunner() {
+    for (unsigned i = 0; i < stacks_.made(); ++i) tsan_destroy(fibers_[i].tsan);
+  }
+  BlockRunner(const BlockRunner&) = delete;
+  BlockRunner& operator=(const BlockRunner&) = delete;
+
   // Runs every thread of block `block` to the end; returns "" or the first failure.
   std::string run_block(const KernelCall& call, uint3 block, dim3 grid, dim3 dims);
   // __syncthreads of the running fiber: back to the scheduler until the next round.
@@ -158,10 +175,13 @@ class BlockRunner {
 
  private:
   [[noreturn]] static void fiber_main(fc::transfer_t from);
-  void resume(Fiber& f);
+  void resume(unsigned fiber);
+  // Back to the scheduler from the running fiber, until it is resumed.
+  void park();
 
   StackPool stacks_;
-  Fiber fibers_[kMaxThreads];
+  Fiber fibers_[kMaxThreads];  // fibers_[i] runs on stack i
+  GpuThread threads_[kMaxThreads];
   const KernelCall* call_ = nullptr;
   unsigned current_ = 0;
   bool in_fiber_ = false;
@@ -190,27 +210,26 @@ std::string BlockRunner::run_block(const KernelCall& call, uint3 block, dim3 gri
   gridDim = uint3{grid.x, grid.y, grid.z};
   call_ = &call;
   failure_.clear();
-  for (unsigned t = 0; t < n; ++t) {
-    fibers_[t].started = false;
-    fibers_[t].finished = false;
-  }
+  for (unsigned t = 0; t < n; ++t) threads_[t] = GpuThread{0, false, false};
   // Rounds: each runs every unfinished thread up to its next barrier or its end.
   for (unsigned left = n; left > 0;) {
     for (unsigned t = 0; t < n; ++t) {
-      Fiber& f = fibers_[t];
-      if (f.finished) continue;
-      if (!f.started) {
-        f.stack = stacks_.acquire();
-        f.context = fc::make_fcontext(stacks_.top(f.stack), kStackBytes, &BlockRunner::fiber_main);
-        f.tsan = tsan_create();
-        f.started = true;
+      GpuThread& g = threads_[t];
+      if (g.finished) continue;
+      if (!g.started) {
+        g.fiber = stacks_.acquire();
+        Fiber& f = fibers_[g.fiber];
+        if (f.context == nullptr) {  // a stack used for the first time
+          f.context = fc::make_fcontext(stacks_.top(g.fiber), kStackBytes, &BlockRunner::fiber_main);
+          f.tsan = tsan_create();
+        }
+        g.started = true;
       }
       current_ = t;
       threadIdx = uint3{t % dims.x, (t / dims.x) % dims.y, t / (dims.x * dims.y)};
-      resume(f);
-      if (f.finished) {
-        tsan_destroy(f.tsan);
-        stacks_.release(f.stack);
+      resume(g.fiber);
+      if (g.finished) {
+        stacks_.release(g.fiber);
         --left;
       }
     }
@@ -219,38 +238,40 @@ std::string BlockRunner::run_block(const KernelCall& call, uint3 block, dim3 gri
   return failure_;
 }
 
-void BlockRunner::resume(Fiber& f) {
+void BlockRunner::resume(unsigned fiber) {
+  Fiber& f = fibers_[fiber];
   void* fake = nullptr;
-  start_switch(&fake, stacks_.bottom(f.stack), kStackBytes);
+  start_switch(&fake, stacks_.bottom(fiber), kStackBytes);
   scheduler_tsan_ = tsan_current();
   tsan_switch(f.tsan);
   in_fiber_ = true;
   const fc::transfer_t back = fc::jump_fcontext(f.context, this);
   in_fiber_ = false;
   finish_switch(fake, nullptr, nullptr);
-  if (!f.finished) f.context = back.fctx;  // parked at a barrier
+  f.context = back.fctx;  // parked at a barrier, or idle after its thread ended
 }
 
 void BlockRunner::fiber_main(fc::transfer_t from) {
   auto* self = static_cast<BlockRunner*>(from.data);
   self->scheduler_ = from.fctx;
   finish_switch(nullptr, &self->scheduler_bottom_, &self->scheduler_size_);
-  try {
-    self->call_->run_thread();
-  } catch (const std::exception& e) {
-    if (self->failure_.empty()) self->failure_ = std::string("a kernel thread threw: ") + e.what();
-  } catch (...) {
-    if (self->failure_.empty()) self->failure_ = "a kernel thread threw";
+  for (;;) {  // one GPU thread per turn: the scheduler sets current_ before it resumes us
+    try {
+      self->call_->run_thread();
+    } catch (const std::exception& e) {
+      if (self->failure_.empty()) self->failure_ = std::string("a kernel thread threw: ") + e.what();
+    } catch (...) {
+      if (self->failure_.empty()) self->failure_ = "a kernel thread threw";
+    }
+    self->threads_[self->current_].finished = true;
+    self->park();  // idle until the scheduler hands this fiber another thread
   }
-  self->fibers_[self->current_].finished = true;
-  start_switch(nullptr, self->scheduler_bottom_, self->scheduler_size_);  // this fiber ends
-  tsan_switch(self->scheduler_tsan_);
-  fc::jump_fcontext(self->scheduler_, nullptr);
-  std::abort();  // a finished fiber is never resumed
 }
 
-void BlockRunner::barrier() {
-  Fiber& f = fibers_[current_];
+void BlockRunner::barrier() { park(); }
+
+void BlockRunner::park() {
+  Fiber& f = fibers_[threads_[current_].fiber];
   start_switch(&f.fake_stack, scheduler_bottom_, scheduler_size_);
   tsan_switch(scheduler_tsan_);
   const fc::transfer_t back = fc::jump_fcontext(scheduler_, nullptr);

@@ -18,6 +18,7 @@
 #include "emu_device.hpp"
 #include "emu_launch.hpp"
 #include "emu_runtime.hpp"
+#include "gpu_port.hpp"  // gpu_load_relaxed, as the GPU source reads a word it then swaps
 
 namespace {
 
@@ -74,7 +75,7 @@ __global__ void add_double(double* target, double value) { atomicAdd(target, val
 
 __global__ void cas_increment(unsigned* word, int times) {
   for (int i = 0; i < times; ++i) {
-    unsigned old = *word, assumed;
+    unsigned old = gpu_load_relaxed(word), assumed;
     do {
       assumed = old;
       old = atomicCAS(word, assumed, assumed + 1u);
