@@ -11,6 +11,9 @@
 #   EXPECT_ZERO   summary fields that must be 0 ("unsupported;xfail;fallback")  (optional)
 #   EXPECT_UNSUPPORTED  "op/dtype" pairs that must be listed as unsupported  (optional)
 #   MAX_SECONDS   print a warning when the run takes longer (never fails: no timing asserts)
+#   ALLOW_NO_DEVICE  ON: a plugin without the device may pass. Otherwise a run that reached no
+#                 device fails: devplug-conform then runs only the ABI suite and exits 0, so a
+#                 driver that stopped working on the CI machine would pass unnoticed.
 set(report "${OUT}/report.json")
 if(NOT EXTRA_ARGS MATCHES ";")
   separate_arguments(EXTRA_ARGS UNIX_COMMAND "${EXTRA_ARGS}")  # "--a --b" is two arguments, as "--a;--b"
@@ -40,6 +43,10 @@ if(NOT EXISTS "${report}")
 endif()
 file(READ "${report}" json)
 string(JSON failed GET "${json}" summary failed)
+string(JSON device GET "${json}" stamp device)
+if(NOT ALLOW_NO_DEVICE AND device MATCHES "^[(]no device")
+  message(FATAL_ERROR "the run reached no device, only the ABI suite ran: ${device}\n${err}")
+endif()
 if(NOT EXISTS "${OUT}/junit.xml" OR NOT EXISTS "${OUT}/report.md" OR NOT EXISTS "${OUT}/report.html")
   message(FATAL_ERROR "a JUnit, Markdown or HTML report is missing from ${OUT}")
 endif()
