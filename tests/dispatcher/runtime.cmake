@@ -48,4 +48,4 @@ if(TARGET devplug_reference)
 endif()
 # The caller's DEVPLUG_* variables must not change the results.
 devplug_discover_tests(dispatcher_runtime_test DISCOVERY_TIMEOUT 60
-  PROPERTIES ENVIRONMENT "DEVPLUG_STRICT=;DEVPLUG_PLUGIN_PATH=;DEVPLUG_TRACE=")
+  ENVIRONMENT DEVPLUG_STRICT= DEVPLUG_PLUGIN_PATH= DEVPLUG_TRACE=)

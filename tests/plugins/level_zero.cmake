@@ -69,9 +69,8 @@ if(TARGET ze_devplug_cpu AND DEVPLUG_ZE_LOADER)
     DEVPLUG_ZE_TEST_KERNELS="${kernels_spv}" DEVPLUG_ZE_TEST_SPEC_CONSTANT="${spec_spv}")
   add_dependencies(level_zero_driver_test level_zero_driver_test_kernels ze_devplug_cpu)
   # Without the validation layer, so the driver's own argument checks answer.
-  gtest_discover_tests(level_zero_driver_test TEST_LIST level_zero_driver_TESTS
-    PROPERTIES ENVIRONMENT "${ze_driver_env};POCL_CACHE_DIR=${ze_cache}/pocl"
-    DISCOVERY_TIMEOUT 60)
+  gtest_discover_tests(level_zero_driver_test TEST_LIST level_zero_driver_TESTS DISCOVERY_TIMEOUT 60)
+  devplug_discovered_property(level_zero_driver_TESTS ENVIRONMENT ${ze_driver_env} POCL_CACHE_DIR=${ze_cache}/pocl)
   devplug_label_discovered(level_zero_driver_TESTS level_zero threads)
   devplug_threaded_targets(level_zero_driver_test)
 

@@ -14,9 +14,9 @@ if(TARGET devplug_reference)
     DEVPLUG_REFERENCE_PLUGIN="$<TARGET_FILE:devplug_reference>")
   add_dependencies(opencl_plugin_test devplug_reference)
 endif()
-gtest_discover_tests(opencl_plugin_test
-  PROPERTIES ENVIRONMENT "POCL_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/opencl_test_cache/pocl;DEVPLUG_OPENCL_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/opencl_test_cache/programs"
-  DISCOVERY_TIMEOUT 60)
+gtest_discover_tests(opencl_plugin_test TEST_LIST opencl_plugin_TESTS DISCOVERY_TIMEOUT 60)
+devplug_discovered_property(opencl_plugin_TESTS ENVIRONMENT POCL_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/opencl_test_cache/pocl
+  DEVPLUG_OPENCL_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/opencl_test_cache/programs)
 
 # The proof that matters: the whole conformance suite on this machine's OpenCL device (PoCL
 # in CI), with the plugin's own xfail list. The first run compiles every program (minutes);
