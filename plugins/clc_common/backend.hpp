@@ -22,7 +22,7 @@ namespace devplug::clc {
 struct DeviceCaps {
   bool fp64 = false;       // kernels may use double (HAS_FP64); float64 tensors are allowed
   bool wide_math = false;  // float transcendentals compute in double and round once (WIDE_MATH)
-  bool cpu = false;        // work-items of a group run one after another (CPU_DEVICE)
+  bool cpu = false;        // work-items of a group run one after another: reduce takes slices
   size_t max_work_group = 1;
   std::string name;        // for error messages
 };

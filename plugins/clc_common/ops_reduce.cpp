@@ -80,7 +80,8 @@ devplug_error_t* reduce_kernel(devplug_stream_handle_t* stream, const devplug_op
         Launch launch(stream, "reduce", options, "reduce_partial", info->name);
         launch.arg(kept).arg(red).mem(in_view.mem).mem(out_view.mem).mem(partial.get())
             .arg<int64_t>(static_cast<int64_t>(chunk)).arg<int32_t>(groups == 1 ? 1 : 0);
-        correction(launch).mem(center_mem).arg<int32_t>(pass).run(2, global, local);
+        correction(launch).mem(center_mem).arg<int32_t>(pass).arg<int32_t>(caps_of(stream).cpu ? 1 : 0)
+            .run(2, global, local);
       }
       if (groups > 1) {
         const size_t combine_global[2] = {kGroup, outputs};

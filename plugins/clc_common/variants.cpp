@@ -25,7 +25,6 @@ std::string module_defines(const DeviceCaps& caps, const std::string& defines) {
   // CPUs run double as fast as float per element; computing float transcendentals in double
   // and rounding once makes them correctly rounded in practice.
   if (caps.fp64 && caps.wide_math) out += "-DWIDE_MATH ";
-  if (caps.cpu) out += "-DCPU_DEVICE ";
   return out + defines;
 }
 

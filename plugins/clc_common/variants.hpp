@@ -15,7 +15,7 @@
 
 namespace devplug::clc {
 
-// The device's defines (HAS_FP64, WIDE_MATH, CPU_DEVICE) followed by the op's `defines`.
+// The device's defines (HAS_FP64, WIDE_MATH) followed by the op's `defines`.
 std::string module_defines(const DeviceCaps& caps, const std::string& defines);
 
 // elementwise.cl: op token (an ops.def name, "convert" or "copy") with operand dtypes a, b, c

@@ -107,6 +107,7 @@ bool describe(ze_driver_handle_t driver, ze_device_handle_t device, const ze_dri
   // devices that have them (data-centre GPUs, CPUs) run double at full or half rate.
   info.caps.fp64 = info.fp64;
   info.caps.wide_math = info.fp64;
+  info.caps.cpu = props.type == ZE_DEVICE_TYPE_CPU;
   info.caps.max_work_group = std::max<uint32_t>(1, std::min(compute_props.maxTotalGroupSize, compute_props.maxGroupSizeX));
   info.caps.name = info.name;
 

@@ -72,6 +72,11 @@ if(TARGET ze_devplug_cpu AND DEVPLUG_ZE_LOADER)
   gtest_discover_tests(level_zero_driver_test TEST_LIST level_zero_driver_TESTS DISCOVERY_TIMEOUT 60)
   devplug_discovered_property(level_zero_driver_TESTS ENVIRONMENT ${ze_driver_env} POCL_CACHE_DIR=${ze_cache}/pocl)
   devplug_label_discovered(level_zero_driver_TESTS level_zero threads)
+  # The knobs conformance_level_zero_no_fp64 runs under: the driver says it is a GPU without doubles.
+  add_test(NAME level_zero_driver.gpu_without_doubles
+           COMMAND level_zero_driver_test --gtest_filter=Driver.SaysWhatItIsAndWhatItCan)
+  set_tests_properties(level_zero_driver.gpu_without_doubles PROPERTIES LABELS "level_zero"
+    ENVIRONMENT "${ze_driver_env};POCL_CACHE_DIR=${ze_cache}/pocl;ZE_DEVPLUG_CPU_FP64=0;ZE_DEVPLUG_CPU_TYPE=gpu")
   devplug_threaded_targets(level_zero_driver_test)
 
   # ---- conformance: the whole suite through the real loader, the validation layer on ----
@@ -85,7 +90,8 @@ if(TARGET ze_devplug_cpu AND DEVPLUG_ZE_LOADER)
     set_tests_properties(conformance_level_zero_full PROPERTIES LABELS "conformance;level_zero;threads" TIMEOUT 2400
       ENVIRONMENT "${ze_driver_env};${ze_validation_env};POCL_CACHE_DIR=${ze_cache}/conform_pocl;DEVPLUG_LEVEL_ZERO_CACHE_DIR=${ze_cache}/conform_modules")
     # The SPIR-V built for devices without doubles, on the CPU driver with fp64 hidden (it then
-    # refuses any module that declares 64-bit floats, as such a GPU does): every op on
+    # refuses any module that declares 64-bit floats, as such a GPU does) and saying it is a
+    # GPU (the plugin takes its GPU paths: reductions interleave work-items): every op on
     # float16, which computes in float32 there. The one pair it cannot run is
     # convert_element_type from float16 (its float64 outputs: the device has no float64).
     add_test(NAME conformance_level_zero_no_fp64
@@ -95,6 +101,6 @@ if(TARGET ze_devplug_cpu AND DEVPLUG_ZE_LOADER)
               "-DEXPECT_ZERO=xfail;fallback" "-DEXPECT_UNSUPPORTED=convert_element_type/float16"
               "-DEXTRA_ARGS=${conform_args}" -P ${PROJECT_SOURCE_DIR}/tests/conformance/check_report.cmake)
     set_tests_properties(conformance_level_zero_no_fp64 PROPERTIES LABELS "conformance;level_zero;threads" TIMEOUT 1200
-      ENVIRONMENT "${ze_driver_env};${ze_validation_env};ZE_DEVPLUG_CPU_FP64=0;POCL_CACHE_DIR=${ze_cache}/conform_pocl;DEVPLUG_LEVEL_ZERO_CACHE_DIR=${ze_cache}/conform_modules")
+      ENVIRONMENT "${ze_driver_env};${ze_validation_env};ZE_DEVPLUG_CPU_FP64=0;ZE_DEVPLUG_CPU_TYPE=gpu;POCL_CACHE_DIR=${ze_cache}/conform_pocl;DEVPLUG_LEVEL_ZERO_CACHE_DIR=${ze_cache}/conform_modules")
   endif()
 endif()

@@ -128,7 +128,7 @@ ze_result_t DeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties
     check_device(hDevice);
     check_pointer(p);
     const Device& d = the_device();
-    p->type = ZE_DEVICE_TYPE_CPU;
+    p->type = d.type;
     p->vendorId = 0;  // not a PCI device
     p->deviceId = 0;
     p->flags = ZE_DEVICE_PROPERTY_FLAG_INTEGRATED;

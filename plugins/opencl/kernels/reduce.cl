@@ -205,7 +205,7 @@ __kernel void reduce_serial(const geom_t kept, const geom_t red, __global const 
 __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void reduce_partial(
     const geom_t kept, const geom_t red, __global const A_ST* in, __global O_ST* out,
     __global acc_t* partial, const long chunk, const int write_final, const real_t correction,
-    __global real_t* center, const int pass) {
+    __global real_t* center, const int pass, const int cpu_slices) {
   __local acc_t tree[GROUP];
   const int lid = (int)get_local_id(0);
   const long g = get_group_id(0), groups = get_num_groups(0), o = get_group_id(1);
@@ -218,33 +218,34 @@ __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void reduce_partial(
   acc_t acc = INIT();
   if (red.dense) {
     const long base = at[1] + red.offset[0];
-#ifdef CPU_DEVICE
-    // A CPU runs a group's work-items one after another: each takes one contiguous slice,
-    // so every cache line is read once and in order (interleaved, as a GPU wants, each
-    // line would come from memory once per element in it). Four accumulators, combined at
-    // the end (COMBINE is order-free): one alone is a chain of dependent additions that
-    // runs at the adder's latency, not at memory speed (sum of 16M float32 in PoCL: 13.9 ms
-    // with one, 4.2 ms with four).
-    const long slice = (end - begin + GROUP - 1) / GROUP;
-    const long first = begin + lid * slice;
-    const long last = min(first + slice, end);
-    acc_t acc1 = INIT(), acc2 = INIT(), acc3 = INIT();
-    long r = first;
-    for (; r + 3 < last; r += 4) {
-      acc = ADD(acc, LOAD_A(in, base + r), r);
-      acc1 = ADD(acc1, LOAD_A(in, base + r + 1), r + 1);
-      acc2 = ADD(acc2, LOAD_A(in, base + r + 2), r + 2);
-      acc3 = ADD(acc3, LOAD_A(in, base + r + 3), r + 3);
+    if (cpu_slices) {
+      // A CPU runs a group's work-items one after another: each takes one contiguous slice,
+      // so every cache line is read once and in order (interleaved, as a GPU wants, each
+      // line would come from memory once per element in it). Four accumulators, combined at
+      // the end (COMBINE is order-free): one alone is a chain of dependent additions that
+      // runs at the adder's latency, not at memory speed (sum of 16M float32 in PoCL: 13.9 ms
+      // with one, 4.2 ms with four). The host chooses the path from the device type, so one
+      // compiled program (a SPIR-V module too) serves CPUs and GPUs.
+      const long slice = (end - begin + GROUP - 1) / GROUP;
+      const long first = begin + lid * slice;
+      const long last = min(first + slice, end);
+      acc_t acc1 = INIT(), acc2 = INIT(), acc3 = INIT();
+      long r = first;
+      for (; r + 3 < last; r += 4) {
+        acc = ADD(acc, LOAD_A(in, base + r), r);
+        acc1 = ADD(acc1, LOAD_A(in, base + r + 1), r + 1);
+        acc2 = ADD(acc2, LOAD_A(in, base + r + 2), r + 2);
+        acc3 = ADD(acc3, LOAD_A(in, base + r + 3), r + 3);
+      }
+      for (; r < last; ++r) acc = ADD(acc, LOAD_A(in, base + r), r);
+      acc = COMBINE(COMBINE(acc, acc1), COMBINE(acc2, acc3));
+    } else {
+      // Neighbouring work-items read neighbouring elements: coalesced on a GPU.
+      for (long r = begin + lid; r < end; r += GROUP) {
+        const A_CT x = LOAD_A(in, base + r);
+        acc = ADD(acc, x, r);
+      }
     }
-    for (; r < last; ++r) acc = ADD(acc, LOAD_A(in, base + r), r);
-    acc = COMBINE(COMBINE(acc, acc1), COMBINE(acc2, acc3));
-#else
-    // Neighbouring work-items read neighbouring elements: coalesced on a GPU.
-    for (long r = begin + lid; r < end; r += GROUP) {
-      const A_CT x = LOAD_A(in, base + r);
-      acc = ADD(acc, x, r);
-    }
-#endif
   } else {
     for (long r = begin + lid; r < end; r += GROUP) {
       const A_CT x = LOAD_A(in, at[1] + geom_offset(&red, 0, r));

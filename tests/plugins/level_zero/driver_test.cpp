@@ -7,6 +7,7 @@
 #include <level_zero/ze_api.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -29,6 +30,12 @@ T typed(ze_structure_type_t type) {
   T value{};
   value.stype = type;
   return value;
+}
+
+// Whether the driver's test knob `name` is set to `value` in this process's environment.
+bool knob_is(const char* name, const char* value) {
+  const char* set = std::getenv(name);
+  return set != nullptr && std::strcmp(set, value) == 0;
 }
 
 std::vector<uint8_t> read_file(const char* path) {
@@ -156,12 +163,13 @@ ze_context_handle_t Driver::context_ = nullptr;
 TEST_F(Driver, SaysWhatItIsAndWhatItCan) {
   auto p = typed<ze_device_properties_t>(ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES);
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeDeviceGetProperties(device_, &p));
-  EXPECT_EQ(p.type, ZE_DEVICE_TYPE_CPU);
+  // The test knobs (level_zero_driver.gpu_without_doubles sets both) change only these.
+  EXPECT_EQ(p.type, knob_is("ZE_DEVPLUG_CPU_TYPE", "gpu") ? ZE_DEVICE_TYPE_GPU : ZE_DEVICE_TYPE_CPU);
   EXPECT_NE(std::string(p.name).find("devplug CPU test driver"), std::string::npos) << p.name;
   EXPECT_GT(p.maxMemAllocSize, 0u);
   auto m = typed<ze_device_module_properties_t>(ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES);
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeDeviceGetModuleProperties(device_, &m));
-  EXPECT_TRUE(m.flags & ZE_DEVICE_MODULE_FLAG_FP64);
+  EXPECT_EQ((m.flags & ZE_DEVICE_MODULE_FLAG_FP64) != 0, !knob_is("ZE_DEVPLUG_CPU_FP64", "0"));
   EXPECT_EQ(m.fp16flags, 0u);  // PoCL has no cl_khr_fp16
   uint32_t groups = 0;
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeDeviceGetCommandQueueGroupProperties(device_, &groups, nullptr));
