@@ -4,7 +4,7 @@
 # driver where a test needs a device. Module and PoCL caches live in the test's build folder.
 find_library(DEVPLUG_ZE_LOADER NAMES ze_loader)
 set(ze_dir ${CMAKE_CURRENT_SOURCE_DIR}/level_zero)
-set(ze_cache ${CMAKE_CURRENT_BINARY_DIR}/level_zero_cache)
+set(ze_cache ${DEVPLUG_LEVEL_ZERO_TEST_CACHE_DIR})
 set(ze_driver_env "ZE_ENABLE_ALT_DRIVERS=${DEVPLUG_LEVEL_ZERO_CPU_DRIVER_FILE}")
 set(ze_validation_env "ZE_ENABLE_VALIDATION_LAYER=1;ZE_ENABLE_PARAMETER_VALIDATION=1")
 
@@ -87,7 +87,10 @@ if(TARGET ze_devplug_cpu AND DEVPLUG_ZE_LOADER)
               "-DFILTER=*" -DOUT=${CMAKE_CURRENT_BINARY_DIR}/reports/level_zero_full -DEXPECT_EXIT=0
               -DEXPECT_NO_FAILURES=ON "-DEXPECT_ZERO=unsupported;xfail;fallback" "-DEXTRA_ARGS=${conform_args}"
               -P ${PROJECT_SOURCE_DIR}/tests/conformance/check_report.cmake)
+    # It builds every module of the plugin's archive into these caches: the torch tests run on
+    # the plugin with them (fixture level_zero_modules, frameworks/torch/tests).
     set_tests_properties(conformance_level_zero_full PROPERTIES LABELS "conformance;level_zero;threads" TIMEOUT 2400
+      FIXTURES_SETUP level_zero_modules
       ENVIRONMENT "${ze_driver_env};${ze_validation_env};POCL_CACHE_DIR=${ze_cache}/conform_pocl;DEVPLUG_LEVEL_ZERO_CACHE_DIR=${ze_cache}/conform_modules")
     # The SPIR-V built for devices without doubles, on the CPU driver with fp64 hidden (it then
     # refuses any module that declares 64-bit floats, as such a GPU does) and saying it is a
