@@ -311,6 +311,12 @@ class Builder {
     // either side of powers of two and above 2^16.
     for (const SizeClass& z : reduction_sizes())
       add(make(z.shape, View::Dense, z.mask, corr), tag + z.label + "_" + shape_text(z.shape), ValueClass::Random);
+    // The specials (NaN, infinities, signed zeros, the dtype's extremes) through the
+    // single-group and multi-group strategies too: partial results that are NaN or infinite
+    // must survive the combine, and CPU paths that load several elements at once see them.
+    for (const SizeClass& z : reduction_sizes())
+      if (z.conditioned)
+        add(make(z.shape, View::Dense, z.mask, corr), tag + z.label + "_" + shape_text(z.shape), ValueClass::Special);
     // Ill-conditioned data on the short, single-group and multi-group strategies.
     for (ValueClass v : conditioned_classes(info, d)) {
       for (const SizeClass& z : reduction_sizes()) {
