@@ -91,7 +91,7 @@ if(TARGET ze_devplug_cpu AND DEVPLUG_ZE_LOADER)
     # the plugin with them (fixture level_zero_modules, frameworks/torch/tests).
     set_tests_properties(conformance_level_zero_full PROPERTIES LABELS "conformance;level_zero;threads" TIMEOUT 2400
       FIXTURES_SETUP level_zero_modules
-      ENVIRONMENT "${ze_driver_env};${ze_validation_env};POCL_CACHE_DIR=${ze_cache}/conform_pocl;DEVPLUG_LEVEL_ZERO_CACHE_DIR=${ze_cache}/conform_modules")
+      ENVIRONMENT "${ze_driver_env};${ze_validation_env};${DEVPLUG_LEVEL_ZERO_CONFORM_CACHE_ENV}")
     # The SPIR-V built for devices without doubles, on the CPU driver with fp64 hidden (it then
     # refuses any module that declares 64-bit floats, as such a GPU does) and saying it is a
     # GPU (the plugin takes its GPU paths: reductions interleave work-items): every op on
@@ -104,6 +104,6 @@ if(TARGET ze_devplug_cpu AND DEVPLUG_ZE_LOADER)
               "-DEXPECT_ZERO=xfail;fallback" "-DEXPECT_UNSUPPORTED=convert_element_type/float16"
               "-DEXTRA_ARGS=${conform_args}" -P ${PROJECT_SOURCE_DIR}/tests/conformance/check_report.cmake)
     set_tests_properties(conformance_level_zero_no_fp64 PROPERTIES LABELS "conformance;level_zero;threads" TIMEOUT 1200
-      ENVIRONMENT "${ze_driver_env};${ze_validation_env};ZE_DEVPLUG_CPU_FP64=0;ZE_DEVPLUG_CPU_TYPE=gpu;POCL_CACHE_DIR=${ze_cache}/conform_pocl;DEVPLUG_LEVEL_ZERO_CACHE_DIR=${ze_cache}/conform_modules")
+      ENVIRONMENT "${ze_driver_env};${ze_validation_env};ZE_DEVPLUG_CPU_FP64=0;ZE_DEVPLUG_CPU_TYPE=gpu;${DEVPLUG_LEVEL_ZERO_CONFORM_CACHE_ENV}")
   endif()
 endif()
