@@ -46,7 +46,7 @@
 #define HIGHEST_9 INFINITY
 
 // Eight floating elements at once, converted to R (sum's CPU path below).
-#if A_FLOAT
+#if defined(OP_sum) && A_FLOAT
 #define R8 CAT(R, 8)
 typedef R8 r8_t;
 #define CONVERT_R8 CAT(convert_, R8)
