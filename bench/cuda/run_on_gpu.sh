@@ -6,9 +6,13 @@
 #
 # Writes into $OUT when set (else ./gpu-results): nvidia-smi.txt, conform.txt (+ JSON,
 # Markdown and JUnit reports), gpu_plugin_test.txt, bench_cuda.json, torch_ref.json and
-# summary.txt. Every step runs even if an earlier one failed; the exit status is the
-# conformance run's.
+# summary.txt. (A lent machine that returns few files: OUT=/tmp/res, then tar /tmp/res.) Every step runs even if an earlier one failed; the exit status is the
+# conformance run's. Each step has a time limit (seconds), shorter ones for a short lease:
+# DEVPLUG_GPU_TEST_TIMEOUT (default 300), DEVPLUG_GPU_CONFORM_TIMEOUT (1500), DEVPLUG_GPU_BENCH_TIMEOUT (600).
 set -u
+t_test="${DEVPLUG_GPU_TEST_TIMEOUT:-300}"
+t_conform="${DEVPLUG_GPU_CONFORM_TIMEOUT:-1500}"
+t_bench="${DEVPLUG_GPU_BENCH_TIMEOUT:-600}"
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 build="${1:-${DEVPLUG_BUILD:-$root/build-gpu}}"
@@ -37,7 +41,7 @@ fi
 # Unit tests of the plugins (the no-device paths adapt to a present GPU).
 if [ -x "$build/tests/plugins/gpu_plugin_test" ]; then
   # The HIP plugin needs libamdhip64, which a CUDA machine may lack: test the CUDA side only.
-  "$build/tests/plugins/gpu_plugin_test" \
+  timeout "$t_test" "$build/tests/plugins/gpu_plugin_test" \
     --gtest_filter='*/cuda:GpuPack.*:GpuPhilox.*:GpuHalf.*:GpuScalar.*:CublasLtPlan.*' \
     > "$out/gpu_plugin_test.txt" 2>&1
   echo "gpu_plugin_test rc=$?" >> "$out/summary.txt"
@@ -50,13 +54,13 @@ if [ -x "$build/bin/devplug-conform" ]; then
   [ -e "$reference" ] && ref_args=(--reference "$reference")
   xfail_args=()
   [ -e "$root/plugins/cuda/conformance.xfail" ] && xfail_args=(--xfail "$root/plugins/cuda/conformance.xfail")
-  timeout 1500 "$build/bin/devplug-conform" --plugin "$plugin" "${ref_args[@]}" "${xfail_args[@]}" \
+  timeout "$t_conform" "$build/bin/devplug-conform" --plugin "$plugin" "${ref_args[@]}" "${xfail_args[@]}" \
     --report-json "$out/conform.json" --report-md "$out/conform.md" --junit "$out/conform.xml" \
     > "$out/conform.txt" 2>&1
   conform_rc=$?
   echo "devplug-conform rc=$conform_rc: $(tail -n 1 "$out/conform.txt")" >> "$out/summary.txt"
   # The shared tiled matmul (the HIP plugin's) proven on the same GPU.
-  DEVPLUG_CUDA_MATMUL=tiled timeout 300 "$build/bin/devplug-conform" --plugin "$plugin" "${ref_args[@]}" \
+  DEVPLUG_CUDA_MATMUL=tiled timeout "$t_test" "$build/bin/devplug-conform" --plugin "$plugin" "${ref_args[@]}" \
     --filter 'matmul_*' > "$out/conform_tiled_matmul.txt" 2>&1
   echo "devplug-conform (tiled matmul) rc=$?: $(tail -n 1 "$out/conform_tiled_matmul.txt")" >> "$out/summary.txt"
 else
@@ -65,11 +69,11 @@ fi
 
 # Benchmarks: the plugin, then PyTorch on the same GPU.
 if [ -x "$build/bin/bench-cuda" ]; then
-  timeout 600 "$build/bin/bench-cuda" "$plugin" > "$out/bench_cuda.json" 2> "$out/bench_cuda.err"
+  timeout "$t_bench" "$build/bin/bench-cuda" "$plugin" > "$out/bench_cuda.json" 2> "$out/bench_cuda.err"
   echo "bench-cuda rc=$?" >> "$out/summary.txt"
 fi
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
-  timeout 600 python3 "$here/torch_ref.py" > "$out/torch_ref.json" 2> "$out/torch_ref.err"
+  timeout "$t_bench" python3 "$here/torch_ref.py" > "$out/torch_ref.json" 2> "$out/torch_ref.err"
   echo "torch_ref rc=$?" >> "$out/summary.txt"
 else
   echo "torch_ref skipped: no PyTorch with CUDA" >> "$out/summary.txt"
