@@ -9,6 +9,10 @@ set(DEVPLUG_GPU_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/k_reduce.cu
   ${CMAKE_CURRENT_LIST_DIR}/k_index.cu
   ${CMAKE_CURRENT_LIST_DIR}/k_matmul.cu)
+# Kernel files compiled with every product and sum rounded on its own (nvcc -fmad=false,
+# hipcc -ffp-contract=off): the double-double lgamma and digamma of special_double.cuh need
+# it, and the emulated GPU, built by the host compiler, computes them that way too.
+set(DEVPLUG_GPU_UNFUSED_SOURCES ${CMAKE_CURRENT_LIST_DIR}/k_unary.cu)
 set(DEVPLUG_GPU_HOST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/gpu_runtime.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_table.cpp)
