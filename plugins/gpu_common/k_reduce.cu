@@ -170,6 +170,34 @@ GPU_D inline typename Policy::Acc block_reduce(const Policy& p, typename Policy:
   return result;
 }
 
+// Folds elements [begin, end) of a dense row into acc, thread t taking every blockDim-th one:
+// 16-byte vector loads over the aligned middle, four in flight per thread (element-wide loads
+// left a GPU's memory idle: sum float32 at 0.59 of the copy's bandwidth on an H200), the
+// unaligned head and the tail element by element.
+template <typename Policy, typename Index, typename T>
+GPU_D inline typename Policy::Acc fold_dense(const Policy& p, typename Policy::Acc acc, const T* row,
+                                             Index begin, Index end, Index o) {
+  constexpr Index V = 16 / sizeof(T);
+  const uintptr_t address = reinterpret_cast<uintptr_t>(row + begin);
+  Index body = end;  // where the vectors start; no vectors unless elements are aligned
+  if (address % sizeof(T) == 0) {
+    const Index skip = static_cast<Index>((16 - address % 16) % 16 / sizeof(T));
+    body = skip < end - begin ? begin + skip : end;
+  }
+  for (Index r = begin + threadIdx.x; r < body; r += blockDim.x) acc = p.combine(acc, p.load(row[r], r, o));
+  const Index vectors = (end - body) / V;
+  const Vec<T, V>* vec = reinterpret_cast<const Vec<T, V>*>(row + body);
+#pragma unroll 4
+  for (Index v = threadIdx.x; v < vectors; v += blockDim.x) {
+    const Vec<T, V> w = vec[v];
+#pragma unroll
+    for (Index k = 0; k < V; ++k) acc = p.combine(acc, p.load(w.v[k], body + v * V + k, o));
+  }
+  for (Index r = body + vectors * V + threadIdx.x; r < end; r += blockDim.x)
+    acc = p.combine(acc, p.load(row[r], r, o));
+  return acc;
+}
+
 // Pass 1: block (o, split) reduces elements [begin, end) of result o. With splits == 1 it
 // writes the final result, else a partial.
 template <typename Policy, typename Index, typename T>
@@ -184,8 +212,7 @@ __global__ void reduce_kernel(const T* in, typename Policy::Out* out, typename P
     const Index base = offset_of<Index>(g.outer, o);
     Acc acc = p.init();
     if (g.inner_dense) {
-#pragma unroll 4
-      for (Index r = begin + threadIdx.x; r < end; r += blockDim.x) acc = p.combine(acc, p.load(in[base + r], r, o));
+      acc = fold_dense(p, acc, in + base, begin, end, o);
     } else {
       for (Index r = begin + threadIdx.x; r < end; r += blockDim.x)
         acc = p.combine(acc, p.load(in[base + offset_of<Index>(g.inner, r)], r, o));
