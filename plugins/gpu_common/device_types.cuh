@@ -91,9 +91,25 @@ GPU_HD inline double bits_double(uint64_t u) {
   return d;
 }
 
-// ---- 16-bit encoders (round to nearest even, NaN stays quiet NaN with its sign) ----------
+// ---- 16-bit encoders (round to nearest even, NaN stays a quiet NaN) -----------------------
+
+// On NVIDIA GPUs the rounding conversions are one instruction each (cvt.rn; bfloat16 from
+// sm_80): the integer encoders below held exp on bfloat16 to 0.86 of the copy's bandwidth on
+// an H200. Same results, NaN aside (the instruction returns the canonical NaN, the encoders
+// keep the payload; either is a NaN of the type).
+#if defined(__CUDA_ARCH__)
+#define DEVPLUG_CVT_HALF 1
+#if __CUDA_ARCH__ >= 800
+#define DEVPLUG_CVT_BF16 1
+#endif
+#endif
 
 GPU_HD inline uint16_t float_to_half_bits(float f) {
+#if defined(DEVPLUG_CVT_HALF)
+  uint16_t h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+#else
   const uint32_t u = float_bits(f);
   const uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
   uint32_t a = u & 0x7fffffffu;
@@ -107,6 +123,7 @@ GPU_HD inline uint16_t float_to_half_bits(float f) {
   // 1024 units carry into the smallest normal by the bit layout.
   const float units = rintf(bits_float(a) * 16777216.0f);
   return static_cast<uint16_t>(sign | static_cast<uint16_t>(units));
+#endif
 }
 
 GPU_HD inline float half_bits_to_float(uint16_t h) {
@@ -122,9 +139,15 @@ GPU_HD inline float half_bits_to_float(uint16_t h) {
 }
 
 GPU_HD inline uint16_t float_to_bf16_bits(float f) {
+#if defined(DEVPLUG_CVT_BF16)
+  uint16_t h;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+#else
   const uint32_t u = float_bits(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);
   return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+#endif
 }
 
 GPU_HD inline float bf16_bits_to_float(uint16_t b) { return bits_float(static_cast<uint32_t>(b) << 16); }
