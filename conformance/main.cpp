@@ -180,6 +180,8 @@ int main(int argc, char** argv) {
   app.add_option("--junit", junit_path, "write JUnit XML");
   app.add_flag("--list", list, "print the case names and exit");
   app.add_option("--jobs", o.jobs, "worker processes");
+  app.add_flag("--fail-fast", o.fail_fast,
+               "stop at the first case that fails unexpectedly; the cases not yet run are skipped");
   CLI11_PARSE(app, argc, argv);
 
   o.plugin_path = resolve_plugin(run.plugin_argument);

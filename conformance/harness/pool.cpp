@@ -164,22 +164,25 @@ std::string signal_text(int sig) {
   return std::string("SIG") + (name ? name : "?") + " (" + std::to_string(sig) + ")";
 }
 
-std::vector<Result> run_in_workers(const Options& options, const std::vector<Case>& cases,
-                                   const std::vector<size_t>& which,
-                                   const std::function<void(size_t, size_t)>& progress) {
+std::vector<std::optional<Result>> run_in_workers(
+    const Options& options, const std::vector<Case>& cases, const std::vector<size_t>& which,
+    const std::function<void(size_t, size_t)>& progress,
+    const std::function<bool(const Result&, size_t)>& stop) {
   ::signal(SIGPIPE, SIG_IGN);
-  std::vector<Result> results(which.size());
+  std::vector<std::optional<Result>> results(which.size());
   std::vector<std::string> groups;
   for (size_t k : which) groups.push_back(kernel_group(devplug_op_name(cases[k].op), cases[k].dtype_label));
   CaseQueue pending(groups);
   std::vector<Worker> workers(static_cast<size_t>(std::max(1, options.jobs)));
   size_t done = 0;
+  bool stopping = false;
   std::string setup_error;
   auto finish = [&](size_t slot, Result r) {
+    if (stop && stop(r, slot)) stopping = true;
     results[slot] = std::move(r);
     progress(++done, which.size());
   };
-  while (done < which.size()) {
+  while (done < which.size() && !stopping) {
     // Hand out work, starting workers as needed.
     for (size_t id = 0; id < workers.size(); ++id) {
       Worker& w = workers[id];
@@ -237,6 +240,11 @@ std::vector<Result> run_in_workers(const Options& options, const std::vector<Cas
     }
   }
   for (Worker& w : workers) {
+    if (stopping && w.current >= 0 && w.pid >= 0) {  // its case is left unrun
+      ::kill(w.pid, SIGKILL);
+      reap(w.pid);
+      stop_worker(w);
+    }
     if (w.pid < 0) continue;
     const pid_t pid = w.pid;
     stop_worker(w);  // closing its pipe ends the worker's loop

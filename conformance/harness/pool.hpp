@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,13 @@ namespace devplug::conform {
 // Runs `cases[i]` for each i in `which` on `options.jobs` workers and returns one result
 // per entry of `which`. A worker runs the cases of one op and dtype together (CaseQueue),
 // so kernels compiled at first use are compiled by one worker, not by all of them at once.
-// `progress(done, total)` is called as results arrive.
-std::vector<Result> run_in_workers(const Options& options, const std::vector<Case>& cases,
-                                   const std::vector<size_t>& which,
-                                   const std::function<void(size_t, size_t)>& progress);
+// `progress(done, total)` is called as results arrive. With `stop` given, once it returns
+// true for a finished case (its result and its entry in `which`) no further case is handed
+// out and the cases still running are ended: their entries and the rest come back empty.
+std::vector<std::optional<Result>> run_in_workers(
+    const Options& options, const std::vector<Case>& cases, const std::vector<size_t>& which,
+    const std::function<void(size_t, size_t)>& progress,
+    const std::function<bool(const Result&, size_t)>& stop = nullptr);
 
 // Runs `body` in a forked child within `timeout_s`. The child's return value is the
 // message (empty: passed). A crash or timeout becomes a Crash or Timeout result.

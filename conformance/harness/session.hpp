@@ -21,6 +21,7 @@ struct Options {
   bool allow_fallback = false;
   double timeout_s = 60;
   int jobs = 1;
+  bool fail_fast = false;  // stop handing out cases after the first unexpected failure
 };
 
 class Session {

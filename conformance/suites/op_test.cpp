@@ -4,7 +4,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <map>
+#include <optional>
 
 #include <gtest/gtest.h>
 
@@ -45,6 +47,7 @@ class OpTest : public testing::Test {
     RunState& run = run_state();
     if (index_ < 0) GTEST_SKIP() << "unsupported: the plugin does not claim this (op, dtype)";
     const size_t i = static_cast<size_t>(index_);
+    if (!run.ran[i]) GTEST_SKIP() << "not run: --fail-fast stopped the run at the first failure";
     const Case& c = run.cases[i];
     Result& r = run.results[i];
     if (r.status == Status::Unsupported) GTEST_SKIP() << "unsupported: " << r.message;
@@ -108,11 +111,25 @@ class RunSelectedCases : public testing::Environment {
       }
     }
     const auto start = std::chrono::steady_clock::now();
-    std::vector<Result> results = run_in_workers(run.options, run.cases, which, show_progress);
+    // --fail-fast: stop at the first case that fails unexpectedly (or passes while listed).
+    std::function<bool(const Result&, size_t)> stop;
+    if (run.options.fail_fast)
+      stop = [&run, &which](const Result& r, size_t k) {
+        const bool listed = !run.xfail_reason[which[k]].empty();
+        return is_failure(r.status) ? !listed : listed && r.status == Status::Pass;
+      };
+    std::vector<std::optional<Result>> results = run_in_workers(run.options, run.cases, which, show_progress, stop);
+    size_t not_run = 0;
     for (size_t k = 0; k < which.size(); ++k) {
-      run.results[which[k]] = std::move(results[k]);
+      if (!results[k]) {
+        ++not_run;
+        continue;
+      }
+      run.results[which[k]] = std::move(*results[k]);
       run.ran[which[k]] = 1;
     }
+    if (not_run > 0)
+      std::fprintf(stderr, "devplug-conform: --fail-fast: stopped at the first failure, %zu cases not run\n", not_run);
     run.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 };

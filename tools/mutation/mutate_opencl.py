@@ -292,7 +292,7 @@ def run_suite(args, kernel_dir, gtest_filter, report, limit):
     os.makedirs(cache + "/pocl", exist_ok=True)
     cmd = [str(args.build / "bin" / "devplug-conform"), "--plugin", "opencl", "--jobs", str(args.jobs),
            "--timeout", str(args.case_timeout), "--xfail", str(args.xfail), "--report-json", str(report),
-           "--gtest_filter=" + gtest_filter]
+           "--fail-fast", "--gtest_filter=" + gtest_filter]  # the first failure kills the mutant
     LOCK.acquire(args)
     start = time.time()
     # Its own session, so that a mutant that hangs a kernel is ended with every worker.
