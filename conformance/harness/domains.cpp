@@ -166,10 +166,14 @@ const std::vector<Row>& rows() {
          return p;
        }},
       // digamma: poles at 0 and the negative integers, its roots (the negative ones sit
-      // where the reflection formula cancels).
+      // where the reflection formula cancels), and the asymptotic range that random inputs
+      // (up to 20) never reach: where the usual recurrences hand over to the series (6, 10,
+      // 20, 32) and beyond (100, 10^4). A mutant of the OpenCL plugin's series above 32
+      // (`+` to `-`, 10^4 to 10^7 ulp there) survived every earlier case.
       {{"digamma"}, [](const Format&, const Format&) {
          std::vector<HardPoint> p = {one(0), one(-1), one(-2), one(-3), one(-10)};
          for (double r : kDigammaRoots) p.push_back(one(r));
+         for (double x : {6.0, 10.0, 20.0, 32.0, 100.0, 1e4}) p.push_back(one(x));
          return p;
        }},
       // Rounding to integers: ties and the point where every value is an integer.
