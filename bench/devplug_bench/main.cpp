@@ -100,9 +100,8 @@ std::string machine_text() {
 
 // ---- timing: every workload is one Google Benchmark --------------------------------------
 
-// Seconds per iteration of each benchmark, keyed by its name: the median over its
-// repetitions (g_samples, one per repetition).
-std::map<std::string, double> g_seconds;
+// Seconds per iteration of each benchmark, keyed by its name: one per repetition (the
+// figure is their median, seconds_of).
 std::map<std::string, std::vector<double>> g_samples;
 std::map<std::string, std::string> g_errors;
 
@@ -154,14 +153,6 @@ void register_workload(const std::string& key, std::function<Workload()> make, d
   })->UseRealTime()->MinTime(min_time)->Repetitions(repetitions)->Unit(benchmark::kMicrosecond);
 }
 
-// g_seconds from g_samples, once every benchmark has run.
-void settle_medians() {
-  for (auto& [key, samples] : g_samples) {
-    std::sort(samples.begin(), samples.end());
-    const size_t n = samples.size();
-    g_seconds[key] = n % 2 == 1 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
-  }
-}
 
 class Recorder : public benchmark::ConsoleReporter {
  public:
@@ -292,10 +283,14 @@ void register_all(Plan& plan, const Options& o) {
   }
 }
 
+// The median seconds per iteration over the repetitions of `key`, if it ran.
 std::optional<double> seconds_of(const std::string& key) {
-  auto it = g_seconds.find(key);
-  if (it == g_seconds.end()) return std::nullopt;
-  return it->second;
+  auto it = g_samples.find(key);
+  if (it == g_samples.end() || it->second.empty()) return std::nullopt;
+  std::vector<double> s = it->second;
+  std::sort(s.begin(), s.end());
+  const size_t n = s.size();
+  return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
 // The work a yardstick's timing did, in the row's unit: the same as the row's (matmul: the
@@ -560,7 +555,6 @@ int run(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks(&recorder);
   g_current.reset();
   g_kept.clear();
-  settle_medians();
   const std::vector<Row> rows = make_rows(plan, o, fs::canonical("/proc/self/exe").string());
   const std::string machine = machine_text();
   std::cout << "devplug-bench on " << machine << "\n";

@@ -157,6 +157,13 @@ void stop_worker(Worker& w) {
   w.pid = -1;
 }
 
+// Ends a worker busy with a case that will not be waited for (a hang, or --fail-fast).
+void kill_worker(Worker& w) {
+  ::kill(w.pid, SIGKILL);
+  reap(w.pid);
+  stop_worker(w);
+}
+
 }  // namespace
 
 std::string signal_text(int sig) {
@@ -228,9 +235,7 @@ std::vector<std::optional<Result>> run_in_workers(
           finish(slot, r);
         }
       } else if (now_s() - w.started > options.timeout_s) {
-        ::kill(w.pid, SIGKILL);
-        reap(w.pid);
-        stop_worker(w);
+        kill_worker(w);
         w.current = -1;
         Result r;
         r.status = Status::Timeout;
@@ -240,11 +245,7 @@ std::vector<std::optional<Result>> run_in_workers(
     }
   }
   for (Worker& w : workers) {
-    if (stopping && w.current >= 0 && w.pid >= 0) {  // its case is left unrun
-      ::kill(w.pid, SIGKILL);
-      reap(w.pid);
-      stop_worker(w);
-    }
+    if (stopping && w.current >= 0 && w.pid >= 0) kill_worker(w);  // its case is left unrun
     if (w.pid < 0) continue;
     const pid_t pid = w.pid;
     stop_worker(w);  // closing its pipe ends the worker's loop
