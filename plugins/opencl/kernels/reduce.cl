@@ -117,11 +117,13 @@ typedef struct {
 inline acc_t combine_arg(acc_t a, acc_t b) {
   if (a.idx < 0) return b;
   if (b.idx < 0) return a;
+#if A_FLOAT  // integers have no NaN (and a constant test would draw a warning from the compiler)
   const int na = IS_NAN(a.v), nb = IS_NAN(b.v);
   if (na || nb) {
     if (na && nb) return a.idx < b.idx ? a : b;
     return na ? a : b;
   }
+#endif
   if (STRICTLY_BETTER(a.v, b.v)) return a;
   if (STRICTLY_BETTER(b.v, a.v)) return b;
   return a.idx < b.idx ? a : b;
