@@ -95,7 +95,10 @@ std::string machine_text() {
       cpu = line.substr(line.find(':') + 2);
       break;
     }
-  return cpu + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cores, " + u.sysname + " " + u.release;
+  std::string text = cpu + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cores, " + u.sysname + " " + u.release;
+  if (const char* pinned = std::getenv("POCL_AFFINITY"); pinned && std::string(pinned) == "1")
+    text += ", PoCL threads pinned (POCL_AFFINITY=1)";
+  return text;
 }
 
 // ---- timing: every workload is one Google Benchmark --------------------------------------
@@ -537,6 +540,11 @@ int run(int argc, char** argv) {
 
   // The OpenCL plugin's matmul row is its CLBlast path (the own kernel runs in a child).
   if (o.only.empty()) setenv("DEVPLUG_OPENCL_MATMUL", "clblast", 1);
+  // PoCL's worker threads (OpenCL and the Level Zero CPU driver) pinned one per core, unless
+  // the caller says otherwise: unpinned, about half of all processes ran with both workers
+  // woken onto one core most of the time (perf sched: the other core 44% idle) and every
+  // kernel of that process 1.5x slower, the matmul at 256 10.4 GFLOP/s instead of 15.8.
+  setenv("POCL_AFFINITY", "1", 0);
   devplug_context_t* context = nullptr;
   check(devplug_context_create(nullptr, &context), "devplug_context_create");
   Plan plan;
