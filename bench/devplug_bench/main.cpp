@@ -17,8 +17,10 @@
 //
 // Sizes run from 1 element to 256M so the crossover from launch-bound to bandwidth-bound
 // shows; scripts/plot-bench.py draws them. Google Benchmark times every workload (one
-// iteration = enqueue + synchronize, after one untimed warm-up run); the matmul pair judged
-// within 5% runs as interleaved repetitions, median taken (kPairedRepetitions). Usage:
+// iteration = enqueue + synchronize, after one untimed warm-up run); the copy, add and sum of
+// one dtype and size run call by call in turn within one benchmark (register_group), and the
+// matmul pair judged within 5% runs as interleaved repetitions, median taken
+// (kPairedRepetitions). Usage:
 //   devplug-bench [--plugin NAME|PATH]... [--sizes 1,1K,16M] [--quick] [--json FILE]
 #include <spawn.h>
 #include <sys/utsname.h>
@@ -115,19 +117,39 @@ std::map<std::string, std::string> g_errors;
 // machine, wider than the 5% it is judged by.
 constexpr int kPairedRepetitions = 9;
 
-// The workload being timed: built when its benchmark first runs and kept for the later
-// batches of the same benchmark, so only one workload's tensors exist at a time. Repeated
+// The workloads being timed: built when their benchmark first runs and kept for the later
+// batches of the same benchmark, so only one benchmark's tensors exist at a time. Repeated
 // (interleaved) benchmarks keep theirs in g_kept until the end instead: rebuilt at every
 // switch, the CLBlast yardstick would time a fresh OpenCL context each repetition.
-std::unique_ptr<Workload> g_current;
+std::vector<std::unique_ptr<Workload>> g_current;
 std::string g_current_key;
 std::map<std::string, std::unique_ptr<Workload>> g_kept;
+
+// A benchmark that times several workloads in turn (register_group): its members' keys, and
+// each member's seconds per call in the benchmark's latest batch. Google Benchmark runs a
+// body several times to find its iteration count and reports only the last, so the Recorder
+// takes these when that report comes.
+std::map<std::string, std::vector<std::string>> g_group_members;
+std::map<std::string, double> g_group_last;
 
 std::unique_ptr<Workload> build_warm(const std::function<Workload()>& make) {
   Workload w = make();
   if (!w.run) throw std::runtime_error("not available");
   w.run();  // warm-up: kernel builds and first-touch page faults are not timed
   return std::make_unique<Workload>(std::move(w));
+}
+
+// The workloads of benchmark `key` (`make`'s), built and warmed (and the previous benchmark's
+// freed first) at a switch.
+const std::vector<std::unique_ptr<Workload>>& current_workloads(const std::string& key,
+                                                               const std::function<std::vector<Workload>()>& make) {
+  if (g_current_key != key) {
+    g_current.clear();
+    g_current_key.clear();
+    for (Workload& w : make()) g_current.push_back(build_warm([&w] { return std::move(w); }));
+    g_current_key = key;
+  }
+  return g_current;
 }
 
 void register_workload(const std::string& key, std::function<Workload()> make, double min_time,
@@ -140,13 +162,7 @@ void register_workload(const std::string& key, std::function<Workload()> make, d
         if (!kept) kept = build_warm(make);
         w = kept.get();
       } else {
-        if (g_current_key != key) {
-          g_current.reset();
-          g_current_key.clear();
-          g_current = build_warm(make);
-          g_current_key = key;
-        }
-        w = g_current.get();
+        w = current_workloads(key, [&make] { return std::vector<Workload>{make()}; }).front().get();
       }
       for (auto _ : state) w->run();
     } catch (const std::exception& e) {
@@ -156,15 +172,47 @@ void register_workload(const std::string& key, std::function<Workload()> make, d
   })->UseRealTime()->MinTime(min_time)->Repetitions(repetitions)->Unit(benchmark::kMicrosecond);
 }
 
+// Workloads that are judged against each other (add and sum against the copy) timed as one
+// benchmark `name`: each iteration runs every member once, in turn, and times each call on
+// its own, so a figure and its yardstick are measured over the same moments. Timed as
+// separate benchmarks in random order, seconds to minutes apart, two full runs on the idle
+// machine read OpenCL's add bfloat16 at 256M as 1.41 and 0.67 of the copy: the ratio of two
+// moments, not of two kernels.
+void register_group(const std::string& name, const std::vector<std::string>& keys,
+                    std::function<std::vector<Workload>()> make, double min_time) {
+  g_group_members[name] = keys;
+  benchmark::RegisterBenchmark(name.c_str(), [name, keys, make](benchmark::State& state) {
+    try {
+      const std::vector<std::unique_ptr<Workload>>& ws = current_workloads(name, make);
+      std::vector<double> seconds(ws.size(), 0.0);
+      for (auto _ : state)
+        for (size_t i = 0; i < ws.size(); ++i) {
+          const auto start = std::chrono::steady_clock::now();
+          ws[i]->run();
+          seconds[i] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        }
+      for (size_t i = 0; i < ws.size() && i < keys.size(); ++i)
+        g_group_last[keys[i]] = seconds[i] / static_cast<double>(state.iterations());
+    } catch (const std::exception& e) {
+      for (const std::string& key : keys) g_errors[key] = e.what();
+      state.SkipWithError(e.what());
+    }
+  })->UseRealTime()->MinTime(min_time * static_cast<double>(keys.size()))->Unit(benchmark::kMicrosecond);
+}
 
 class Recorder : public benchmark::ConsoleReporter {
  public:
   explicit Recorder(bool verbose) : verbose_(verbose) {}
   bool ReportContext(const Context& context) override { return verbose_ ? ConsoleReporter::ReportContext(context) : true; }
   void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs)
-      if (run.run_type == Run::RT_Iteration && run.iterations > 0 && !run.error_occurred)
-        g_samples[run.run_name.function_name].push_back(run.real_accumulated_time / static_cast<double>(run.iterations));
+    for (const Run& run : runs) {
+      if (run.run_type != Run::RT_Iteration || run.iterations <= 0 || run.error_occurred) continue;
+      const std::string& name = run.run_name.function_name;
+      if (auto group = g_group_members.find(name); group != g_group_members.end())
+        for (const std::string& key : group->second) g_samples[key].push_back(g_group_last[key]);
+      else
+        g_samples[name].push_back(run.real_accumulated_time / static_cast<double>(run.iterations));
+    }
     if (verbose_) ConsoleReporter::ReportRuns(runs);
     else if (!runs.empty()) std::fprintf(stderr, "devplug-bench: %s\n", runs.front().run_name.function_name.c_str());
   }
@@ -253,9 +301,10 @@ void register_all(Plan& plan, const Options& o) {
     for (devplug_dtype_t dtype : {DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_BFLOAT16})
       for (int64_t n : o.wants("bandwidth") ? plan.sizes : std::vector<int64_t>{}) {
         devplug_device_t* d = t.device;
-        register_workload(key_of(t, "copy", devplug_dtype_name(dtype), n), [=] { return copy_workload(d, dtype, n); }, min_time);
-        register_workload(key_of(t, "add", devplug_dtype_name(dtype), n), [=] { return add_workload(d, dtype, n); }, min_time);
-        register_workload(key_of(t, "sum", devplug_dtype_name(dtype), n), [=] { return sum_workload(d, dtype, n); }, min_time);
+        const char* dt = devplug_dtype_name(dtype);
+        register_group(key_of(t, "copy+add+sum", dt, n),
+                       {key_of(t, "copy", dt, n), key_of(t, "add", dt, n), key_of(t, "sum", dt, n)},
+                       [=] { return bandwidth_workloads(d, dtype, n); }, min_time);
       }
     for (int64_t n : o.wants("matmul") ? plan.matmul_sizes : std::vector<int64_t>{}) {
       devplug_device_t* d = t.device;
@@ -561,7 +610,7 @@ int run(int argc, char** argv) {
 
   Recorder recorder(o.verbose);
   benchmark::RunSpecifiedBenchmarks(&recorder);
-  g_current.reset();
+  g_current.clear();
   g_kept.clear();
   const std::vector<Row> rows = make_rows(plan, o, fs::canonical("/proc/self/exe").string());
   const std::string machine = machine_text();

@@ -93,19 +93,6 @@ std::shared_ptr<devplug_tensor_t> make_tensor(devplug_device_t* device, devplug_
   return tensor;
 }
 
-Workload copy_workload(devplug_device_t* device, devplug_dtype_t dtype, int64_t numel) {
-  auto src = make_tensor(device, dtype, {numel});
-  auto dst = make_tensor(device, dtype, {numel});
-  devplug_stream_t* stream = default_stream(device);
-  Workload w{"copy", devplug_dtype_name(dtype), numel, Measure::kBandwidth,
-             2.0 * static_cast<double>(numel) * static_cast<double>(devplug_dtype_size(dtype)), {}, {}};
-  w.run = [stream, src, dst] {
-    check(devplug_tensor_copy(stream, dst.get(), src.get()), "devplug_tensor_copy");
-    check(devplug_stream_synchronize(stream), "devplug_stream_synchronize");
-  };
-  return w;
-}
-
 Workload add_workload(devplug_device_t* device, devplug_dtype_t dtype, int64_t numel) {
   Workload w{"add", devplug_dtype_name(dtype), numel, Measure::kBandwidth,
              3.0 * static_cast<double>(numel) * static_cast<double>(devplug_dtype_size(dtype)), {}, {}};
@@ -115,15 +102,27 @@ Workload add_workload(devplug_device_t* device, devplug_dtype_t dtype, int64_t n
   return w;
 }
 
-Workload sum_workload(devplug_device_t* device, devplug_dtype_t dtype, int64_t numel) {
+std::vector<Workload> bandwidth_workloads(devplug_device_t* device, devplug_dtype_t dtype, int64_t numel) {
+  auto a = make_tensor(device, dtype, {numel});
+  auto b = make_tensor(device, dtype, {numel});
+  auto c = make_tensor(device, dtype, {numel});
+  devplug_stream_t* stream = default_stream(device);
+  const double bytes = static_cast<double>(numel) * static_cast<double>(devplug_dtype_size(dtype));
+  const char* name = devplug_dtype_name(dtype);
+
+  Workload copy{"copy", name, numel, Measure::kBandwidth, 2.0 * bytes, {}, {}};
+  copy.run = [stream, a, c] {
+    check(devplug_tensor_copy(stream, c.get(), a.get()), "devplug_tensor_copy");
+    check(devplug_stream_synchronize(stream), "devplug_stream_synchronize");
+  };
+  Workload add{"add", name, numel, Measure::kBandwidth, 3.0 * bytes, {}, {}};
+  add.run = op_iteration(stream, DEVPLUG_OP_add, {a, b}, {c}, nullptr);
   auto attrs = std::make_shared<devplug_reduce_attrs_t>();
   attrs->struct_size = sizeof(devplug_reduce_attrs_t);
   attrs->dims_mask = 1;  // the one dim: a full reduction
-  Workload w{"sum", devplug_dtype_name(dtype), numel, Measure::kBandwidth,
-             static_cast<double>(numel) * static_cast<double>(devplug_dtype_size(dtype)), {}, {}};
-  w.run = op_iteration(default_stream(device), DEVPLUG_OP_sum, {make_tensor(device, dtype, {numel})},
-                       {make_tensor(device, dtype, {1})}, attrs);  // a reduction keeps the rank
-  return w;
+  Workload sum{"sum", name, numel, Measure::kBandwidth, bytes, {}, {}};
+  sum.run = op_iteration(stream, DEVPLUG_OP_sum, {a}, {make_tensor(device, dtype, {1})}, attrs);  // keeps the rank
+  return {copy, add, sum};
 }
 
 Workload matmul_workload(devplug_device_t* device, devplug_dtype_t dtype, int64_t n) {

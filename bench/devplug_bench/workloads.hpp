@@ -34,14 +34,13 @@ void check(devplug_error_t* error, const std::string& what);
 std::shared_ptr<devplug_tensor_t> make_tensor(devplug_device_t* device, devplug_dtype_t dtype,
                                               std::vector<int64_t> shape);
 
-// The copy of `numel` elements from one buffer to another on the device: the yardstick of
-// the bandwidth figures (it is the plugin's own buffer_copy: clEnqueueCopyBuffer,
-// cudaMemcpyAsync device to device, zeCommandListAppendMemoryCopy).
-Workload copy_workload(devplug_device_t* device, devplug_dtype_t dtype, int64_t numel);
-// a + b into a third tensor.
+// a + b into a third tensor (the first-result child's op).
 Workload add_workload(devplug_device_t* device, devplug_dtype_t dtype, int64_t numel);
-// The sum of all elements.
-Workload sum_workload(devplug_device_t* device, devplug_dtype_t dtype, int64_t numel);
+// The bandwidth figures of one dtype and size, over three tensors of `numel` elements they
+// share (no more memory than the add alone): the copy of a into c, the yardstick (the
+// plugin's own buffer_copy: clEnqueueCopyBuffer, cudaMemcpyAsync device to device,
+// zeCommandListAppendMemoryCopy); a + b into c; the sum of all elements of a.
+std::vector<Workload> bandwidth_workloads(devplug_device_t* device, devplug_dtype_t dtype, int64_t numel);
 // An n x n by n x n matmul.
 Workload matmul_workload(devplug_device_t* device, devplug_dtype_t dtype, int64_t n);
 // A 1-element float32 add with a given output through devplug_op_call (dispatch overhead).
