@@ -47,6 +47,9 @@ FAMILY_OPS = {
     "composite": ["softmax", "log_softmax", "layer_norm", "rms_norm", "scaled_dot_product_attention"],
     "composite_pointwise": ["gelu", "silu", "sigmoid"],  # each glob takes its backward op too
 }
+# Tests of the ABI suite that run a family's kernels too: the index contract (a bad index
+# value reported through the status block, conformance/suites/abi_index_values.cpp).
+FAMILY_ABI_TESTS = {"index": ["Abi.index_values"]}
 # Representative cases for code every op of a family shares (run first; a survivor is rerun
 # over the whole family).
 REPRESENTATIVE = {
@@ -170,24 +173,30 @@ def line_sites(line):
 
 
 def regions(lines):
-    """Per line: the ops whose programs compile it (None: every op of the family)."""
+    """Per line: the ops whose programs compile it (None: every op of the family). A
+    directive's own line belongs to the region around it: a mutant of its condition
+    changes which ops compile the block (`defined(OP_scatter_add) && A_FLOAT` with `||`
+    is compiled into every float index program), so it runs all the ops around it."""
     stack = []  # per #if nesting level: ops of the current branch (or None)
     result = []
     for line in lines:
         s = line.strip()
         m = re.match(r"#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)", s)
+        around = stack
         if m:
             word, cond = m.group(1), m.group(2)
             if word in ("if", "ifdef", "ifndef"):
                 stack.append(ops_of_condition(word, cond))
+                around = stack[:-1]
             elif word == "elif":
                 stack[-1] = ops_of_condition("if", cond)
+                around = stack[:-1]
             elif word == "else":
                 stack[-1] = None if stack[-1] is None else None
             elif word == "endif" and stack:
                 stack.pop()
         ops = None
-        for level in stack:
+        for level in around:
             if level is not None:
                 ops = level if ops is None else [o for o in ops if o in level] or level
         result.append(ops)
@@ -240,7 +249,8 @@ def filters(mutant):
     """The gtest filters to run: (first, confirmation) — confirmation None if first is complete."""
     family = mutant["file"][:-3]
     def globs(names):
-        return ":".join("*/OpTest.Matches/" + n + ("" if n.endswith("*") else "_*") for n in names)
+        return ":".join(["*/OpTest.Matches/" + n + ("" if n.endswith("*") else "_*") for n in names] +
+                        FAMILY_ABI_TESTS.get(family, []))
     if mutant["ops"]:
         return globs(mutant["ops"]), None
     if family == "common":
