@@ -17,10 +17,9 @@
 //
 // Sizes run from 1 element to 256M so the crossover from launch-bound to bandwidth-bound
 // shows; scripts/plot-bench.py draws them. Google Benchmark times every workload (one
-// iteration = enqueue + synchronize, after one untimed warm-up run); the copy, add and sum of
-// one dtype and size run call by call in turn within one benchmark (register_group), and the
-// matmul pair judged within 5% runs as interleaved repetitions, median taken
-// (kPairedRepetitions). Usage:
+// iteration = enqueue + synchronize, after one untimed warm-up run); figures judged against
+// each other (the copy, add and sum of one dtype and size; the matmul pair) run call by call
+// in turn within one benchmark (register_group). Usage:
 //   devplug-bench [--plugin NAME|PATH]... [--sizes 1,1K,16M] [--quick] [--json FILE]
 #include <spawn.h>
 #include <sys/utsname.h>
@@ -110,20 +109,16 @@ std::string machine_text() {
 std::map<std::string, std::vector<double>> g_samples;
 std::map<std::string, std::string> g_errors;
 
-// A figure judged against a yardstick within a few percent (the CLBlast path against CLBlast
-// called directly) is timed as this many repetitions of each, run interleaved in random order
-// with every other benchmark (Google Benchmark's random interleaving), and its median taken:
-// timed one after the other, the pair drifted 0.71-1.18 apart over three runs on an idle
-// machine, wider than the 5% it is judged by.
-constexpr int kPairedRepetitions = 9;
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
 
 // The workloads being timed: built when their benchmark first runs and kept for the later
-// batches of the same benchmark, so only one benchmark's tensors exist at a time. Repeated
-// (interleaved) benchmarks keep theirs in g_kept until the end instead: rebuilt at every
-// switch, the CLBlast yardstick would time a fresh OpenCL context each repetition.
+// batches of the same benchmark, so only one benchmark's tensors exist at a time.
 std::vector<std::unique_ptr<Workload>> g_current;
 std::string g_current_key;
-std::map<std::string, std::unique_ptr<Workload>> g_kept;
 
 // A benchmark that times several workloads in turn (register_group): its members' keys, and
 // each member's seconds per call in the benchmark's latest batch. Google Benchmark runs a
@@ -132,67 +127,60 @@ std::map<std::string, std::unique_ptr<Workload>> g_kept;
 std::map<std::string, std::vector<std::string>> g_group_members;
 std::map<std::string, double> g_group_last;
 
-std::unique_ptr<Workload> build_warm(const std::function<Workload()>& make) {
-  Workload w = make();
-  if (!w.run) throw std::runtime_error("not available");
-  w.run();  // warm-up: kernel builds and first-touch page faults are not timed
-  return std::make_unique<Workload>(std::move(w));
-}
-
-// The workloads of benchmark `key` (`make`'s), built and warmed (and the previous benchmark's
-// freed first) at a switch.
+// The workloads of benchmark `key` (`make`'s), built (the previous benchmark's freed first)
+// and run once untimed at a switch: kernel builds and first-touch page faults are not timed.
+// A workload without `run` (a yardstick not available here) is kept as it is.
 const std::vector<std::unique_ptr<Workload>>& current_workloads(const std::string& key,
                                                                const std::function<std::vector<Workload>()>& make) {
   if (g_current_key != key) {
     g_current.clear();
     g_current_key.clear();
-    for (Workload& w : make()) g_current.push_back(build_warm([&w] { return std::move(w); }));
+    for (Workload& w : make()) {
+      if (w.run) w.run();
+      g_current.push_back(std::make_unique<Workload>(std::move(w)));
+    }
     g_current_key = key;
   }
   return g_current;
 }
 
-void register_workload(const std::string& key, std::function<Workload()> make, double min_time,
-                       int repetitions = 1) {
-  benchmark::RegisterBenchmark(key.c_str(), [key, make, repetitions](benchmark::State& state) {
+void register_workload(const std::string& key, std::function<Workload()> make, double min_time) {
+  benchmark::RegisterBenchmark(key.c_str(), [key, make](benchmark::State& state) {
     try {
-      Workload* w = nullptr;
-      if (repetitions > 1) {
-        std::unique_ptr<Workload>& kept = g_kept[key];
-        if (!kept) kept = build_warm(make);
-        w = kept.get();
-      } else {
-        w = current_workloads(key, [&make] { return std::vector<Workload>{make()}; }).front().get();
-      }
+      Workload* w = current_workloads(key, [&make] { return std::vector<Workload>{make()}; }).front().get();
+      if (!w->run) throw std::runtime_error("not available");
       for (auto _ : state) w->run();
     } catch (const std::exception& e) {
       g_errors[key] = e.what();
       state.SkipWithError(e.what());
     }
-  })->UseRealTime()->MinTime(min_time)->Repetitions(repetitions)->Unit(benchmark::kMicrosecond);
+  })->UseRealTime()->MinTime(min_time)->Unit(benchmark::kMicrosecond);
 }
 
-// Workloads that are judged against each other (add and sum against the copy) timed as one
-// benchmark `name`: each iteration runs every member once, in turn, and times each call on
-// its own, so a figure and its yardstick are measured over the same moments. Timed as
-// separate benchmarks in random order, seconds to minutes apart, two full runs on the idle
-// machine read OpenCL's add bfloat16 at 256M as 1.41 and 0.67 of the copy: the ratio of two
-// moments, not of two kernels.
+// Workloads that are judged against each other (add and sum against the copy, the CLBlast
+// path against CLBlast called directly) timed as one benchmark `name`: each iteration runs
+// every member once, in turn, and times each call on its own (a member's figure: the median
+// call), so a figure and its yardstick are measured over the same moments. Timed as separate benchmarks in random order, seconds
+// to minutes apart, two full runs on the idle machine read OpenCL's add bfloat16 at 256M as
+// 1.41 and 0.67 of the copy, and the matmul pair at 64 as 1.04 and 0.83 even as nine
+// interleaved repetitions each: the ratio of two moments, not of two kernels. A member
+// without `run` (its yardstick not available) is left out.
 void register_group(const std::string& name, const std::vector<std::string>& keys,
                     std::function<std::vector<Workload>()> make, double min_time) {
   g_group_members[name] = keys;
   benchmark::RegisterBenchmark(name.c_str(), [name, keys, make](benchmark::State& state) {
     try {
       const std::vector<std::unique_ptr<Workload>>& ws = current_workloads(name, make);
-      std::vector<double> seconds(ws.size(), 0.0);
+      std::vector<std::vector<double>> calls(ws.size());
       for (auto _ : state)
         for (size_t i = 0; i < ws.size(); ++i) {
+          if (!ws[i]->run) continue;
           const auto start = std::chrono::steady_clock::now();
           ws[i]->run();
-          seconds[i] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          calls[i].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         }
       for (size_t i = 0; i < ws.size() && i < keys.size(); ++i)
-        g_group_last[keys[i]] = seconds[i] / static_cast<double>(state.iterations());
+        if (!calls[i].empty()) g_group_last[keys[i]] = median(calls[i]);
     } catch (const std::exception& e) {
       for (const std::string& key : keys) g_errors[key] = e.what();
       state.SkipWithError(e.what());
@@ -208,10 +196,12 @@ class Recorder : public benchmark::ConsoleReporter {
     for (const Run& run : runs) {
       if (run.run_type != Run::RT_Iteration || run.iterations <= 0 || run.error_occurred) continue;
       const std::string& name = run.run_name.function_name;
-      if (auto group = g_group_members.find(name); group != g_group_members.end())
-        for (const std::string& key : group->second) g_samples[key].push_back(g_group_last[key]);
-      else
+      if (auto group = g_group_members.find(name); group != g_group_members.end()) {
+        for (const std::string& key : group->second)
+          if (auto last = g_group_last.find(key); last != g_group_last.end()) g_samples[key].push_back(last->second);
+      } else {
         g_samples[name].push_back(run.real_accumulated_time / static_cast<double>(run.iterations));
+      }
     }
     if (verbose_) ConsoleReporter::ReportRuns(runs);
     else if (!runs.empty()) std::fprintf(stderr, "devplug-bench: %s\n", runs.front().run_name.function_name.c_str());
@@ -308,22 +298,20 @@ void register_all(Plan& plan, const Options& o) {
       }
     for (int64_t n : o.wants("matmul") ? plan.matmul_sizes : std::vector<int64_t>{}) {
       devplug_device_t* d = t.device;
-      // On OpenCL devices the pair judged within 5%: shorter repetitions, about the same time.
-      const bool paired = t.name == "opencl";
-      const double pair_time = paired ? min_time / 3 : min_time;
-      const int repetitions = paired ? kPairedRepetitions : 1;
-      register_workload(key_of(t, "matmul", "float32", n), [=] { return matmul_workload(d, DEVPLUG_DTYPE_FLOAT32, n); },
-                        pair_time, repetitions);
-      if (paired) {
-        const std::string name = t.device_name;
-        const std::string key = key_of(t, "clblast", "float32", n);
-        register_workload(key, [=, &plan] {
-          std::string why;
-          Workload w = clblast_sgemm_workload(name, n, &why);
-          if (!w.run) plan.yardstick_problems[key] = why;
-          return w;
-        }, pair_time, repetitions);
+      const std::string key = key_of(t, "matmul", "float32", n);
+      auto matmul = [=] { return matmul_workload(d, DEVPLUG_DTYPE_FLOAT32, n); };
+      if (t.name != "opencl") {
+        register_workload(key, matmul, min_time);
+        continue;
       }
+      // On OpenCL devices the pair judged within 5%: the plugin's CLBlast path and CLBlast.
+      const std::string name = t.device_name, yardstick = key_of(t, "clblast", "float32", n);
+      register_group(key_of(t, "matmul+clblast", "float32", n), {key, yardstick}, [=, &plan] {
+        std::string why;
+        Workload direct = clblast_sgemm_workload(name, n, &why);
+        if (!direct.run) plan.yardstick_problems[yardstick] = why;
+        return std::vector<Workload>{matmul(), std::move(direct)};
+      }, 3 * min_time);  // 100 ms calls at 1K: a few calls each at min_time moved the pair 0.88-1.01
     }
   }
   if (plan.reference != nullptr && o.wants("dispatch")) {
@@ -339,10 +327,7 @@ void register_all(Plan& plan, const Options& o) {
 std::optional<double> seconds_of(const std::string& key) {
   auto it = g_samples.find(key);
   if (it == g_samples.end() || it->second.empty()) return std::nullopt;
-  std::vector<double> s = it->second;
-  std::sort(s.begin(), s.end());
-  const size_t n = s.size();
-  return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+  return median(it->second);
 }
 
 // The work a yardstick's timing did, in the row's unit: the same as the row's (matmul: the
@@ -611,7 +596,6 @@ int run(int argc, char** argv) {
   Recorder recorder(o.verbose);
   benchmark::RunSpecifiedBenchmarks(&recorder);
   g_current.clear();
-  g_kept.clear();
   const std::vector<Row> rows = make_rows(plan, o, fs::canonical("/proc/self/exe").string());
   const std::string machine = machine_text();
   std::cout << "devplug-bench on " << machine << "\n";
