@@ -97,7 +97,8 @@ std::string machine_text() {
       cpu = line.substr(line.find(':') + 2);
       break;
     }
-  std::string text = cpu + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cores, " + u.sysname + " " + u.release;
+  std::string text =
+      cpu + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cores, " + u.sysname + " " + u.release;
   if (const char* pinned = std::getenv("POCL_AFFINITY"); pinned && std::string(pinned) == "1")
     text += ", PoCL threads pinned (POCL_AFFINITY=1)";
   return text;
@@ -122,7 +123,7 @@ std::vector<std::unique_ptr<Workload>> g_current;
 std::string g_current_key;
 
 // A benchmark that times several workloads in turn (register_group): its members' keys, and
-// each member's seconds per call in the benchmark's latest batch. Google Benchmark runs a
+// each member's median seconds per call in the benchmark's latest batch. Google Benchmark runs a
 // body several times to find its iteration count and reports only the last, so the Recorder
 // takes these when that report comes.
 std::map<std::string, std::vector<std::string>> g_group_members;
@@ -161,11 +162,11 @@ void register_workload(const std::string& key, std::function<Workload()> make, d
 // Workloads that are judged against each other (add and sum against the copy, the CLBlast
 // path against CLBlast called directly) timed as one benchmark `name`: each iteration runs
 // every member once, in turn, and times each call on its own (a member's figure: the median
-// call), so a figure and its yardstick are measured over the same moments. Timed as separate benchmarks in random order, seconds
-// to minutes apart, two full runs on the idle machine read OpenCL's add bfloat16 at 256M as
-// 1.41 and 0.67 of the copy, and the matmul pair at 64 as 1.04 and 0.83 even as nine
-// interleaved repetitions each: the ratio of two moments, not of two kernels. A member
-// without `run` (its yardstick not available) is left out.
+// call), so a figure and its yardstick are measured over the same moments. Timed as separate
+// benchmarks in random order, seconds to minutes apart, two full runs on the idle machine
+// read OpenCL's add bfloat16 at 256M as 1.41 and 0.67 of the copy, and the matmul pair at 64
+// as 1.04 and 0.83 even as nine interleaved repetitions each: the ratio of two moments, not
+// of two kernels. A member without `run` (its yardstick not available) is left out.
 void register_group(const std::string& name, const std::vector<std::string>& keys,
                     std::function<std::vector<Workload>()> make, double min_time) {
   g_group_members[name] = keys;
