@@ -554,7 +554,9 @@ std::vector<Row> make_rows(const Plan& plan, const Options& o, const std::string
 }
 
 int run(int argc, char** argv) {
-  // Google Benchmark takes the --benchmark_* flags; random interleaving is on unless given.
+  // Google Benchmark takes the --benchmark_* flags; random interleaving is on unless given
+  // (the benchmarks run in random order; figures judged against each other do not depend on
+  // it, being timed together within one benchmark: register_group).
   std::vector<char*> args(argv, argv + argc);
   std::string interleave = "--benchmark_enable_random_interleaving=true";
   if (std::none_of(args.begin(), args.end(), [](const char* a) {

@@ -192,7 +192,7 @@ def regions(lines):
                 stack[-1] = ops_of_condition("if", cond)
                 around = stack[:-1]
             elif word == "else":
-                stack[-1] = None if stack[-1] is None else None
+                stack[-1] = None  # every op but those named: the family's ops, conservatively
             elif word == "endif" and stack:
                 stack.pop()
         ops = None
