@@ -138,7 +138,8 @@ nlohmann::json probe(const Options& o) {
   r = run_isolated([&] { return "\x01" + probe_json(o); }, std::max(o.timeout_s, 120.0));
   if (r.status == Status::Fail && !r.message.empty() && r.message[0] == '\x01')
     return nlohmann::json::parse(r.message.substr(1), nullptr, false);
-  return nlohmann::json{{"error", "the probe that loads the plugin " + std::string(status_name(r.status)) + ": " + r.message}};
+  return nlohmann::json{
+      {"error", "the probe that loads the plugin " + std::string(status_name(r.status)) + ": " + r.message}};
 }
 
 std::string utc_now() {
@@ -165,14 +166,19 @@ int main(int argc, char** argv) {
   CLI::App app{"devplug-conform: check a devplug plugin against the reference backend"};
   std::string filter, xfail_path, json_path, html_path, md_path, junit_path;
   bool list = false;
-  app.add_option("--plugin", run.plugin_argument, "plugin under test: a path, or NAME for lib/devplug/plugins/libdevplug_NAME.so")->required();
-  app.add_option("--reference", run.reference_argument, "the reference plugin (default: the installed reference)");
+  app.add_option("--plugin", run.plugin_argument,
+                 "plugin under test: a path, or NAME for lib/devplug/plugins/libdevplug_NAME.so")
+      ->required();
+  app.add_option("--reference", run.reference_argument,
+                 "the reference plugin (default: the installed reference)");
   app.add_option("--device", o.device, "device index within the plugin");
-  app.add_option("--filter", filter, "globs on case names, ':' between them, e.g. 'exp_float32_*:add_int64_*'");
+  app.add_option("--filter", filter,
+                 "globs on case names, ':' between them, e.g. 'exp_float32_*:add_int64_*'");
   app.add_option("--seed", o.seed, "seed of the random input values");
   app.add_option("--xfail", xfail_path, "file of expected failures: lines 'pattern  reason'");
   app.add_flag("--bitwise", o.bitwise, "demand bit-exact results everywhere");
-  app.add_flag("--allow-fallback", o.allow_fallback, "also run unclaimed (op, dtype) pairs through the dispatcher's CPU fallback");
+  app.add_flag("--allow-fallback", o.allow_fallback,
+               "also run unclaimed (op, dtype) pairs through the dispatcher's CPU fallback");
   app.add_option("--timeout", o.timeout_s, "seconds a case may take before it fails as a hang");
   app.add_option("--report-json", json_path, "write the JSON report");
   app.add_option("--report-html", html_path, "write the HTML op x dtype matrix");
@@ -189,8 +195,9 @@ int main(int argc, char** argv) {
                                                     : resolve_plugin(run.reference_argument);
   const nlohmann::json info = probe(o);
   if (info.is_discarded() || info.contains("error")) {
-    std::fprintf(stderr, "devplug-conform: %s\n",
-                 info.is_discarded() ? "the probe's answer was unreadable" : info["error"].get<std::string>().c_str());
+    std::fprintf(
+        stderr, "devplug-conform: %s\n",
+        info.is_discarded() ? "the probe's answer was unreadable" : info["error"].get<std::string>().c_str());
     std::printf("0 passed, 1 failed\n");
     return 1;
   }
@@ -209,7 +216,9 @@ int main(int argc, char** argv) {
 
   std::vector<std::vector<bool>> claimed(DEVPLUG_OP_END_, std::vector<bool>(DEVPLUG_DTYPE_COUNT, false));
   for (const auto& c : info["claims"]) claimed[c[0].get<int>()][c[1].get<int>()] = true;
-  auto claims = [&](devplug_op_t op, devplug_dtype_t d) { return claimed[static_cast<size_t>(op)][static_cast<size_t>(d)]; };
+  auto claims = [&](devplug_op_t op, devplug_dtype_t d) {
+    return claimed[static_cast<size_t>(op)][static_cast<size_t>(d)];
+  };
   // A case whose tensors include a dtype the device does not claim is not the device's to
   // run even when its dispatch dtype is claimed (a float32 -> float64 cast on a device
   // without float64): it runs through the fallback with --allow-fallback, or is unsupported.
@@ -238,8 +247,10 @@ int main(int argc, char** argv) {
     for (devplug_op_t op : devplug::sdk::all_ops())
       for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d) {
         if (!(devplug_op_info(op)->dtypes & DEVPLUG_DTYPE_BIT(d)) || claims(op, d)) continue;
-        if (devplug_op_info(op)->category == DEVPLUG_CATEGORY_composite) continue;  // decomposed, not unsupported
-        const std::string probe_name = std::string(devplug_op_name(op)) + "_" + devplug_dtype_name(d) + "_contiguous_7x13_random";
+        if (devplug_op_info(op)->category == DEVPLUG_CATEGORY_composite)
+          continue;  // decomposed, not unsupported
+        const std::string probe_name =
+            std::string(devplug_op_name(op)) + "_" + devplug_dtype_name(d) + "_contiguous_7x13_random";
         if (filter_selects(filter, probe_name)) run.unsupported.push_back({op, d});
       }
   if (!info.contains("device")) {
@@ -265,13 +276,15 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "devplug-conform: %s\n", error.c_str());
       return 2;
     }
-    for (size_t i = 0; i < run.cases.size(); ++i) run.xfail_reason[i] = xfail_reason(entries, run.cases[i].name);
+    for (size_t i = 0; i < run.cases.size(); ++i)
+      run.xfail_reason[i] = xfail_reason(entries, run.cases[i].name);
     run.xfail = entries;
   }
-  std::printf("devplug-conform: plugin %s %s (ABI %s) on %s, devplug %s, reference %s, seed %llu, %zu cases\n",
-              st.plugin_name.c_str(), st.plugin_version.c_str(), st.abi.c_str(), st.device_name.c_str(),
-              st.devplug_version.c_str(), o.reference_path.c_str(), static_cast<unsigned long long>(o.seed),
-              run.cases.size());
+  std::printf(
+      "devplug-conform: plugin %s %s (ABI %s) on %s, devplug %s, reference %s, seed %llu, %zu cases\n",
+      st.plugin_name.c_str(), st.plugin_version.c_str(), st.abi.c_str(), st.device_name.c_str(),
+      st.devplug_version.c_str(), o.reference_path.c_str(), static_cast<unsigned long long>(o.seed),
+      run.cases.size());
   register_op_tests(filter);
   register_abi_tests(filter);
   testing::Test::RecordProperty("plugin", st.plugin_name + " " + st.plugin_version);
@@ -284,9 +297,12 @@ int main(int argc, char** argv) {
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::string error;
-  if (!json_path.empty() && (error = write_json_report(run, json_path)).size()) std::fprintf(stderr, "%s\n", error.c_str());
-  if (!html_path.empty() && (error = write_html_report(run, html_path)).size()) std::fprintf(stderr, "%s\n", error.c_str());
-  if (!md_path.empty() && (error = write_markdown_report(run, md_path)).size()) std::fprintf(stderr, "%s\n", error.c_str());
+  if (!json_path.empty() && (error = write_json_report(run, json_path)).size())
+    std::fprintf(stderr, "%s\n", error.c_str());
+  if (!html_path.empty() && (error = write_html_report(run, html_path)).size())
+    std::fprintf(stderr, "%s\n", error.c_str());
+  if (!md_path.empty() && (error = write_markdown_report(run, md_path)).size())
+    std::fprintf(stderr, "%s\n", error.c_str());
   const testing::UnitTest* unit = testing::UnitTest::GetInstance();
   std::printf("devplug-conform: %.1f s\n", run.seconds);
   std::printf("%d passed, %d failed", unit->successful_test_count(), unit->failed_test_count());

@@ -17,11 +17,11 @@ enum class TolKind {
 };
 
 struct Tolerance {
-  const char* rule;      // the row's name ("transcendental float32/float64")
+  const char* rule;  // the row's name ("transcendental float32/float64")
   TolKind kind = TolKind::Exact;
-  double ulps = 0;       // Ulp
-  double abs_eps = 0;    // Ulp: absolute slack in units of the dtype's epsilon
-  double c = 1;          // Accumulate, Relative
+  double ulps = 0;           // Ulp
+  double abs_eps = 0;        // Ulp: absolute slack in units of the dtype's epsilon
+  double c = 1;              // Accumulate, Relative
   bool signed_zero = false;  // -0.0 and +0.0 are told apart
   const char* reason;
 };

@@ -37,8 +37,10 @@ using Storage = std::conditional_t<std::is_same_v<T, bool>, BoolByte, T>;
 // The value of a stored element of type T: for bool, whether its byte is non-zero.
 template <typename T>
 inline T stored_value(Storage<T> s) {
-  if constexpr (std::is_same_v<T, bool>) return s != 0;
-  else return s;
+  if constexpr (std::is_same_v<T, bool>)
+    return s != 0;
+  else
+    return s;
 }
 
 }  // namespace devplug::reference

@@ -104,8 +104,8 @@ struct ReferencePlugin {
     copy_string(p.driver_version, DEVPLUG_REFERENCE_VERSION);
     p.memory_bytes = physical_memory_bytes();
     p.compute_units = static_cast<int32_t>(std::thread::hardware_concurrency());
-    p.capabilities = DEVPLUG_DEVICE_FP64 | DEVPLUG_DEVICE_FP16 | DEVPLUG_DEVICE_BF16 |
-                     DEVPLUG_DEVICE_UNIFIED_MEMORY;
+    p.capabilities =
+        DEVPLUG_DEVICE_FP64 | DEVPLUG_DEVICE_FP16 | DEVPLUG_DEVICE_BF16 | DEVPLUG_DEVICE_UNIFIED_MEMORY;
   }
 
   static devplug_device_handle_t* device_open(int32_t index) {
@@ -123,12 +123,12 @@ struct ReferencePlugin {
     const uint64_t limit = physical_memory_bytes();
     if (size_bytes > std::numeric_limits<size_t>::max() - kBufferAlignment ||
         (limit != 0 && size_bytes > limit))
-      fail(DEVPLUG_CODE_RESOURCE_EXHAUSTED,
-           "buffer_allocate: " + std::to_string(size_bytes) + " bytes is more than the " +
-               std::to_string(limit) + " bytes of host memory");
+      fail(DEVPLUG_CODE_RESOURCE_EXHAUSTED, "buffer_allocate: " + std::to_string(size_bytes) +
+                                                " bytes is more than the " + std::to_string(limit) +
+                                                " bytes of host memory");
     // aligned_alloc wants a multiple of the alignment.
-    const size_t rounded = static_cast<size_t>((size_bytes + kBufferAlignment - 1) / kBufferAlignment *
-                                               kBufferAlignment);
+    const size_t rounded =
+        static_cast<size_t>((size_bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment);
     void* data = std::aligned_alloc(kBufferAlignment, rounded);
     if (data == nullptr)
       fail(DEVPLUG_CODE_RESOURCE_EXHAUSTED,
@@ -146,7 +146,9 @@ struct ReferencePlugin {
 
   static uint64_t buffer_size(devplug_buffer_handle_t* buffer) { return check_buffer(buffer)->size; }
 
-  static devplug_device_handle_t* device_of(devplug_buffer_handle_t* buffer) { return check_buffer(buffer)->device; }
+  static devplug_device_handle_t* device_of(devplug_buffer_handle_t* buffer) {
+    return check_buffer(buffer)->device;
+  }
   static devplug_device_handle_t* device_of(devplug_stream_handle_t* stream) {
     return check_handle(stream, kStreamTag, "stream")->device;
   }
@@ -180,7 +182,9 @@ struct ReferencePlugin {
     delete stream;
   }
 
-  static void stream_synchronize(devplug_stream_handle_t* stream) { check_handle(stream, kStreamTag, "stream"); }
+  static void stream_synchronize(devplug_stream_handle_t* stream) {
+    check_handle(stream, kStreamTag, "stream");
+  }
 
   static devplug_event_handle_t* event_create(devplug_device_handle_t* device) {
     check_handle(device, kDeviceTag, "device");

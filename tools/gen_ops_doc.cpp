@@ -38,8 +38,8 @@ const std::vector<OpRow>& op_rows() {
   static const std::vector<OpRow> rows = {
 #define DEVPLUG_OP(id, name, category, n_in, n_out, attrs, result, dtypes, summary) \
   {id, #name, #category, n_in, n_out, #attrs, #result, dtypes, summary, ""},
-#define DEVPLUG_COMPOSITE(id, name, n_in, n_out, optional_in, optional_out, attrs, result, dtypes, signature, \
-                          summary)                                                                          \
+#define DEVPLUG_COMPOSITE(id, name, n_in, n_out, optional_in, optional_out, attrs, result, dtypes, \
+                          signature, summary)                                                      \
   {id, #name, "composite", n_in, n_out, #attrs, #result, dtypes, summary, signature},
 #include "devplug/ops.def"
   };
@@ -54,17 +54,48 @@ struct CategoryDoc {
 };
 const CategoryDoc kCategories[] = {
     {"unary", "Unary", "The input and the output have one shape."},
-    {"binary", "Binary", "Both inputs and the output have one shape and (except where `result` says otherwise) one dtype."},
-    {"compare", "Comparison", "Both inputs have one shape and dtype; the output has that shape and dtype bool."},
-    {"ternary", "Ternary", "`cond` (bool), `a`, `b` and the output have one shape; `a`, `b` and the output share a dtype."},
-    {"data", "Data", "convert_element_type and copy_strided: the input and the output have one shape. fill and iota have no input; the output may have any shape."},
-    {"reduce", "Reductions", "The output has the input's rank; dims whose bit is set in `dims_mask` have size 1 in the output, the others match the input. A `dims_mask` of 0 reduces nothing."},
+    {"binary", "Binary",
+     "Both inputs and the output have one shape and (except where `result` says otherwise) one dtype."},
+    {"compare", "Comparison",
+     "Both inputs have one shape and dtype; the output has that shape and dtype bool."},
+    {"ternary", "Ternary",
+     "`cond` (bool), `a`, `b` and the output have one shape; `a`, `b` and the output share a dtype."},
+    {"data", "Data",
+     "convert_element_type and copy_strided: the input and the output have one shape. fill and iota have no "
+     "input; the output may have any shape."},
+    {"reduce", "Reductions",
+     "The output has the input's rank; dims whose bit is set in `dims_mask` have size 1 in the output, the "
+     "others match the input. A `dims_mask` of 0 reduces nothing."},
     {"scan", "Scans", "The output has the input's shape; `dim` < rank (0 for a 0-d input)."},
-    {"index", "Indexing", "index_select: `index` is 1-D and the output is the input's shape with `dim` replaced by len(index). gather: `index` has the input's rank, the output has `index`'s shape, index.shape[d] <= input.shape[d] for d != dim. scatter and scatter_add: the output has the input's shape, `index` has the input's rank, index.shape[d] <= src.shape[d] for every d and <= input.shape[d] for d != dim. Index tensors are int64 with values in [0, size of dim). A value outside that range is INVALID_ARGUMENT on every plugin, from the call itself or, where a kernel finds it on the device, from the stream's next `stream_synchronize` (or `stream_destroy`), reported once; no plugin reads or writes outside a buffer for it, and the call's output is unspecified (docs/reliability.md)."},
-    {"shape", "Shape", "cat: all inputs have one rank and equal dims except `dim`; out.shape[dim] is the sum. flip: one shape. constant_pad: out.shape[d] = in.shape[d] + before[d] + after[d] >= 0."},
-    {"linalg", "Linear algebra", "matmul: a [B.., M, K], b [B.., K, N], out [B.., M, N], one rank >= 2, equal batch dims (the dispatcher broadcasts batch dims as stride-0 views)."},
-    {"random", "Random", "No inputs; the output may have any shape and layout. Element k is the k-th element in row-major logical order, whatever the strides (docs/random.md)."},
-    {"composite", "Composite ops (op set 2)", "Per op (`devplug/sdk/composite_shapes.hpp`, one rule per op, checked by the dispatcher before any kernel). The signature names the tensors in call order; `?` marks an optional one, passed as NULL when absent. A tensor has the dispatch dtype (input 0's) unless annotated `:int64` (indices), `:bool`, `:mask` (bool, or the dispatch dtype for an additive mask) or `:acc` (float32 for a float16 or bfloat16 dispatch dtype, else the dispatch dtype). Per-channel and per-class vectors are `[C]`; masks are `[B.., L, S]`; a loss target has the input's shape without the class dim (dim 1, or 0 for a 1-D input); reductions `mean` (1) and `sum` (2) give a 0-d output, `none` (0) the target's shape. Every composite runs on every plugin: natively where the plugin declares a kernel, else through its decomposition into prims on the same device (docs/composites.md gives each formula); float16 and bfloat16 are computed in float32 and rounded once."},
+    {"index", "Indexing",
+     "index_select: `index` is 1-D and the output is the input's shape with `dim` replaced by len(index). "
+     "gather: `index` has the input's rank, the output has `index`'s shape, index.shape[d] <= input.shape[d] "
+     "for d != dim. scatter and scatter_add: the output has the input's shape, `index` has the input's rank, "
+     "index.shape[d] <= src.shape[d] for every d and <= input.shape[d] for d != dim. Index tensors are int64 "
+     "with values in [0, size of dim). A value outside that range is INVALID_ARGUMENT on every plugin, from "
+     "the call itself or, where a kernel finds it on the device, from the stream's next `stream_synchronize` "
+     "(or `stream_destroy`), reported once; no plugin reads or writes outside a buffer for it, and the "
+     "call's output is unspecified (docs/reliability.md)."},
+    {"shape", "Shape",
+     "cat: all inputs have one rank and equal dims except `dim`; out.shape[dim] is the sum. flip: one shape. "
+     "constant_pad: out.shape[d] = in.shape[d] + before[d] + after[d] >= 0."},
+    {"linalg", "Linear algebra",
+     "matmul: a [B.., M, K], b [B.., K, N], out [B.., M, N], one rank >= 2, equal batch dims (the dispatcher "
+     "broadcasts batch dims as stride-0 views)."},
+    {"random", "Random",
+     "No inputs; the output may have any shape and layout. Element k is the k-th element in row-major "
+     "logical order, whatever the strides (docs/random.md)."},
+    {"composite", "Composite ops (op set 2)",
+     "Per op (`devplug/sdk/composite_shapes.hpp`, one rule per op, checked by the dispatcher before any "
+     "kernel). The signature names the tensors in call order; `?` marks an optional one, passed as NULL when "
+     "absent. A tensor has the dispatch dtype (input 0's) unless annotated `:int64` (indices), `:bool`, "
+     "`:mask` (bool, or the dispatch dtype for an additive mask) or `:acc` (float32 for a float16 or "
+     "bfloat16 dispatch dtype, else the dispatch dtype). Per-channel and per-class vectors are `[C]`; masks "
+     "are `[B.., L, S]`; a loss target has the input's shape without the class dim (dim 1, or 0 for a 1-D "
+     "input); reductions `mean` (1) and `sum` (2) give a 0-d output, `none` (0) the target's shape. Every "
+     "composite runs on every plugin: natively where the plugin declares a kernel, else through its "
+     "decomposition into prims on the same device (docs/composites.md gives each formula); float16 and "
+     "bfloat16 are computed in float32 and rounded once."},
 };
 
 struct TokenDoc {
@@ -74,27 +105,70 @@ struct TokenDoc {
 
 // Attribute structs (ops.h), keyed by the ops.def `attrs` token.
 const TokenDoc kAttrs[] = {
-    {"none", "No attributes: pass `attrs = NULL`. (`devplug_none_attrs_t` exists so that every token names a type.)"},
-    {"reduce", "`devplug_reduce_attrs_t {struct_size, uint32_t dims_mask, double correction}`: bit d of `dims_mask` reduces dim d; `correction` is read by var only (1 gives the unbiased estimate)."},
-    {"dim", "`devplug_dim_attrs_t {struct_size, int32_t dim}`: the dim a scan, index op or cat works along, in [0, rank)."},
+    {"none",
+     "No attributes: pass `attrs = NULL`. (`devplug_none_attrs_t` exists so that every token names a type.)"},
+    {"reduce",
+     "`devplug_reduce_attrs_t {struct_size, uint32_t dims_mask, double correction}`: bit d of `dims_mask` "
+     "reduces dim d; `correction` is read by var only (1 gives the unbiased estimate)."},
+    {"dim",
+     "`devplug_dim_attrs_t {struct_size, int32_t dim}`: the dim a scan, index op or cat works along, in [0, "
+     "rank)."},
     {"flip", "`devplug_flip_attrs_t {struct_size, uint32_t dims_mask}`: bit d reverses dim d."},
-    {"pad", "`devplug_pad_attrs_t {struct_size, int64_t before[8], int64_t after[8], devplug_scalar_t value}`: elements added before and after each dim (negative crops); entries past the rank are ignored."},
-    {"fill", "`devplug_fill_attrs_t {struct_size, devplug_scalar_t value}`: float outputs read `value.f`, integer and bool outputs read `value.i`."},
-    {"iota", "`devplug_iota_attrs_t {struct_size, devplug_scalar_t start, devplug_scalar_t step}`: element k = start + k * step, `.f` for float outputs, `.i` for integer outputs."},
-    {"matmul", "`devplug_matmul_attrs_t {struct_size, uint32_t flags}`: `DEVPLUG_MATMUL_ALLOW_TF32` lets a float32 matmul use reduced-precision tensor cores (off by default)."},
-    {"philox", "`devplug_philox_attrs_t {struct_size, uint64_t seed, uint64_t offset}`: Philox4x32-10 key = seed, counter block = offset + word index / 4 (docs/random.md)."},
-    {"gelu", "`devplug_gelu_attrs_t {struct_size, int32_t approximate}`: `DEVPLUG_GELU_NONE` (0, the erf form) or `DEVPLUG_GELU_TANH` (1, PyTorch's approximate='tanh')."},
-    {"softplus", "`devplug_softplus_attrs_t {struct_size, double beta, double threshold}`: beta finite and non-zero; the linear branch where beta x > threshold."},
-    {"clamp", "`devplug_clamp_attrs_t {struct_size, uint32_t flags, devplug_scalar_t min, devplug_scalar_t max}`: `DEVPLUG_CLAMP_MIN` and `DEVPLUG_CLAMP_MAX` say which bounds apply; `.f` for floating dtypes, `.i` for integers, taken in the dtype as fill takes them."},
+    {"pad",
+     "`devplug_pad_attrs_t {struct_size, int64_t before[8], int64_t after[8], devplug_scalar_t value}`: "
+     "elements added before and after each dim (negative crops); entries past the rank are ignored."},
+    {"fill",
+     "`devplug_fill_attrs_t {struct_size, devplug_scalar_t value}`: float outputs read `value.f`, integer "
+     "and bool outputs read `value.i`."},
+    {"iota",
+     "`devplug_iota_attrs_t {struct_size, devplug_scalar_t start, devplug_scalar_t step}`: element k = start "
+     "+ k * step, `.f` for float outputs, `.i` for integer outputs."},
+    {"matmul",
+     "`devplug_matmul_attrs_t {struct_size, uint32_t flags}`: `DEVPLUG_MATMUL_ALLOW_TF32` lets a float32 "
+     "matmul use reduced-precision tensor cores (off by default)."},
+    {"philox",
+     "`devplug_philox_attrs_t {struct_size, uint64_t seed, uint64_t offset}`: Philox4x32-10 key = seed, "
+     "counter block = offset + word index / 4 (docs/random.md)."},
+    {"gelu",
+     "`devplug_gelu_attrs_t {struct_size, int32_t approximate}`: `DEVPLUG_GELU_NONE` (0, the erf form) or "
+     "`DEVPLUG_GELU_TANH` (1, PyTorch's approximate='tanh')."},
+    {"softplus",
+     "`devplug_softplus_attrs_t {struct_size, double beta, double threshold}`: beta finite and non-zero; the "
+     "linear branch where beta x > threshold."},
+    {"clamp",
+     "`devplug_clamp_attrs_t {struct_size, uint32_t flags, devplug_scalar_t min, devplug_scalar_t max}`: "
+     "`DEVPLUG_CLAMP_MIN` and `DEVPLUG_CLAMP_MAX` say which bounds apply; `.f` for floating dtypes, `.i` for "
+     "integers, taken in the dtype as fill takes them."},
     {"leaky_relu", "`devplug_leaky_relu_attrs_t {struct_size, double negative_slope}`."},
-    {"norm", "`devplug_norm_attrs_t {struct_size, int32_t normalized_rank, double eps}`: the last normalized_rank dims (in [0, rank]) are normalized; eps finite >= 0."},
-    {"batch_norm", "`devplug_batch_norm_attrs_t {struct_size, double eps, double momentum}`: running = (1 - momentum) running + momentum statistic."},
-    {"sdpa", "`devplug_sdpa_attrs_t {struct_size, uint32_t flags, double scale}`: `DEVPLUG_SDPA_CAUSAL` (key j takes part for query i when j <= i; no mask then), `DEVPLUG_SDPA_SCALE` (use `scale`, else 1 / sqrt(E))."},
-    {"conv2d", "`devplug_conv2d_attrs_t {struct_size, int64_t stride[2], int64_t padding[2], int64_t dilation[2], int64_t groups}`: per (height, width); stride and dilation >= 1, zero padding >= 0, groups >= 1 dividing C and O."},
-    {"pool2d", "`devplug_pool2d_attrs_t {struct_size, int64_t kernel[2], int64_t stride[2], int64_t padding[2], int64_t dilation[2], uint32_t flags, int64_t divisor_override}`: padding at most half the dilated window; flags `DEVPLUG_POOL_CEIL_MODE`, `DEVPLUG_POOL_COUNT_INCLUDE_PAD`; avg_pool2d: dilation 1, divisor_override > 0 replaces the divisor (0: none)."},
-    {"embedding", "`devplug_embedding_attrs_t {struct_size, int64_t padding_idx, uint32_t flags}`: padding_idx < 0 for none; `DEVPLUG_EMBEDDING_SCALE_GRAD_BY_FREQ`."},
-    {"loss", "`devplug_loss_attrs_t {struct_size, int32_t reduction, int64_t ignore_index, double label_smoothing}`: reduction `DEVPLUG_REDUCTION_NONE` (0), `_MEAN` (1), `_SUM` (2); ignore_index for nll_loss and cross_entropy; label_smoothing in [0, 1] for cross_entropy (0 for nll_loss)."},
-    {"dropout", "`devplug_dropout_attrs_t {struct_size, double p, uint64_t seed, uint64_t offset}`: p in [0, 1]; the mask comes from philox_uniform (float32) with this seed and offset, so every plugin draws the same mask."},
+    {"norm",
+     "`devplug_norm_attrs_t {struct_size, int32_t normalized_rank, double eps}`: the last normalized_rank "
+     "dims (in [0, rank]) are normalized; eps finite >= 0."},
+    {"batch_norm",
+     "`devplug_batch_norm_attrs_t {struct_size, double eps, double momentum}`: running = (1 - momentum) "
+     "running + momentum statistic."},
+    {"sdpa",
+     "`devplug_sdpa_attrs_t {struct_size, uint32_t flags, double scale}`: `DEVPLUG_SDPA_CAUSAL` (key j takes "
+     "part for query i when j <= i; no mask then), `DEVPLUG_SDPA_SCALE` (use `scale`, else 1 / sqrt(E))."},
+    {"conv2d",
+     "`devplug_conv2d_attrs_t {struct_size, int64_t stride[2], int64_t padding[2], int64_t dilation[2], "
+     "int64_t groups}`: per (height, width); stride and dilation >= 1, zero padding >= 0, groups >= 1 "
+     "dividing C and O."},
+    {"pool2d",
+     "`devplug_pool2d_attrs_t {struct_size, int64_t kernel[2], int64_t stride[2], int64_t padding[2], "
+     "int64_t dilation[2], uint32_t flags, int64_t divisor_override}`: padding at most half the dilated "
+     "window; flags `DEVPLUG_POOL_CEIL_MODE`, `DEVPLUG_POOL_COUNT_INCLUDE_PAD`; avg_pool2d: dilation 1, "
+     "divisor_override > 0 replaces the divisor (0: none)."},
+    {"embedding",
+     "`devplug_embedding_attrs_t {struct_size, int64_t padding_idx, uint32_t flags}`: padding_idx < 0 for "
+     "none; `DEVPLUG_EMBEDDING_SCALE_GRAD_BY_FREQ`."},
+    {"loss",
+     "`devplug_loss_attrs_t {struct_size, int32_t reduction, int64_t ignore_index, double label_smoothing}`: "
+     "reduction `DEVPLUG_REDUCTION_NONE` (0), `_MEAN` (1), `_SUM` (2); ignore_index for nll_loss and "
+     "cross_entropy; label_smoothing in [0, 1] for cross_entropy (0 for nll_loss)."},
+    {"dropout",
+     "`devplug_dropout_attrs_t {struct_size, double p, uint64_t seed, uint64_t offset}`: p in [0, 1]; the "
+     "mask comes from philox_uniform (float32) with this seed and offset, so every plugin draws the same "
+     "mask."},
 };
 
 // Result rules (ops.def `result`), keyed by token.
@@ -127,8 +201,7 @@ const DtypeSet kDtypeSets[] = {
   std::exit(1);
 }
 
-const char* token_text(const TokenDoc* docs, size_t n, const std::string& token,
-                       const char* column) {
+const char* token_text(const TokenDoc* docs, size_t n, const std::string& token, const char* column) {
   for (size_t i = 0; i < n; ++i)
     if (token == docs[i].token) return docs[i].text;
   die(std::string("ops.def uses ") + column + " token '" + token +
@@ -172,7 +245,8 @@ void write_doc(std::ostream& out) {
          "the `abi.ops_doc_up_to_date` test fails while the two differ.\n\n";
   size_t composites = 0;
   for (const OpRow& row : rows) composites += row.category == "composite";
-  out << "The op set has " << rows.size() << " ops: " << rows.size() - composites << " prims and " << composites
+  out << "The op set has " << rows.size() << " ops: " << rows.size() - composites << " prims and "
+      << composites
       << " composite ops. Ids are ABI: stable forever, never renumbered, never given new semantics (a "
          "changed op is a new op). Prims are strict: inputs of an elementwise prim have one "
          "shape and dtype; broadcasting and type promotion happen in the dispatcher. Semantics "
@@ -230,16 +304,14 @@ void write_doc(std::ostream& out) {
     for (const OpRow& row : rows) {
       if (row.category != category.token) continue;
       if (composite) {
-        out << "| " << row.id << " | `" << row.name << "` | `" << cell(row.signature) << "` | `" << row.attrs << "` | "
-            << dtype_cell(row.dtypes) << " | " << cell(row.summary) << " |\n";
+        out << "| " << row.id << " | `" << row.name << "` | `" << cell(row.signature) << "` | `" << row.attrs
+            << "` | " << dtype_cell(row.dtypes) << " | " << cell(row.summary) << " |\n";
         continue;
       }
       const std::string arity =
-          (row.n_in < 0 ? std::string("1+") : std::to_string(row.n_in)) + " -> " +
-          std::to_string(row.n_out);
-      out << "| " << row.id << " | `" << row.name << "` | " << arity << " | `" << row.attrs
-          << "` | `" << row.result << "` | " << dtype_cell(row.dtypes) << " | "
-          << cell(row.summary) << " |\n";
+          (row.n_in < 0 ? std::string("1+") : std::to_string(row.n_in)) + " -> " + std::to_string(row.n_out);
+      out << "| " << row.id << " | `" << row.name << "` | " << arity << " | `" << row.attrs << "` | `"
+          << row.result << "` | " << dtype_cell(row.dtypes) << " | " << cell(row.summary) << " |\n";
     }
   }
 }

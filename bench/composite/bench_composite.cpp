@@ -62,10 +62,13 @@ struct Side {
       state = state * 1664525u + 1013904223u;
       v = static_cast<float>(state >> 8) * (8.0f / 16777216.0f) - 4.0f;
     }
-    check(devplug_tensor_copy_from_host(stream, x, values.data(), values.size() * 4, DEVPLUG_COPY_BLOCKING), "x");
+    check(devplug_tensor_copy_from_host(stream, x, values.data(), values.size() * 4, DEVPLUG_COPY_BLOCKING),
+          "x");
     values.resize(static_cast<size_t>(g_size));
-    check(devplug_tensor_copy_from_host(stream, w, values.data(), values.size() * 4, DEVPLUG_COPY_BLOCKING), "w");
-    check(devplug_tensor_copy_from_host(stream, b, values.data(), values.size() * 4, DEVPLUG_COPY_BLOCKING), "b");
+    check(devplug_tensor_copy_from_host(stream, w, values.data(), values.size() * 4, DEVPLUG_COPY_BLOCKING),
+          "w");
+    check(devplug_tensor_copy_from_host(stream, b, values.data(), values.size() * 4, DEVPLUG_COPY_BLOCKING),
+          "b");
   }
 
   void softmax() {
@@ -108,7 +111,8 @@ void run(benchmark::State& state, bool decompose, const char* name) {
     times.push_back(t);
   }
   std::sort(times.begin(), times.end());
-  if (!times.empty()) medians()[std::string(name) + (decompose ? " decomposed" : " native")] = times[times.size() / 2];
+  if (!times.empty())
+    medians()[std::string(name) + (decompose ? " decomposed" : " native")] = times[times.size() / 2];
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * g_size * g_size * 8);
 }
 
@@ -133,7 +137,8 @@ int main(int argc, char** argv) {
   std::printf("\n%lld x %lld float32 on the OpenCL plugin's device 0, median per call:\n",
               static_cast<long long>(g_size), static_cast<long long>(g_size));
   for (const char* op : {"softmax", "layer_norm"}) {
-    const auto n = medians().find(std::string(op) + " native"), d = medians().find(std::string(op) + " decomposed");
+    const auto n = medians().find(std::string(op) + " native"),
+               d = medians().find(std::string(op) + " decomposed");
     if (n == medians().end() || d == medians().end()) continue;
     std::printf("  %-10s native %8.2f ms   decomposed %8.2f ms   native is %.2fx faster (target >= 2x)\n", op,
                 n->second * 1e3, d->second * 1e3, d->second / n->second);

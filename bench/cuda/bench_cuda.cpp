@@ -49,7 +49,8 @@ double seconds_best(int reps, devplug_stream_handle_t* stream, const std::functi
   return best;
 }
 
-devplug_tensor_desc_t tensor(devplug_buffer_handle_t* buffer, devplug_dtype_t dtype, std::vector<int64_t> shape) {
+devplug_tensor_desc_t tensor(devplug_buffer_handle_t* buffer, devplug_dtype_t dtype,
+                             std::vector<int64_t> shape) {
   devplug_tensor_desc_t t{};
   t.struct_size = sizeof t;
   t.buffer = buffer;
@@ -89,7 +90,8 @@ void fill_random(devplug_stream_handle_t* s, const devplug_tensor_desc_t& t) {
 #ifdef DEVPLUG_BENCH_HOST_API
 // Per-call time of a 1-element add through libdevplug (validation, dispatch, plugin).
 double host_api_add_overhead_us(const char* plugin_path) {
-  devplug_context_options_t options{sizeof options, DEVPLUG_CONTEXT_NO_DISCOVERY | DEVPLUG_CONTEXT_NO_FALLBACK};
+  devplug_context_options_t options{sizeof options,
+                                    DEVPLUG_CONTEXT_NO_DISCOVERY | DEVPLUG_CONTEXT_NO_FALLBACK};
   devplug_context_t* context = nullptr;
   if (devplug_context_create(&options, &context) != nullptr) return -1;
   devplug_plugin_t* plugin = nullptr;
@@ -161,7 +163,8 @@ int main(int argc, char** argv) {
   check(g_api->buffer_allocate(device, bytes32, &bc), "allocate");
 
   // Copy bandwidth: read + write of bytes32.
-  const double t_copy = seconds_best(10, s, [&] { check(g_api->buffer_copy(s, ba, 0, bc, 0, bytes32), "copy"); });
+  const double t_copy =
+      seconds_best(10, s, [&] { check(g_api->buffer_copy(s, ba, 0, bc, 0, bytes32), "copy"); });
   const double copy_bw = 2.0 * bytes32 / t_copy / 1e9;
   std::printf("  \"copy_gbps\": %.1f,\n", copy_bw);
 
@@ -173,10 +176,12 @@ int main(int argc, char** argv) {
     const char* name = devplug_dtype_name(dt);
     const double t_add = seconds_best(10, s, [&] { run_op(s, DEVPLUG_OP_add, {&a, &b}, &c, nullptr); });
     const double add_bw = 3.0 * n * elem / t_add / 1e9;
-    std::printf("  \"add_%s_gbps\": %.1f, \"add_%s_share_of_copy\": %.3f,\n", name, add_bw, name, add_bw / copy_bw);
+    std::printf("  \"add_%s_gbps\": %.1f, \"add_%s_share_of_copy\": %.3f,\n", name, add_bw, name,
+                add_bw / copy_bw);
     const double t_exp = seconds_best(10, s, [&] { run_op(s, DEVPLUG_OP_exp, {&a}, &c, nullptr); });
     const double exp_bw = 2.0 * n * elem / t_exp / 1e9;
-    std::printf("  \"exp_%s_gbps\": %.1f, \"exp_%s_share_of_copy\": %.3f,\n", name, exp_bw, name, exp_bw / copy_bw);
+    std::printf("  \"exp_%s_gbps\": %.1f, \"exp_%s_share_of_copy\": %.3f,\n", name, exp_bw, name,
+                exp_bw / copy_bw);
   }
   {
     const devplug_tensor_desc_t a = tensor(ba, DEVPLUG_DTYPE_FLOAT32, {n});
@@ -185,7 +190,8 @@ int main(int argc, char** argv) {
     devplug_reduce_attrs_t r{sizeof r, 1u, 0.0};
     const double t_sum = seconds_best(10, s, [&] { run_op(s, DEVPLUG_OP_sum, {&a}, &out, &r); });
     const double sum_bw = 1.0 * n * 4 / t_sum / 1e9;
-    std::printf("  \"sum_float32_gbps\": %.1f, \"sum_float32_share_of_copy\": %.3f,\n", sum_bw, sum_bw / copy_bw);
+    std::printf("  \"sum_float32_gbps\": %.1f, \"sum_float32_share_of_copy\": %.3f,\n", sum_bw,
+                sum_bw / copy_bw);
   }
   check(g_api->buffer_release(ba), "release");
   check(g_api->buffer_release(bb), "release");
@@ -201,12 +207,12 @@ int main(int argc, char** argv) {
     devplug_dtype_t dtype;
     uint32_t flags;
   };
-  for (const MatmulCase& mc : {MatmulCase{"bfloat16", DEVPLUG_DTYPE_BFLOAT16, 0u},
-                               MatmulCase{"float16", DEVPLUG_DTYPE_FLOAT16, 0u},
-                               MatmulCase{"float32", DEVPLUG_DTYPE_FLOAT32, 0u},
-                               MatmulCase{"float32_tf32", DEVPLUG_DTYPE_FLOAT32, DEVPLUG_MATMUL_ALLOW_TF32}}) {
+  for (const MatmulCase& mc :
+       {MatmulCase{"bfloat16", DEVPLUG_DTYPE_BFLOAT16, 0u}, MatmulCase{"float16", DEVPLUG_DTYPE_FLOAT16, 0u},
+        MatmulCase{"float32", DEVPLUG_DTYPE_FLOAT32, 0u},
+        MatmulCase{"float32_tf32", DEVPLUG_DTYPE_FLOAT32, DEVPLUG_MATMUL_ALLOW_TF32}}) {
     const devplug_tensor_desc_t a = tensor(ba, mc.dtype, {mm, mm}), b = tensor(bb, mc.dtype, {mm, mm}),
-                           c = tensor(bc, mc.dtype, {mm, mm});
+                                c = tensor(bc, mc.dtype, {mm, mm});
     fill_random(s, a);
     fill_random(s, b);
     devplug_matmul_attrs_t attrs{sizeof attrs, mc.flags};
@@ -216,8 +222,9 @@ int main(int argc, char** argv) {
 
   // Launch overhead straight through the table: 1-element add, many calls, one sync.
   {
-    const devplug_tensor_desc_t a = tensor(ba, DEVPLUG_DTYPE_FLOAT32, {1}), b = tensor(bb, DEVPLUG_DTYPE_FLOAT32, {1}),
-                           c = tensor(bc, DEVPLUG_DTYPE_FLOAT32, {1});
+    const devplug_tensor_desc_t a = tensor(ba, DEVPLUG_DTYPE_FLOAT32, {1}),
+                                b = tensor(bb, DEVPLUG_DTYPE_FLOAT32, {1}),
+                                c = tensor(bc, DEVPLUG_DTYPE_FLOAT32, {1});
     const int calls = 20000;
     const double t = seconds_best(3, s, [&] {
       for (int i = 0; i < calls; ++i) run_op(s, DEVPLUG_OP_add, {&a, &b}, &c, nullptr);

@@ -42,11 +42,12 @@ struct Libraries {
     void* cl = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
     void* blast = dlopen("libclblast.so.1", RTLD_NOW | RTLD_LOCAL);
     if (cl == nullptr || blast == nullptr) {
-      problem = cl == nullptr ? "libOpenCL.so.1 not found" : "libclblast.so.1 not found (apt-get install libclblast1)";
+      problem = cl == nullptr ? "libOpenCL.so.1 not found"
+                              : "libclblast.so.1 not found (apt-get install libclblast1)";
       return;
     }
-#define DEVPLUG_CL_LOAD(lib, name)                                    \
-  name = reinterpret_cast<decltype(name)>(dlsym(lib, #name));          \
+#define DEVPLUG_CL_LOAD(lib, name)                            \
+  name = reinterpret_cast<decltype(name)>(dlsym(lib, #name)); \
   if (name == nullptr) problem = std::string(#name) + " not found";
     DEVPLUG_CL_LOAD(cl, clGetPlatformIDs)
     DEVPLUG_CL_LOAD(cl, clGetDeviceIDs)
@@ -101,14 +102,16 @@ struct Gemm {
     context = cl.clCreateContext(nullptr, 1, &device, nullptr, nullptr, &status);
     if (status != CL_SUCCESS) throw std::runtime_error("clCreateContext failed: " + std::to_string(status));
     queue = cl.clCreateCommandQueue(context, device, 0, &status);
-    if (status != CL_SUCCESS) throw std::runtime_error("clCreateCommandQueue failed: " + std::to_string(status));
+    if (status != CL_SUCCESS)
+      throw std::runtime_error("clCreateCommandQueue failed: " + std::to_string(status));
     // The operands the plugin's matmul gets too: (i % 7) / 8, no NaN or subnormal to slow a CPU.
     std::vector<float> values(n * n);
     for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 7) / 8.0f;
     for (cl_mem* m : {&a, &b, &c}) {
       *m = cl.clCreateBuffer(context, CL_MEM_READ_WRITE, n * n * sizeof(float), nullptr, &status);
       if (status != CL_SUCCESS) throw std::runtime_error("clCreateBuffer failed: " + std::to_string(status));
-      cl.clEnqueueWriteBuffer(queue, *m, CL_TRUE, 0, values.size() * sizeof(float), values.data(), 0, nullptr, nullptr);
+      cl.clEnqueueWriteBuffer(queue, *m, CL_TRUE, 0, values.size() * sizeof(float), values.data(), 0, nullptr,
+                              nullptr);
     }
   }
   ~Gemm() {
@@ -119,8 +122,8 @@ struct Gemm {
   }
   void run() {
     const CLBlastStatusCode status =
-        cl.CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, n, n, n, 1.0f, a, 0, n, b, 0,
-                        n, 0.0f, c, 0, n, &queue, nullptr);
+        cl.CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, n, n, n, 1.0f, a, 0, n,
+                        b, 0, n, 0.0f, c, 0, n, &queue, nullptr);
     if (status != CLBlastSuccess) throw std::runtime_error("CLBlastSgemm failed: " + std::to_string(status));
     cl.clFinish(queue);
   }

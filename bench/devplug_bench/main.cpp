@@ -80,10 +80,14 @@ int64_t parse_size(const std::string& text) {
   size_t used = 0;
   int64_t n = std::stoll(text, &used);
   const std::string suffix = text.substr(used);
-  if (suffix == "K") n <<= 10;
-  else if (suffix == "M") n <<= 20;
-  else if (suffix == "G") n <<= 30;
-  else if (!suffix.empty()) throw CLI::ValidationError("--sizes", "bad size " + text);
+  if (suffix == "K")
+    n <<= 10;
+  else if (suffix == "M")
+    n <<= 20;
+  else if (suffix == "G")
+    n <<= 30;
+  else if (!suffix.empty())
+    throw CLI::ValidationError("--sizes", "bad size " + text);
   return n;
 }
 
@@ -132,8 +136,8 @@ std::map<std::string, double> g_group_last;
 // The workloads of benchmark `key` (`make`'s), built (the previous benchmark's freed first)
 // and run once untimed at a switch: kernel builds and first-touch page faults are not timed.
 // A workload without `run` (a yardstick not available here) is kept as it is.
-const std::vector<std::unique_ptr<Workload>>& current_workloads(const std::string& key,
-                                                               const std::function<std::vector<Workload>()>& make) {
+const std::vector<std::unique_ptr<Workload>>& current_workloads(
+    const std::string& key, const std::function<std::vector<Workload>()>& make) {
   if (g_current_key != key) {
     g_current.clear();
     g_current_key.clear();
@@ -147,16 +151,22 @@ const std::vector<std::unique_ptr<Workload>>& current_workloads(const std::strin
 }
 
 void register_workload(const std::string& key, std::function<Workload()> make, double min_time) {
-  benchmark::RegisterBenchmark(key.c_str(), [key, make](benchmark::State& state) {
-    try {
-      Workload* w = current_workloads(key, [&make] { return std::vector<Workload>{make()}; }).front().get();
-      if (!w->run) throw std::runtime_error("not available");
-      for (auto _ : state) w->run();
-    } catch (const std::exception& e) {
-      g_errors[key] = e.what();
-      state.SkipWithError(e.what());
-    }
-  })->UseRealTime()->MinTime(min_time)->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark(
+      key.c_str(),
+      [key, make](benchmark::State& state) {
+        try {
+          Workload* w =
+              current_workloads(key, [&make] { return std::vector<Workload>{make()}; }).front().get();
+          if (!w->run) throw std::runtime_error("not available");
+          for (auto _ : state) w->run();
+        } catch (const std::exception& e) {
+          g_errors[key] = e.what();
+          state.SkipWithError(e.what());
+        }
+      })
+      ->UseRealTime()
+      ->MinTime(min_time)
+      ->Unit(benchmark::kMicrosecond);
 }
 
 // Workloads that are judged against each other (add and sum against the copy, the CLBlast
@@ -170,43 +180,54 @@ void register_workload(const std::string& key, std::function<Workload()> make, d
 void register_group(const std::string& name, const std::vector<std::string>& keys,
                     std::function<std::vector<Workload>()> make, double min_time) {
   g_group_members[name] = keys;
-  benchmark::RegisterBenchmark(name.c_str(), [name, keys, make](benchmark::State& state) {
-    try {
-      const std::vector<std::unique_ptr<Workload>>& ws = current_workloads(name, make);
-      std::vector<std::vector<double>> calls(ws.size());
-      for (auto _ : state)
-        for (size_t i = 0; i < ws.size(); ++i) {
-          if (!ws[i]->run) continue;
-          const auto start = std::chrono::steady_clock::now();
-          ws[i]->run();
-          calls[i].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  benchmark::RegisterBenchmark(
+      name.c_str(),
+      [name, keys, make](benchmark::State& state) {
+        try {
+          const std::vector<std::unique_ptr<Workload>>& ws = current_workloads(name, make);
+          std::vector<std::vector<double>> calls(ws.size());
+          for (auto _ : state)
+            for (size_t i = 0; i < ws.size(); ++i) {
+              if (!ws[i]->run) continue;
+              const auto start = std::chrono::steady_clock::now();
+              ws[i]->run();
+              calls[i].push_back(
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+            }
+          for (size_t i = 0; i < ws.size() && i < keys.size(); ++i)
+            if (!calls[i].empty()) g_group_last[keys[i]] = median(calls[i]);
+        } catch (const std::exception& e) {
+          for (const std::string& key : keys) g_errors[key] = e.what();
+          state.SkipWithError(e.what());
         }
-      for (size_t i = 0; i < ws.size() && i < keys.size(); ++i)
-        if (!calls[i].empty()) g_group_last[keys[i]] = median(calls[i]);
-    } catch (const std::exception& e) {
-      for (const std::string& key : keys) g_errors[key] = e.what();
-      state.SkipWithError(e.what());
-    }
-  })->UseRealTime()->MinTime(min_time * static_cast<double>(keys.size()))->Unit(benchmark::kMicrosecond);
+      })
+      ->UseRealTime()
+      ->MinTime(min_time * static_cast<double>(keys.size()))
+      ->Unit(benchmark::kMicrosecond);
 }
 
 class Recorder : public benchmark::ConsoleReporter {
  public:
   explicit Recorder(bool verbose) : verbose_(verbose) {}
-  bool ReportContext(const Context& context) override { return verbose_ ? ConsoleReporter::ReportContext(context) : true; }
+  bool ReportContext(const Context& context) override {
+    return verbose_ ? ConsoleReporter::ReportContext(context) : true;
+  }
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
       if (run.run_type != Run::RT_Iteration || run.iterations <= 0 || run.error_occurred) continue;
       const std::string& name = run.run_name.function_name;
       if (auto group = g_group_members.find(name); group != g_group_members.end()) {
         for (const std::string& key : group->second)
-          if (auto last = g_group_last.find(key); last != g_group_last.end()) g_samples[key].push_back(last->second);
+          if (auto last = g_group_last.find(key); last != g_group_last.end())
+            g_samples[key].push_back(last->second);
       } else {
         g_samples[name].push_back(run.real_accumulated_time / static_cast<double>(run.iterations));
       }
     }
-    if (verbose_) ConsoleReporter::ReportRuns(runs);
-    else if (!runs.empty()) std::fprintf(stderr, "devplug-bench: %s\n", runs.front().run_name.function_name.c_str());
+    if (verbose_)
+      ConsoleReporter::ReportRuns(runs);
+    else if (!runs.empty())
+      std::fprintf(stderr, "devplug-bench: %s\n", runs.front().run_name.function_name.c_str());
   }
 
  private:
@@ -248,7 +269,8 @@ ChildRun time_first_result(const std::string& self, const std::string& plugin_pa
   int status = 0;
   rusage usage{};
   wait4(child, &status, 0, &usage);
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return {};
   return {ms, usage.ru_majflt};
 }
@@ -261,7 +283,8 @@ std::string key_of(const Target& t, const std::string& what, const std::string& 
 
 std::vector<Target> find_targets(devplug_context_t* context, const Options& o) {
   for (const std::string& p : o.plugins)
-    if (p.find('/') != std::string::npos) check(devplug_context_load_plugin(context, p.c_str(), nullptr), "loading " + p);
+    if (p.find('/') != std::string::npos)
+      check(devplug_context_load_plugin(context, p.c_str(), nullptr), "loading " + p);
   size_t count = 0;
   check(devplug_context_device_count(context, &count), "devplug_context_device_count");
   std::vector<Target> targets;
@@ -282,7 +305,8 @@ std::vector<Target> find_targets(devplug_context_t* context, const Options& o) {
     check(devplug_device_get_properties(t.device, &p), "devplug_device_get_properties");
     t.device_name = p.name;
     bool wanted = o.plugins.empty();
-    for (const std::string& w : o.plugins) wanted |= w == t.name || fs::path(w).filename() == fs::path(t.path).filename();
+    for (const std::string& w : o.plugins)
+      wanted |= w == t.name || fs::path(w).filename() == fs::path(t.path).filename();
     if (wanted) targets.push_back(t);
   }
   return targets;
@@ -303,9 +327,10 @@ void register_all(Plan& plan, const Options& o) {
       for (int64_t n : o.wants("bandwidth") ? plan.sizes : std::vector<int64_t>{}) {
         devplug_device_t* d = t.device;
         const char* dt = devplug_dtype_name(dtype);
-        register_group(key_of(t, "copy+add+sum", dt, n),
-                       {key_of(t, "copy", dt, n), key_of(t, "add", dt, n), key_of(t, "sum", dt, n)},
-                       [=] { return bandwidth_workloads(d, dtype, n); }, min_time);
+        register_group(
+            key_of(t, "copy+add+sum", dt, n),
+            {key_of(t, "copy", dt, n), key_of(t, "add", dt, n), key_of(t, "sum", dt, n)},
+            [=] { return bandwidth_workloads(d, dtype, n); }, min_time);
       }
     for (int64_t n : o.wants("matmul") ? plan.matmul_sizes : std::vector<int64_t>{}) {
       devplug_device_t* d = t.device;
@@ -317,20 +342,29 @@ void register_all(Plan& plan, const Options& o) {
       }
       // On OpenCL devices the pair judged within 5%: the plugin's CLBlast path and CLBlast.
       const std::string name = t.device_name, yardstick = key_of(t, "clblast", "float32", n);
-      register_group(key_of(t, "matmul+clblast", "float32", n), {key, yardstick}, [=, &plan] {
-        std::string why;
-        Workload direct = clblast_sgemm_workload(name, n, &why);
-        if (!direct.run) plan.yardstick_problems[yardstick] = why;
-        return std::vector<Workload>{matmul(), std::move(direct)};
-      }, 3 * min_time);  // 100 ms calls at 1K: a few calls each at min_time moved the pair 0.88-1.01
+      register_group(
+          key_of(t, "matmul+clblast", "float32", n), {key, yardstick},
+          [=, &plan] {
+            std::string why;
+            Workload direct = clblast_sgemm_workload(name, n, &why);
+            if (!direct.run) plan.yardstick_problems[yardstick] = why;
+            return std::vector<Workload>{matmul(), std::move(direct)};
+          },
+          3 * min_time);  // 100 ms calls at 1K: a few calls each at min_time moved the pair 0.88-1.01
     }
   }
   if (plan.reference != nullptr && o.wants("dispatch")) {
     Target& r = *plan.reference;
-    register_workload(key_of(r, "op_call", "float32", 1), [d = r.device] { return op_call_workload(d); }, min_time);
-    register_workload(key_of(r, "elementwise", "float32", 1), [d = r.device] { return elementwise_workload(d); }, min_time);
-    register_workload(key_of(r, "direct_kernel", "float32", 1), [p = r.plugin, d = r.device] { return direct_kernel_workload(p, d); }, min_time);
-    if (has_torch()) register_workload("torch/at::add_out/float32/1", [] { return torch_add_out_workload(); }, min_time);
+    register_workload(
+        key_of(r, "op_call", "float32", 1), [d = r.device] { return op_call_workload(d); }, min_time);
+    register_workload(
+        key_of(r, "elementwise", "float32", 1), [d = r.device] { return elementwise_workload(d); }, min_time);
+    register_workload(
+        key_of(r, "direct_kernel", "float32", 1),
+        [p = r.plugin, d = r.device] { return direct_kernel_workload(p, d); }, min_time);
+    if (has_torch())
+      register_workload(
+          "torch/at::add_out/float32/1", [] { return torch_add_out_workload(); }, min_time);
   }
 }
 
@@ -382,7 +416,8 @@ void add_rate_row(std::vector<Row>& rows, const Plan& plan, const Target& t, con
     } else {
       auto why = plan.yardstick_problems.find(yard.key);
       r.note = "yardstick: " + (why != plan.yardstick_problems.end() ? why->second
-                                : g_errors.count(yard.key) ? g_errors.at(yard.key) : "not run");
+                                : g_errors.count(yard.key)           ? g_errors.at(yard.key)
+                                                                     : "not run");
     }
   }
   rows.push_back(r);
@@ -393,12 +428,13 @@ void add_rate_row(std::vector<Row>& rows, const Plan& plan, const Target& t, con
 // CLBlast (target: at least half of it).
 void add_own_kernel_rows(std::vector<Row>& rows, const Plan& plan, const Target& t, const Options& o,
                          const std::string& self) {
-  const fs::path json = fs::temp_directory_path() / ("devplug-bench-own-" + std::to_string(getpid()) + ".json");
+  const fs::path json =
+      fs::temp_directory_path() / ("devplug-bench-own-" + std::to_string(getpid()) + ".json");
   std::string sizes;
   for (int64_t n : plan.matmul_sizes) sizes += (sizes.empty() ? "" : ",") + std::to_string(n);
   const std::string command = "DEVPLUG_OPENCL_MATMUL=kernel '" + self + "' --plugin '" + t.path +
-                              "' --only matmul --matmul-sizes " + sizes + " --min-time " + std::to_string(o.min_time) +
-                              " --json '" + json.string() + "' > /dev/null 2>&1";
+                              "' --only matmul --matmul-sizes " + sizes + " --min-time " +
+                              std::to_string(o.min_time) + " --json '" + json.string() + "' > /dev/null 2>&1";
   Row r;
   r.plugin = t.name;
   r.device = t.device_name;
@@ -448,9 +484,10 @@ std::vector<Row> make_rows(const Plan& plan, const Options& o, const std::string
         const double copy_bytes = 2 * es * n;
         const Yardstick copy_rate{"copy", copy, copy_bytes};
         add_rate_row(rows, plan, t, "copy", copy, copy_bytes, 1e9, "GB/s", Yardstick{}, 0, dtype, n);
-        add_rate_row(rows, plan, t, "add", key_of(t, "add", dtype, n), 3 * es * n, 1e9, "GB/s", copy_rate, target,
+        add_rate_row(rows, plan, t, "add", key_of(t, "add", dtype, n), 3 * es * n, 1e9, "GB/s", copy_rate,
+                     target, dtype, n);
+        add_rate_row(rows, plan, t, "sum", key_of(t, "sum", dtype, n), es * n, 1e9, "GB/s", copy_rate, target,
                      dtype, n);
-        add_rate_row(rows, plan, t, "sum", key_of(t, "sum", dtype, n), es * n, 1e9, "GB/s", copy_rate, target, dtype, n);
       }
     for (int64_t n : o.wants("matmul") ? plan.matmul_sizes : std::vector<int64_t>{}) {
       const double flops = 2.0 * n * n * static_cast<double>(n);
@@ -467,7 +504,8 @@ std::vector<Row> make_rows(const Plan& plan, const Options& o, const std::string
       add_rate_row(rows, plan, t, "matmul", key_of(t, "matmul", "float32", n), flops, 1e9, "GFLOP/s",
                    Yardstick{yard_name, yard_key}, target, "float32", n);
     }
-    if (t.name == "opencl" && o.only.empty() && o.wants("matmul")) add_own_kernel_rows(rows, plan, t, o, self);
+    if (t.name == "opencl" && o.only.empty() && o.wants("matmul"))
+      add_own_kernel_rows(rows, plan, t, o, self);
   }
   if (plan.reference != nullptr && o.wants("dispatch")) {
     const Target& r = *plan.reference;
@@ -486,7 +524,8 @@ std::vector<Row> make_rows(const Plan& plan, const Options& o, const std::string
       added.target = "<= 40 ns";
       added.met = added.value <= 40;
       char note[96];
-      std::snprintf(note, sizeof note, "op_call %.1f ns - direct kernel %.1f ns", *op_call * 1e9, *direct * 1e9);
+      std::snprintf(note, sizeof note, "op_call %.1f ns - direct kernel %.1f ns", *op_call * 1e9,
+                    *direct * 1e9);
       added.note = note;
       rows.push_back(added);
       if (const std::optional<double> elementwise = seconds_of(key_of(r, "elementwise", "float32", 1))) {
@@ -521,7 +560,8 @@ std::vector<Row> make_rows(const Plan& plan, const Options& o, const std::string
   }
   // Start-up: empty caches (a fresh XDG_CACHE_HOME and POCL_CACHE_DIR), then warm ones.
   for (const Target& t : o.wants("start") ? plan.targets : std::vector<Target>{}) {
-    const fs::path caches = fs::temp_directory_path() / ("devplug-bench-start-" + std::to_string(getpid()) + "-" + t.name);
+    const fs::path caches =
+        fs::temp_directory_path() / ("devplug-bench-start-" + std::to_string(getpid()) + "-" + t.name);
     fs::create_directories(caches / "pocl");
     const std::vector<std::pair<std::string, std::string>> env = {
         {"XDG_CACHE_HOME", caches.string()},
@@ -539,7 +579,8 @@ std::vector<Row> make_rows(const Plan& plan, const Options& o, const std::string
       if (r.value < 0) r.note = "the child failed";
       // A warm run that read its libraries from disk (after the page cache was dropped: 0.37 s
       // and 65 major faults, against 0.05 s) times the page cache, not the kernel cache.
-      if (child.major_faults > 0) r.note = std::to_string(child.major_faults) + " major page faults: pages read from disk";
+      if (child.major_faults > 0)
+        r.note = std::to_string(child.major_faults) + " major page faults: pages read from disk";
       if (warm) {
         r.target = "<= 100 ms";
         r.met = r.value >= 0 && r.value <= 100;
@@ -570,9 +611,11 @@ int run(int argc, char** argv) {
   argv = args.data();
   Options o;
   CLI::App app{"devplug-bench: every plugin's figures next to their yardsticks, in one run"};
-  app.add_option("--plugin", o.plugins, "plugin name or path (repeatable; default: every plugin with a device)");
+  app.add_option("--plugin", o.plugins,
+                 "plugin name or path (repeatable; default: every plugin with a device)");
   std::string sizes;
-  app.add_option("--sizes", sizes, "element counts, comma separated (K, M, G suffixes); default 1,1K,64K,1M,16M,64M,256M");
+  app.add_option("--sizes", sizes,
+                 "element counts, comma separated (K, M, G suffixes); default 1,1K,64K,1M,16M,64M,256M");
   app.add_option("--matmul-sizes", o.matmul_sizes, "n of the n x n x n matmuls")->delimiter(',');
   app.add_flag("--quick", o.quick, "tiny sizes and short timings: proves the program runs (CI)");
   app.add_option("--min-time", o.min_time, "seconds each figure is timed for at least");

@@ -24,9 +24,12 @@ std::string size_text(int64_t n) {
 
 std::string number(double v) {
   char text[32];
-  if (v >= 100) std::snprintf(text, sizeof text, "%.0f", v);
-  else if (v >= 10) std::snprintf(text, sizeof text, "%.1f", v);
-  else std::snprintf(text, sizeof text, "%.3g", v);
+  if (v >= 100)
+    std::snprintf(text, sizeof text, "%.0f", v);
+  else if (v >= 10)
+    std::snprintf(text, sizeof text, "%.1f", v);
+  else
+    std::snprintf(text, sizeof text, "%.3g", v);
   return text;
 }
 
@@ -39,11 +42,12 @@ void print_table(std::ostream& out, const std::vector<Row>& rows) {
     if (r.plugin != plugin) {
       plugin = r.plugin;
       out << "\n== " << r.plugin << " (" << r.device << ")\n";
-      std::snprintf(line, sizeof line, "%-22s %-9s %6s %12s %14s  %-13s %14s %7s  %s\n", "figure", "dtype", "size",
-                    "time/iter", "value", "yardstick", "its value", "ratio", "target");
+      std::snprintf(line, sizeof line, "%-22s %-9s %6s %12s %14s  %-13s %14s %7s  %s\n", "figure", "dtype",
+                    "size", "time/iter", "value", "yardstick", "its value", "ratio", "target");
       out << line;
     }
-    const std::string time = r.seconds >= 1e-3 ? number(r.seconds * 1e3) + " ms" : number(r.seconds * 1e6) + " us";
+    const std::string time =
+        r.seconds >= 1e-3 ? number(r.seconds * 1e3) + " ms" : number(r.seconds * 1e6) + " us";
     const std::string value = number(r.value) + " " + r.unit;
     const std::string yard = r.yardstick.empty() ? "" : number(r.yardstick_value) + " " + r.unit;
     const std::string ratio = r.ratio ? number(*r.ratio) : "";
@@ -51,8 +55,8 @@ void print_table(std::ostream& out, const std::vector<Row>& rows) {
     if (r.met) target += *r.met ? "  met" : "  NOT MET";
     if (!r.note.empty()) target += (target.empty() ? "" : "  ") + std::string("(") + r.note + ")";
     std::snprintf(line, sizeof line, "%-22s %-9s %6s %12s %14s  %-13s %14s %7s  %s\n", r.figure.c_str(),
-                  r.dtype.c_str(), size_text(r.size).c_str(), r.seconds > 0 ? time.c_str() : "", value.c_str(),
-                  r.yardstick.c_str(), yard.c_str(), ratio.c_str(), target.c_str());
+                  r.dtype.c_str(), size_text(r.size).c_str(), r.seconds > 0 ? time.c_str() : "",
+                  value.c_str(), r.yardstick.c_str(), yard.c_str(), ratio.c_str(), target.c_str());
     out << line;
   }
 }
@@ -62,10 +66,12 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const std
   j["machine"] = machine;
   nlohmann::json list = nlohmann::json::array();
   for (const Row& r : rows) {
-    nlohmann::json row = {{"plugin", r.plugin},        {"device", r.device}, {"figure", r.figure},
-                          {"dtype", r.dtype},          {"size", r.size},     {"seconds", r.seconds},
-                          {"value", r.value},          {"unit", r.unit},     {"yardstick", r.yardstick},
-                          {"yardstick_value", r.yardstick_value}, {"target", r.target}, {"note", r.note}};
+    nlohmann::json row = {{"plugin", r.plugin},       {"device", r.device},
+                          {"figure", r.figure},       {"dtype", r.dtype},
+                          {"size", r.size},           {"seconds", r.seconds},
+                          {"value", r.value},         {"unit", r.unit},
+                          {"yardstick", r.yardstick}, {"yardstick_value", r.yardstick_value},
+                          {"target", r.target},       {"note", r.note}};
     row["ratio"] = r.ratio ? nlohmann::json(*r.ratio) : nlohmann::json(nullptr);
     row["met"] = r.met ? nlohmann::json(*r.met) : nlohmann::json(nullptr);
     list.push_back(row);

@@ -21,10 +21,10 @@ struct Row {
   std::string unit;       // "GB/s", "GFLOP/s", "ns", "ms"
   std::string yardstick;  // "copy", "CLBlast", "at::add_out", "" when none
   double yardstick_value = 0;
-  std::optional<double> ratio;          // value / yardstick_value (or as the target defines it)
-  std::string target;                   // "ratio >= 0.80", "" when none applies
-  std::optional<bool> met;              // whether the target is met
-  std::string note;                     // why a yardstick is missing, ...
+  std::optional<double> ratio;  // value / yardstick_value (or as the target defines it)
+  std::string target;           // "ratio >= 0.80", "" when none applies
+  std::optional<bool> met;      // whether the target is met
+  std::string note;             // why a yardstick is missing, ...
 };
 
 void print_table(std::ostream& out, const std::vector<Row>& rows);

@@ -21,7 +21,9 @@ Workload torch_add_out_workload() {
 }
 #else
 bool has_torch() { return false; }
-Workload torch_add_out_workload() { return Workload{"at::add_out", "float32", 1, Measure::kLatency, 0, {}, {}}; }
+Workload torch_add_out_workload() {
+  return Workload{"at::add_out", "float32", 1, Measure::kLatency, 0, {}, {}};
+}
 #endif
 
 }  // namespace devplug::bench

@@ -32,9 +32,19 @@ std::vector<unsigned char> small_values(devplug_dtype_t dtype, int64_t n) {
     uint32_t bits = 0;
     std::memcpy(&bits, &v, 4);
     switch (dtype) {
-      case DEVPLUG_DTYPE_FLOAT32: std::memcpy(at, &v, 4); break;
-      case DEVPLUG_DTYPE_FLOAT64: { const double d = v; std::memcpy(at, &d, 8); break; }
-      case DEVPLUG_DTYPE_BFLOAT16: { const uint16_t h = static_cast<uint16_t>(bits >> 16); std::memcpy(at, &h, 2); break; }
+      case DEVPLUG_DTYPE_FLOAT32:
+        std::memcpy(at, &v, 4);
+        break;
+      case DEVPLUG_DTYPE_FLOAT64: {
+        const double d = v;
+        std::memcpy(at, &d, 8);
+        break;
+      }
+      case DEVPLUG_DTYPE_BFLOAT16: {
+        const uint16_t h = static_cast<uint16_t>(bits >> 16);
+        std::memcpy(at, &h, 2);
+        break;
+      }
       case DEVPLUG_DTYPE_FLOAT16: {
         // v is k/8 with k < 7: exponent and mantissa fit float16 exactly.
         const uint32_t exp = (bits >> 23) & 0xFF, mant = bits & 0x7FFFFF;
@@ -42,7 +52,11 @@ std::vector<unsigned char> small_values(devplug_dtype_t dtype, int64_t n) {
         std::memcpy(at, &h, 2);
         break;
       }
-      default: { const int64_t k = i % 7; std::memcpy(at, &k, es); break; }  // little endian
+      default: {
+        const int64_t k = i % 7;
+        std::memcpy(at, &k, es);
+        break;
+      }  // little endian
     }
   }
   return bytes;
@@ -94,8 +108,13 @@ std::shared_ptr<devplug_tensor_t> make_tensor(devplug_device_t* device, devplug_
 }
 
 Workload add_workload(devplug_device_t* device, devplug_dtype_t dtype, int64_t numel) {
-  Workload w{"add", devplug_dtype_name(dtype), numel, Measure::kBandwidth,
-             3.0 * static_cast<double>(numel) * static_cast<double>(devplug_dtype_size(dtype)), {}, {}};
+  Workload w{"add",
+             devplug_dtype_name(dtype),
+             numel,
+             Measure::kBandwidth,
+             3.0 * static_cast<double>(numel) * static_cast<double>(devplug_dtype_size(dtype)),
+             {},
+             {}};
   w.run = op_iteration(default_stream(device), DEVPLUG_OP_add,
                        {make_tensor(device, dtype, {numel}), make_tensor(device, dtype, {numel})},
                        {make_tensor(device, dtype, {numel})}, nullptr);
@@ -121,7 +140,8 @@ std::vector<Workload> bandwidth_workloads(devplug_device_t* device, devplug_dtyp
   attrs->struct_size = sizeof(devplug_reduce_attrs_t);
   attrs->dims_mask = 1;  // the one dim: a full reduction
   Workload sum{"sum", name, numel, Measure::kBandwidth, bytes, {}, {}};
-  sum.run = op_iteration(stream, DEVPLUG_OP_sum, {a}, {make_tensor(device, dtype, {1})}, attrs);  // keeps the rank
+  sum.run =
+      op_iteration(stream, DEVPLUG_OP_sum, {a}, {make_tensor(device, dtype, {1})}, attrs);  // keeps the rank
   return {copy, add, sum};
 }
 
@@ -186,7 +206,8 @@ Workload direct_kernel_workload(devplug_plugin_t* plugin, devplug_device_t* devi
   check(devplug_plugin_get_table(plugin, &d->api), "devplug_plugin_get_table");
   for (size_t i = 0; i < d->api->kernel_count; ++i) {
     const devplug_kernel_t* row = d->api->kernels[i];
-    if (row->op == DEVPLUG_OP_add && (row->dtypes & DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT32))) d->add = row->fn;
+    if (row->op == DEVPLUG_OP_add && (row->dtypes & DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT32)))
+      d->add = row->fn;
   }
   if (d->add == nullptr) throw std::runtime_error("the plugin declares no float32 add");
   auto take = [&](devplug_error_t* e, const char* what) {

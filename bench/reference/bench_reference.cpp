@@ -62,7 +62,8 @@ Domain int_domain(const std::string& op, int input, devplug_dtype_t dtype) {
   if (op.rfind("shift_", 0) == 0 && input == 1) return {0, bits - 1};
   if (op == "pow" && input == 1) return {0, 5};
   if ((op == "div" || op == "remainder" || op == "fmod") && input == 1) return {1, 100};
-  if (dtype == DEVPLUG_DTYPE_UINT8 || dtype == DEVPLUG_DTYPE_BOOL) return {0, dtype == DEVPLUG_DTYPE_BOOL ? 1.0 : 200.0};
+  if (dtype == DEVPLUG_DTYPE_UINT8 || dtype == DEVPLUG_DTYPE_BOOL)
+    return {0, dtype == DEVPLUG_DTYPE_BOOL ? 1.0 : 200.0};
   return {-100, 100};
 }
 
@@ -80,9 +81,12 @@ devplug::Tensor random_tensor(const devplug::Device& device, devplug_dtype_t dty
     T* data = reinterpret_cast<T*>(bytes.data());
     for (int64_t i = 0; i < count; ++i) {
       const double v = uniform(gen);
-      if constexpr (devplug::sdk::is_floating_v<T>) data[i] = devplug::sdk::from_double<T>(v);
-      else if constexpr (std::is_same_v<T, bool>) reinterpret_cast<uint8_t*>(data)[i] = v >= 0.5;
-      else data[i] = static_cast<T>(std::nearbyint(v));
+      if constexpr (devplug::sdk::is_floating_v<T>)
+        data[i] = devplug::sdk::from_double<T>(v);
+      else if constexpr (std::is_same_v<T, bool>)
+        reinterpret_cast<uint8_t*>(data)[i] = v >= 0.5;
+      else
+        data[i] = static_cast<T>(std::nearbyint(v));
     }
   });
   t.copy_from_host(bytes.data(), bytes.size());
@@ -106,10 +110,14 @@ std::vector<unsigned char> bytes_of(A attrs) {
 
 devplug_dtype_t result_dtype(const devplug_op_info_t& info, devplug_dtype_t dtype) {
   switch (info.result) {
-    case DEVPLUG_RESULT_bool: return DEVPLUG_DTYPE_BOOL;
-    case DEVPLUG_RESULT_int64: return DEVPLUG_DTYPE_INT64;
-    case DEVPLUG_RESULT_any: return DEVPLUG_DTYPE_FLOAT32;  // convert_element_type: to float32
-    default: return dtype;
+    case DEVPLUG_RESULT_bool:
+      return DEVPLUG_DTYPE_BOOL;
+    case DEVPLUG_RESULT_int64:
+      return DEVPLUG_DTYPE_INT64;
+    case DEVPLUG_RESULT_any:
+      return DEVPLUG_DTYPE_FLOAT32;  // convert_element_type: to float32
+    default:
+      return dtype;
   }
 }
 
@@ -167,8 +175,10 @@ Case make_case(const devplug::Device& device, const devplug_op_info_t& info, dev
       for (int64_t i = 0; i < kElements; ++i) order[static_cast<size_t>(i)] = i;
       std::shuffle(order.begin(), order.end(), gen);
       devplug::Tensor index = devplug::Tensor::from_host(device, order, flat);
-      if (op == "index_select" || op == "gather") c.inputs = {input(0, flat, dtype), index};
-      else c.inputs = {input(0, flat, dtype), index, input(2, flat, dtype)};  // scatter(_add)
+      if (op == "index_select" || op == "gather")
+        c.inputs = {input(0, flat, dtype), index};
+      else
+        c.inputs = {input(0, flat, dtype), index, input(2, flat, dtype)};  // scatter(_add)
       c.outputs.push_back(empty(flat, dtype));
       c.attrs = bytes_of(devplug_dim_attrs_t{0, 0});
       break;

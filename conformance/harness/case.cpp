@@ -7,40 +7,62 @@ namespace devplug::conform {
 
 const char* view_name(View view) {
   switch (view) {
-    case View::Dense: return "contiguous";
-    case View::Transposed: return "transposed";
-    case View::Sliced: return "sliced";
-    case View::Negative: return "negstride";
-    case View::Broadcast: return "broadcast";
-    case View::Overlap: return "overlap";
-    case View::Offset: return "offset";
+    case View::Dense:
+      return "contiguous";
+    case View::Transposed:
+      return "transposed";
+    case View::Sliced:
+      return "sliced";
+    case View::Negative:
+      return "negstride";
+    case View::Broadcast:
+      return "broadcast";
+    case View::Overlap:
+      return "overlap";
+    case View::Offset:
+      return "offset";
   }
   return "?";
 }
 
 const char* value_class_name(ValueClass v) {
   switch (v) {
-    case ValueClass::Random: return "random";
-    case ValueClass::Special: return "special";
-    case ValueClass::Edges: return "edges";
-    case ValueClass::BigMean: return "bigmean";
-    case ValueClass::Cancel: return "cancel";
-    case ValueClass::Runs: return "runs";
-    case ValueClass::Magnitudes: return "magnitudes";
+    case ValueClass::Random:
+      return "random";
+    case ValueClass::Special:
+      return "special";
+    case ValueClass::Edges:
+      return "edges";
+    case ValueClass::BigMean:
+      return "bigmean";
+    case ValueClass::Cancel:
+      return "cancel";
+    case ValueClass::Runs:
+      return "runs";
+    case ValueClass::Magnitudes:
+      return "magnitudes";
   }
   return "?";
 }
 
 const char* status_name(Status status) {
   switch (status) {
-    case Status::Pass: return "pass";
-    case Status::Fail: return "fail";
-    case Status::Crash: return "crash";
-    case Status::Timeout: return "timeout";
-    case Status::Unsupported: return "unsupported";
-    case Status::Xfail: return "xfail";
-    case Status::Xpass: return "xpass";
-    case Status::Fallback: return "fallback";
+    case Status::Pass:
+      return "pass";
+    case Status::Fail:
+      return "fail";
+    case Status::Crash:
+      return "crash";
+    case Status::Timeout:
+      return "timeout";
+    case Status::Unsupported:
+      return "unsupported";
+    case Status::Xfail:
+      return "xfail";
+    case Status::Xpass:
+      return "xpass";
+    case Status::Fallback:
+      return "fallback";
   }
   return "?";
 }
@@ -69,8 +91,11 @@ Placement place(const TensorSpec& spec, int64_t guard) {
   p.strides = dense_strides(shape);
   int64_t extra = 0;
   switch (rank == 0 ? View::Dense : spec.view) {
-    case View::Dense: break;
-    case View::Offset: extra = 3; break;
+    case View::Dense:
+      break;
+    case View::Offset:
+      extra = 3;
+      break;
     case View::Transposed: {
       int64_t step = 1;
       for (size_t k = 0; k < rank; ++k) {
@@ -86,10 +111,17 @@ Placement place(const TensorSpec& spec, int64_t guard) {
       p.strides.back() = 2;
       break;
     }
-    case View::Negative: p.strides.back() = -1; break;
-    case View::Broadcast: p.strides[0] = 0; break;
+    case View::Negative:
+      p.strides.back() = -1;
+      break;
+    case View::Broadcast:
+      p.strides[0] = 0;
+      break;
     case View::Overlap: {
-      if (rank < 2) { p.strides.back() = 1; break; }
+      if (rank < 2) {
+        p.strides.back() = 1;
+        break;
+      }
       // (.., i, j) sits at i + j within a block of shape[-2] + shape[-1] - 1 elements.
       int64_t step = std::max<int64_t>(shape[rank - 2] + shape[rank - 1] - 1, 1);
       p.strides[rank - 1] = 1;
@@ -104,7 +136,10 @@ Placement place(const TensorSpec& spec, int64_t guard) {
   int64_t lo = 0, hi = 0;  // reach relative to the first element
   for (size_t k = 0; k < rank; ++k) {
     const int64_t span = (std::max<int64_t>(shape[k], 1) - 1) * p.strides[k];
-    if (span < 0) lo += span; else hi += span;
+    if (span < 0)
+      lo += span;
+    else
+      hi += span;
   }
   p.offset = guard + extra - lo;
   p.storage_elems = p.offset + hi + 1 + guard;
@@ -113,16 +148,26 @@ Placement place(const TensorSpec& spec, int64_t guard) {
 
 const void* Attrs::pointer() const {
   switch (kind) {
-    case None: return nullptr;
-    case Reduce: return &reduce;
-    case Dim: return &dim;
-    case Flip: return &flip;
-    case Pad: return &pad;
-    case Fill: return &fill;
-    case Iota: return &iota;
-    case Matmul: return &matmul;
-    case Philox: return &philox;
-    case Raw: return raw.data();
+    case None:
+      return nullptr;
+    case Reduce:
+      return &reduce;
+    case Dim:
+      return &dim;
+    case Flip:
+      return &flip;
+    case Pad:
+      return &pad;
+    case Fill:
+      return &fill;
+    case Iota:
+      return &iota;
+    case Matmul:
+      return &matmul;
+    case Philox:
+      return &philox;
+    case Raw:
+      return raw.data();
   }
   return nullptr;
 }

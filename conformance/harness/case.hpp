@@ -36,7 +36,7 @@ struct TensorSpec {
   std::vector<int64_t> shape;
   View view = View::Dense;
   Role role = Role::Data;
-  int64_t index_bound = 0;     // Role::Index: values in [0, index_bound)
+  int64_t index_bound = 0;        // Role::Index: values in [0, index_bound)
   bool unique_along_dim = false;  // Role::Index: no two indices of one line along index_dim agree
   int32_t index_dim = 0;
   std::vector<double> fixed;  // Role::Fixed
@@ -86,9 +86,9 @@ struct Case {
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
   Attrs attrs;
-  int64_t reduction_length = 1;  // terms behind one output element (tolerance bounds)
+  int64_t reduction_length = 1;   // terms behind one output element (tolerance bounds)
   bool through_fallback = false;  // the plugin does not claim it; runs only with --allow-fallback
-  bool decomposed = false;  // a composite the device has no native kernel for: its decomposition runs
+  bool decomposed = false;        // a composite the device has no native kernel for: its decomposition runs
 };
 
 // What happened to a case. Kept apart as benchdnn does: unsupported is not failed.

@@ -30,8 +30,8 @@ class CaseQueue {
 
  private:
   std::vector<std::deque<size_t>> groups_;
-  size_t next_group_ = 0;             // the first group no worker has started
-  std::vector<long> group_of_;        // per worker: the group it is on, or -1
+  size_t next_group_ = 0;       // the first group no worker has started
+  std::vector<long> group_of_;  // per worker: the group it is on, or -1
   size_t left_ = 0;
 };
 

@@ -101,16 +101,25 @@ Judgement judge(const Case& c, const Tolerance& tol, const Bytes& ref, const Byt
         j.max_ulp = std::max(j.max_ulp, ulps);
         if (tol.signed_zero && rv == 0 && gv == 0 && sign_bit(d, r) != sign_bit(d, g)) ok = false;
         switch (tol.kind) {
-          case TolKind::Exact: ok = ok && ulps == 0; break;
-          case TolKind::Ulp: ok = ok && (ulps <= tol.ulps || err <= tol.abs_eps * epsilon(d)); break;
+          case TolKind::Exact:
+            ok = ok && ulps == 0;
+            break;
+          case TolKind::Ulp:
+            ok = ok && (ulps <= tol.ulps || err <= tol.abs_eps * epsilon(d));
+            break;
           case TolKind::Normwise:
-            if (!std::isfinite(rv) || !std::isfinite(gv)) ok = ok && rv == gv;
-            else ok = ok && err <= tol.c * len * eps_acc * ref_norm + ulp_at(d, rv);
+            if (!std::isfinite(rv) || !std::isfinite(gv))
+              ok = ok && rv == gv;
+            else
+              ok = ok && err <= tol.c * len * eps_acc * ref_norm + ulp_at(d, rv);
             break;
           case TolKind::Accumulate:
           case TolKind::Relative:
           case TolKind::Variance: {
-            if (!std::isfinite(rv) || !std::isfinite(gv)) { ok = ok && rv == gv; break; }
+            if (!std::isfinite(rv) || !std::isfinite(gv)) {
+              ok = ok && rv == gv;
+              break;
+            }
             double scale = std::fabs(rv);
             if (tol.kind == TolKind::Accumulate && magnitude.size() == ref.size())
               scale = std::fabs(load_float(d, &magnitude[e * es]));
@@ -127,7 +136,8 @@ Judgement judge(const Case& c, const Tolerance& tol, const Bytes& ref, const Byt
     if (bad++ < 5) {
       detail << "  element " << e << ": got " << element_text(d, g) << ", expected " << element_text(d, r);
       if (flt && !std::isnan(ulps)) detail << ", " << ulps << " ulp";
-      if (poison.size() == es && std::memcmp(g, poison.data(), es) == 0) detail << " (unwritten: still the poison pattern)";
+      if (poison.size() == es && std::memcmp(g, poison.data(), es) == 0)
+        detail << " (unwritten: still the poison pattern)";
       detail << "\n";
     }
   }

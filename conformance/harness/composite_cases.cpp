@@ -30,11 +30,11 @@ std::string shape_text(const Shape& shape) {
 
 // What one case adds beyond its inputs: output views, outputs left out, labels.
 struct Extra {
-  View out_view = View::Dense;         // output 0's view
-  uint32_t skip_outputs = 0;           // optional outputs not asked for (bit k)
+  View out_view = View::Dense;  // output 0's view
+  uint32_t skip_outputs = 0;    // optional outputs not asked for (bit k)
   ValueClass values = ValueClass::Random;
-  std::string values_label;            // "random" / "special" unless set
-  int64_t rows = 0;                    // embedding_backward: rows of grad_weight
+  std::string values_label;  // "random" / "special" unless set
+  int64_t rows = 0;          // embedding_backward: rows of grad_weight
 };
 
 class Gen {
@@ -55,14 +55,17 @@ class Gen {
     return t;
   }
   TensorSpec data(Shape shape, View view = View::Dense) const { return of(d_, std::move(shape), view); }
-  TensorSpec acc(Shape shape, View view = View::Dense) const { return of(sdk::acc_dtype(d_), std::move(shape), view); }
+  TensorSpec acc(Shape shape, View view = View::Dense) const {
+    return of(sdk::acc_dtype(d_), std::move(shape), view);
+  }
   TensorSpec index(Shape shape, int64_t bound, View view = View::Dense) const {
     TensorSpec t = of(DEVPLUG_DTYPE_INT64, std::move(shape), view);
     t.role = Role::Index;
     t.index_bound = bound;
     return t;
   }
-  TensorSpec fixed(devplug_dtype_t d, Shape shape, std::vector<double> values, View view = View::Dense) const {
+  TensorSpec fixed(devplug_dtype_t d, Shape shape, std::vector<double> values,
+                   View view = View::Dense) const {
     TensorSpec t = of(d, std::move(shape), view);
     t.role = Role::Fixed;
     t.fixed = std::move(values);
@@ -78,7 +81,8 @@ class Gen {
   TensorSpec targets(const Shape& shape, int64_t classes, int64_t ignore, bool all_ignored = false) {
     std::vector<double> v(static_cast<size_t>(numel(shape)));
     for (size_t k = 0; k < v.size(); ++k)
-      v[k] = all_ignored || k % 3 == 1 ? static_cast<double>(ignore) : static_cast<double>(rng_() % static_cast<uint64_t>(classes));
+      v[k] = all_ignored || k % 3 == 1 ? static_cast<double>(ignore)
+                                       : static_cast<double>(rng_() % static_cast<uint64_t>(classes));
     return fixed(DEVPLUG_DTYPE_INT64, shape, v);
   }
   static TensorSpec absent() {
@@ -97,8 +101,9 @@ class Gen {
     c.dtype_label = devplug_dtype_name(d_);
     c.layout = layout;
     c.value_class = extra.values;
-    c.values = !extra.values_label.empty() ? extra.values_label
-               : extra.values == ValueClass::Random ? "random" : "special";
+    c.values = !extra.values_label.empty()          ? extra.values_label
+               : extra.values == ValueClass::Random ? "random"
+                                                    : "special";
     c.name = std::string(info_.name) + "_" + c.dtype_label + "_" + layout + "_" + c.values;
     c.inputs = std::move(inputs);
     c.reduction_length = std::max<int64_t>(length, 1);
@@ -144,7 +149,8 @@ class Gen {
         continue;
       }
       Shape shape(rule.dims.d, rule.dims.d + rule.dims.rank);
-      c->outputs.push_back(of(sdk::expected_dtype(sig->outputs[k], d_), shape, k == 0 ? extra.out_view : View::Dense));
+      c->outputs.push_back(
+          of(sdk::expected_dtype(sig->outputs[k], d_), shape, k == 0 ? extra.out_view : View::Dense));
     }
   }
 
@@ -165,10 +171,14 @@ void pointwise(Gen& g, const A* attrs, const std::string& tag) {
     Shape shape;
     View in, out;
   };
-  const L layouts[] = {{"scalar", {}, View::Dense, View::Dense},          {"empty", {0, 5}, View::Dense, View::Dense},
-                       {"contiguous", odd, View::Dense, View::Dense},     {"transposed", odd, View::Transposed, View::Transposed},
-                       {"negstride", odd, View::Negative, View::Negative}, {"broadcast", odd, View::Broadcast, View::Dense},
-                       {"offset", odd, View::Offset, View::Offset},       {"mlp", {8, 256}, View::Dense, View::Dense}};
+  const L layouts[] = {{"scalar", {}, View::Dense, View::Dense},
+                       {"empty", {0, 5}, View::Dense, View::Dense},
+                       {"contiguous", odd, View::Dense, View::Dense},
+                       {"transposed", odd, View::Transposed, View::Transposed},
+                       {"negstride", odd, View::Negative, View::Negative},
+                       {"broadcast", odd, View::Broadcast, View::Dense},
+                       {"offset", odd, View::Offset, View::Offset},
+                       {"mlp", {8, 256}, View::Dense, View::Dense}};
   for (const L& l : layouts) {
     Extra e;
     e.out_view = l.out;
@@ -193,7 +203,8 @@ void pointwise_backward(Gen& g, const A* attrs, const std::string& tag, bool uni
   g.add(tag + "contiguous_7x13", {g.data(odd), saved(odd, View::Dense)}, attrs, 1);
   g.add(tag + "transposed_7x13", {g.data(odd, View::Transposed), saved(odd, View::Transposed)}, attrs, 1);
   g.add(tag + "broadcast_7x13", {g.data(odd, View::Broadcast), saved(odd, View::Sliced)}, attrs, 1);
-  g.add(tag + "offset_2x3x16", {g.data({2, 3, 16}, View::Offset), saved({2, 3, 16}, View::Negative)}, attrs, 1);
+  g.add(tag + "offset_2x3x16", {g.data({2, 3, 16}, View::Offset), saved({2, 3, 16}, View::Negative)}, attrs,
+        1);
   g.add(tag + "empty_0x5", {g.data({0, 5}), saved({0, 5}, View::Dense)}, attrs, 1);
   const int64_t n = special_count(g.dtype());
   Extra e;
@@ -201,7 +212,8 @@ void pointwise_backward(Gen& g, const A* attrs, const std::string& tag, bool uni
   TensorSpec second = g.data({n, n});
   if (unit_interval) {
     // Each row of grad specials meets one edge of [0, 1].
-    const double edges[] = {0.0, -0.0, 1.0, 0.5, std::ldexp(1.0, -149), 1.0 - std::ldexp(1.0, -11), 0.25, 0.75};
+    const double edges[] = {0.0,  -0.0, 1.0, 0.5, std::ldexp(1.0, -149), 1.0 - std::ldexp(1.0, -11),
+                            0.25, 0.75};
     std::vector<double> v(static_cast<size_t>(n * n));
     for (size_t k = 0; k < v.size(); ++k) v[k] = edges[(k / static_cast<size_t>(n)) % 8];
     second = g.fixed(g.dtype(), {n, n}, v);
@@ -213,7 +225,8 @@ void activations(Gen& g, devplug_op_t op) {
   switch (op) {
     case DEVPLUG_OP_relu:
     case DEVPLUG_OP_silu:
-    case DEVPLUG_OP_sigmoid: return pointwise(g, static_cast<const devplug_none_attrs_t*>(nullptr), "");
+    case DEVPLUG_OP_sigmoid:
+      return pointwise(g, static_cast<const devplug_none_attrs_t*>(nullptr), "");
     case DEVPLUG_OP_gelu:
       for (int32_t form : {DEVPLUG_GELU_NONE, DEVPLUG_GELU_TANH}) {
         const devplug_gelu_attrs_t a{sizeof(a), form};
@@ -236,13 +249,24 @@ void activations(Gen& g, devplug_op_t op) {
       const bool f = g.is_float(), u = g.dtype() == DEVPLUG_DTYPE_UINT8;
       // `.i` of a NaN bound is 0: converting NaN to an integer is undefined (found by UBSan in
       // the asan tree, where every test of the generator runs).
-      auto scalar = [&](double v) { return devplug_scalar_t{v, std::isnan(v) ? 0 : static_cast<int64_t>(v)}; };
+      auto scalar = [&](double v) {
+        return devplug_scalar_t{v, std::isnan(v) ? 0 : static_cast<int64_t>(v)};
+      };
       const devplug_clamp_attrs_t both{sizeof(both), DEVPLUG_CLAMP_MIN | DEVPLUG_CLAMP_MAX,
-                                       scalar(f ? -1.5 : u ? 20 : -7), scalar(f ? 2.25 : u ? 200 : 9)};
+                                       scalar(f   ? -1.5
+                                              : u ? 20
+                                                  : -7),
+                                       scalar(f   ? 2.25
+                                              : u ? 200
+                                                  : 9)};
       pointwise(g, &both, "");
       const devplug_clamp_attrs_t lo{sizeof(lo), DEVPLUG_CLAMP_MIN, scalar(f ? 0.5 : 3), scalar(0)};
-      const devplug_clamp_attrs_t hi{sizeof(hi), DEVPLUG_CLAMP_MAX, scalar(0), scalar(f ? -0.5 : u ? 100 : -3)};
-      const devplug_clamp_attrs_t crossed{sizeof(crossed), DEVPLUG_CLAMP_MIN | DEVPLUG_CLAMP_MAX, scalar(3), scalar(1)};
+      const devplug_clamp_attrs_t hi{sizeof(hi), DEVPLUG_CLAMP_MAX, scalar(0),
+                                     scalar(f   ? -0.5
+                                            : u ? 100
+                                                : -3)};
+      const devplug_clamp_attrs_t crossed{sizeof(crossed), DEVPLUG_CLAMP_MIN | DEVPLUG_CLAMP_MAX, scalar(3),
+                                          scalar(1)};
       const devplug_clamp_attrs_t none{sizeof(none), 0, scalar(0), scalar(0)};
       g.add("min_contiguous_7x13", {g.data({7, 13})}, &lo, 1);
       g.add("max_transposed_7x13", {g.data({7, 13}, View::Transposed)}, &hi, 1);
@@ -280,7 +304,8 @@ void activations(Gen& g, devplug_op_t op) {
         pointwise_backward(g, &a, form == DEVPLUG_GELU_TANH ? "tanh_" : "erf_");
       }
       return;
-    default: return;
+    default:
+      return;
   }
 }
 
@@ -313,17 +338,18 @@ void reductions(Gen& g, devplug_op_t op) {
 // Lines with -Inf, all -Inf, +Inf and NaN, for softmax and log_softmax.
 std::vector<double> infinite_rows() {
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  return {1, 2, 3, 4, 5, 6,                      // ordinary
-          -kInf, -kInf, -kInf, -kInf, -kInf, -kInf,  // all -Inf: NaN
-          -kInf, 0.5, -kInf, -1, 2, -kInf,       // some -Inf: 0 there
-          1, kInf, 2, 3, 4, 5,                   // +Inf: NaN
-          nan, 1, 2, 3, 4, 5,                    // NaN: NaN
-          -1000, -1001, -999, -998, -1002, -1000};  // far below 0: no underflow after the shift
+  return {1,     2,     3,     4,     5,     6,       // ordinary
+          -kInf, -kInf, -kInf, -kInf, -kInf, -kInf,   // all -Inf: NaN
+          -kInf, 0.5,   -kInf, -1,    2,     -kInf,   // some -Inf: 0 there
+          1,     kInf,  2,     3,     4,     5,       // +Inf: NaN
+          nan,   1,     2,     3,     4,     5,       // NaN: NaN
+          -1000, -1001, -999,  -998,  -1002, -1000};  // far below 0: no underflow after the shift
 }
 
 void softmaxes(Gen& g, devplug_op_t op) {
   const bool backward = op == DEVPLUG_OP_softmax_backward || op == DEVPLUG_OP_log_softmax_backward;
-  auto add = [&](const std::string& label, const Shape& shape, View view, int32_t dim, View out_view = View::Dense) {
+  auto add = [&](const std::string& label, const Shape& shape, View view, int32_t dim,
+                 View out_view = View::Dense) {
     const devplug_dim_attrs_t a{sizeof(a), dim};
     Extra e;
     e.out_view = out_view;
@@ -412,13 +438,15 @@ void norms(Gen& g, devplug_op_t op) {
 
 void batch_norms(Gen& g, devplug_op_t op) {
   const devplug_batch_norm_attrs_t a{sizeof(a), 1e-5, 0.1};
-  auto add = [&](const std::string& label, const Shape& shape, bool affine, bool running, View view, uint32_t skip = 0) {
+  auto add = [&](const std::string& label, const Shape& shape, bool affine, bool running, View view,
+                 uint32_t skip = 0) {
     const Shape c = {shape[1]};
     const int64_t n = numel(shape) / std::max<int64_t>(shape[1], 1);
     auto var = [&]() { return g.fixed(g.dtype(), c, g.uniform(c, 0.25, 2.0)); };
     std::vector<TensorSpec> in;
     if (op == DEVPLUG_OP_batch_norm) {
-      in = {g.data(shape, view), g.data(c), var(), affine ? g.data(c) : Gen::absent(), affine ? g.data(c) : Gen::absent()};
+      in = {g.data(shape, view), g.data(c), var(), affine ? g.data(c) : Gen::absent(),
+            affine ? g.data(c) : Gen::absent()};
     } else if (op == DEVPLUG_OP_batch_norm_training) {
       in = {g.data(shape, view), affine ? g.data(c) : Gen::absent(), affine ? g.data(c) : Gen::absent(),
             running ? g.data(c) : Gen::absent(), running ? var() : Gen::absent()};
@@ -443,16 +471,20 @@ void batch_norms(Gen& g, devplug_op_t op) {
 
 void linears(Gen& g, devplug_op_t op) {
   const bool backward = op == DEVPLUG_OP_linear_backward;
-  auto add = [&](const std::string& label, const Shape& x, int64_t N, bool bias, View xv, View wv, uint32_t skip = 0) {
+  auto add = [&](const std::string& label, const Shape& x, int64_t N, bool bias, View xv, View wv,
+                 uint32_t skip = 0) {
     const int64_t K = x.back();
     Shape y = x;
     y.back() = N;
     std::vector<TensorSpec> in;
-    if (!backward) in = {g.data(x, xv), g.data({N, K}, wv), bias ? g.data({N}) : Gen::absent()};
-    else in = {g.data(y, xv), g.data(x), g.data({N, K}, wv)};
+    if (!backward)
+      in = {g.data(x, xv), g.data({N, K}, wv), bias ? g.data({N}) : Gen::absent()};
+    else
+      in = {g.data(y, xv), g.data(x), g.data({N, K}, wv)};
     Extra e;
     e.skip_outputs = skip;
-    g.add(label + "_" + shape_text(x) + "_" + std::to_string(N), in, nullptr, std::max<int64_t>(K, numel(x) / std::max<int64_t>(K, 1)), e);
+    g.add(label + "_" + shape_text(x) + "_" + std::to_string(N), in, nullptr,
+          std::max<int64_t>(K, numel(x) / std::max<int64_t>(K, 1)), e);
   };
   add("bias", {8, 64}, 32, true, View::Dense, View::Dense);
   add("batched", {2, 5, 16}, 12, false, View::Dense, View::Transposed);
@@ -469,8 +501,8 @@ void linears(Gen& g, devplug_op_t op) {
 
 void attention(Gen& g, devplug_op_t op) {
   const bool backward = op == DEVPLUG_OP_scaled_dot_product_attention_backward;
-  auto add = [&](const std::string& label, Shape q, int64_t S, int64_t Ev, uint32_t flags, double scale, int mask,
-                 View qv = View::Dense, uint32_t skip = 0, std::vector<double> mask_values = {}) {
+  auto add = [&](const std::string& label, Shape q, int64_t S, int64_t Ev, uint32_t flags, double scale,
+                 int mask, View qv = View::Dense, uint32_t skip = 0, std::vector<double> mask_values = {}) {
     const devplug_sdpa_attrs_t a{sizeof(a), flags, scale};
     const size_t r = q.size();
     Shape k = q, v = q, m = q, o = q;
@@ -480,7 +512,9 @@ void attention(Gen& g, devplug_op_t op) {
     m[r - 1] = S;
     o[r - 1] = Ev;
     TensorSpec mask_spec = Gen::absent();
-    if (mask == 1) mask_spec = mask_values.empty() ? g.of(DEVPLUG_DTYPE_BOOL, m) : g.fixed(DEVPLUG_DTYPE_BOOL, m, mask_values);
+    if (mask == 1)
+      mask_spec =
+          mask_values.empty() ? g.of(DEVPLUG_DTYPE_BOOL, m) : g.fixed(DEVPLUG_DTYPE_BOOL, m, mask_values);
     if (mask == 2) mask_spec = g.data(m);
     std::vector<TensorSpec> in;
     if (backward) in.push_back(g.data(o));
@@ -509,8 +543,8 @@ void attention(Gen& g, devplug_op_t op) {
 
 void convs(Gen& g, devplug_op_t op) {
   const bool backward = op == DEVPLUG_OP_conv2d_backward;
-  auto add = [&](const std::string& label, const Shape& x, const Shape& w, int64_t stride, int64_t pad, int64_t dil,
-                 int64_t groups, bool bias, View xv, uint32_t skip = 0) {
+  auto add = [&](const std::string& label, const Shape& x, const Shape& w, int64_t stride, int64_t pad,
+                 int64_t dil, int64_t groups, bool bias, View xv, uint32_t skip = 0) {
     const devplug_conv2d_attrs_t a{sizeof(a), {stride, stride}, {pad, pad}, {dil, dil}, groups};
     std::vector<TensorSpec> in;
     if (!backward) {
@@ -518,12 +552,14 @@ void convs(Gen& g, devplug_op_t op) {
     } else {
       Shape y = {x[0], w[0], 0, 0};
       for (int k = 0; k < 2; ++k)
-        y[2 + static_cast<size_t>(k)] = sdk::window_output_size(x[2 + static_cast<size_t>(k)], w[2 + static_cast<size_t>(k)], stride, pad, dil, false);
+        y[2 + static_cast<size_t>(k)] = sdk::window_output_size(
+            x[2 + static_cast<size_t>(k)], w[2 + static_cast<size_t>(k)], stride, pad, dil, false);
       in = {g.data(y, xv), g.data(x), g.data(w)};
     }
     Extra e;
     e.skip_outputs = skip;
-    g.add(label + "_" + shape_text(x) + "_" + shape_text(w), in, &a, w[1] * w[2] * w[3] * (backward ? x[0] * 4 : 1), e);
+    g.add(label + "_" + shape_text(x) + "_" + shape_text(w), in, &a,
+          w[1] * w[2] * w[3] * (backward ? x[0] * 4 : 1), e);
   };
   add("same_bias", {2, 3, 9, 9}, {4, 3, 3, 3}, 1, 1, 1, 1, true, View::Dense);
   add("stride2", {2, 3, 9, 8}, {5, 3, 3, 2}, 2, 0, 1, 1, false, View::Transposed);
@@ -541,16 +577,20 @@ void convs(Gen& g, devplug_op_t op) {
 void pools(Gen& g, devplug_op_t op) {
   const bool is_max = op == DEVPLUG_OP_max_pool2d || op == DEVPLUG_OP_max_pool2d_backward;
   const bool backward = op == DEVPLUG_OP_max_pool2d_backward || op == DEVPLUG_OP_avg_pool2d_backward;
-  auto add = [&](const std::string& label, const Shape& x, int64_t k, int64_t s, int64_t p, int64_t dil, uint32_t flags,
-                 int64_t divisor, View xv, ValueClass values = ValueClass::Random, std::vector<double> fixed = {}) {
+  auto add = [&](const std::string& label, const Shape& x, int64_t k, int64_t s, int64_t p, int64_t dil,
+                 uint32_t flags, int64_t divisor, View xv, ValueClass values = ValueClass::Random,
+                 std::vector<double> fixed = {}) {
     const devplug_pool2d_attrs_t a{sizeof(a), {k, k}, {s, s}, {p, p}, {dil, dil}, flags, divisor};
     Shape y = x;
     for (int i = 0; i < 2; ++i)
-      y[2 + static_cast<size_t>(i)] = sdk::window_output_size(x[2 + static_cast<size_t>(i)], k, s, p, dil, (flags & DEVPLUG_POOL_CEIL_MODE) != 0);
+      y[2 + static_cast<size_t>(i)] = sdk::window_output_size(x[2 + static_cast<size_t>(i)], k, s, p, dil,
+                                                              (flags & DEVPLUG_POOL_CEIL_MODE) != 0);
     TensorSpec input = fixed.empty() ? g.data(x, xv) : g.fixed(g.dtype(), x, fixed, xv);
     std::vector<TensorSpec> in;
-    if (!backward) in = {input};
-    else in = {g.data(y), input};
+    if (!backward)
+      in = {input};
+    else
+      in = {g.data(y), input};
     if (op == DEVPLUG_OP_max_pool2d_backward) in.push_back(g.index(y, x[2] * x[3]));
     Extra e;
     e.values = values;
@@ -561,7 +601,8 @@ void pools(Gen& g, devplug_op_t op) {
   add("k3s2p1", {2, 3, 9, 9}, 3, 2, 1, 1, DEVPLUG_POOL_COUNT_INCLUDE_PAD, 0, View::Transposed);
   add("k3s2p1_nopadcount", {2, 3, 9, 9}, 3, 2, 1, 1, 0, 0, View::Negative);
   add("ceil", {1, 2, 7, 7}, 2, 2, 0, 1, DEVPLUG_POOL_CEIL_MODE, 0, View::Offset);
-  add("ceil_pad", {1, 2, 8, 8}, 3, 2, 1, 1, DEVPLUG_POOL_CEIL_MODE | DEVPLUG_POOL_COUNT_INCLUDE_PAD, 0, View::Dense);
+  add("ceil_pad", {1, 2, 8, 8}, 3, 2, 1, 1, DEVPLUG_POOL_CEIL_MODE | DEVPLUG_POOL_COUNT_INCLUDE_PAD, 0,
+      View::Dense);
   add("k3s1p1", {2, 4, 6, 6}, 3, 1, 1, 1, 0, 0, View::Broadcast);
   if (is_max) {
     add("dilated", {1, 2, 9, 9}, 3, 1, 2, 2, 0, 0, View::Dense);
@@ -608,8 +649,8 @@ void embeddings(Gen& g, devplug_op_t op) {
 // ---- losses --------------------------------------------------------------------------------------
 
 void losses(Gen& g, devplug_op_t op) {
-  const bool backward =
-      op == DEVPLUG_OP_nll_loss_backward || op == DEVPLUG_OP_cross_entropy_backward || op == DEVPLUG_OP_mse_loss_backward;
+  const bool backward = op == DEVPLUG_OP_nll_loss_backward || op == DEVPLUG_OP_cross_entropy_backward ||
+                        op == DEVPLUG_OP_mse_loss_backward;
   const bool smoothing = op == DEVPLUG_OP_cross_entropy || op == DEVPLUG_OP_cross_entropy_backward;
   const char* names[] = {"none", "mean", "sum"};
   if (op == DEVPLUG_OP_mse_loss || op == DEVPLUG_OP_mse_loss_backward) {
@@ -632,8 +673,9 @@ void losses(Gen& g, devplug_op_t op) {
     const int64_t C = x.size() == 1 ? x[0] : x[1];
     Shape t = x;
     t.erase(t.begin() + (x.size() == 1 ? 0 : 1));
-    std::vector<TensorSpec> in = {g.data(x, xv), g.targets(t, C, -100, all_ignored),
-                                  weight ? g.fixed(g.dtype(), {C}, g.uniform({C}, 0.25, 2.0)) : Gen::absent()};
+    std::vector<TensorSpec> in = {
+        g.data(x, xv), g.targets(t, C, -100, all_ignored),
+        weight ? g.fixed(g.dtype(), {C}, g.uniform({C}, 0.25, 2.0)) : Gen::absent()};
     if (backward) in.insert(in.begin(), g.data(r == 0 ? t : Shape{}));
     std::string tag = std::string(names[r]) + (weight ? "_weighted" : "") + (s > 0 ? "_smooth" : "") + "_";
     g.add(tag + label + "_" + shape_text(x), in, &a, C + numel(t));
@@ -659,39 +701,62 @@ std::vector<Case> composite_cases(const devplug_op_info_t& info, devplug_dtype_t
   Gen g(info, dtype, seed);
   switch (info.id) {
     case DEVPLUG_OP_mean:
-    case DEVPLUG_OP_logsumexp: reductions(g, info.id); break;
+    case DEVPLUG_OP_logsumexp:
+      reductions(g, info.id);
+      break;
     case DEVPLUG_OP_softmax:
     case DEVPLUG_OP_log_softmax:
     case DEVPLUG_OP_softmax_backward:
-    case DEVPLUG_OP_log_softmax_backward: softmaxes(g, info.id); break;
+    case DEVPLUG_OP_log_softmax_backward:
+      softmaxes(g, info.id);
+      break;
     case DEVPLUG_OP_layer_norm:
     case DEVPLUG_OP_rms_norm:
     case DEVPLUG_OP_layer_norm_backward:
-    case DEVPLUG_OP_rms_norm_backward: norms(g, info.id); break;
+    case DEVPLUG_OP_rms_norm_backward:
+      norms(g, info.id);
+      break;
     case DEVPLUG_OP_batch_norm:
     case DEVPLUG_OP_batch_norm_training:
-    case DEVPLUG_OP_batch_norm_backward: batch_norms(g, info.id); break;
+    case DEVPLUG_OP_batch_norm_backward:
+      batch_norms(g, info.id);
+      break;
     case DEVPLUG_OP_linear:
-    case DEVPLUG_OP_linear_backward: linears(g, info.id); break;
+    case DEVPLUG_OP_linear_backward:
+      linears(g, info.id);
+      break;
     case DEVPLUG_OP_scaled_dot_product_attention:
-    case DEVPLUG_OP_scaled_dot_product_attention_backward: attention(g, info.id); break;
+    case DEVPLUG_OP_scaled_dot_product_attention_backward:
+      attention(g, info.id);
+      break;
     case DEVPLUG_OP_conv2d:
-    case DEVPLUG_OP_conv2d_backward: convs(g, info.id); break;
+    case DEVPLUG_OP_conv2d_backward:
+      convs(g, info.id);
+      break;
     case DEVPLUG_OP_avg_pool2d:
     case DEVPLUG_OP_max_pool2d:
     case DEVPLUG_OP_avg_pool2d_backward:
-    case DEVPLUG_OP_max_pool2d_backward: pools(g, info.id); break;
+    case DEVPLUG_OP_max_pool2d_backward:
+      pools(g, info.id);
+      break;
     case DEVPLUG_OP_embedding:
-    case DEVPLUG_OP_embedding_backward: embeddings(g, info.id); break;
+    case DEVPLUG_OP_embedding_backward:
+      embeddings(g, info.id);
+      break;
     case DEVPLUG_OP_nll_loss:
     case DEVPLUG_OP_cross_entropy:
     case DEVPLUG_OP_mse_loss:
     case DEVPLUG_OP_nll_loss_backward:
     case DEVPLUG_OP_cross_entropy_backward:
-    case DEVPLUG_OP_mse_loss_backward: losses(g, info.id); break;
-    default: activations(g, info.id); break;
+    case DEVPLUG_OP_mse_loss_backward:
+      losses(g, info.id);
+      break;
+    default:
+      activations(g, info.id);
+      break;
   }
-  if (g.cases().empty()) throw std::logic_error(std::string("no conformance cases for composite ") + info.name);
+  if (g.cases().empty())
+    throw std::logic_error(std::string("no conformance cases for composite ") + info.name);
   return std::move(g.cases());
 }
 

@@ -13,7 +13,10 @@ namespace devplug::conform {
 
 Format format_of(devplug_dtype_t d) {
   Format f;
-  f.mant = d == DEVPLUG_DTYPE_FLOAT16 ? 10 : d == DEVPLUG_DTYPE_BFLOAT16 ? 7 : d == DEVPLUG_DTYPE_FLOAT32 ? 23 : 52;
+  f.mant = d == DEVPLUG_DTYPE_FLOAT16    ? 10
+           : d == DEVPLUG_DTYPE_BFLOAT16 ? 7
+           : d == DEVPLUG_DTYPE_FLOAT32  ? 23
+                                         : 52;
   f.min_exp = d == DEVPLUG_DTYPE_FLOAT16 ? -14 : d == DEVPLUG_DTYPE_FLOAT64 ? -1022 : -126;
   f.max_exp = d == DEVPLUG_DTYPE_FLOAT16 ? 15 : d == DEVPLUG_DTYPE_FLOAT64 ? 1023 : 127;
   f.max = std::ldexp(2.0 - std::ldexp(1.0, -f.mant), f.max_exp);
@@ -59,7 +62,10 @@ double crossing(const std::function<double(double)>& f, double level, double lo,
   for (int i = 0; i < 2200 && lo < hi; ++i) {
     const double mid = (lo > 0 && hi > 2 * lo) ? std::sqrt(lo) * std::sqrt(hi) : lo + 0.5 * (hi - lo);
     if (mid <= lo || mid >= hi) break;
-    if ((f(mid) < level) == rising) lo = mid; else hi = mid;
+    if ((f(mid) < level) == rising)
+      lo = mid;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -82,84 +88,112 @@ struct Row {
 // Roots of digamma (the positive one and the first ten negative ones, then two far out) and
 // of lgamma (1, 2 and the negative ones), the double nearest each, computed with mpmath
 // (bisection at 200 bits).
-const double kDigammaRoots[] = {1.4616321449683622,  -0.5040830082644554, -1.5734984731623904,
-                                -2.6107208684441447, -3.635293366436901,  -4.653237761743142,
-                                -5.6671624415568855, -6.678418213073427,  -7.687788325031626,
-                                -8.695764163816401,  -9.702672540001863,  -99.80953650218777,
-                                -999.8641415089436};
-const double kLgammaRoots[] = {1.0, 2.0, -2.4570247382208006, -2.7476826467274127, -3.14358088834998,
-                               -3.955294284858598, -4.039361839740537, -4.991544640560048};
+const double kDigammaRoots[] = {
+    1.4616321449683622, -0.5040830082644554, -1.5734984731623904, -2.6107208684441447, -3.635293366436901,
+    -4.653237761743142, -5.6671624415568855, -6.678418213073427,  -7.687788325031626,  -8.695764163816401,
+    -9.702672540001863, -99.80953650218777,  -999.8641415089436};
+const double kLgammaRoots[] = {1.0,
+                               2.0,
+                               -2.4570247382208006,
+                               -2.7476826467274127,
+                               -3.14358088834998,
+                               -3.955294284858598,
+                               -4.039361839740537,
+                               -4.991544640560048};
 
 const std::vector<Row>& rows() {
   static const std::vector<Row> table = {
       // Exponentials: overflow, underflow to zero, the first subnormal result, and 0.
-      {{"exp"}, [](const Format& f, const Format&) {
-         return std::vector<HardPoint>{one(std::log(f.max)), one(std::log(f.min_sub)), one(std::log(f.min_normal)), one(0)};
+      {{"exp"},
+       [](const Format& f, const Format&) {
+         return std::vector<HardPoint>{one(std::log(f.max)), one(std::log(f.min_sub)),
+                                       one(std::log(f.min_normal)), one(0)};
        }},
-      {{"exp2"}, [](const Format& f, const Format&) {
+      {{"exp2"},
+       [](const Format& f, const Format&) {
          return std::vector<HardPoint>{one(f.max_exp + 1), one(f.min_exp - f.mant), one(f.min_exp), one(0)};
        }},
       // expm1: tiny arguments must keep their relative accuracy; it saturates at -1.
-      {{"expm1"}, [](const Format& f, const Format&) {
+      {{"expm1"},
+       [](const Format& f, const Format&) {
          return std::vector<HardPoint>{one(0), one(std::log(f.max)), one(-(f.mant + 2) * std::log(2.0))};
        }},
       // Logarithms: the result vanishes at 1 (relative accuracy), -Inf at 0 (through the
       // subnormals), the largest values.
-      {{"log", "log2", "log10"}, [](const Format& f, const Format&) {
+      {{"log", "log2", "log10"},
+       [](const Format& f, const Format&) {
          return std::vector<HardPoint>{one(1), one(0), one(f.max)};
        }},
-      {{"log1p"}, [](const Format& f, const Format&) {
+      {{"log1p"},
+       [](const Format& f, const Format&) {
          return std::vector<HardPoint>{one(-1), one(0), one(f.max)};
        }},
-      {{"sqrt", "rsqrt", "cbrt", "reciprocal"}, [](const Format& f, const Format&) {
+      {{"sqrt", "rsqrt", "cbrt", "reciprocal"},
+       [](const Format& f, const Format&) {
          return std::vector<HardPoint>{one(0), one(1), one(f.max), one(-f.max)};
        }},
       // Trigonometry: the roots of sin and cos (relative accuracy needs an exact argument
       // reduction) and the poles of tan, near and far.
-      {{"sin"}, [](const Format&, const Format&) {
-         return std::vector<HardPoint>{one(0), one(kPi), one(-kPi), one(2 * kPi), one(10 * kPi), one(1000 * kPi)};
+      {{"sin"},
+       [](const Format&, const Format&) {
+         return std::vector<HardPoint>{one(0),       one(kPi),      one(-kPi),
+                                       one(2 * kPi), one(10 * kPi), one(1000 * kPi)};
        }},
-      {{"cos"}, [](const Format&, const Format&) {
-         return std::vector<HardPoint>{one(0), one(kPi / 2), one(-kPi / 2), one(1.5 * kPi), one(10.5 * kPi), one(1000.5 * kPi)};
+      {{"cos"},
+       [](const Format&, const Format&) {
+         return std::vector<HardPoint>{one(0),         one(kPi / 2),    one(-kPi / 2),
+                                       one(1.5 * kPi), one(10.5 * kPi), one(1000.5 * kPi)};
        }},
-      {{"tan"}, [](const Format&, const Format&) {
-         return std::vector<HardPoint>{one(0), one(kPi / 2), one(-kPi / 2), one(1.5 * kPi), one(kPi), one(10.5 * kPi),
-                                       one(1000.5 * kPi)};
+      {{"tan"},
+       [](const Format&, const Format&) {
+         return std::vector<HardPoint>{one(0),   one(kPi / 2),    one(-kPi / 2),    one(1.5 * kPi),
+                                       one(kPi), one(10.5 * kPi), one(1000.5 * kPi)};
        }},
-      {{"asin", "acos", "atanh", "erfinv"}, [](const Format&, const Format&) {
+      {{"asin", "acos", "atanh", "erfinv"},
+       [](const Format&, const Format&) {
          return std::vector<HardPoint>{one(1), one(-1), one(0)};
        }},
-      {{"atan"}, [](const Format& f, const Format&) {
+      {{"atan"},
+       [](const Format& f, const Format&) {
          return std::vector<HardPoint>{one(0), one(1), one(f.max), one(-std::ldexp(1.0, f.mant + 2))};
        }},
       // Hyperbolic: overflow of sinh and cosh (at log(2 max)), tanh's saturation at +-1.
-      {{"sinh", "cosh"}, [](const Format& f, const Format&) {
+      {{"sinh", "cosh"},
+       [](const Format& f, const Format&) {
          const double t = std::log(f.max) + std::log(2.0);
          return std::vector<HardPoint>{one(0), one(t), one(-t)};
        }},
-      {{"tanh"}, [](const Format& f, const Format&) {
+      {{"tanh"},
+       [](const Format& f, const Format&) {
          const double s = 0.5 * (f.mant + 2) * std::log(2.0);
          return std::vector<HardPoint>{one(0), one(s), one(-s)};
        }},
       // asinh and acosh: x^2 overflows long before the result does.
-      {{"asinh"}, [](const Format& f, const Format&) {
+      {{"asinh"},
+       [](const Format& f, const Format&) {
          return std::vector<HardPoint>{one(0), one(std::sqrt(f.max)), one(-f.max)};
        }},
-      {{"acosh"}, [](const Format& f, const Format&) {
+      {{"acosh"},
+       [](const Format& f, const Format&) {
          return std::vector<HardPoint>{one(1), one(std::sqrt(f.max)), one(f.max)};
        }},
       // erf saturates at +-1 where erfc(x) drops below eps / 4; erfc underflows far out.
-      {{"erf"}, [](const Format& f, const Format&) {
+      {{"erf"},
+       [](const Format& f, const Format&) {
          const double s = crossing([](double x) { return std::erfc(x); }, f.eps / 4, 0, 30);
          return std::vector<HardPoint>{one(0), one(s), one(-s)};
        }},
-      {{"erfc"}, [](const Format& f, const Format&) {
+      {{"erfc"},
+       [](const Format& f, const Format&) {
          const double s = crossing([](double x) { return std::erfc(x); }, f.eps / 4, 0, 30);
          const double u = crossing([](double x) { return std::erfc(x); }, f.min_sub, 0, 30);
-         return std::vector<HardPoint>{one(0), one(-s), one(u), one(crossing([](double x) { return std::erfc(x); }, f.min_normal, 0, 30))};
+         return std::vector<HardPoint>{
+             one(0), one(-s), one(u),
+             one(crossing([](double x) { return std::erfc(x); }, f.min_normal, 0, 30))};
        }},
       // lgamma: poles at 0 and the negative integers, its roots, and overflow.
-      {{"lgamma"}, [](const Format& f, const Format&) {
+      {{"lgamma"},
+       [](const Format& f, const Format&) {
          std::vector<HardPoint> p = {one(0), one(-1), one(-2), one(-3), one(-10)};
          for (double r : kLgammaRoots) p.push_back(one(r));
          p.push_back(one(crossing([](double x) { return std::lgamma(x); }, f.max, 2, f.max)));
@@ -170,59 +204,82 @@ const std::vector<Row>& rows() {
       // (up to 20) never reach: where the usual recurrences hand over to the series (6, 10,
       // 20, 32) and beyond (100, 10^4). A mutant of the OpenCL plugin's series above 32
       // (`+` to `-`, 10^4 to 10^7 ulp there) survived every earlier case.
-      {{"digamma"}, [](const Format&, const Format&) {
+      {{"digamma"},
+       [](const Format&, const Format&) {
          std::vector<HardPoint> p = {one(0), one(-1), one(-2), one(-3), one(-10)};
          for (double r : kDigammaRoots) p.push_back(one(r));
          for (double x : {6.0, 10.0, 20.0, 32.0, 100.0, 1e4}) p.push_back(one(x));
          return p;
        }},
       // Rounding to integers: ties and the point where every value is an integer.
-      {{"ceil", "floor", "round", "trunc"}, [](const Format& f, const Format&) {
-         return std::vector<HardPoint>{one(0.5), one(-0.5), one(1.5), one(2.5), one(std::ldexp(1.0, f.mant)),
+      {{"ceil", "floor", "round", "trunc"},
+       [](const Format& f, const Format&) {
+         return std::vector<HardPoint>{one(0.5),
+                                       one(-0.5),
+                                       one(1.5),
+                                       one(2.5),
+                                       one(std::ldexp(1.0, f.mant)),
                                        one(-std::ldexp(1.0, f.mant))};
        }},
       // pow: overflow and underflow of 2^y and e^y, a base next to 1 raised to a huge power
       // (needs log(x) beyond working precision), parity of huge integer exponents of -1, and
       // 0 to exponents next to 0.
-      {{"pow"}, [](const Format& f, const Format&) {
+      {{"pow"},
+       [](const Format& f, const Format&) {
          const double e = 2.718281828459045;
-         return std::vector<HardPoint>{second(2, f.max_exp + 1), second(2, f.min_exp - f.mant),
-                                       second(e, std::log(f.max)), first(1, std::ldexp(1.0, f.mant + 1)),
-                                       second(-1, std::ldexp(1.0, f.mant)), second(0, 0), second(-2, f.max_exp + 1)};
+         return std::vector<HardPoint>{second(2, f.max_exp + 1),
+                                       second(2, f.min_exp - f.mant),
+                                       second(e, std::log(f.max)),
+                                       first(1, std::ldexp(1.0, f.mant + 1)),
+                                       second(-1, std::ldexp(1.0, f.mant)),
+                                       second(0, 0),
+                                       second(-2, f.max_exp + 1)};
        }},
       // atan2 next to its branch cut (y -> +-0 with x < 0) and next to the axes.
-      {{"atan2"}, [](const Format& f, const Format&) {
-         return std::vector<HardPoint>{first(0, -1), first(0, 1), second(1, 0), second(-1, 0), first(f.max, f.min_sub)};
+      {{"atan2"},
+       [](const Format& f, const Format&) {
+         return std::vector<HardPoint>{first(0, -1), first(0, 1), second(1, 0), second(-1, 0),
+                                       first(f.max, f.min_sub)};
        }},
       // hypot: the squares overflow (or underflow) long before the result.
-      {{"hypot"}, [](const Format& f, const Format&) {
+      {{"hypot"},
+       [](const Format& f, const Format&) {
          const double r = f.max / std::sqrt(2.0);
-         return std::vector<HardPoint>{both(r, r), both(f.min_sub, f.min_sub), second(f.max, 1), second(1, 0)};
+         return std::vector<HardPoint>{both(r, r), both(f.min_sub, f.min_sub), second(f.max, 1),
+                                       second(1, 0)};
        }},
       // Sums and products next to overflow, to the first subnormal, and cancelling.
-      {{"add", "sub"}, [](const Format& f, const Format&) {
-         return std::vector<HardPoint>{second(f.max, std::ldexp(f.eps, f.max_exp - 1)), second(1, -1), second(1, 1),
-                                       second(f.min_normal, -f.min_normal)};
+      {{"add", "sub"},
+       [](const Format& f, const Format&) {
+         return std::vector<HardPoint>{second(f.max, std::ldexp(f.eps, f.max_exp - 1)), second(1, -1),
+                                       second(1, 1), second(f.min_normal, -f.min_normal)};
        }},
-      {{"mul"}, [](const Format& f, const Format&) {
+      {{"mul"},
+       [](const Format& f, const Format&) {
          const double s = std::sqrt(f.max);
-         return std::vector<HardPoint>{second(s, s), first(f.min_normal, 0.5), second(std::sqrt(f.min_normal), std::sqrt(f.min_normal))};
+         return std::vector<HardPoint>{second(s, s), first(f.min_normal, 0.5),
+                                       second(std::sqrt(f.min_normal), std::sqrt(f.min_normal))};
        }},
-      {{"div"}, [](const Format& f, const Format&) {
-         return std::vector<HardPoint>{second(1, 0), second(f.max, 1), second(f.min_normal, 1), first(1, 3), second(1, f.max)};
+      {{"div"},
+       [](const Format& f, const Format&) {
+         return std::vector<HardPoint>{second(1, 0), second(f.max, 1), second(f.min_normal, 1), first(1, 3),
+                                       second(1, f.max)};
        }},
       // remainder and fmod: results next to 0 and next to the divisor, and huge quotients.
-      {{"remainder", "fmod"}, [](const Format& f, const Format&) {
-         return std::vector<HardPoint>{first(5.25, 0.75), first(-5.25, 0.75), first(f.max, 3), first(f.max, -1.5),
-                                       second(1, f.min_sub)};
+      {{"remainder", "fmod"},
+       [](const Format& f, const Format&) {
+         return std::vector<HardPoint>{first(5.25, 0.75), first(-5.25, 0.75), first(f.max, 3),
+                                       first(f.max, -1.5), second(1, f.min_sub)};
        }},
-      {{"nextafter"}, [](const Format& f, const Format&) {
+      {{"nextafter"},
+       [](const Format& f, const Format&) {
          return std::vector<HardPoint>{first(f.max, kInf), first(0, 1), first(f.min_normal, 0), first(1, 1)};
        }},
       // Casts: the target's overflow boundary (its largest value and the halfway point to
       // the next power, which rounds to Inf), its smallest subnormal and the tie below it,
       // its smallest normal; to integers, the limits and the halves next to zero.
-      {{"convert_element_type"}, [](const Format& in, const Format& out) {
+      {{"convert_element_type"},
+       [](const Format& in, const Format& out) {
          std::vector<HardPoint> p = {one(0.5), one(-0.5), one(1)};
          if (out.mant < in.mant) {
            p.push_back(one(out.max));
@@ -324,7 +381,8 @@ std::vector<std::array<double, 2>> edge_values(const std::string& op, int inputs
     store_float(in, fixed[0], p.at[0]);
     store_float(in, fixed[1], p.at[1]);
     for (size_t i = 0; i < n; ++i)
-      tuples.push_back({a.empty() ? load_float(in, fixed[0]) : a[i], b.empty() ? load_float(in, fixed[1]) : b[i]});
+      tuples.push_back(
+          {a.empty() ? load_float(in, fixed[0]) : a[i], b.empty() ? load_float(in, fixed[1]) : b[i]});
   };
   for (const HardPoint& p : points) add_point(p, true);
   // The dtype's own edges, for every op: input 0 walks, input 1 stays at the same value (a

@@ -8,7 +8,8 @@ namespace devplug::conform {
 
 std::string take_error(devplug_error_t* error) {
   if (error == nullptr) return {};
-  std::string text = std::string(devplug_code_name(error->code)) + ": " + (error->message ? error->message : "");
+  std::string text =
+      std::string(devplug_code_name(error->code)) + ": " + (error->message ? error->message : "");
   devplug_error_destroy(error);
   return text;
 }
@@ -26,8 +27,8 @@ struct Placed {
   TensorPtr view;
 };
 
-bool make_placed(const Target& t, const TensorSpec& spec, const Placement& p, const Bytes& bytes,
-                 Placed* out, std::string* error, devplug_code_t* code) {
+bool make_placed(const Target& t, const TensorSpec& spec, const Placement& p, const Bytes& bytes, Placed* out,
+                 std::string* error, devplug_code_t* code) {
   devplug_tensor_t* raw = nullptr;
   const int64_t elems = p.storage_elems;
   devplug_error_t* e = devplug_tensor_create(t.device, spec.dtype, 1, &elems, &raw);
@@ -70,7 +71,8 @@ Execution execute(const Target& t, const Case& c, const std::vector<Bytes>& inpu
     const TensorSpec& ospec = c.outputs[k];
     if (ospec.absent) continue;
     out_placement[k] = place(ospec, kGuardElements);
-    const Bytes poisoned(static_cast<size_t>(out_placement[k].storage_elems) * devplug_dtype_size(ospec.dtype), kPoisonByte);
+    const Bytes poisoned(
+        static_cast<size_t>(out_placement[k].storage_elems) * devplug_dtype_size(ospec.dtype), kPoisonByte);
     if (!make_placed(t, ospec, out_placement[k], poisoned, &outputs[k], &x.error, &x.code)) return x;
   }
 
@@ -90,7 +92,8 @@ Execution execute(const Target& t, const Case& c, const std::vector<Bytes>& inpu
   x.more.resize(c.outputs.size() - 1);
   for (size_t k = 0; k < c.outputs.size(); ++k) {
     if (c.outputs[k].absent) continue;
-    if (!read_output(t, c.outputs[k], out_placement[k], outputs[k], k == 0 ? &x.output : &x.more[k - 1], x)) return x;
+    if (!read_output(t, c.outputs[k], out_placement[k], outputs[k], k == 0 ? &x.output : &x.more[k - 1], x))
+      return x;
   }
   return x;
 }
@@ -101,7 +104,8 @@ bool read_output(const Target& t, const TensorSpec& ospec, const Placement& op, 
                  Execution& x) {
   const size_t es = devplug_dtype_size(ospec.dtype);
   Bytes storage(static_cast<size_t>(op.storage_elems) * es);
-  devplug_error_t* e = devplug_tensor_copy_to_host(t.stream, placed.storage.get(), storage.data(), storage.size());
+  devplug_error_t* e =
+      devplug_tensor_copy_to_host(t.stream, placed.storage.get(), storage.data(), storage.size());
   if (e != nullptr) {
     x.code = e->code;
     x.error = "reading the output back: " + take_error(e);

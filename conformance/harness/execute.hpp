@@ -23,12 +23,12 @@ struct Target {
 };
 
 struct Execution {
-  std::string error;       // non-empty when a host call failed (the op included)
+  std::string error;  // non-empty when a host call failed (the op included)
   devplug_code_t code = DEVPLUG_CODE_OK;
-  Bytes output;            // output 0 in row-major order
-  std::vector<Bytes> more;  // outputs 1, 2, ... of a composite (empty for an absent one)
+  Bytes output;               // output 0 in row-major order
+  std::vector<Bytes> more;    // outputs 1, 2, ... of a composite (empty for an absent one)
   std::string guard_problem;  // a write outside the output view
-  double seconds = 0;      // op call and synchronize
+  double seconds = 0;         // op call and synchronize
 };
 
 // The message of `error` (NULL: empty), destroying it.

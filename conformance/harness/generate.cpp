@@ -129,9 +129,12 @@ class Builder {
   }
   static devplug_dtype_t output_dtype(const devplug_op_info_t* info, devplug_dtype_t d) {
     switch (info->result) {
-      case DEVPLUG_RESULT_bool: return DEVPLUG_DTYPE_BOOL;
-      case DEVPLUG_RESULT_int64: return DEVPLUG_DTYPE_INT64;
-      default: return d;
+      case DEVPLUG_RESULT_bool:
+        return DEVPLUG_DTYPE_BOOL;
+      case DEVPLUG_RESULT_int64:
+        return DEVPLUG_DTYPE_INT64;
+      default:
+        return d;
     }
   }
 
@@ -140,27 +143,44 @@ class Builder {
       case DEVPLUG_CATEGORY_unary:
       case DEVPLUG_CATEGORY_binary:
       case DEVPLUG_CATEGORY_compare:
-      case DEVPLUG_CATEGORY_ternary: elementwise(info, d, d, output_dtype(info, d)); break;
-      case DEVPLUG_CATEGORY_data: data(info, d); break;
-      case DEVPLUG_CATEGORY_reduce: reduce(info, d); break;
-      case DEVPLUG_CATEGORY_scan: scan(info, d); break;
-      case DEVPLUG_CATEGORY_index: index(info, d); break;
-      case DEVPLUG_CATEGORY_shape: shape(info, d); break;
-      case DEVPLUG_CATEGORY_linalg: matmul(info, d); break;
-      case DEVPLUG_CATEGORY_random: random(info, d); break;
+      case DEVPLUG_CATEGORY_ternary:
+        elementwise(info, d, d, output_dtype(info, d));
+        break;
+      case DEVPLUG_CATEGORY_data:
+        data(info, d);
+        break;
+      case DEVPLUG_CATEGORY_reduce:
+        reduce(info, d);
+        break;
+      case DEVPLUG_CATEGORY_scan:
+        scan(info, d);
+        break;
+      case DEVPLUG_CATEGORY_index:
+        index(info, d);
+        break;
+      case DEVPLUG_CATEGORY_shape:
+        shape(info, d);
+        break;
+      case DEVPLUG_CATEGORY_linalg:
+        matmul(info, d);
+        break;
+      case DEVPLUG_CATEGORY_random:
+        random(info, d);
+        break;
       case DEVPLUG_CATEGORY_composite:
         for (Case& c : composite_cases(*info, d, rng_())) {
           c.decomposed = decomposed_;
           cases_.push_back(std::move(c));
         }
         break;
-      default: break;
+      default:
+        break;
     }
   }
 
   // Inputs of dtype `in` (input 0 of `where` is bool), output of dtype `out`.
-  void elementwise(const devplug_op_info_t* info, devplug_dtype_t d, devplug_dtype_t in,
-                   devplug_dtype_t out, const std::string& label = "") {
+  void elementwise(const devplug_op_info_t* info, devplug_dtype_t d, devplug_dtype_t in, devplug_dtype_t out,
+                   const std::string& label = "") {
     const int n_in = info->n_inputs;
     auto make = [&](const Shape& shape, View iv, View ov) {
       Case c = start(info, d);
@@ -179,9 +199,11 @@ class Builder {
     // Specials: a square whose side is the number of specials, so every pair meets.
     const int64_t n = special_count(in);
     add(make({n, n}, View::Dense, View::Dense), "contiguous_" + shape_text({n, n}), ValueClass::Special);
-    add(make({n, n}, View::Negative, View::Transposed), "negstride_" + shape_text({n, n}), ValueClass::Special);
+    add(make({n, n}, View::Negative, View::Transposed), "negstride_" + shape_text({n, n}),
+        ValueClass::Special);
     // The op's edges (domains.hpp): its hard points, closed in on from both sides.
-    if (is_float(in) && info->category != DEVPLUG_CATEGORY_ternary && info->category != DEVPLUG_CATEGORY_data) {
+    if (is_float(in) && info->category != DEVPLUG_CATEGORY_ternary &&
+        info->category != DEVPLUG_CATEGORY_data) {
       const int64_t e = edge_count(info, in, out);
       add(make({e}, View::Dense, View::Dense), "contiguous_" + shape_text({e}), ValueClass::Edges);
     }
@@ -256,7 +278,8 @@ class Builder {
         // Element indices above 2^24 are not float32 values: k * step must not pass through
         // a float32 k. Once, for float32.
         if (d == DEVPLUG_DTYPE_FLOAT32)
-          add(make({kHuge}, View::Dense, 0.5, 0, 1.0, 0), "huge_" + shape_text({kHuge}), ValueClass::Special, "halves");
+          add(make({kHuge}, View::Dense, 0.5, 0, 1.0, 0), "huge_" + shape_text({kHuge}), ValueClass::Special,
+              "halves");
       }
     } else {
       const int64_t lo = int_min(d), hi = int_max(d);
@@ -279,7 +302,10 @@ class Builder {
       Shape oshape = shape;
       int64_t n = 1;
       for (size_t k = 0; k < shape.size(); ++k)
-        if (mask & (1u << k)) { n *= shape[k]; oshape[k] = 1; }
+        if (mask & (1u << k)) {
+          n *= shape[k];
+          oshape[k] = 1;
+        }
       c.outputs.push_back(tensor(out, oshape));
       c.attrs.kind = Attrs::Reduce;
       c.attrs.reduce = {sizeof(devplug_reduce_attrs_t), mask, correction};
@@ -297,8 +323,10 @@ class Builder {
     add(make(kOdd, View::Offset, 0, corr), tag + "none_offset_7x13", ValueClass::Random);
     add(make({3, 5, 7}, View::Broadcast, 5, corr), tag + "several_broadcast_3x5x7", ValueClass::Random);
     add(make({3, 5, 7}, View::Overlap, 6, corr), tag + "several_overlap_3x5x7", ValueClass::Random);
-    add(make({2, 1, 3, 2, 1, 3}, View::Transposed, 0x29, corr), tag + "rank6_2x1x3x2x1x3", ValueClass::Random);
-    if (large_dtype(d)) add(make(kLarge, View::Dense, 2, corr), tag + "large_dim1_1024x1024", ValueClass::Random);
+    add(make({2, 1, 3, 2, 1, 3}, View::Transposed, 0x29, corr), tag + "rank6_2x1x3x2x1x3",
+        ValueClass::Random);
+    if (large_dtype(d))
+      add(make(kLarge, View::Dense, 2, corr), tag + "large_dim1_1024x1024", ValueClass::Random);
     const int64_t n = special_count(d);
     add(make({n, n}, View::Dense, 2, corr), tag + "dim1_" + shape_text({n, n}), ValueClass::Special);
     add(make({n, n}, View::Dense, 3, corr), tag + "all_" + shape_text({n, n}), ValueClass::Special);
@@ -310,13 +338,15 @@ class Builder {
     // work-group per output, several work-groups per output, many outputs), at lengths
     // either side of powers of two and above 2^16.
     for (const SizeClass& z : reduction_sizes())
-      add(make(z.shape, View::Dense, z.mask, corr), tag + z.label + "_" + shape_text(z.shape), ValueClass::Random);
+      add(make(z.shape, View::Dense, z.mask, corr), tag + z.label + "_" + shape_text(z.shape),
+          ValueClass::Random);
     // The specials (NaN, infinities, signed zeros, the dtype's extremes) through the
     // single-group and multi-group strategies too: partial results that are NaN or infinite
     // must survive the combine, and CPU paths that load several elements at once see them.
     for (const SizeClass& z : reduction_sizes())
       if (z.conditioned)
-        add(make(z.shape, View::Dense, z.mask, corr), tag + z.label + "_" + shape_text(z.shape), ValueClass::Special);
+        add(make(z.shape, View::Dense, z.mask, corr), tag + z.label + "_" + shape_text(z.shape),
+            ValueClass::Special);
     // Ill-conditioned data on the short, single-group and multi-group strategies.
     for (ValueClass v : conditioned_classes(info, d)) {
       for (const SizeClass& z : reduction_sizes()) {
@@ -332,18 +362,18 @@ class Builder {
 
   struct SizeClass {
     Shape shape;
-    uint32_t mask;     // reduced dims (reductions) or 1 << dim (scans)
+    uint32_t mask;  // reduced dims (reductions) or 1 << dim (scans)
     const char* label;
     bool conditioned;  // also runs the ill-conditioned value classes
   };
   static const std::vector<SizeClass>& reduction_sizes() {
     static const std::vector<SizeClass> sizes = {
-        {{3, 63}, 2, "len63", false},         // below 64: one work item per output
-        {{3, 65}, 2, "len65", true},          // above 64: one work-group per output
-        {{2, 1025}, 2, "len1025", false},     // above 2^10, every lane of a group busy
-        {{4100, 3}, 2, "outputs", false},     // more outputs than 2^12: many per work-group
-        {{2, 40000}, 2, "groups", true},      // several work-groups per output, the last partial
-        {{65537}, 1, "len65537", false},      // above 2^16, one output
+        {{3, 63}, 2, "len63", false},      // below 64: one work item per output
+        {{3, 65}, 2, "len65", true},       // above 64: one work-group per output
+        {{2, 1025}, 2, "len1025", false},  // above 2^10, every lane of a group busy
+        {{4100, 3}, 2, "outputs", false},  // more outputs than 2^12: many per work-group
+        {{2, 40000}, 2, "groups", true},   // several work-groups per output, the last partial
+        {{65537}, 1, "len65537", false},   // above 2^16, one output
     };
     return sizes;
   }
@@ -353,7 +383,8 @@ class Builder {
   static std::vector<ValueClass> conditioned_classes(const devplug_op_info_t* info, devplug_dtype_t d) {
     if (!is_float(d)) return {ValueClass::Runs};
     const std::string name = info->name;
-    if (name == "prod" || name == "cumprod") return {ValueClass::BigMean, ValueClass::Cancel, ValueClass::Runs};
+    if (name == "prod" || name == "cumprod")
+      return {ValueClass::BigMean, ValueClass::Cancel, ValueClass::Runs};
     return {ValueClass::BigMean, ValueClass::Cancel, ValueClass::Runs, ValueClass::Magnitudes};
   }
 
@@ -384,7 +415,9 @@ class Builder {
       int32_t dim;
       const char* label;
     } sizes[] = {{{4100, 3}, 1, "lines"}, {{3, 1025}, 1, "len1025"}, {{65537}, 0, "len65537"}};
-    for (const auto& z : sizes) add(make(z.shape, View::Dense, z.dim), std::string(z.label) + "_" + shape_text(z.shape), ValueClass::Random);
+    for (const auto& z : sizes)
+      add(make(z.shape, View::Dense, z.dim), std::string(z.label) + "_" + shape_text(z.shape),
+          ValueClass::Random);
     for (ValueClass v : conditioned_classes(info, d))
       add(make({3, 1025}, View::Dense, 1), "len1025_3x1025", v);
     if (devplug_op_name(info->id) == std::string("cumsum") && d == DEVPLUG_DTYPE_INT32)
@@ -430,7 +463,8 @@ class Builder {
       add(make(kOdd, idx0, 0, View::Dense, View::Dense), "dim0_7x13", v);
       if (v == ValueClass::Special) break;
       add(make(kOdd, idx1, 1, View::Transposed, View::Dense), "dim1_transposed_7x13", v);
-      add(make(kOdd, idx0, 0, View::Negative, select ? View::Negative : View::Transposed), "dim0_negstride_7x13", v);
+      add(make(kOdd, idx0, 0, View::Negative, select ? View::Negative : View::Transposed),
+          "dim0_negstride_7x13", v);
       add(make(kOdd, idx1, 1, View::Offset, View::Offset), "dim1_offset_7x13", v);
       add(make(kOdd, empty, 0, View::Dense, View::Dense), "empty_index_7x13", v);
       add(make({3, 4, 5}, select ? Shape{6} : Shape{3, 4, 2}, select ? 1 : 2, View::Broadcast, View::Dense),
@@ -460,7 +494,8 @@ class Builder {
       };
       add(make({{3, 13}, {4, 13}, {1, 13}}, 0, View::Dense), "dim0_3parts_8x13", ValueClass::Random);
       add(make({{7, 2}, {7, 5}, {7, 6}}, 1, View::Transposed), "dim1_transposed_7x13", ValueClass::Random);
-      add(make({{3, 13}, {0, 13}, {4, 13}}, 0, View::Negative), "dim0_emptypart_negstride_7x13", ValueClass::Random);
+      add(make({{3, 13}, {0, 13}, {4, 13}}, 0, View::Negative), "dim0_emptypart_negstride_7x13",
+          ValueClass::Random);
       add(make({{7, 13}}, 1, View::Broadcast), "onepart_broadcast_7x13", ValueClass::Random);
       add(make({{2, 3, 4}, {2, 1, 4}}, 1, View::Offset), "rank3_offset_2x4x4", ValueClass::Random);
       add(make({{n, n}, {n, n}}, 0, View::Dense), "dim0_" + shape_text({2 * n, n}), ValueClass::Special);
@@ -489,7 +524,8 @@ class Builder {
       return;
     }
     // constant_pad
-    auto make = [&](const Shape& shape, View view, const Shape& before, const Shape& after, double f, int64_t i) {
+    auto make = [&](const Shape& shape, View view, const Shape& before, const Shape& after, double f,
+                    int64_t i) {
       Case c = start(info, d);
       c.inputs.push_back(tensor(d, shape, view));
       Shape out = shape;
@@ -511,11 +547,13 @@ class Builder {
     add(make(kOdd, View::Dense, {1, 2}, {3, 0}, fv, iv), "grow_7x13", ValueClass::Random);
     add(make(kOdd, View::Transposed, {-1, 0}, {0, -2}, fv, iv), "crop_transposed_7x13", ValueClass::Random);
     add(make(kOdd, View::Negative, {-2, 3}, {1, -4}, fv, iv), "mixed_negstride_7x13", ValueClass::Random);
-    add(make({3, 1, 4}, View::Broadcast, {0, 2, 1}, {1, 0, 1}, fv, iv), "rank3_broadcast_3x1x4", ValueClass::Random);
-    add(make({n, n}, View::Dense, {1, 1}, {1, 1},
-             is_float(d) ? std::numeric_limits<double>::quiet_NaN() : 0, int_min(d)),
+    add(make({3, 1, 4}, View::Broadcast, {0, 2, 1}, {1, 0, 1}, fv, iv), "rank3_broadcast_3x1x4",
+        ValueClass::Random);
+    add(make({n, n}, View::Dense, {1, 1}, {1, 1}, is_float(d) ? std::numeric_limits<double>::quiet_NaN() : 0,
+             int_min(d)),
         "grow_" + shape_text({n, n}), ValueClass::Special);
-    if (large_dtype(d)) add(make({1022, 1022}, View::Dense, {1, 1}, {1, 1}, fv, iv), "large_1022x1022", ValueClass::Random);
+    if (large_dtype(d))
+      add(make({1022, 1022}, View::Dense, {1, 1}, {1, 1}, fv, iv), "large_1022x1022", ValueClass::Random);
   }
 
   void matmul(const devplug_op_info_t* info, devplug_dtype_t d) {
@@ -538,23 +576,30 @@ class Builder {
     add(make({}, 7, 13, 9, View::Dense, View::Dense, View::Dense), "square_7x13x9", ValueClass::Random);
     add(make({}, 3, 0, 4, View::Dense, View::Dense, View::Dense), "k0_3x0x4", ValueClass::Random);
     add(make({}, 0, 5, 4, View::Dense, View::Dense, View::Dense), "empty_0x5x4", ValueClass::Random);
-    add(make({}, 7, 13, 9, View::Transposed, View::Transposed, View::Transposed), "transposed_7x13x9", ValueClass::Random);
-    add(make({}, 7, 13, 9, View::Negative, View::Sliced, View::Offset), "negstride_7x13x9", ValueClass::Random);
+    add(make({}, 7, 13, 9, View::Transposed, View::Transposed, View::Transposed), "transposed_7x13x9",
+        ValueClass::Random);
+    add(make({}, 7, 13, 9, View::Negative, View::Sliced, View::Offset), "negstride_7x13x9",
+        ValueClass::Random);
     add(make({2}, 3, 5, 4, View::Dense, View::Dense, View::Dense), "batched_2x3x5x4", ValueClass::Random);
-    add(make({3}, 4, 6, 5, View::Broadcast, View::Dense, View::Dense), "bcastbatch_3x4x6x5", ValueClass::Random);
-    add(make({2, 2}, 3, 4, 5, View::Dense, View::Transposed, View::Dense), "rank4_2x2x3x4x5", ValueClass::Random);
+    add(make({3}, 4, 6, 5, View::Broadcast, View::Dense, View::Dense), "bcastbatch_3x4x6x5",
+        ValueClass::Random);
+    add(make({2, 2}, 3, 4, 5, View::Dense, View::Transposed, View::Dense), "rank4_2x2x3x4x5",
+        ValueClass::Random);
     add(make({}, 7, 13, 9, View::Dense, View::Dense, View::Dense), "square_7x13x9", ValueClass::Special);
     if (d == DEVPLUG_DTYPE_FLOAT32)
-      add(make({}, 1024, 4, 1024, View::Dense, View::Dense, View::Dense), "large_1024x4x1024", ValueClass::Random);
+      add(make({}, 1024, 4, 1024, View::Dense, View::Dense, View::Dense), "large_1024x4x1024",
+          ValueClass::Random);
     // Several tiles in every direction, the last ones partial; K far beyond a tile.
     add(make({}, 33, 65, 47, View::Dense, View::Dense, View::Dense), "tiles_33x65x47", ValueClass::Random);
-    add(make({}, 33, 65, 47, View::Transposed, View::Dense, View::Transposed), "tiles_transposed_33x65x47", ValueClass::Random);
+    add(make({}, 33, 65, 47, View::Transposed, View::Dense, View::Transposed), "tiles_transposed_33x65x47",
+        ValueClass::Random);
     add(make({}, 2, 1000, 3, View::Dense, View::Dense, View::Dense), "longk_2x1000x3", ValueClass::Random);
     for (ValueClass v : conditioned_classes(info, d))
       add(make({}, 33, 65, 47, View::Dense, View::Dense, View::Dense), "tiles_33x65x47", v);
     // More batches than a GPU grid dimension holds (2^16 - 1), once.
     if (d == DEVPLUG_DTYPE_FLOAT32)
-      add(make({65537}, 1, 2, 1, View::Dense, View::Dense, View::Dense), "batches_65537x1x2x1", ValueClass::Random);
+      add(make({65537}, 1, 2, 1, View::Dense, View::Dense, View::Dense), "batches_65537x1x2x1",
+          ValueClass::Random);
   }
 
   void random(const devplug_op_info_t* info, devplug_dtype_t d) {

@@ -15,7 +15,8 @@ inline bool filter_selects(const std::string& filter, const std::string& name) {
   while (start <= filter.size()) {
     size_t end = filter.find(':', start);
     if (end == std::string::npos) end = filter.size();
-    if (end > start && ::fnmatch(filter.substr(start, end - start).c_str(), name.c_str(), 0) == 0) return true;
+    if (end > start && ::fnmatch(filter.substr(start, end - start).c_str(), name.c_str(), 0) == 0)
+      return true;
     start = end + 1;
   }
   return false;

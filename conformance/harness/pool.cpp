@@ -55,7 +55,8 @@ bool read_string(int fd, std::string* s) {
 bool write_result(int fd, const Result& r) {
   const int32_t status = static_cast<int32_t>(r.status);
   const double nums[4] = {r.max_ulp, r.max_abs, r.max_rel, r.seconds};
-  return write_all(fd, &status, sizeof status) && write_all(fd, nums, sizeof nums) && write_string(fd, r.message);
+  return write_all(fd, &status, sizeof status) && write_all(fd, nums, sizeof nums) &&
+         write_string(fd, r.message);
 }
 bool read_result(int fd, Result* r) {
   int32_t status = 0;
@@ -121,7 +122,10 @@ void worker_main(int in, int out, const Options& options, const std::vector<Case
 Worker start_worker(const Options& options, const std::vector<Case>& cases, std::string* setup_error) {
   int down[2], up[2];
   Worker w;
-  if (::pipe(down) != 0 || ::pipe(up) != 0) { *setup_error = "pipe failed"; return w; }
+  if (::pipe(down) != 0 || ::pipe(up) != 0) {
+    *setup_error = "pipe failed";
+    return w;
+  }
   std::fflush(nullptr);
   const pid_t pid = ::fork();
   if (pid == 0) {
@@ -171,10 +175,10 @@ std::string signal_text(int sig) {
   return std::string("SIG") + (name ? name : "?") + " (" + std::to_string(sig) + ")";
 }
 
-std::vector<std::optional<Result>> run_in_workers(
-    const Options& options, const std::vector<Case>& cases, const std::vector<size_t>& which,
-    const std::function<void(size_t, size_t)>& progress,
-    const std::function<bool(const Result&, size_t)>& stop) {
+std::vector<std::optional<Result>> run_in_workers(const Options& options, const std::vector<Case>& cases,
+                                                  const std::vector<size_t>& which,
+                                                  const std::function<void(size_t, size_t)>& progress,
+                                                  const std::function<bool(const Result&, size_t)>& stop) {
   ::signal(SIGPIPE, SIG_IGN);
   std::vector<std::optional<Result>> results(which.size());
   std::vector<std::string> groups;
@@ -216,7 +220,10 @@ std::vector<std::optional<Result>> run_in_workers(
     std::vector<pollfd> fds;
     std::vector<Worker*> busy;
     for (Worker& w : workers)
-      if (w.current >= 0) { fds.push_back({w.from, POLLIN, 0}); busy.push_back(&w); }
+      if (w.current >= 0) {
+        fds.push_back({w.from, POLLIN, 0});
+        busy.push_back(&w);
+      }
     if (fds.empty()) continue;
     ::poll(fds.data(), fds.size(), 100);
     for (size_t i = 0; i < fds.size(); ++i) {
@@ -266,7 +273,11 @@ std::vector<std::optional<Result>> run_in_workers(
 Result run_isolated(const std::function<std::string()>& body, double timeout_s) {
   int up[2];
   Result r;
-  if (::pipe(up) != 0) { r.status = Status::Fail; r.message = "pipe failed"; return r; }
+  if (::pipe(up) != 0) {
+    r.status = Status::Fail;
+    r.message = "pipe failed";
+    return r;
+  }
   std::fflush(nullptr);
   const double start = now_s();
   const pid_t pid = ::fork();

@@ -13,11 +13,16 @@ namespace devplug::conform {
 namespace {
 
 nlohmann::json stamp_json(const Stamp& s) {
-  return {{"plugin", s.plugin_name},        {"plugin_version", s.plugin_version},
-          {"plugin_path", s.plugin_path},   {"abi", s.abi},
-          {"opset", s.opset},               {"device", s.device_name},
-          {"vendor", s.device_vendor},      {"driver", s.driver_version},
-          {"devplug_version", s.devplug_version}, {"reference", s.reference_path},
+  return {{"plugin", s.plugin_name},
+          {"plugin_version", s.plugin_version},
+          {"plugin_path", s.plugin_path},
+          {"abi", s.abi},
+          {"opset", s.opset},
+          {"device", s.device_name},
+          {"vendor", s.device_vendor},
+          {"driver", s.driver_version},
+          {"devplug_version", s.devplug_version},
+          {"reference", s.reference_path},
           {"date", s.date}};
 }
 
@@ -26,11 +31,19 @@ std::map<std::pair<devplug_op_t, devplug_dtype_t>, Status> matrix(const RunState
   std::map<std::pair<devplug_op_t, devplug_dtype_t>, Status> cells;
   auto rank = [](Status s) {
     switch (s) {
-      case Status::Fail: case Status::Crash: case Status::Timeout: case Status::Xpass: return 5;
-      case Status::Xfail: return 4;
-      case Status::Fallback: return 3;
-      case Status::Pass: return 2;
-      default: return 1;
+      case Status::Fail:
+      case Status::Crash:
+      case Status::Timeout:
+      case Status::Xpass:
+        return 5;
+      case Status::Xfail:
+        return 4;
+      case Status::Fallback:
+        return 3;
+      case Status::Pass:
+        return 2;
+      default:
+        return 1;
     }
   };
   for (const auto& u : run.unsupported) cells[u] = Status::Unsupported;
@@ -50,7 +63,8 @@ std::map<std::pair<devplug_op_t, devplug_dtype_t>, Status> matrix(const RunState
 std::map<std::pair<devplug_op_t, devplug_dtype_t>, bool> composite_paths(const RunState& run) {
   std::map<std::pair<devplug_op_t, devplug_dtype_t>, bool> decomposed;
   for (const Case& c : run.cases)
-    if (devplug_op_info(c.op)->category == DEVPLUG_CATEGORY_composite) decomposed[{c.op, c.dtype}] = c.decomposed;
+    if (devplug_op_info(c.op)->category == DEVPLUG_CATEGORY_composite)
+      decomposed[{c.op, c.dtype}] = c.decomposed;
   return decomposed;
 }
 
@@ -71,11 +85,16 @@ std::string write_text(const std::string& path, const std::string& text) {
 
 const char* cell_mark(Status s) {
   switch (s) {
-    case Status::Pass: return "pass";
-    case Status::Unsupported: return "unsupported";
-    case Status::Xfail: return "xfail";
-    case Status::Fallback: return "fallback";
-    default: return "FAIL";
+    case Status::Pass:
+      return "pass";
+    case Status::Unsupported:
+      return "unsupported";
+    case Status::Xfail:
+      return "xfail";
+    case Status::Fallback:
+      return "fallback";
+    default:
+      return "FAIL";
   }
 }
 
@@ -86,19 +105,28 @@ Summary summarize(const RunState& run) {
   for (size_t i = 0; i < run.cases.size(); ++i) {
     if (!run.ran[i]) continue;
     const Status st = run.results[i].status;
-    if (is_failure(st)) ++s.failed;
-    else if (st == Status::Xfail) ++s.xfail;
-    else if (st == Status::Fallback) ++s.fallback;
-    else if (st == Status::Unsupported) ++s.unsupported;
-    else ++s.passed;
+    if (is_failure(st))
+      ++s.failed;
+    else if (st == Status::Xfail)
+      ++s.xfail;
+    else if (st == Status::Fallback)
+      ++s.fallback;
+    else if (st == Status::Unsupported)
+      ++s.unsupported;
+    else
+      ++s.passed;
     if (devplug_op_info(run.cases[i].op)->category == DEVPLUG_CATEGORY_composite)
       ++(run.cases[i].decomposed ? s.composite_decomposed : s.composite_native);
   }
   for (const AbiRecord& a : run.abi) {
-    if (is_failure(a.result.status)) ++s.failed;
-    else if (a.result.status == Status::Pass) ++s.passed;
-    else if (a.result.status == Status::Xfail) ++s.xfail;
-    else ++s.skipped;
+    if (is_failure(a.result.status))
+      ++s.failed;
+    else if (a.result.status == Status::Pass)
+      ++s.passed;
+    else if (a.result.status == Status::Xfail)
+      ++s.xfail;
+    else
+      ++s.skipped;
   }
   s.unsupported += static_cast<int>(run.unsupported.size());
   return s;
@@ -108,24 +136,24 @@ std::string write_json_report(const RunState& run, const std::string& path) {
   const Summary s = summarize(run);
   nlohmann::json j;
   j["stamp"] = stamp_json(run.stamp);
-  j["summary"] = {{"passed", s.passed},   {"failed", s.failed},     {"unsupported", s.unsupported},
-                  {"xfail", s.xfail},     {"fallback", s.fallback}, {"seconds", run.seconds},
-                  {"composite_native", s.composite_native}, {"composite_decomposed", s.composite_decomposed}};
+  j["summary"] = {{"passed", s.passed},
+                  {"failed", s.failed},
+                  {"unsupported", s.unsupported},
+                  {"xfail", s.xfail},
+                  {"fallback", s.fallback},
+                  {"seconds", run.seconds},
+                  {"composite_native", s.composite_native},
+                  {"composite_decomposed", s.composite_decomposed}};
   nlohmann::json cases = nlohmann::json::array();
   for (size_t i = 0; i < run.cases.size(); ++i) {
     if (!run.ran[i]) continue;
     const Case& c = run.cases[i];
     const Result& r = run.results[i];
-    nlohmann::json e = {{"name", c.name},
-                        {"op", devplug_op_name(c.op)},
-                        {"dtype", c.dtype_label},
-                        {"layout", c.layout},
-                        {"values", c.values},
-                        {"status", status_name(r.status)},
-                        {"max_ulp", r.max_ulp},
-                        {"max_abs", r.max_abs},
-                        {"max_rel", r.max_rel},
-                        {"seconds", r.seconds}};
+    nlohmann::json e = {{"name", c.name},         {"op", devplug_op_name(c.op)},
+                        {"dtype", c.dtype_label}, {"layout", c.layout},
+                        {"values", c.values},     {"status", status_name(r.status)},
+                        {"max_ulp", r.max_ulp},   {"max_abs", r.max_abs},
+                        {"max_rel", r.max_rel},   {"seconds", r.seconds}};
     if (!r.message.empty()) e["message"] = r.message;
     if (!run.xfail_reason[i].empty()) e["xfail_reason"] = run.xfail_reason[i];
     if (devplug_op_info(c.op)->category == DEVPLUG_CATEGORY_composite)
@@ -139,7 +167,9 @@ std::string write_json_report(const RunState& run, const std::string& path) {
   j["unsupported"] = unsupported;
   nlohmann::json abi = nlohmann::json::array();
   for (const AbiRecord& a : run.abi)
-    abi.push_back({{"name", a.name}, {"status", status_name(a.result.status)}, {"message", a.result.message},
+    abi.push_back({{"name", a.name},
+                   {"status", status_name(a.result.status)},
+                   {"message", a.result.message},
                    {"seconds", a.result.seconds}});
   j["abi"] = abi;
   return write_text(path, j.dump(2) + "\n");
@@ -154,8 +184,9 @@ std::string write_markdown_report(const RunState& run, const std::string& path) 
      << st.opset << "), device " << st.device_name << " (" << st.device_vendor << ", driver "
      << st.driver_version << "), devplug " << st.devplug_version << ", " << st.date << "\n\n"
      << s.passed << " passed, " << s.failed << " failed, " << s.unsupported << " unsupported, " << s.xfail
-     << " xfail, " << s.fallback << " fallback in " << run.seconds << " s; composite cases: "
-     << s.composite_native << " native, " << s.composite_decomposed << " decomposed into prims\n\n| op |";
+     << " xfail, " << s.fallback << " fallback in " << run.seconds
+     << " s; composite cases: " << s.composite_native << " native, " << s.composite_decomposed
+     << " decomposed into prims\n\n| op |";
   for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d) md << " " << devplug_dtype_name(d) << " |";
   md << "\n| --- |";
   for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d) md << " --- |";
@@ -196,8 +227,11 @@ std::string write_html_report(const RunState& run, const std::string& path) {
     h << "<tr><td>" << devplug_op_name(op) << "</td>";
     for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d) {
       auto it = cells.find({op, d});
-      if (it == cells.end()) h << "<td></td>";
-      else h << "<td class=\"" << cell_mark(it->second) << "\">" << cell_text(cell_mark(it->second), paths, op, d) << "</td>";
+      if (it == cells.end())
+        h << "<td></td>";
+      else
+        h << "<td class=\"" << cell_mark(it->second) << "\">"
+          << cell_text(cell_mark(it->second), paths, op, d) << "</td>";
     }
     h << "</tr>\n";
   }

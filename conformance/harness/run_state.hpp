@@ -31,11 +31,11 @@ struct RunState {
   std::string reference_argument;
   Stamp stamp;
   std::vector<Case> cases;
-  std::vector<Result> results;           // per case
-  std::vector<char> ran;                 // per case: selected and run
+  std::vector<Result> results;            // per case
+  std::vector<char> ran;                  // per case: selected and run
   std::vector<std::string> xfail_reason;  // per case: why it is expected to fail, or empty
   std::vector<std::pair<devplug_op_t, devplug_dtype_t>> unsupported;  // ops.def allows, not claimed
-  std::vector<XfailEntry> xfail;          // the --xfail file
+  std::vector<XfailEntry> xfail;                                      // the --xfail file
   std::vector<AbiRecord> abi;
   double seconds = 0;
 };

@@ -32,17 +32,33 @@ Session::Session(const Options& o) {
   devplug_context_options_t opts{sizeof(devplug_context_options_t), DEVPLUG_CONTEXT_NO_DISCOVERY};
   if (!o.allow_fallback) opts.flags |= DEVPLUG_CONTEXT_NO_FALLBACK;
   error_ = take_error(devplug_context_create(&opts, &context_));
-  if (!error_.empty()) { error_ = "devplug_context_create: " + error_; return; }
+  if (!error_.empty()) {
+    error_ = "devplug_context_create: " + error_;
+    return;
+  }
   error_ = take_error(devplug_context_load_plugin(context_, o.reference_path.c_str(), &reference_));
-  if (!error_.empty()) { error_ = "loading the reference " + o.reference_path + ": " + error_; return; }
+  if (!error_.empty()) {
+    error_ = "loading the reference " + o.reference_path + ": " + error_;
+    return;
+  }
   error_ = take_error(devplug_context_load_plugin(context_, o.plugin_path.c_str(), &plugin_));
-  if (!error_.empty()) { error_ = "loading " + o.plugin_path + ": " + error_; return; }
+  if (!error_.empty()) {
+    error_ = "loading " + o.plugin_path + ": " + error_;
+    return;
+  }
   target_.device = device_of(context_, plugin_, o.device);
   reference_target_.device = device_of(context_, reference_, 0);
-  if (target_.device == nullptr) { error_ = "the plugin has no device " + std::to_string(o.device); return; }
-  if (reference_target_.device == nullptr) { error_ = "the reference plugin has no device"; return; }
+  if (target_.device == nullptr) {
+    error_ = "the plugin has no device " + std::to_string(o.device);
+    return;
+  }
+  if (reference_target_.device == nullptr) {
+    error_ = "the reference plugin has no device";
+    return;
+  }
   error_ = take_error(devplug_stream_create(target_.device, &target_.stream));
-  if (error_.empty()) error_ = take_error(devplug_stream_create(reference_target_.device, &reference_target_.stream));
+  if (error_.empty())
+    error_ = take_error(devplug_stream_create(reference_target_.device, &reference_target_.stream));
   if (!error_.empty()) error_ = "devplug_stream_create: " + error_;
 }
 
@@ -58,8 +74,10 @@ Result run_case(Session& session, const Case& c, const Options& options) {
   std::vector<Bytes> storage, logical;
   for (size_t k = 0; k < c.inputs.size(); ++k) {
     placement.push_back(c.inputs[k].absent ? Placement() : place(c.inputs[k], 0));
-    storage.push_back(c.inputs[k].absent ? Bytes() : make_input_storage(c, k, placement.back(), options.seed));
-    logical.push_back(c.inputs[k].absent ? Bytes() : logical_elements(storage.back(), c.inputs[k], placement.back()));
+    storage.push_back(c.inputs[k].absent ? Bytes()
+                                         : make_input_storage(c, k, placement.back(), options.seed));
+    logical.push_back(c.inputs[k].absent ? Bytes()
+                                         : logical_elements(storage.back(), c.inputs[k], placement.back()));
   }
   const Execution ref = execute(session.reference_target(), c, storage, placement);
   // Every fallback counts, not only the op's own: a composite's decomposition runs prims.
@@ -109,8 +127,8 @@ Result run_case(Session& session, const Case& c, const Options& options) {
   std::vector<double> moments;
   if (tol.kind == TolKind::Variance && is_float(out)) moments = var_second_moments(c, logical[0]);
   const Bytes poison(devplug_dtype_size(out), kPoisonByte);
-  Judgement j = judge(c, tol, ref.output, got.output, magnitude, unspecified_mask(c, logical), poison, 0,
-                      moments);
+  Judgement j =
+      judge(c, tol, ref.output, got.output, magnitude, unspecified_mask(c, logical), poison, 0, moments);
   result.max_ulp = j.max_ulp;
   result.max_abs = j.max_abs;
   result.max_rel = j.max_rel;
@@ -126,7 +144,8 @@ Result run_case(Session& session, const Case& c, const Options& options) {
     result.max_rel = std::max(result.max_rel, jk.max_rel);
     if (!jk.ok) {
       j.ok = false;
-      j.detail += "outputs[" + std::to_string(k) + "]: " + jk.detail + "tolerance: " + tk.rule + " — " + tk.reason + "\n";
+      j.detail += "outputs[" + std::to_string(k) + "]: " + jk.detail + "tolerance: " + tk.rule + " — " +
+                  tk.reason + "\n";
     }
   }
   if (!got.guard_problem.empty()) {

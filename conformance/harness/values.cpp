@@ -25,13 +25,15 @@ std::vector<Value> specials(devplug_dtype_t d) {
   if (d == DEVPLUG_DTYPE_BOOL) return {{0, 0}, {1, 1}};
   if (!is_float(d)) {
     const int64_t lo = int_min(d), hi = int_max(d), w = bit_width(d);
-    for (int64_t x : {lo, hi, int64_t{0}, int64_t{1}, int64_t{-1}, int64_t{2}, int64_t{-2}, lo + 1,
-                      hi - 1, int64_t{7}, w - 1, w, int64_t{-7}, int64_t{100}})
+    for (int64_t x : {lo, hi, int64_t{0}, int64_t{1}, int64_t{-1}, int64_t{2}, int64_t{-2}, lo + 1, hi - 1,
+                      int64_t{7}, w - 1, w, int64_t{-7}, int64_t{100}})
       v.push_back({static_cast<double>(x), x});
     return v;
   }
-  const int mant = d == DEVPLUG_DTYPE_FLOAT16 ? 10 : d == DEVPLUG_DTYPE_BFLOAT16 ? 7
-                   : d == DEVPLUG_DTYPE_FLOAT32 ? 23 : 52;
+  const int mant = d == DEVPLUG_DTYPE_FLOAT16    ? 10
+                   : d == DEVPLUG_DTYPE_BFLOAT16 ? 7
+                   : d == DEVPLUG_DTYPE_FLOAT32  ? 23
+                                                 : 52;
   const int min_exp = d == DEVPLUG_DTYPE_FLOAT16 ? -14 : d == DEVPLUG_DTYPE_FLOAT64 ? -1022 : -126;
   const int max_exp = d == DEVPLUG_DTYPE_FLOAT16 ? 15 : d == DEVPLUG_DTYPE_FLOAT64 ? 1023 : 127;
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -39,8 +41,8 @@ std::vector<Value> specials(devplug_dtype_t d) {
   const double min_sub = std::ldexp(1.0, min_exp - mant);
   const double min_normal = std::ldexp(1.0, min_exp);
   const double max = std::ldexp(2.0 - std::ldexp(1.0, -mant), max_exp);
-  for (double x : {nan, -nan, inf, -inf, 0.0, -0.0, min_sub, -min_sub, min_normal, max, -max, 1.0,
-                   -1.0, 0.5, -0.5, 2.5, -1.5, 2.0, -2.0, 3.0})
+  for (double x : {nan,  -nan, inf,  -inf, 0.0,  -0.0, min_sub, -min_sub, min_normal, max,
+                   -max, 1.0,  -1.0, 0.5,  -0.5, 2.5,  -1.5,    2.0,      -2.0,       3.0})
     v.push_back({x, 0});
   if (d == DEVPLUG_DTYPE_FLOAT64) {
     // Just above a float16 / bfloat16 tie: rounding through float32 first lands on the tie
@@ -62,20 +64,23 @@ class Drawer {
     // Decided once per input: these run for every element.
     const std::string op = devplug_op_name(c.op);
     domain_ = random_interval(op, input, c.reduction_length);
-    shift_count_ = (op == "shift_left" || op == "shift_right_arithmetic" || op == "shift_right_logical") && input == 1;
+    shift_count_ =
+        (op == "shift_left" || op == "shift_right_arithmetic" || op == "shift_right_logical") && input == 1;
     pow_ = op == "pow";
     divisor_ = (op == "div" || op == "remainder" || op == "fmod") && input == 1;
     if (c.value_class == ValueClass::Edges)
       edges_ = edge_values(op, static_cast<int>(c.inputs.size()), c.inputs[0].dtype, c.outputs[0].dtype);
     // Ill-conditioned data goes into input 0; other inputs (matmul's b) stay random.
-    conditioned_ = input == 0 && (c.value_class == ValueClass::BigMean || c.value_class == ValueClass::Cancel ||
-                                  c.value_class == ValueClass::Runs || c.value_class == ValueClass::Magnitudes);
+    conditioned_ =
+        input == 0 && (c.value_class == ValueClass::BigMean || c.value_class == ValueClass::Cancel ||
+                       c.value_class == ValueClass::Runs || c.value_class == ValueClass::Magnitudes);
     if (c.value_class == ValueClass::BigMean) {
       // Mean M with spread U(-1, 1): the condition number of var is about M, and
       // n eps_acc kappa^2 stays near 1/64 so that the two-pass bound is not loosened by it,
       // while one-pass (textbook or Welford) updates lose digits in proportion to M.
       const double n = static_cast<double>(std::max<int64_t>(c.reduction_length, 1));
-      big_mean_ = std::ldexp(1.0, static_cast<int>(std::floor((accumulation_mant(c.inputs[0].dtype) - std::log2(n)) / 2 - 3)));
+      big_mean_ = std::ldexp(
+          1.0, static_cast<int>(std::floor((accumulation_mant(c.inputs[0].dtype) - std::log2(n)) / 2 - 3)));
     }
     if (c.value_class == ValueClass::Magnitudes && is_float(c.inputs[0].dtype))
       max_scale_ = static_cast<int>(0.4 * format_of(c.inputs[0].dtype).max_exp);
@@ -83,7 +88,8 @@ class Drawer {
       // Five values that every run picks from: ties within and between runs.
       const devplug_dtype_t d = c.inputs[0].dtype;
       for (int k = 0; k < 5; ++k)
-        run_values_[k] = is_float(d) ? Value{std::uniform_real_distribution<double>(domain_.lo, domain_.hi)(rng_), 0}
+        run_values_[k] = is_float(d)
+                             ? Value{std::uniform_real_distribution<double>(domain_.lo, domain_.hi)(rng_), 0}
                          : d == DEVPLUG_DTYPE_BOOL ? Value{0, k % 2}
                                                    : Value{static_cast<double>(k - 2), k - 2};
     }
@@ -94,8 +100,7 @@ class Drawer {
     if (is_float(d)) return {std::uniform_real_distribution<double>(domain_.lo, domain_.hi)(rng_), 0};
     const int w = bit_width(d);
     int64_t x = static_cast<int64_t>(rng_());
-    if (shift_count_)
-      x = static_cast<int64_t>(rng_() % static_cast<uint64_t>(w));
+    if (shift_count_) x = static_cast<int64_t>(rng_() % static_cast<uint64_t>(w));
     if (pow_) x = input_ == 0 ? static_cast<int64_t>(rng_() % 21) - 10 : static_cast<int64_t>(rng_() % 8);
     if (divisor_) {
       // Integer division by zero is unspecified: keep random divisors non-zero.
@@ -113,14 +118,17 @@ class Drawer {
   // Called for logical indices 0, 1, 2, ... in order (runs keep state between calls).
   Value value_at(devplug_dtype_t d, int64_t logical_index) {
     switch (case_.value_class) {
-      case ValueClass::Random: return random_value(d);
-      case ValueClass::Special: return special_value(d, logical_index);
+      case ValueClass::Random:
+        return random_value(d);
+      case ValueClass::Special:
+        return special_value(d, logical_index);
       case ValueClass::Edges: {
         if (edges_.empty()) return random_value(d);
         const auto& t = edges_[static_cast<size_t>(logical_index) % edges_.size()];
         return {t[std::min<size_t>(input_, 1)], 0};
       }
-      default: return conditioned_ ? conditioned_value(d, logical_index) : random_value(d);
+      default:
+        return conditioned_ ? conditioned_value(d, logical_index) : random_value(d);
     }
   }
 
@@ -140,7 +148,8 @@ class Drawer {
   Value conditioned_value(devplug_dtype_t d, int64_t logical_index) {
     std::uniform_real_distribution<double> unit(-1, 1);
     switch (case_.value_class) {
-      case ValueClass::BigMean: return {big_mean_ + unit(rng_), 0};
+      case ValueClass::BigMean:
+        return {big_mean_ + unit(rng_), 0};
       case ValueClass::Cancel: {
         // Alternating signs of nearly equal magnitude: sums are tiny next to sum |x|.
         const double m = 1 + std::ldexp(std::fabs(unit(rng_)), -4);
@@ -164,7 +173,8 @@ class Drawer {
         const double m = std::ldexp(1.5 + 0.5 * unit(rng_), k);
         return {(rng_() & 1) ? m : -m, 0};
       }
-      default: return random_value(d);
+      default:
+        return random_value(d);
     }
   }
 
@@ -181,7 +191,10 @@ class Drawer {
 };
 
 void store_value(devplug_dtype_t d, uint8_t* p, const Value& v) {
-  if (is_float(d)) store_float(d, p, v.f); else store_int(d, p, v.i);
+  if (is_float(d))
+    store_float(d, p, v.f);
+  else
+    store_int(d, p, v.i);
 }
 
 // Calls f(logical index, storage element) for every element of a placed view.
@@ -238,7 +251,8 @@ Bytes make_input_storage(const Case& c, size_t k, const Placement& p, uint64_t s
   if (spec.role == Role::Fixed) {  // composite cases spell out these values
     for_each_element(spec, p, [&](int64_t e, int64_t at) {
       const double v = spec.fixed[static_cast<size_t>(e)];
-      store_value(spec.dtype, &storage[static_cast<size_t>(at) * es], Value{v, std::isfinite(v) ? static_cast<int64_t>(v) : 0});
+      store_value(spec.dtype, &storage[static_cast<size_t>(at) * es],
+                  Value{v, std::isfinite(v) ? static_cast<int64_t>(v) : 0});
     });
     return storage;
   }
@@ -279,15 +293,14 @@ std::vector<char> unspecified_mask(const Case& c, const std::vector<Bytes>& in) 
   const size_t es = devplug_dtype_size(d);
   const bool int_division = !is_float(d) && (op == "div" || op == "remainder" || op == "fmod");
   const bool int_pow = !is_float(d) && op == "pow";
-  const bool to_int = op == "convert_element_type" && is_float(d) && !is_float(out.dtype) &&
-                      out.dtype != DEVPLUG_DTYPE_BOOL;
+  const bool to_int =
+      op == "convert_element_type" && is_float(d) && !is_float(out.dtype) && out.dtype != DEVPLUG_DTYPE_BOOL;
   if (!int_division && !int_pow && !to_int) return mask;
   for (int64_t e = 0; e < n; ++e) {
     const uint8_t* a = &in[0][static_cast<size_t>(e) * es];
     if (int_division && load_int(d, &in[1][static_cast<size_t>(e) * es]) == 0)
       mask[static_cast<size_t>(e)] = 1;
-    if (int_pow && load_int(d, a) == 0 &&
-        load_int(d, &in[1][static_cast<size_t>(e) * es]) < 0)
+    if (int_pow && load_int(d, a) == 0 && load_int(d, &in[1][static_cast<size_t>(e) * es]) < 0)
       mask[static_cast<size_t>(e)] = 1;  // 1 / 0 truncated: ops.def does not define it
     if (to_int) {
       const double x = std::trunc(load_float(d, a));

@@ -42,8 +42,8 @@ std::string code_name(devplug_code_t code) {
 // Row numbers of the index tensor: index_select picks rows {2, 3, 0}; the others use a [2, 3]
 // index. `bad` (when not 0) replaces element 1.
 std::vector<int64_t> picks_of(devplug_op_t op, int64_t bad) {
-  std::vector<int64_t> picks = op == DEVPLUG_OP_index_select ? std::vector<int64_t>{2, 3, 0}
-                                                             : std::vector<int64_t>{2, 3, 0, 1, 0, 3};
+  std::vector<int64_t> picks =
+      op == DEVPLUG_OP_index_select ? std::vector<int64_t>{2, 3, 0} : std::vector<int64_t>{2, 3, 0, 1, 0, 3};
   if (bad != 0) picks[1] = bad;
   return picks;
 }
@@ -91,8 +91,9 @@ struct IndexCall {
   IndexCall(const Device& device, devplug_op_t op_, int64_t bad)
       : op(op_),
         input(Tensor::from_host(device, iota_values(kRows * kCols, 1), {kRows, kCols})),
-        index(Tensor::from_host(device, picks_of(op, bad),
-                                op == DEVPLUG_OP_index_select ? std::vector<int64_t>{3} : std::vector<int64_t>{2, kCols})),
+        index(Tensor::from_host(
+            device, picks_of(op, bad),
+            op == DEVPLUG_OP_index_select ? std::vector<int64_t>{3} : std::vector<int64_t>{2, kCols})),
         storage(Tensor::from_host(device, std::vector<float>(static_cast<size_t>(3 * numel_of(op)), kGuard),
                                   {3 * numel_of(op)})),
         out(storage.slice(0, numel_of(op), 2 * numel_of(op)).reshape(out_shape_of(op))) {
@@ -117,8 +118,8 @@ struct IndexCall {
     const size_t n = all.size() / 3;
     for (size_t i = 0; i < all.size(); ++i)
       if ((i < n || i >= 2 * n) && all[i] != kGuard)
-        return "wrote element " + std::to_string(i) + " of the storage, outside the output [" + std::to_string(n) +
-               ", " + std::to_string(2 * n) + ")";
+        return "wrote element " + std::to_string(i) + " of the storage, outside the output [" +
+               std::to_string(n) + ", " + std::to_string(2 * n) + ")";
     return "";
   }
 };
@@ -129,34 +130,42 @@ std::string check_bad_value(const Device& device, const Stream& stream, devplug_
   const std::string what = std::string(devplug_op_name(op)) + " with index value " + std::to_string(bad);
   std::string message;
   std::optional<IndexCall> made;
-  if (code_of([&] { made.emplace(device, op, bad); }, &message) != DEVPLUG_CODE_OK) return what + ": setting up: " + message + "\n";
+  if (code_of([&] { made.emplace(device, op, bad); }, &message) != DEVPLUG_CODE_OK)
+    return what + ": setting up: " + message + "\n";
   const IndexCall& bad_call = *made;
   const devplug_code_t at_call = code_of([&] { bad_call.run(stream); }, &message);
-  const devplug_code_t at_sync = code_of([&] { stream.synchronize(); }, at_call == DEVPLUG_CODE_OK ? &message : nullptr);
+  const devplug_code_t at_sync =
+      code_of([&] { stream.synchronize(); }, at_call == DEVPLUG_CODE_OK ? &message : nullptr);
   const devplug_code_t reported = at_call != DEVPLUG_CODE_OK ? at_call : at_sync;
   if (reported != DEVPLUG_CODE_INVALID_ARGUMENT)
     p << what << ": " << (at_call != DEVPLUG_CODE_OK ? "the call" : "the call and the next synchronize")
-      << " answered " << code_name(reported) << ", expected INVALID_ARGUMENT" << (message.empty() ? "" : " (" + message + ")")
-      << "\n";
+      << " answered " << code_name(reported) << ", expected INVALID_ARGUMENT"
+      << (message.empty() ? "" : " (" + message + ")") << "\n";
   else if (message.find(std::to_string(bad)) == std::string::npos)
     p << what << ": the error does not name the value: " << message << "\n";
   if (at_call != DEVPLUG_CODE_OK && at_sync != DEVPLUG_CODE_OK)
-    p << what << ": refused at the call, and the next synchronize still answered " << code_name(at_sync) << "\n";
+    p << what << ": refused at the call, and the next synchronize still answered " << code_name(at_sync)
+      << "\n";
   const devplug_code_t again = code_of([&] { stream.synchronize(); }, &message);
   if (again != DEVPLUG_CODE_OK)
-    p << what << ": reported twice: the second synchronize answered " << code_name(again) << " (" << message << ")\n";
+    p << what << ": reported twice: the second synchronize answered " << code_name(again) << " (" << message
+      << ")\n";
   std::string guard;
   if (code_of([&] { guard = bad_call.guard_problem(stream); }, &message) != DEVPLUG_CODE_OK) guard = message;
   if (!guard.empty()) p << what << ": " << guard << "\n";
   // The stream keeps working: the call with good indices gives the right result.
   std::vector<float> got;
-  const devplug_code_t ran = code_of([&] {
-    const IndexCall good(device, op, 0);
-    good.run(stream);
-    got = good.out.to_host<float>(&stream);
-  }, &message);
-  if (ran != DEVPLUG_CODE_OK) p << what << ": the good call after it failed: " << code_name(ran) << ": " << message << "\n";
-  else if (got != expected_of(op)) p << what << ": the good call after it gave a wrong result\n";
+  const devplug_code_t ran = code_of(
+      [&] {
+        const IndexCall good(device, op, 0);
+        good.run(stream);
+        got = good.out.to_host<float>(&stream);
+      },
+      &message);
+  if (ran != DEVPLUG_CODE_OK)
+    p << what << ": the good call after it failed: " << code_name(ran) << ": " << message << "\n";
+  else if (got != expected_of(op))
+    p << what << ": the good call after it gave a wrong result\n";
   return p.str();
 }
 
@@ -173,7 +182,8 @@ std::string check_destroy_reports(const Device& device) {
     devplug_tensor_t* outputs[1] = {bad_call.out.handle()};
     api_detail::check(devplug_op_call(raw, DEVPLUG_OP_gather, inputs, 2, outputs, 1, &attrs));
   });
-  const devplug_code_t at_destroy = code_of([&] { api_detail::check(devplug_stream_destroy(raw)); }, &message);
+  const devplug_code_t at_destroy =
+      code_of([&] { api_detail::check(devplug_stream_destroy(raw)); }, &message);
   if (at_call == DEVPLUG_CODE_OK && at_destroy != DEVPLUG_CODE_INVALID_ARGUMENT)
     return "gather with index value -1, then stream_destroy: answered " + code_name(at_destroy) +
            ", expected INVALID_ARGUMENT (" + message + ")\n";
@@ -193,9 +203,11 @@ std::string index_values() {
     const Device& device = devices[index];
     const Stream stream(device);
     bool any = false;
-    for (devplug_op_t op : {DEVPLUG_OP_index_select, DEVPLUG_OP_gather, DEVPLUG_OP_scatter, DEVPLUG_OP_scatter_add}) {
+    for (devplug_op_t op :
+         {DEVPLUG_OP_index_select, DEVPLUG_OP_gather, DEVPLUG_OP_scatter, DEVPLUG_OP_scatter_add}) {
       bool supported = false;
-      if (devplug_error_t* e = devplug_device_supports(device.handle(), op, DEVPLUG_DTYPE_FLOAT32, &supported, nullptr))
+      if (devplug_error_t* e =
+              devplug_device_supports(device.handle(), op, DEVPLUG_DTYPE_FLOAT32, &supported, nullptr))
         devplug_error_destroy(e);
       if (!supported) continue;  // the op cases report it as unsupported
       any = true;

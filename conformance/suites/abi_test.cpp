@@ -61,7 +61,9 @@ struct Loaded {
   Loaded() {
     devplug_context_options_t o{sizeof o, DEVPLUG_CONTEXT_NO_DISCOVERY | DEVPLUG_CONTEXT_NO_FALLBACK};
     error = take_error(devplug_context_create(&o, &context));
-    if (error.empty()) error = take_error(devplug_context_load_plugin(context, run_state().options.plugin_path.c_str(), &plugin));
+    if (error.empty())
+      error =
+          take_error(devplug_context_load_plugin(context, run_state().options.plugin_path.c_str(), &plugin));
     if (error.empty()) error = take_error(devplug_plugin_get_table(plugin, &api));
   }
   ~Loaded() { devplug_context_destroy(context); }
@@ -116,7 +118,8 @@ std::string invalid_arguments() {
   c.expect_error("plugin_initialize(struct_size too small)", kInvalid, api->plugin_initialize(&init));
   init.struct_size = sizeof init;
   init.host_abi_major = DEVPLUG_ABI_MAJOR + 1;
-  c.expect_error("plugin_initialize(another ABI major)", DEVPLUG_CODE_FAILED_PRECONDITION, api->plugin_initialize(&init));
+  c.expect_error("plugin_initialize(another ABI major)", DEVPLUG_CODE_FAILED_PRECONDITION,
+                 api->plugin_initialize(&init));
 
   c.expect_error("device_count(NULL, NULL)", kInvalid, api->device_count(nullptr, nullptr));
   int32_t count = -1;
@@ -131,16 +134,21 @@ std::string invalid_arguments() {
   c.expect_error("device_get_properties(count)", kRange, api->device_get_properties(count, &props));
   c.expect_error("device_get_properties(0, NULL)", kInvalid, api->device_get_properties(0, nullptr));
   props.struct_size = DEVPLUG_DEVICE_PROPERTIES_MIN_SIZE - 1;
-  c.expect_error("device_get_properties(struct_size below the 1.0 size)", kInvalid, api->device_get_properties(0, &props));
+  c.expect_error("device_get_properties(struct_size below the 1.0 size)", kInvalid,
+                 api->device_get_properties(0, &props));
   if (count > 0) {
     // The 1.0 struct: accepted, and nothing written past it (the 1.1 `dtypes` field).
     std::memset(&props, 0x5A, sizeof props);
     props.struct_size = DEVPLUG_DEVICE_PROPERTIES_MIN_SIZE;
     c.expect_ok("device_get_properties(the 1.0 struct)", api->device_get_properties(0, &props));
-    if (props.struct_size != DEVPLUG_DEVICE_PROPERTIES_MIN_SIZE) c.problem("device_get_properties changed struct_size");
+    if (props.struct_size != DEVPLUG_DEVICE_PROPERTIES_MIN_SIZE)
+      c.problem("device_get_properties changed struct_size");
     const unsigned char* bytes = reinterpret_cast<const unsigned char*>(&props);
     for (size_t b = DEVPLUG_DEVICE_PROPERTIES_MIN_SIZE; b < sizeof props; ++b)
-      if (bytes[b] != 0x5A) { c.problem("device_get_properties wrote past a short struct_size"); break; }
+      if (bytes[b] != 0x5A) {
+        c.problem("device_get_properties wrote past a short struct_size");
+        break;
+      }
   }
   devplug_device_handle_t* no_device = reinterpret_cast<devplug_device_handle_t*>(uintptr_t{1});
   c.expect_error("device_open(-1)", kRange, api->device_open(-1, &no_device));
@@ -171,10 +179,16 @@ std::string invalid_arguments() {
     return c.text();
   }
   c.expect_error("buffer_allocate(0 bytes)", kInvalid, api->buffer_allocate(dev, 0, &buf));
-  if (buf) { api->buffer_release(buf); buf = nullptr; }
+  if (buf) {
+    api->buffer_release(buf);
+    buf = nullptr;
+  }
   c.expect_error("buffer_allocate(2^62 bytes)", DEVPLUG_CODE_RESOURCE_EXHAUSTED,
                  api->buffer_allocate(dev, uint64_t{1} << 62, &buf));
-  if (buf) { api->buffer_release(buf); buf = nullptr; }
+  if (buf) {
+    api->buffer_release(buf);
+    buf = nullptr;
+  }
   c.expect_error("buffer_allocate(out NULL)", kInvalid, api->buffer_allocate(dev, 16, nullptr));
   c.expect_error("stream_create(out NULL)", kInvalid, api->stream_create(dev, nullptr));
   c.expect_error("event_create(out NULL)", kInvalid, api->event_create(dev, nullptr));
@@ -184,25 +198,36 @@ std::string invalid_arguments() {
   if (buf && stream && event) {
     c.expect_error("buffer_get_size(out NULL)", kInvalid, api->buffer_get_size(buf, nullptr));
     char host[64] = {0};
-    c.expect_error("copy_from_host(NULL stream)", kInvalid, api->buffer_copy_from_host(nullptr, host, buf, 0, 16));
-    c.expect_error("copy_from_host(NULL src)", kInvalid, api->buffer_copy_from_host(stream, nullptr, buf, 0, 16));
-    c.expect_error("copy_from_host(NULL dst)", kInvalid, api->buffer_copy_from_host(stream, host, nullptr, 0, 16));
-    c.expect_error("copy_from_host(past the end)", kRange, api->buffer_copy_from_host(stream, host, buf, 8, 16));
-    c.expect_error("copy_from_host(offset past the end, 0 bytes)", kRange, api->buffer_copy_from_host(stream, host, buf, 17, 0));
-    c.expect_error("copy_from_host(offset overflow)", kRange, api->buffer_copy_from_host(stream, host, buf, ~uint64_t{0}, 2));
-    c.expect_error("copy_from_host(past the end, NULL src)", kRange, api->buffer_copy_from_host(stream, nullptr, buf, 8, 16));
+    c.expect_error("copy_from_host(NULL stream)", kInvalid,
+                   api->buffer_copy_from_host(nullptr, host, buf, 0, 16));
+    c.expect_error("copy_from_host(NULL src)", kInvalid,
+                   api->buffer_copy_from_host(stream, nullptr, buf, 0, 16));
+    c.expect_error("copy_from_host(NULL dst)", kInvalid,
+                   api->buffer_copy_from_host(stream, host, nullptr, 0, 16));
+    c.expect_error("copy_from_host(past the end)", kRange,
+                   api->buffer_copy_from_host(stream, host, buf, 8, 16));
+    c.expect_error("copy_from_host(offset past the end, 0 bytes)", kRange,
+                   api->buffer_copy_from_host(stream, host, buf, 17, 0));
+    c.expect_error("copy_from_host(offset overflow)", kRange,
+                   api->buffer_copy_from_host(stream, host, buf, ~uint64_t{0}, 2));
+    c.expect_error("copy_from_host(past the end, NULL src)", kRange,
+                   api->buffer_copy_from_host(stream, nullptr, buf, 8, 16));
     c.expect_ok("copy_from_host(0 bytes at the end)", api->buffer_copy_from_host(stream, host, buf, 16, 0));
     c.expect_ok("copy_from_host(0 bytes, NULL src)", api->buffer_copy_from_host(stream, nullptr, buf, 0, 0));
-    c.expect_error("copy_to_host(NULL stream)", kInvalid, api->buffer_copy_to_host(nullptr, buf, 0, host, 16));
-    c.expect_error("copy_to_host(NULL src)", kInvalid, api->buffer_copy_to_host(stream, nullptr, 0, host, 16));
+    c.expect_error("copy_to_host(NULL stream)", kInvalid,
+                   api->buffer_copy_to_host(nullptr, buf, 0, host, 16));
+    c.expect_error("copy_to_host(NULL src)", kInvalid,
+                   api->buffer_copy_to_host(stream, nullptr, 0, host, 16));
     c.expect_error("copy_to_host(past the end)", kRange, api->buffer_copy_to_host(stream, buf, 1, host, 16));
-    c.expect_error("copy_to_host(size overflow)", kRange, api->buffer_copy_to_host(stream, buf, 8, host, ~uint64_t{0}));
+    c.expect_error("copy_to_host(size overflow)", kRange,
+                   api->buffer_copy_to_host(stream, buf, 8, host, ~uint64_t{0}));
     c.expect_error("copy_to_host(NULL dst)", kInvalid, api->buffer_copy_to_host(stream, buf, 0, nullptr, 16));
     c.expect_ok("copy_to_host(0 bytes)", api->buffer_copy_to_host(stream, buf, 0, host, 0));
     c.expect_error("buffer_copy(NULL stream)", kInvalid, api->buffer_copy(nullptr, buf, 0, buf, 8, 8));
     c.expect_error("buffer_copy(NULL src)", kInvalid, api->buffer_copy(stream, nullptr, 0, buf, 8, 8));
     c.expect_error("buffer_copy(NULL dst)", kInvalid, api->buffer_copy(stream, buf, 0, nullptr, 8, 8));
-    c.expect_error("buffer_copy(destination past the end)", kRange, api->buffer_copy(stream, buf, 0, buf, 9, 8));
+    c.expect_error("buffer_copy(destination past the end)", kRange,
+                   api->buffer_copy(stream, buf, 0, buf, 9, 8));
     c.expect_error("buffer_copy(source past the end)", kRange, api->buffer_copy(stream, buf, 9, buf, 0, 8));
     c.expect_error("buffer_copy(overlapping ranges)", kInvalid, api->buffer_copy(stream, buf, 0, buf, 4, 8));
     c.expect_error("buffer_copy(onto itself)", kInvalid, api->buffer_copy(stream, buf, 4, buf, 4, 4));
@@ -221,11 +246,16 @@ std::string invalid_arguments() {
       c.expect_ok("buffer_allocate on device 1", api->buffer_allocate(other, 16, &far_buf));
       c.expect_ok("event_create on device 1", api->event_create(other, &far_event));
       if (far_buf && far_event) {
-        c.expect_error("copy_from_host(dst on another device)", kInvalid, api->buffer_copy_from_host(stream, host, far_buf, 0, 8));
-        c.expect_error("copy_to_host(src on another device)", kInvalid, api->buffer_copy_to_host(stream, far_buf, 0, host, 8));
-        c.expect_error("buffer_copy(dst on another device)", kInvalid, api->buffer_copy(stream, buf, 0, far_buf, 0, 8));
-        c.expect_error("event_record(event of another device)", kInvalid, api->event_record(far_event, stream));
-        c.expect_error("stream_wait_event(event of another device)", kInvalid, api->stream_wait_event(stream, far_event));
+        c.expect_error("copy_from_host(dst on another device)", kInvalid,
+                       api->buffer_copy_from_host(stream, host, far_buf, 0, 8));
+        c.expect_error("copy_to_host(src on another device)", kInvalid,
+                       api->buffer_copy_to_host(stream, far_buf, 0, host, 8));
+        c.expect_error("buffer_copy(dst on another device)", kInvalid,
+                       api->buffer_copy(stream, buf, 0, far_buf, 0, 8));
+        c.expect_error("event_record(event of another device)", kInvalid,
+                       api->event_record(far_event, stream));
+        c.expect_error("stream_wait_event(event of another device)", kInvalid,
+                       api->stream_wait_event(stream, far_event));
       }
       if (far_event) c.expect_ok("event_destroy on device 1", api->event_destroy(far_event));
       if (far_buf) c.expect_ok("buffer_release on device 1", api->buffer_release(far_buf));
@@ -234,7 +264,10 @@ std::string invalid_arguments() {
     // Every kernel: no call, a short call struct, an unknown op id, a bad dtype.
     for (size_t k = 0; k < api->kernel_count; ++k) {
       const devplug_kernel_t* row = api->kernels[k];
-      if (row == nullptr || row->fn == nullptr) { c.problem("kernel row " + std::to_string(k) + " is empty"); continue; }
+      if (row == nullptr || row->fn == nullptr) {
+        c.problem("kernel row " + std::to_string(k) + " is empty");
+        continue;
+      }
       const std::string name = devplug_op_name(row->op) ? devplug_op_name(row->op) : "?";
       devplug_tensor_desc_t bad{};
       bad.struct_size = sizeof bad;
@@ -259,7 +292,8 @@ std::string invalid_arguments() {
       c.expect_error((name + " kernel: 2 outputs").c_str(), kInvalid, row->fn(stream, &arity));
       c.expect_error((name + " kernel: dtype 77").c_str(), kInvalid, row->fn(stream, &call));
       bad.dtype = 0;  // the row's first dtype
-      while (bad.dtype + 1 < DEVPLUG_DTYPE_COUNT && !(row->dtypes & DEVPLUG_DTYPE_BIT(bad.dtype))) ++bad.dtype;
+      while (bad.dtype + 1 < DEVPLUG_DTYPE_COUNT && !(row->dtypes & DEVPLUG_DTYPE_BIT(bad.dtype)))
+        ++bad.dtype;
       bad.rank = DEVPLUG_MAX_RANK + 1;
       c.expect_error((name + " kernel: rank 9").c_str(), kInvalid, row->fn(stream, &call));
     }
@@ -281,16 +315,22 @@ struct RawDevice {
     error = loaded.error;
     if (!error.empty()) return;
     int32_t count = 0;
-    if (devplug_error_t* e = loaded.api->device_count(&count, nullptr)) { loaded.api->error_destroy(e); }
+    if (devplug_error_t* e = loaded.api->device_count(&count, nullptr)) {
+      loaded.api->error_destroy(e);
+    }
     const int index = run_state().options.device;
-    if (index >= count) { error = "no device " + std::to_string(index); return; }
+    if (index >= count) {
+      error = "no device " + std::to_string(index);
+      return;
+    }
     if (devplug_error_t* e = loaded.api->device_open(index, &dev)) {
       error = "device_open(" + std::to_string(index) + "): " + (e->message ? e->message : "");
       loaded.api->error_destroy(e);
     }
   }
   ~RawDevice() {
-    if (dev) if (devplug_error_t* e = loaded.api->device_close(dev)) loaded.api->error_destroy(e);
+    if (dev)
+      if (devplug_error_t* e = loaded.api->device_close(dev)) loaded.api->error_destroy(e);
   }
 };
 
@@ -363,7 +403,10 @@ std::string stream_event_ordering() {
       c.expect_ok("copy_to_host on B", api->buffer_copy_to_host(b, y, 0, out.data(), size));
       c.expect_ok("stream_synchronize B", api->stream_synchronize(b));
       c.expect_ok("event_synchronize", api->event_synchronize(ev));
-      if (in != out) { c.problem("stream B saw x before stream A finished writing it (round " + std::to_string(round) + ")"); break; }
+      if (in != out) {
+        c.problem("stream B saw x before stream A finished writing it (round " + std::to_string(round) + ")");
+        break;
+      }
     }
   }
   if (x) api->buffer_release(x);
@@ -395,13 +438,18 @@ std::string concurrent_threads() {
       const int64_t n = 4099;
       for (int round = 0; round < 20 && p.empty(); ++round) {
         std::vector<float> a(n), b(n), out(n, 0);
-        for (int64_t i = 0; i < n; ++i) { a[i] = static_cast<float>(i * (t + 1)); b[i] = static_cast<float>(round - i); }
+        for (int64_t i = 0; i < n; ++i) {
+          a[i] = static_cast<float>(i * (t + 1));
+          b[i] = static_cast<float>(round - i);
+        }
         devplug_tensor_t *ta = nullptr, *tb = nullptr, *to = nullptr;
         p = take_error(devplug_tensor_create(dev, DEVPLUG_DTYPE_FLOAT32, 1, &n, &ta));
         if (p.empty()) p = take_error(devplug_tensor_create(dev, DEVPLUG_DTYPE_FLOAT32, 1, &n, &tb));
         if (p.empty()) p = take_error(devplug_tensor_create(dev, DEVPLUG_DTYPE_FLOAT32, 1, &n, &to));
-        if (p.empty()) p = take_error(devplug_tensor_copy_from_host(s, ta, a.data(), n * 4, DEVPLUG_COPY_BLOCKING));
-        if (p.empty()) p = take_error(devplug_tensor_copy_from_host(s, tb, b.data(), n * 4, DEVPLUG_COPY_BLOCKING));
+        if (p.empty())
+          p = take_error(devplug_tensor_copy_from_host(s, ta, a.data(), n * 4, DEVPLUG_COPY_BLOCKING));
+        if (p.empty())
+          p = take_error(devplug_tensor_copy_from_host(s, tb, b.data(), n * 4, DEVPLUG_COPY_BLOCKING));
         if (p.empty() && add_f32) {
           devplug_tensor_t* ins[2] = {ta, tb};
           p = take_error(devplug_op_call(s, DEVPLUG_OP_add, ins, 2, &to, 1, nullptr));
@@ -411,7 +459,8 @@ std::string concurrent_threads() {
         if (p.empty()) p = take_error(devplug_tensor_copy_to_host(s, to, out.data(), n * 4));
         for (int64_t i = 0; i < n && p.empty(); ++i)
           if (out[i] != (add_f32 ? a[i] + b[i] : a[i]))
-            p = "thread " + std::to_string(t) + " round " + std::to_string(round) + ": wrong element " + std::to_string(i);
+            p = "thread " + std::to_string(t) + " round " + std::to_string(round) + ": wrong element " +
+                std::to_string(i);
         devplug_tensor_release(ta);
         devplug_tensor_release(tb);
         devplug_tensor_release(to);
@@ -421,13 +470,15 @@ std::string concurrent_threads() {
   }
   for (auto& th : threads) th.join();
   std::string all;
-  for (const std::string& p : problems) if (!p.empty()) all += "  " + p + "\n";
+  for (const std::string& p : problems)
+    if (!p.empty()) all += "  " + p + "\n";
   return all;
 }
 
 class AbiTest : public testing::Test {
  public:
-  AbiTest(std::string name, std::function<std::string()> body) : name_(std::move(name)), body_(std::move(body)) {}
+  AbiTest(std::string name, std::function<std::string()> body)
+      : name_(std::move(name)), body_(std::move(body)) {}
   void TestBody() override {
     Result r = run_isolated(body_, std::max(run_state().options.timeout_s, 120.0));
     const std::string xfail = xfail_reason(run_state().xfail, name_);
@@ -438,8 +489,8 @@ class AbiTest : public testing::Test {
     if (r.status == Status::Xpass)
       ADD_FAILURE() << name_ << ": XPASS, listed as an expected failure (" << xfail << ") but it passes";
     else if (measured != Status::Pass)
-      ADD_FAILURE() << name_ << ": " << status_name(r.status) << "\n" << r.message
-                    << "\nrepro: " << repro_command(name_);
+      ADD_FAILURE() << name_ << ": " << status_name(r.status) << "\n"
+                    << r.message << "\nrepro: " << repro_command(name_);
   }
 
  private:

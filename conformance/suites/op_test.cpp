@@ -19,18 +19,30 @@ namespace {
 
 const char* category_suite(devplug_category_t c) {
   switch (c) {
-    case DEVPLUG_CATEGORY_unary: return "Unary/OpTest";
-    case DEVPLUG_CATEGORY_binary: return "Binary/OpTest";
-    case DEVPLUG_CATEGORY_compare: return "Compare/OpTest";
-    case DEVPLUG_CATEGORY_ternary: return "Ternary/OpTest";
-    case DEVPLUG_CATEGORY_data: return "Data/OpTest";
-    case DEVPLUG_CATEGORY_reduce: return "Reduce/OpTest";
-    case DEVPLUG_CATEGORY_scan: return "Scan/OpTest";
-    case DEVPLUG_CATEGORY_index: return "Index/OpTest";
-    case DEVPLUG_CATEGORY_shape: return "Shape/OpTest";
-    case DEVPLUG_CATEGORY_linalg: return "Linalg/OpTest";
-    case DEVPLUG_CATEGORY_composite: return "Composite/OpTest";
-    default: return "Random/OpTest";
+    case DEVPLUG_CATEGORY_unary:
+      return "Unary/OpTest";
+    case DEVPLUG_CATEGORY_binary:
+      return "Binary/OpTest";
+    case DEVPLUG_CATEGORY_compare:
+      return "Compare/OpTest";
+    case DEVPLUG_CATEGORY_ternary:
+      return "Ternary/OpTest";
+    case DEVPLUG_CATEGORY_data:
+      return "Data/OpTest";
+    case DEVPLUG_CATEGORY_reduce:
+      return "Reduce/OpTest";
+    case DEVPLUG_CATEGORY_scan:
+      return "Scan/OpTest";
+    case DEVPLUG_CATEGORY_index:
+      return "Index/OpTest";
+    case DEVPLUG_CATEGORY_shape:
+      return "Shape/OpTest";
+    case DEVPLUG_CATEGORY_linalg:
+      return "Linalg/OpTest";
+    case DEVPLUG_CATEGORY_composite:
+      return "Composite/OpTest";
+    default:
+      return "Random/OpTest";
   }
 }
 
@@ -64,10 +76,12 @@ class OpTest : public testing::Test {
     if (!xfail.empty()) {
       r.status = Status::Xpass;
       ADD_FAILURE() << c.name << ": XPASS, listed as an expected failure (" << xfail
-                    << ") but it passes: remove it from the xfail file\n" << repro;
+                    << ") but it passes: remove it from the xfail file\n"
+                    << repro;
       return;
     }
-    if (c.through_fallback && r.status == Status::Pass) r.message += "unclaimed, but ran without the fallback";
+    if (c.through_fallback && r.status == Status::Pass)
+      r.message += "unclaimed, but ran without the fallback";
     if (!r.message.empty()) RecordProperty("note", r.message);
   }
 
@@ -82,8 +96,8 @@ void show_progress(size_t done, size_t total) {
   if (tty) {
     const int width = 40;
     const int filled = static_cast<int>(width * done / std::max<size_t>(total, 1));
-    std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu cases", filled, "========================================",
-                 width - filled, "", done, total);
+    std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu cases", filled,
+                 "========================================", width - filled, "", done, total);
     if (done == total) std::fprintf(stderr, "\n");
   } else {
     const size_t tenth = done * 10 / std::max<size_t>(total, 1);
@@ -118,7 +132,8 @@ class RunSelectedCases : public testing::Environment {
         const bool listed = !run.xfail_reason[which[k]].empty();
         return is_failure(r.status) ? !listed : listed && r.status == Status::Pass;
       };
-    std::vector<std::optional<Result>> results = run_in_workers(run.options, run.cases, which, show_progress, stop);
+    std::vector<std::optional<Result>> results =
+        run_in_workers(run.options, run.cases, which, show_progress, stop);
     size_t not_run = 0;
     for (size_t k = 0; k < which.size(); ++k) {
       if (!results[k]) {
@@ -129,7 +144,8 @@ class RunSelectedCases : public testing::Environment {
       run.ran[which[k]] = 1;
     }
     if (not_run > 0)
-      std::fprintf(stderr, "devplug-conform: --fail-fast: stopped at the first failure, %zu cases not run\n", not_run);
+      std::fprintf(stderr, "devplug-conform: --fail-fast: stopped at the first failure, %zu cases not run\n",
+                   not_run);
     run.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 };
@@ -149,7 +165,8 @@ void register_op_tests(const std::string& filter) {
                           [index]() -> testing::Test* { return new OpTest(index); });
   }
   for (const auto& u : run.unsupported) {
-    const std::string name = std::string("Unsupported/") + devplug_op_name(u.first) + "_" + devplug_dtype_name(u.second);
+    const std::string name =
+        std::string("Unsupported/") + devplug_op_name(u.first) + "_" + devplug_dtype_name(u.second);
     testing::RegisterTest(category_suite(devplug_op_info(u.first)->category), name.c_str(), nullptr, nullptr,
                           __FILE__, __LINE__, []() -> testing::Test* { return new OpTest(-1); });
   }

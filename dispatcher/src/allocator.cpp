@@ -14,7 +14,8 @@ namespace {
 constexpr uint64_t kSmallGranule = 512;
 constexpr uint64_t kLargeThreshold = uint64_t{1} << 20;
 
-devplug_buffer_handle_t* plugin_allocate(devplug_device_t& device, uint64_t bytes, devplug_error_t** out_error) {
+devplug_buffer_handle_t* plugin_allocate(devplug_device_t& device, uint64_t bytes,
+                                         devplug_error_t** out_error) {
   devplug_buffer_handle_t* buffer = nullptr;
   *out_error = device.plugin->api->buffer_allocate(device.open(), bytes, &buffer);
   return buffer;
@@ -35,8 +36,8 @@ uint64_t CachingAllocator::size_class(uint64_t size_bytes) {
 static std::string allocation_text(const devplug_device_t& device, uint64_t asked, uint64_t taken) {
   std::string text = "buffer_allocate of " + std::to_string(asked) + " bytes";
   if (taken != asked) text += " (size class " + std::to_string(taken) + ")";
-  return text + " on device " + std::to_string(device.index) + " (" + std::to_string(device.properties.memory_bytes) +
-         " bytes)";
+  return text + " on device " + std::to_string(device.index) + " (" +
+         std::to_string(device.properties.memory_bytes) + " bytes)";
 }
 
 devplug_buffer_handle_t* CachingAllocator::allocate(devplug_device_t& device, uint64_t size_bytes) {
@@ -71,7 +72,8 @@ devplug_buffer_handle_t* CachingAllocator::allocate(devplug_device_t& device, ui
   return buffer;
 }
 
-void CachingAllocator::free(devplug_device_t& device, devplug_buffer_handle_t* buffer, uint64_t size_bytes) noexcept {
+void CachingAllocator::free(devplug_device_t& device, devplug_buffer_handle_t* buffer,
+                            uint64_t size_bytes) noexcept {
   const devplug_plugin_t& plugin = *device.plugin;
   if (plugin.caching_allocator) {
     try {
@@ -92,7 +94,8 @@ void CachingAllocator::release_all(devplug_device_t& device) noexcept {
     cached.swap(free_);
   }
   for (auto& [cls, buffers] : cached)
-    for (devplug_buffer_handle_t* buffer : buffers) drop_plugin_error(*device.plugin, device.plugin->api->buffer_release(buffer));
+    for (devplug_buffer_handle_t* buffer : buffers)
+      drop_plugin_error(*device.plugin, device.plugin->api->buffer_release(buffer));
 }
 
 size_t CachingAllocator::cached_count() const {

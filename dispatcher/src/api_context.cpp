@@ -48,7 +48,8 @@ DEVPLUG_API devplug_error_t* devplug_context_create(const devplug_context_option
     if (options != nullptr) {
       if (options->struct_size < DEVPLUG_SIZE_THROUGH(devplug_context_options_t, flags))
         invalid_argument("options->struct_size is " + std::to_string(options->struct_size) + ", at least " +
-                         std::to_string(DEVPLUG_SIZE_THROUGH(devplug_context_options_t, flags)) + " expected");
+                         std::to_string(DEVPLUG_SIZE_THROUGH(devplug_context_options_t, flags)) +
+                         " expected");
       flags = options->flags;
       if (flags & ~kKnownContextFlags)
         invalid_argument("options->flags has unknown bits " + std::to_string(flags & ~kKnownContextFlags));

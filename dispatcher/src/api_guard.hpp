@@ -62,8 +62,7 @@ template <typename Body>
 void guard_void(Body&& body) noexcept {
   try {
     body();
-  } catch (...) {
-  }
+  } catch (...) {}
 }
 
 }  // namespace devplug::detail

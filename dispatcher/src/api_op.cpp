@@ -15,7 +15,8 @@ namespace {
 // composite's signature marks it optional.
 void require_tensors(devplug_op_t op, devplug_tensor_t* const* tensors, size_t n, bool inputs) {
   const char* what = inputs ? "inputs" : "outputs";
-  if (n > 0 && tensors == nullptr) invalid_argument(std::string(what) + " is NULL but its count is " + std::to_string(n));
+  if (n > 0 && tensors == nullptr)
+    invalid_argument(std::string(what) + " is NULL but its count is " + std::to_string(n));
   const devplug::sdk::CompositeSignature* sig = devplug::sdk::composite_signature(op);
   const int known = sig == nullptr ? 0 : inputs ? sig->n_inputs : sig->n_outputs;
   for (size_t i = 0; i < n; ++i) {
@@ -26,7 +27,9 @@ void require_tensors(devplug_op_t op, devplug_tensor_t* const* tensors, size_t n
     if (t == nullptr || t->magic != devplug_tensor_t::kMagic)
       invalid_argument(std::string(what) + "[" + std::to_string(i) + "]" +
                        (arg != nullptr ? std::string(" (") + arg->name + ")" : std::string()) + " is " +
-                       (t ? "not a live tensor handle" : arg != nullptr ? "NULL but not optional" : "NULL"));
+                       (t                ? "not a live tensor handle"
+                        : arg != nullptr ? "NULL but not optional"
+                                         : "NULL"));
   }
 }
 
@@ -41,7 +44,7 @@ bool all_live(devplug_tensor_t* const* tensors, size_t n) noexcept {
 
 // The stream to run on: `stream`, or the default stream of `fallback_tensor`'s device.
 devplug_stream_t& pick_stream(devplug_stream_t* stream, const devplug_tensor_t* fallback_tensor,
-                                   const char* missing) {
+                              const char* missing) {
   if (stream != nullptr) return *require_handle(stream, "stream");
   if (fallback_tensor == nullptr) invalid_argument(missing);
   return *fallback_tensor->device().default_stream();
@@ -60,8 +63,8 @@ DEVPLUG_API devplug_error_t* devplug_op_call(devplug_stream_t* stream, devplug_o
     if (!all_live(outputs, n_outputs)) require_tensors(op, outputs, n_outputs, false);
     const devplug_tensor_t* first_output = nullptr;  // a composite's outputs may start with an absent one
     for (size_t i = 0; i < n_outputs && first_output == nullptr; ++i) first_output = outputs[i];
-    devplug_stream_t& s = pick_stream(stream, first_output,
-                                      "stream is NULL and there is no output to take the device from");
+    devplug_stream_t& s =
+        pick_stream(stream, first_output, "stream is NULL and there is no output to take the device from");
     dispatch_op(s, op, inputs, n_inputs, outputs, n_outputs, attrs);
   });
 }
@@ -79,7 +82,8 @@ DEVPLUG_API devplug_error_t* devplug_elementwise(devplug_stream_t* stream, devpl
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_promote_types(devplug_dtype_t a, devplug_dtype_t b, devplug_dtype_t* out_dtype) {
+DEVPLUG_API devplug_error_t* devplug_promote_types(devplug_dtype_t a, devplug_dtype_t b,
+                                                   devplug_dtype_t* out_dtype) {
   return guard([&] {
     require_not_null(out_dtype, "out_dtype");
     *out_dtype = -1;
@@ -90,7 +94,8 @@ DEVPLUG_API devplug_error_t* devplug_promote_types(devplug_dtype_t a, devplug_dt
 }
 
 DEVPLUG_API devplug_error_t* devplug_broadcast_shapes(int32_t rank_a, const int64_t* shape_a, int32_t rank_b,
-                                                      const int64_t* shape_b, int32_t* out_rank, int64_t* out_shape) {
+                                                      const int64_t* shape_b, int32_t* out_rank,
+                                                      int64_t* out_shape) {
   return guard([&] {
     require_not_null(out_rank, "out_rank");
     *out_rank = 0;

@@ -7,10 +7,10 @@
 
 using namespace devplug::detail;
 
-
 extern "C" {
 
-DEVPLUG_API devplug_error_t* devplug_plugin_get_info(devplug_plugin_t* plugin, devplug_plugin_info_t* out_info) {
+DEVPLUG_API devplug_error_t* devplug_plugin_get_info(devplug_plugin_t* plugin,
+                                                     devplug_plugin_info_t* out_info) {
   return guard([&] {
     require_not_null(out_info, "out_info");
     require_handle(plugin, "plugin");
@@ -36,8 +36,10 @@ DEVPLUG_API devplug_error_t* devplug_plugin_supports(devplug_plugin_t* plugin, d
     if (out_kernel_flags != nullptr) *out_kernel_flags = 0;
     require_handle(plugin, "plugin");
     require_not_null(out_supported, "out_supported");
-    if (devplug_op_info(op) == nullptr) invalid_argument("op " + std::to_string(op) + " is not an op of this op set");
-    if (devplug_dtype_name(dtype) == nullptr) invalid_argument("dtype " + std::to_string(dtype) + " is unknown");
+    if (devplug_op_info(op) == nullptr)
+      invalid_argument("op " + std::to_string(op) + " is not an op of this op set");
+    if (devplug_dtype_name(dtype) == nullptr)
+      invalid_argument("dtype " + std::to_string(dtype) + " is unknown");
     const KernelSlot& slot = plugin->kernel(op, dtype);
     *out_supported = slot.fn != nullptr;
     if (out_kernel_flags != nullptr) *out_kernel_flags = slot.flags;
@@ -52,15 +54,18 @@ DEVPLUG_API devplug_error_t* devplug_device_supports(devplug_device_t* device, d
     if (out_kernel_flags != nullptr) *out_kernel_flags = 0;
     require_handle(device, "device");
     require_not_null(out_supported, "out_supported");
-    if (devplug_op_info(op) == nullptr) invalid_argument("op " + std::to_string(op) + " is not an op of this op set");
-    if (devplug_dtype_name(dtype) == nullptr) invalid_argument("dtype " + std::to_string(dtype) + " is unknown");
+    if (devplug_op_info(op) == nullptr)
+      invalid_argument("op " + std::to_string(op) + " is not an op of this op set");
+    if (devplug_dtype_name(dtype) == nullptr)
+      invalid_argument("dtype " + std::to_string(dtype) + " is unknown");
     const KernelSlot& slot = device->kernel(op, dtype, DEVPLUG_DTYPE_BIT(dtype));
     *out_supported = slot.fn != nullptr;
     if (out_kernel_flags != nullptr) *out_kernel_flags = slot.flags;
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_plugin_get_table(devplug_plugin_t* plugin, const devplug_plugin_api_t** out_api) {
+DEVPLUG_API devplug_error_t* devplug_plugin_get_table(devplug_plugin_t* plugin,
+                                                      const devplug_plugin_api_t** out_api) {
   return guard([&] {
     require_not_null(out_api, "out_api");
     *out_api = nullptr;
@@ -78,7 +83,8 @@ DEVPLUG_API devplug_error_t* devplug_device_get_properties(devplug_device_t* dev
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_device_get_plugin(devplug_device_t* device, devplug_plugin_t** out_plugin) {
+DEVPLUG_API devplug_error_t* devplug_device_get_plugin(devplug_device_t* device,
+                                                       devplug_plugin_t** out_plugin) {
   return guard([&] {
     require_not_null(out_plugin, "out_plugin");
     *out_plugin = nullptr;

@@ -37,7 +37,8 @@ DEVPLUG_API void devplug_tensor_release(devplug_tensor_t* tensor) {
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_tensor_describe(const devplug_tensor_t* tensor, devplug_tensor_desc_t* out_desc) {
+DEVPLUG_API devplug_error_t* devplug_tensor_describe(const devplug_tensor_t* tensor,
+                                                     devplug_tensor_desc_t* out_desc) {
   return guard([&] {
     require_not_null(out_desc, "out_desc");
     require_handle(tensor, "tensor");
@@ -66,7 +67,8 @@ DEVPLUG_API devplug_error_t* devplug_tensor_numel(const devplug_tensor_t* tensor
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_tensor_storage_bytes(const devplug_tensor_t* tensor, uint64_t* out_bytes) {
+DEVPLUG_API devplug_error_t* devplug_tensor_storage_bytes(const devplug_tensor_t* tensor,
+                                                          uint64_t* out_bytes) {
   return guard([&] {
     require_not_null(out_bytes, "out_bytes");
     *out_bytes = 0;
@@ -76,7 +78,8 @@ DEVPLUG_API devplug_error_t* devplug_tensor_storage_bytes(const devplug_tensor_t
 }
 
 DEVPLUG_API devplug_error_t* devplug_tensor_copy_from_host(devplug_stream_t* stream, devplug_tensor_t* dst,
-                                                           const void* src, uint64_t size_bytes, uint32_t flags) {
+                                                           const void* src, uint64_t size_bytes,
+                                                           uint32_t flags) {
   return guard([&] {
     require_handle(dst, "dst");
     if (flags & ~DEVPLUG_COPY_BLOCKING) invalid_argument("flags has unknown bits " + std::to_string(flags));
@@ -85,8 +88,9 @@ DEVPLUG_API devplug_error_t* devplug_tensor_copy_from_host(devplug_stream_t* str
   });
 }
 
-DEVPLUG_API devplug_error_t* devplug_tensor_copy_to_host(devplug_stream_t* stream, const devplug_tensor_t* src,
-                                                         void* dst, uint64_t size_bytes) {
+DEVPLUG_API devplug_error_t* devplug_tensor_copy_to_host(devplug_stream_t* stream,
+                                                         const devplug_tensor_t* src, void* dst,
+                                                         uint64_t size_bytes) {
   return guard([&] {
     require_handle(src, "src");
     copy_to_host(stream_or_default(stream, src->device()), *src, dst, size_bytes);

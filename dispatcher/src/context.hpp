@@ -31,10 +31,10 @@ struct devplug_context_t {
   bool no_fallback = false;  // DEVPLUG_CONTEXT_NO_FALLBACK
   bool decompose = false;    // DEVPLUG_CONTEXT_DECOMPOSE or DEVPLUG_DECOMPOSE=1: composites never run native
 
-  std::mutex mutex;  // plugins, devices, failures, reference loading
-  std::vector<std::unique_ptr<devplug_plugin_t>> plugins;       // load order
+  std::mutex mutex;                                        // plugins, devices, failures, reference loading
+  std::vector<std::unique_ptr<devplug_plugin_t>> plugins;  // load order
   std::vector<devplug_device_t*> devices;                  // load order
-  std::deque<devplug::detail::LoadFailure> failures;            // deque: strings never move
+  std::deque<devplug::detail::LoadFailure> failures;       // deque: strings never move
 
   // CPU fallback: the reference plugin once found or loaded (published atomically), why it
   // could not be had, the per-op counters and the one-time warnings.

@@ -29,7 +29,9 @@ void check_size(const Layout& l, uint64_t size_bytes, const char* what) {
                      std::to_string(expected) + " bytes (numel * element size)");
 }
 
-uint64_t byte_offset(const Layout& l) { return static_cast<uint64_t>(l.offset) * devplug_dtype_size(l.dtype); }
+uint64_t byte_offset(const Layout& l) {
+  return static_cast<uint64_t>(l.offset) * devplug_dtype_size(l.dtype);
+}
 
 // Calls `f(logical_index, storage_element_relative_to_lo)` for every element of `l`.
 template <typename F>
@@ -68,8 +70,7 @@ Layout dense_like(const Layout& l) { return contiguous_layout(l.dtype, l.rank, l
 
 }  // namespace
 
-bool copy_with_kernel(devplug_stream_t& stream, const devplug_tensor_t& dst,
-                      const devplug_tensor_t& src) {
+bool copy_with_kernel(devplug_stream_t& stream, const devplug_tensor_t& dst, const devplug_tensor_t& src) {
   const devplug_plugin_t& plugin = dst.plugin();
   const KernelSlot* slot = strided_copy_kernel(dst.device(), dst.layout.dtype);
   if (slot == nullptr) return false;
@@ -91,7 +92,8 @@ void copy_from_host(devplug_stream_t& stream, const devplug_tensor_t& dst, const
   if (size_bytes == 0) return;
   if (src == nullptr) invalid_argument("src is NULL");
   if (overlaps_itself(dst.layout))
-    invalid_argument("dst overlaps itself (an expanded or overlapping view): copy into a dense tensor instead");
+    invalid_argument(
+        "dst overlaps itself (an expanded or overlapping view): copy into a dense tensor instead");
   const devplug_plugin_t& plugin = dst.plugin();
   if (is_contiguous(dst.layout)) {
     check_plugin(plugin,
@@ -103,9 +105,10 @@ void copy_from_host(devplug_stream_t& stream, const devplug_tensor_t& dst, const
   }
   if (strided_copy_kernel(dst.device(), dst.layout.dtype) != nullptr) {
     TensorPtr staging(new_tensor(dst.device(), dense_like(dst.layout)));
-    check_plugin(plugin,
-                 plugin.api->buffer_copy_from_host(stream.native, src, staging->storage->buffer, 0, size_bytes),
-                 "buffer_copy_from_host");
+    check_plugin(
+        plugin,
+        plugin.api->buffer_copy_from_host(stream.native, src, staging->storage->buffer, 0, size_bytes),
+        "buffer_copy_from_host");
     if (copy_with_kernel(stream, dst, *staging)) {
       if (blocking) synchronize_stream(stream);
       return;  // the plugin frees the staging buffer once the kernel has run
@@ -117,9 +120,8 @@ void copy_from_host(devplug_stream_t& stream, const devplug_tensor_t& dst, const
   const int64_t lo = read_span(stream, *dst.storage, dst.layout, &span);
   const size_t es = devplug_dtype_size(dst.layout.dtype);
   const auto* bytes = static_cast<const unsigned char*>(src);
-  for_each_element(dst.layout, lo, [&](int64_t k, int64_t at) {
-    std::memcpy(span.data() + at * es, bytes + k * es, es);
-  });
+  for_each_element(dst.layout, lo,
+                   [&](int64_t k, int64_t at) { std::memcpy(span.data() + at * es, bytes + k * es, es); });
   check_plugin(plugin,
                plugin.api->buffer_copy_from_host(stream.native, span.data(), dst.storage->buffer,
                                                  static_cast<uint64_t>(lo) * es, span.size()),
@@ -127,8 +129,7 @@ void copy_from_host(devplug_stream_t& stream, const devplug_tensor_t& dst, const
   synchronize_stream(stream);  // `span` dies here
 }
 
-void copy_to_host(devplug_stream_t& stream, const devplug_tensor_t& src, void* dst,
-                  uint64_t size_bytes) {
+void copy_to_host(devplug_stream_t& stream, const devplug_tensor_t& src, void* dst, uint64_t size_bytes) {
   check_stream_device(stream, src, "src");
   check_size(src.layout, size_bytes, "src");
   if (size_bytes == 0) {
@@ -148,9 +149,10 @@ void copy_to_host(devplug_stream_t& stream, const devplug_tensor_t& src, void* d
   if (strided_copy_kernel(src.device(), src.layout.dtype) != nullptr) {
     TensorPtr staging(new_tensor(src.device(), dense_like(src.layout)));
     if (copy_with_kernel(stream, *staging, src)) {
-      check_plugin(plugin,
-                   plugin.api->buffer_copy_to_host(stream.native, staging->storage->buffer, 0, dst, size_bytes),
-                   "buffer_copy_to_host");
+      check_plugin(
+          plugin,
+          plugin.api->buffer_copy_to_host(stream.native, staging->storage->buffer, 0, dst, size_bytes),
+          "buffer_copy_to_host");
       synchronize_stream(stream);
       return;
     }
@@ -159,9 +161,8 @@ void copy_to_host(devplug_stream_t& stream, const devplug_tensor_t& src, void* d
   const int64_t lo = read_span(stream, *src.storage, src.layout, &span);
   const size_t es = devplug_dtype_size(src.layout.dtype);
   auto* bytes = static_cast<unsigned char*>(dst);
-  for_each_element(src.layout, lo, [&](int64_t k, int64_t at) {
-    std::memcpy(bytes + k * es, span.data() + at * es, es);
-  });
+  for_each_element(src.layout, lo,
+                   [&](int64_t k, int64_t at) { std::memcpy(bytes + k * es, span.data() + at * es, es); });
 }
 
 void copy_tensor(devplug_stream_t& stream, const devplug_tensor_t& dst, const devplug_tensor_t& src) {
@@ -198,8 +199,8 @@ void copy_tensor(devplug_stream_t& stream, const devplug_tensor_t& dst, const de
   const devplug_plugin_t& plugin = dst.plugin();
   if (is_contiguous(d) && is_contiguous(s)) {
     check_plugin(plugin,
-                 plugin.api->buffer_copy(stream.native, src.storage->buffer, byte_offset(s), dst.storage->buffer,
-                                         byte_offset(d), bytes),
+                 plugin.api->buffer_copy(stream.native, src.storage->buffer, byte_offset(s),
+                                         dst.storage->buffer, byte_offset(d), bytes),
                  "buffer_copy");
     return;
   }

@@ -22,17 +22,14 @@ void copy_from_host(devplug_stream_t& stream, const devplug_tensor_t& dst, const
                     uint64_t size_bytes, bool blocking);
 
 // Copies `src`'s elements into `dst` (`size_bytes` == numel * element size) and waits.
-void copy_to_host(devplug_stream_t& stream, const devplug_tensor_t& src, void* dst,
-                  uint64_t size_bytes);
+void copy_to_host(devplug_stream_t& stream, const devplug_tensor_t& src, void* dst, uint64_t size_bytes);
 
 // Copies `src` into `dst` (same shape and dtype; any layouts and devices) on `stream` (of
 // dst's device).
-void copy_tensor(devplug_stream_t& stream, const devplug_tensor_t& dst,
-                 const devplug_tensor_t& src);
+void copy_tensor(devplug_stream_t& stream, const devplug_tensor_t& dst, const devplug_tensor_t& src);
 
 // Runs the plugin's copy_strided kernel from `src` to `dst` (same device, shape and dtype)
 // when it has one that takes these layouts. Returns false, having done nothing, otherwise.
-bool copy_with_kernel(devplug_stream_t& stream, const devplug_tensor_t& dst,
-                      const devplug_tensor_t& src);
+bool copy_with_kernel(devplug_stream_t& stream, const devplug_tensor_t& dst, const devplug_tensor_t& src);
 
 }  // namespace devplug::detail

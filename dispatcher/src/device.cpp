@@ -18,7 +18,8 @@ devplug_device_handle_t* devplug_device_t::open() {
   handle = native.load(std::memory_order_relaxed);
   if (handle != nullptr) return handle;
   check_plugin(*plugin, plugin->api->device_open(index, &handle), "device_open");
-  if (handle == nullptr) throw Error(DEVPLUG_CODE_INTERNAL, "plugin " + plugin->name + ": device_open returned no device");
+  if (handle == nullptr)
+    throw Error(DEVPLUG_CODE_INTERNAL, "plugin " + plugin->name + ": device_open returned no device");
   native.store(handle, std::memory_order_release);
   return handle;
 }

@@ -54,9 +54,9 @@ void check_devices(const devplug_stream_t& stream, const devplug_tensor_t* const
   for (size_t i = 0; i < n; ++i)
     if (tensors[i] != nullptr && &tensors[i]->device() != stream.device)
       invalid_argument(std::string(what) + "[" + std::to_string(i) + "] is on device " +
-                       std::to_string(tensors[i]->device().index) + " of plugin " + tensors[i]->plugin().name +
-                       ", not on the stream's device " + std::to_string(stream.device->index) + " of plugin " +
-                       stream.device->plugin->name);
+                       std::to_string(tensors[i]->device().index) + " of plugin " +
+                       tensors[i]->plugin().name + ", not on the stream's device " +
+                       std::to_string(stream.device->index) + " of plugin " + stream.device->plugin->name);
 }
 
 void validate(devplug_op_t op, const devplug_tensor_t* const* inputs, size_t n_inputs,
@@ -122,7 +122,8 @@ devplug_error_t* call_dense(devplug_stream_t& stream, const KernelSlot& slot, de
       copied_back.push_back(i);
     }
   }
-  devplug_error_t* error = call_kernel(stream, slot.fn, op, in.data(), in.size(), out.data(), out.size(), attrs);
+  devplug_error_t* error =
+      call_kernel(stream, slot.fn, op, in.data(), in.size(), out.data(), out.size(), attrs);
   if (error != nullptr) return error;
   for (size_t i : copied_back) copy_tensor(stream, *outputs[i], *out[i]);
   return nullptr;
@@ -131,12 +132,13 @@ devplug_error_t* call_dense(devplug_stream_t& stream, const KernelSlot& slot, de
 // A validated composite call: the device's native kernel unless the context decomposes
 // every composite (or the kernel answers UNIMPLEMENTED), else the decomposition.
 void run_composite(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
-                   const devplug_tensor_t* const* inputs, size_t n_inputs, const devplug_tensor_t* const* outputs,
-                   size_t n_outputs, const void* attrs) {
+                   const devplug_tensor_t* const* inputs, size_t n_inputs,
+                   const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
   const devplug_context_t& context = *stream.device->plugin->context;
   Trace* trace = context.trace.get();
   const uint64_t start = trace != nullptr ? trace_now_ns() : 0;
-  bool native = !context.decompose && run_on_device(stream, op, dtype, inputs, n_inputs, outputs, n_outputs, attrs);
+  bool native =
+      !context.decompose && run_on_device(stream, op, dtype, inputs, n_inputs, outputs, n_outputs, attrs);
   if (!native) run_decomposition(stream, op, inputs, n_inputs, outputs, n_outputs, attrs);
   if (trace != nullptr)
     trace->record(op, dtype, shapes_text(inputs, n_inputs, outputs, n_outputs), stream.device->plugin->name,
@@ -171,9 +173,10 @@ bool settle(const devplug_stream_t& stream, devplug_error_t* error, devplug_op_t
 bool run_slot(devplug_stream_t& stream, const KernelSlot& slot, devplug_op_t op,
               const devplug_tensor_t* const* inputs, size_t n_inputs, const devplug_tensor_t* const* outputs,
               size_t n_outputs, const void* attrs) {
-  devplug_error_t* error = needs_dense(slot, inputs, n_inputs, outputs, n_outputs)
-                               ? call_dense(stream, slot, op, inputs, n_inputs, outputs, n_outputs, attrs)
-                               : call_kernel(stream, slot.fn, op, inputs, n_inputs, outputs, n_outputs, attrs);
+  devplug_error_t* error =
+      needs_dense(slot, inputs, n_inputs, outputs, n_outputs)
+          ? call_dense(stream, slot, op, inputs, n_inputs, outputs, n_outputs, attrs)
+          : call_kernel(stream, slot.fn, op, inputs, n_inputs, outputs, n_outputs, attrs);
   return settle(stream, error, op);
 }
 

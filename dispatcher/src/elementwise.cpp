@@ -66,12 +66,17 @@ devplug_dtype_t computation_dtype(const devplug_op_info_t& info, const devplug_t
     slot = slot < 0 ? d : promote_types(slot, d);
   }
   devplug_dtype_t result;
-  if (dim_result < 0) result = zero_result;
-  else if (zero_result < 0) result = dim_result;
-  else if (category_of(zero_result) > category_of(dim_result)) result = promote_types(dim_result, zero_result);
-  else result = dim_result;
+  if (dim_result < 0)
+    result = zero_result;
+  else if (zero_result < 0)
+    result = dim_result;
+  else if (category_of(zero_result) > category_of(dim_result))
+    result = promote_types(dim_result, zero_result);
+  else
+    result = dim_result;
   // Ops defined on floating dtypes only compute integer and bool inputs in float32.
-  if ((info.dtypes & ~DEVPLUG_DTYPES_FLOAT) == 0 && category_of(result) != kFloating) result = DEVPLUG_DTYPE_FLOAT32;
+  if ((info.dtypes & ~DEVPLUG_DTYPES_FLOAT) == 0 && category_of(result) != kFloating)
+    result = DEVPLUG_DTYPE_FLOAT32;
   return result;
 }
 
@@ -80,10 +85,11 @@ void run_elementwise(devplug_stream_t& stream, devplug_op_t op, const devplug_te
   const devplug_op_info_t* info = devplug_op_info(op);
   if (info == nullptr) invalid_argument("op " + std::to_string(op) + " is not an op of this op set");
   if (!is_elementwise(info->category))
-    invalid_argument(std::string("op ") + info->name + " is not elementwise (UNARY, BINARY, COMPARE or TERNARY); use devplug_op_call");
+    invalid_argument(std::string("op ") + info->name +
+                     " is not elementwise (UNARY, BINARY, COMPARE or TERNARY); use devplug_op_call");
   if (n_inputs != static_cast<size_t>(info->n_inputs))
-    invalid_argument(std::string(info->name) + " takes " + std::to_string(info->n_inputs) + " inputs, n_inputs is " +
-                     std::to_string(n_inputs));
+    invalid_argument(std::string(info->name) + " takes " + std::to_string(info->n_inputs) +
+                     " inputs, n_inputs is " + std::to_string(n_inputs));
 
   for (size_t i = 0; i < n_inputs; ++i)
     if (&inputs[i]->device() != stream.device)
@@ -98,7 +104,8 @@ void run_elementwise(devplug_stream_t& stream, devplug_op_t op, const devplug_te
   devplug_tensor_t* given = *inout_result;
   if (given != nullptr) {
     const devplug_dtype_t d = inputs[first]->layout.dtype;
-    bool direct = (info->dtypes & DEVPLUG_DTYPE_BIT(d)) != 0 && elementwise_result_dtype(op, d) == given->layout.dtype;
+    bool direct =
+        (info->dtypes & DEVPLUG_DTYPE_BIT(d)) != 0 && elementwise_result_dtype(op, d) == given->layout.dtype;
     for (size_t i = 0; direct && i < n_inputs; ++i)
       direct = same_shape(inputs[i]->layout, given->layout.rank, given->layout.shape) &&
                (i < first || inputs[i]->layout.dtype == d);
@@ -126,8 +133,9 @@ void run_elementwise(devplug_stream_t& stream, devplug_op_t op, const devplug_te
       invalid_argument("result has shape " + shape_text(given->layout.rank, given->layout.shape) +
                        ", the broadcast shape of the inputs is " + shape_text(rank, shape));
     if (!can_cast(result_dtype, given->layout.dtype))
-      invalid_argument(std::string("result dtype ") + devplug_dtype_name(given->layout.dtype) + " cannot hold " +
-                       info->name + "'s result dtype " + devplug_dtype_name(result_dtype) + " (PyTorch's casting rule)");
+      invalid_argument(std::string("result dtype ") + devplug_dtype_name(given->layout.dtype) +
+                       " cannot hold " + info->name + "'s result dtype " + devplug_dtype_name(result_dtype) +
+                       " (PyTorch's casting rule)");
   }
 
   std::vector<TensorPtr> temps;

@@ -30,14 +30,19 @@ constexpr const char* kMachineName = "aarch64";
 constexpr uint16_t kMaxProgramHeaders = 512;
 
 // Whether [offset, offset + length) lies inside `size` bytes.
-bool inside(uint64_t offset, uint64_t length, uint64_t size) { return offset <= size && length <= size - offset; }
+bool inside(uint64_t offset, uint64_t length, uint64_t size) {
+  return offset <= size && length <= size - offset;
+}
 
 std::string header_problem(const unsigned char* data, size_t size) {
-  if (size < SELFMAG || std::memcmp(data, ELFMAG, SELFMAG) != 0) return "not an ELF file (no \\x7fELF at its start)";
-  if (size < sizeof(Elf64_Ehdr)) return "a truncated ELF file (" + std::to_string(size) + " bytes, no complete header)";
+  if (size < SELFMAG || std::memcmp(data, ELFMAG, SELFMAG) != 0)
+    return "not an ELF file (no \\x7fELF at its start)";
+  if (size < sizeof(Elf64_Ehdr))
+    return "a truncated ELF file (" + std::to_string(size) + " bytes, no complete header)";
   if (data[EI_CLASS] != ELFCLASS64) return "not a 64-bit ELF file";
   if (data[EI_DATA] != ELFDATA2LSB) return "not a little-endian ELF file";
-  if (data[EI_VERSION] != EV_CURRENT) return "an ELF file of unknown version " + std::to_string(data[EI_VERSION]);
+  if (data[EI_VERSION] != EV_CURRENT)
+    return "an ELF file of unknown version " + std::to_string(data[EI_VERSION]);
   return "";
 }
 
@@ -67,9 +72,11 @@ std::string elf_load_problem(const unsigned char* data, size_t size, size_t file
     std::memcpy(&ph, data + eh.e_phoff + uint64_t{i} * sizeof(Elf64_Phdr), sizeof ph);
     const std::string which = "program header " + std::to_string(i);
     if (ph.p_type == PT_LOAD) {
-      if (!inside(ph.p_offset, ph.p_filesz, file_size)) return which + " (PT_LOAD) reaches past the end of the file";
+      if (!inside(ph.p_offset, ph.p_filesz, file_size))
+        return which + " (PT_LOAD) reaches past the end of the file";
       if (ph.p_filesz > ph.p_memsz) return which + " (PT_LOAD) has more file bytes than memory bytes";
-      if (ph.p_align > 1 && ((ph.p_align & (ph.p_align - 1)) != 0 || (ph.p_vaddr - ph.p_offset) % ph.p_align != 0))
+      if (ph.p_align > 1 &&
+          ((ph.p_align & (ph.p_align - 1)) != 0 || (ph.p_vaddr - ph.p_offset) % ph.p_align != 0))
         return which + " (PT_LOAD) is misaligned";
       if (ph.p_vaddr > (uint64_t{1} << 47) || ph.p_memsz > (uint64_t{1} << 47) - ph.p_vaddr)
         return which + " (PT_LOAD) maps outside the user address space";
@@ -77,7 +84,8 @@ std::string elf_load_problem(const unsigned char* data, size_t size, size_t file
       loads.push_back(ph);
     } else if (ph.p_type == PT_DYNAMIC) {
       if (has_dynamic) return "two PT_DYNAMIC program headers";
-      if (!inside(ph.p_offset, ph.p_filesz, file_size)) return which + " (PT_DYNAMIC) reaches past the end of the file";
+      if (!inside(ph.p_offset, ph.p_filesz, file_size))
+        return which + " (PT_DYNAMIC) reaches past the end of the file";
       has_dynamic = true;
       dynamic = ph;
     }

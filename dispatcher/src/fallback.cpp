@@ -17,7 +17,9 @@
 namespace devplug::detail {
 namespace {
 
-[[noreturn]] void unimplemented(const std::string& message) { throw Error(DEVPLUG_CODE_UNIMPLEMENTED, message); }
+[[noreturn]] void unimplemented(const std::string& message) {
+  throw Error(DEVPLUG_CODE_UNIMPLEMENTED, message);
+}
 
 std::string op_text(devplug_op_t op, devplug_dtype_t dtype) {
   return std::string(devplug_op_name(op)) + " (" + devplug_dtype_name(dtype) + ")";
@@ -66,8 +68,10 @@ std::string device_claim_note(const devplug_device_t& device, devplug_op_t op, d
   if (missing == 0) return "";
   std::string names;
   for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d)
-    if (missing & DEVPLUG_DTYPE_BIT(d)) names += std::string(names.empty() ? "" : ", ") + devplug_dtype_name(d);
-  return " on device " + std::to_string(device.index) + " ('" + device.properties.name + "'), which does not run " + names;
+    if (missing & DEVPLUG_DTYPE_BIT(d))
+      names += std::string(names.empty() ? "" : ", ") + devplug_dtype_name(d);
+  return " on device " + std::to_string(device.index) + " ('" + device.properties.name +
+         "'), which does not run " + names;
 }
 
 }  // namespace

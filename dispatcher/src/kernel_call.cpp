@@ -16,8 +16,7 @@ void point_at(const devplug_tensor_t* const* tensors, size_t n, const devplug_te
 
 devplug_error_t* call_kernel(const devplug_stream_t& stream, devplug_kernel_fn fn, devplug_op_t op,
                              const devplug_tensor_t* const* inputs, size_t n_inputs,
-                             const devplug_tensor_t* const* outputs, size_t n_outputs,
-                             const void* attrs) {
+                             const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
   const devplug_tensor_desc_t* stack[2 * kStackTensors];
   std::unique_ptr<const devplug_tensor_desc_t*[]> heap;  // cat with many inputs
   const devplug_tensor_desc_t** in = stack;

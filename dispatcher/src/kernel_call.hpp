@@ -16,8 +16,7 @@ constexpr size_t kStackTensors = 5;
 // tensor of a composite) is passed as a NULL descriptor pointer.
 devplug_error_t* call_kernel(const devplug_stream_t& stream, devplug_kernel_fn fn, devplug_op_t op,
                              const devplug_tensor_t* const* inputs, size_t n_inputs,
-                             const devplug_tensor_t* const* outputs, size_t n_outputs,
-                             const void* attrs);
+                             const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs);
 
 // The dtype that picks the kernel (ops.def `result` column): input 1 for `select`, the
 // output for `made`, input 0 otherwise. The call has been validated.

@@ -31,7 +31,6 @@ using Wide = __int128;
 constexpr int64_t kInt64Max = INT64_MAX;
 constexpr int64_t kInt64Min = INT64_MIN;
 
-
 bool fits_int64(Wide v) { return v >= kInt64Min && v <= kInt64Max; }
 
 // Wraps a possibly negative dim into [0, rank); PyTorch lets a 0-d tensor take dim 0 or
@@ -55,8 +54,10 @@ int64_t checked_product(int32_t rank, const int64_t* shape) {
   Wide product = 1;
   bool empty = false;
   for (int32_t d = 0; d < rank; ++d) {
-    if (shape[d] == 0) empty = true;
-    else product *= shape[d];
+    if (shape[d] == 0)
+      empty = true;
+    else
+      product *= shape[d];
     if (product > kInt64Max) return -1;
   }
   return empty ? 0 : static_cast<int64_t>(product);
@@ -77,15 +78,13 @@ void set_dims(Layout* out, int32_t rank, const int64_t* shape, const int64_t* st
 
 }  // namespace
 
-Problem check_shape(int32_t rank, const int64_t* shape, devplug_dtype_t dtype,
-                    const char* what) {
+Problem check_shape(int32_t rank, const int64_t* shape, devplug_dtype_t dtype, const char* what) {
   if (rank < 0 || rank > DEVPLUG_MAX_RANK)
     return problem("%s has rank %d, expected [0, %d]", what, rank, DEVPLUG_MAX_RANK);
   if (rank > 0 && shape == nullptr) return problem("%s is NULL with rank %d", what, rank);
   for (int32_t d = 0; d < rank; ++d)
     if (shape[d] < 0)
-      return problem("%s[%d] is %lld, dims must be >= 0", what, d,
-                     static_cast<long long>(shape[d]));
+      return problem("%s[%d] is %lld, dims must be >= 0", what, d, static_cast<long long>(shape[d]));
   size_t element_size = devplug_dtype_size(dtype);
   if (element_size == 0) return problem("dtype %d is not a known dtype", dtype);
   int64_t count = checked_product(rank, shape);
@@ -148,8 +147,7 @@ Problem check_in_storage(const Layout& l, uint64_t storage_bytes, const char* wh
     return problem("%s: rank is %d, expected [0, %d]", what, l.rank, DEVPLUG_MAX_RANK);
   for (int32_t d = 0; d < l.rank; ++d) {
     if (l.shape[d] < 0)
-      return problem("%s: shape[%d] is %lld, dims must be >= 0", what, d,
-                     static_cast<long long>(l.shape[d]));
+      return problem("%s: shape[%d] is %lld, dims must be >= 0", what, d, static_cast<long long>(l.shape[d]));
     if (l.shape[d] == 0) return Problem();  // an empty view reaches nothing
   }
   // lo only falls and hi only rises, so once either leaves the int64 range (a storage
@@ -250,8 +248,7 @@ Problem view_reshape(const Layout& in, int32_t rank, const int64_t* shape, Layou
   if (has_zero) known = 0;
   if (inferred >= 0) {
     if (known == 0)
-      return problem("shape[%d] is -1 beside a 0 dim: any size fits, so it cannot be inferred",
-                     inferred);
+      return problem("shape[%d] is -1 beside a 0 dim: any size fits, so it cannot be inferred", inferred);
     if (known > kInt64Max || count % static_cast<int64_t>(known) != 0)
       return problem("shape does not fit %lld elements for any value of shape[%d]",
                      static_cast<long long>(count), inferred);
@@ -284,9 +281,8 @@ Problem view_reshape(const Layout& in, int32_t rank, const int64_t* shape, Layou
     Wide view_numel = 1;
     for (int32_t tensor_d = in.rank - 1; tensor_d >= 0; --tensor_d) {
       tensor_numel *= in.shape[tensor_d];
-      bool chunk_ends = tensor_d == 0 ||
-                        (in.shape[tensor_d - 1] != 1 &&
-                         in.strides[tensor_d - 1] != tensor_numel * chunk_base_stride);
+      bool chunk_ends = tensor_d == 0 || (in.shape[tensor_d - 1] != 1 &&
+                                          in.strides[tensor_d - 1] != tensor_numel * chunk_base_stride);
       if (!chunk_ends) continue;
       while (view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d] == 1)) {
         Wide stride = view_numel * chunk_base_stride;
@@ -302,8 +298,7 @@ Problem view_reshape(const Layout& in, int32_t rank, const int64_t* shape, Layou
         view_numel = 1;
       }
     }
-    if (view_d != -1)
-      return problem("shape cannot be a view of these strides; copy the tensor first");
+    if (view_d != -1) return problem("shape cannot be a view of these strides; copy the tensor first");
   }
   Layout result = in;
   set_dims(&result, rank, new_shape, new_strides);
@@ -322,8 +317,7 @@ Problem view_permute(const Layout& in, const int32_t* dims, Layout* out) {
       std::snprintf(what, sizeof(what), "dims[%d]", k);
       return bad_dim(what, dims[k], in.rank);
     }
-    if (seen[d]) return problem("dims[%d] is %d, a dim named twice: dims is not a permutation",
-                                k, dims[k]);
+    if (seen[d]) return problem("dims[%d] is %d, a dim named twice: dims is not a permutation", k, dims[k]);
     seen[d] = true;
     shape[k] = in.shape[d];
     strides[k] = in.strides[d];
@@ -351,8 +345,7 @@ Problem view_expand(const Layout& in, int32_t rank, const int64_t* shape, Layout
   if (rank < 0 || rank > DEVPLUG_MAX_RANK)
     return problem("rank is %d, expected [0, %d]", rank, DEVPLUG_MAX_RANK);
   if (rank < in.rank)
-    return problem("rank is %d, below the tensor's rank %d: expand cannot remove dims", rank,
-                   in.rank);
+    return problem("rank is %d, below the tensor's rank %d: expand cannot remove dims", rank, in.rank);
   if (rank > 0 && shape == nullptr) return problem("shape is NULL with rank %d", rank);
   int64_t new_shape[DEVPLUG_MAX_RANK], new_strides[DEVPLUG_MAX_RANK];
   const int32_t added = rank - in.rank;
@@ -378,21 +371,20 @@ Problem view_expand(const Layout& in, int32_t rank, const int64_t* shape, Layout
       new_shape[d] = target;
       new_strides[d] = 0;
     } else {
-      return problem("shape[%d] is %lld but the tensor's dim %d has size %lld; only size-1 "
-                     "dims expand",
-                     d, static_cast<long long>(target), old_d, static_cast<long long>(size));
+      return problem(
+          "shape[%d] is %lld but the tensor's dim %d has size %lld; only size-1 "
+          "dims expand",
+          d, static_cast<long long>(target), old_d, static_cast<long long>(size));
     }
   }
-  if (checked_product(rank, new_shape) < 0)
-    return problem("shape: the element count overflows int64");
+  if (checked_product(rank, new_shape) < 0) return problem("shape: the element count overflows int64");
   Layout result = in;
   set_dims(&result, rank, new_shape, new_strides);
   *out = result;
   return Problem();
 }
 
-Problem view_slice(const Layout& in, int32_t dim, int64_t start, int64_t stop, int64_t step,
-                   Layout* out) {
+Problem view_slice(const Layout& in, int32_t dim, int64_t start, int64_t stop, int64_t step, Layout* out) {
   int32_t d;
   if (!wrap_dim(dim, in.rank, false, &d)) return bad_dim("dim", dim, in.rank);
   if (step == 0) return problem("step is 0");
@@ -475,16 +467,14 @@ Problem view_unsqueeze(const Layout& in, int32_t dim, Layout* out) {
   return Problem();
 }
 
-Problem view_diagonal(const Layout& in, int64_t offset, int32_t dim0, int32_t dim1,
-                      Layout* out) {
+Problem view_diagonal(const Layout& in, int64_t offset, int32_t dim0, int32_t dim1, Layout* out) {
   if (in.rank < 2) return problem("the tensor has rank %d; diagonal needs rank >= 2", in.rank);
   int32_t d0, d1;
   if (!wrap_dim(dim0, in.rank, false, &d0)) return bad_dim("dim0", dim0, in.rank);
   if (!wrap_dim(dim1, in.rank, false, &d1)) return bad_dim("dim1", dim1, in.rank);
   if (d0 == d1) return problem("dim0 and dim1 both name dim %d; they must differ", d0);
   const Wide size0 = in.shape[d0], size1 = in.shape[d1], wide_offset = offset;
-  Wide length = offset >= 0 ? std::min(size0, size1 - wide_offset)
-                            : std::min(size0 + wide_offset, size1);
+  Wide length = offset >= 0 ? std::min(size0, size1 - wide_offset) : std::min(size0 + wide_offset, size1);
   if (length < 0) length = 0;
   Wide storage_offset = in.offset;
   if (length > 0) {
@@ -509,15 +499,13 @@ Problem view_diagonal(const Layout& in, int64_t offset, int32_t dim0, int32_t di
   return Problem();
 }
 
-Problem view_as_strided(const Layout& in, int32_t rank, const int64_t* shape,
-                        const int64_t* strides, int64_t storage_offset, uint64_t storage_bytes,
-                        Layout* out) {
+Problem view_as_strided(const Layout& in, int32_t rank, const int64_t* shape, const int64_t* strides,
+                        int64_t storage_offset, uint64_t storage_bytes, Layout* out) {
   Problem p = check_shape(rank, shape, in.dtype, "shape");
   if (!p.empty()) return p;
   if (rank > 0 && strides == nullptr) return problem("strides is NULL with rank %d", rank);
   if (storage_offset < 0)
-    return problem("storage_offset is %lld, must be >= 0",
-                   static_cast<long long>(storage_offset));
+    return problem("storage_offset is %lld, must be >= 0", static_cast<long long>(storage_offset));
   Layout result = in;
   result.offset = storage_offset;
   set_dims(&result, rank, shape, strides);

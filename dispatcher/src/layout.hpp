@@ -91,8 +91,7 @@ Problem view_expand(const Layout& in, int32_t rank, const int64_t* shape, Layout
 // Elements start, start+step, ... before stop along `dim`, Python slice rules (negative
 // start/stop count from the end, then clamp). A negative step walks backward from start
 // and gives a negative stride. step != 0.
-Problem view_slice(const Layout& in, int32_t dim, int64_t start, int64_t stop, int64_t step,
-                   Layout* out);
+Problem view_slice(const Layout& in, int32_t dim, int64_t start, int64_t stop, int64_t step, Layout* out);
 // Removes `dim`, which must have size 1.
 Problem view_squeeze(const Layout& in, int32_t dim, Layout* out);
 // Inserts a size-1 dim before position `dim` in [-rank-1, rank]; its stride is
@@ -100,14 +99,12 @@ Problem view_squeeze(const Layout& in, int32_t dim, Layout* out);
 Problem view_unsqueeze(const Layout& in, int32_t dim, Layout* out);
 // The diagonal of dims dim0 != dim1 with `offset` (above the main diagonal when > 0):
 // both dims are removed and the diagonal, with stride s0 + s1, is appended last.
-Problem view_diagonal(const Layout& in, int64_t offset, int32_t dim0, int32_t dim1,
-                      Layout* out);
+Problem view_diagonal(const Layout& in, int64_t offset, int32_t dim0, int32_t dim1, Layout* out);
 // Any view of the storage: `shape` (dims >= 0), `strides` (elements; zero or negative
 // allowed) and `storage_offset` (elements, >= 0); every reachable element must lie in
 // `storage_bytes`. The dtype is kept.
-Problem view_as_strided(const Layout& in, int32_t rank, const int64_t* shape,
-                        const int64_t* strides, int64_t storage_offset, uint64_t storage_bytes,
-                        Layout* out);
+Problem view_as_strided(const Layout& in, int32_t rank, const int64_t* shape, const int64_t* strides,
+                        int64_t storage_offset, uint64_t storage_bytes, Layout* out);
 
 }  // namespace devplug::detail
 

@@ -16,8 +16,10 @@ class LiveList {
     head_ = item;
   }
   void remove(T* item) noexcept {
-    if (item->live_prev != nullptr) item->live_prev->live_next = item->live_next;
-    else if (head_ == item) head_ = item->live_next;
+    if (item->live_prev != nullptr)
+      item->live_prev->live_next = item->live_next;
+    else if (head_ == item)
+      head_ = item->live_next;
     if (item->live_next != nullptr) item->live_next->live_prev = item->live_prev;
     item->live_prev = item->live_next = nullptr;
   }

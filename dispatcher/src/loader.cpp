@@ -83,20 +83,18 @@ void read_table(LibraryEntry& entry) {
   constexpr size_t version_size = DEVPLUG_SIZE_THROUGH(devplug_plugin_api_t, abi_minor);
   if (raw->struct_size < version_size)
     throw LoadError("plugin table struct_size is " + std::to_string(raw->struct_size) +
-                    " bytes, too small to hold its ABI version (" + std::to_string(version_size) +
-                    " bytes)");
+                    " bytes, too small to hold its ABI version (" + std::to_string(version_size) + " bytes)");
   if (raw->abi_major != DEVPLUG_ABI_MAJOR)
-    throw LoadError("plugin ABI " + version_text(raw->abi_major, raw->abi_minor) +
-                    " vs dispatcher ABI " + version_text(DEVPLUG_ABI_MAJOR, DEVPLUG_ABI_MINOR) +
-                    ": the major versions differ");
+    throw LoadError("plugin ABI " + version_text(raw->abi_major, raw->abi_minor) + " vs dispatcher ABI " +
+                    version_text(DEVPLUG_ABI_MAJOR, DEVPLUG_ABI_MINOR) + ": the major versions differ");
   if (raw->struct_size < DEVPLUG_PLUGIN_API_MIN_SIZE)
     throw LoadError("plugin table struct_size is " + std::to_string(raw->struct_size) +
                     " bytes; dispatcher ABI " + version_text(DEVPLUG_ABI_MAJOR, DEVPLUG_ABI_MINOR) +
                     " needs at least " + std::to_string(DEVPLUG_PLUGIN_API_MIN_SIZE));
   // Read only what both sides know: a newer plugin's extra fields are ignored, an older
   // plugin's missing fields stay zero and DEVPLUG_HAS_FIELD on the copy says so.
-  const size_t known = raw->struct_size < sizeof(devplug_plugin_api_t) ? raw->struct_size
-                                                                       : sizeof(devplug_plugin_api_t);
+  const size_t known =
+      raw->struct_size < sizeof(devplug_plugin_api_t) ? raw->struct_size : sizeof(devplug_plugin_api_t);
   std::memset(&entry.api, 0, sizeof(entry.api));
   std::memcpy(&entry.api, raw, known);
   entry.api.struct_size = known;
@@ -111,8 +109,8 @@ void initialize(LibraryEntry& entry) {
   args.host_abi_minor = DEVPLUG_ABI_MINOR;
   devplug_error_t* error = entry.api.plugin_initialize(&args);
   if (error != nullptr) {
-    std::string reason = std::string("plugin_initialize failed: ") + devplug_code_name(error->code) +
-                         ": " + (error->message ? error->message : "");
+    std::string reason = std::string("plugin_initialize failed: ") + devplug_code_name(error->code) + ": " +
+                         (error->message ? error->message : "");
     entry.api.error_destroy(error);
     throw LoadError(reason);
   }
@@ -128,7 +126,8 @@ std::string loader_reason(const std::string& what, const std::string& path) {
   const size_t end = what.rfind("): ");
   if (start != std::string::npos && end != std::string::npos && end > start)
     text = what.substr(start + marker.size(), end - start - marker.size());
-  if (text.find("cannot open shared object file") != std::string::npos && text.compare(0, path.size(), path) != 0)
+  if (text.find("cannot open shared object file") != std::string::npos &&
+      text.compare(0, path.size(), path) != 0)
     text += " (a library the plugin depends on is missing: install it or add its folder to LD_LIBRARY_PATH)";
   return text;
 }
@@ -172,8 +171,9 @@ LibraryRef load_library(const std::string& canonical_path) {
       // The plugin let a C++ exception out of devplug_plugin_get_api or plugin_initialize.
       // Nothing may cross the C boundary; when the unwinder could still carry it here
       // (plugin and host share the C++ runtime), report it instead of failing the host.
-      throw LoadError("the plugin let a C++ exception escape while loading (plugins must catch "
-                      "everything at the ABI boundary, see devplug::sdk::guard)");
+      throw LoadError(
+          "the plugin let a C++ exception escape while loading (plugins must catch "
+          "everything at the ABI boundary, see devplug::sdk::guard)");
     }
   } catch (...) {
     entries.erase(canonical_path);  // unloads the library

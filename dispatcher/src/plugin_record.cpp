@@ -36,8 +36,8 @@ void read_devices(devplug_plugin_t& plugin) {
   const char* note = nullptr;
   devplug_error_t* error = api.device_count(&count, &note);
   if (error != nullptr) {
-    std::string reason = std::string("device_count failed: ") + devplug_code_name(error->code) +
-                         ": " + (error->message ? error->message : "");
+    std::string reason = std::string("device_count failed: ") + devplug_code_name(error->code) + ": " +
+                         (error->message ? error->message : "");
     api.error_destroy(error);
     throw LoadError(reason);
   }
@@ -55,8 +55,9 @@ void read_devices(devplug_plugin_t& plugin) {
     device->properties.dtypes = 0;  // every dtype: what a 1.0 plugin, which leaves it, claims
     error = api.device_get_properties(i, &device->properties);
     if (error != nullptr) {
-      std::string reason = "device_get_properties(" + std::to_string(i) + ") failed: " +
-                           devplug_code_name(error->code) + ": " + (error->message ? error->message : "");
+      std::string reason = "device_get_properties(" + std::to_string(i) +
+                           ") failed: " + devplug_code_name(error->code) + ": " +
+                           (error->message ? error->message : "");
       api.error_destroy(error);
       throw LoadError(reason);
     }

@@ -7,9 +7,7 @@
 namespace devplug::detail {
 namespace {
 
-bool is_float(devplug_dtype_t d) {
-  return (DEVPLUG_DTYPES_FLOAT & DEVPLUG_DTYPE_BIT(d)) != 0;
-}
+bool is_float(devplug_dtype_t d) { return (DEVPLUG_DTYPES_FLOAT & DEVPLUG_DTYPE_BIT(d)) != 0; }
 
 }  // namespace
 
@@ -34,8 +32,8 @@ devplug_dtype_t promote_types(devplug_dtype_t a, devplug_dtype_t b) {
   return a > b ? a : b;
 }
 
-Problem broadcast_shapes(int32_t rank_a, const int64_t* shape_a, int32_t rank_b,
-                         const int64_t* shape_b, int32_t* out_rank, int64_t* out_shape) {
+Problem broadcast_shapes(int32_t rank_a, const int64_t* shape_a, int32_t rank_b, const int64_t* shape_b,
+                         int32_t* out_rank, int64_t* out_shape) {
   char text[256];
   const char* names[2] = {"shape_a", "shape_b"};
   const int32_t ranks[2] = {rank_a, rank_b};
@@ -83,9 +81,12 @@ devplug_dtype_t elementwise_result_dtype(devplug_op_t op, devplug_dtype_t comput
   const devplug_op_info_t* info = devplug_op_info(op);
   if (info == nullptr) return -1;
   switch (info->result) {
-    case DEVPLUG_RESULT_bool: return DEVPLUG_DTYPE_BOOL;
-    case DEVPLUG_RESULT_int64: return DEVPLUG_DTYPE_INT64;
-    default: return computation;
+    case DEVPLUG_RESULT_bool:
+      return DEVPLUG_DTYPE_BOOL;
+    case DEVPLUG_RESULT_int64:
+      return DEVPLUG_DTYPE_INT64;
+    default:
+      return computation;
   }
 }
 

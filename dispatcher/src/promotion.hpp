@@ -22,8 +22,8 @@ devplug_dtype_t promote_types(devplug_dtype_t a, devplug_dtype_t b);
 // dim stretches, other sizes must match) into `*out_rank` and `out_shape` (room for
 // DEVPLUG_MAX_RANK dims). Ranks must be in [0, DEVPLUG_MAX_RANK] and dims >= 0.
 // `out_shape` may alias either input.
-Problem broadcast_shapes(int32_t rank_a, const int64_t* shape_a, int32_t rank_b,
-                         const int64_t* shape_b, int32_t* out_rank, int64_t* out_shape);
+Problem broadcast_shapes(int32_t rank_a, const int64_t* shape_a, int32_t rank_b, const int64_t* shape_b,
+                         int32_t* out_rank, int64_t* out_shape);
 
 // Returns the output dtype of prim `op` when it dispatches on `computation` (ops.def's
 // `result` column): bool for `bool` ops, int64 for `int64` ops, otherwise `computation`

@@ -74,7 +74,8 @@ void destroy_event(devplug_event_t* event) {
 
 void record_event(devplug_event_t& event, devplug_stream_t& stream) {
   if (event.device != stream.device)
-    invalid_argument("event and stream belong to different devices (an event records on a stream of its own device)");
+    invalid_argument(
+        "event and stream belong to different devices (an event records on a stream of its own device)");
   const devplug_plugin_t& plugin = *stream.device->plugin;
   check_plugin(plugin, plugin.api->event_record(event.native, stream.native), "event_record");
 }

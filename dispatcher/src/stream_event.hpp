@@ -11,7 +11,7 @@ struct devplug_stream_t {
   uint32_t magic = kMagic;
   devplug_device_t* device = nullptr;
   devplug_stream_handle_t* native = nullptr;
-  bool is_default = false;  // owned by the device, never destroyed by the host
+  bool is_default = false;                   // owned by the device, never destroyed by the host
   devplug::detail::ValidatedCall last_call;  // the last prim call validated on this stream
   devplug_stream_t* live_prev = nullptr;
   devplug_stream_t* live_next = nullptr;

@@ -73,8 +73,8 @@ void Trace::write() const noexcept {
       const Event& e = events_[i];
       out << (i == 0 ? "\n" : ",\n") << "{\"name\":" << json_string(devplug_op_name(e.op))
           << ",\"cat\":\"op\",\"ph\":\"X\",\"ts\":" << microseconds(e.start_ns)
-          << ",\"dur\":" << microseconds(e.end_ns - e.start_ns) << ",\"pid\":" << pid << ",\"tid\":" << e.thread
-          << ",\"args\":{\"dtype\":" << json_string(devplug_dtype_name(e.dtype))
+          << ",\"dur\":" << microseconds(e.end_ns - e.start_ns) << ",\"pid\":" << pid
+          << ",\"tid\":" << e.thread << ",\"args\":{\"dtype\":" << json_string(devplug_dtype_name(e.dtype))
           << ",\"shapes\":" << json_string(e.shapes) << ",\"plugin\":" << json_string(e.plugin)
           << ",\"fallback\":\"" << (std::strcmp(e.path, "fallback") == 0 ? "yes" : "no") << "\""
           << ",\"path\":\"" << e.path << "\"}}";

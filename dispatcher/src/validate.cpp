@@ -17,7 +17,6 @@ namespace {
 
 using Wide = __int128;
 
-
 // One tensor of the call with its argument name ("inputs[1]"), built only on failure.
 struct Arg {
   const char* group;  // "inputs" or "outputs"
@@ -29,9 +28,7 @@ struct Arg {
 #define ARG(a) (a).group, (a).index
 
 Arg input(const CallTensor* inputs, size_t i) { return Arg{"inputs", i, *inputs[i].layout}; }
-Arg output(const CallTensor* outputs, size_t i) {
-  return Arg{"outputs", i, *outputs[i].layout};
-}
+Arg output(const CallTensor* outputs, size_t i) { return Arg{"outputs", i, *outputs[i].layout}; }
 
 bool same_shape(const Layout& a, const Layout& b) {
   if (a.rank != b.rank) return false;
@@ -44,8 +41,8 @@ bool same_shape(const Layout& a, const Layout& b) {
 const char* shape_text(const Layout& l, char* text, size_t size) {
   size_t used = std::snprintf(text, size, "[");
   for (int32_t d = 0; d < l.rank && used < size; ++d)
-    used += std::snprintf(text + used, size - used, d ? ", %lld" : "%lld",
-                          static_cast<long long>(l.shape[d]));
+    used +=
+        std::snprintf(text + used, size - used, d ? ", %lld" : "%lld", static_cast<long long>(l.shape[d]));
   if (used < size) std::snprintf(text + used, size - used, "]");
   return text;
 }
@@ -53,8 +50,7 @@ const char* shape_text(const Layout& l, char* text, size_t size) {
 Problem shape_mismatch(const Arg& a, const Arg& b, const char* rule) {
   char sa[160], sb[160];
   return problem(ARG_FMT " has shape %s but " ARG_FMT " has shape %s (%s)", ARG(a),
-                 shape_text(a.l, sa, sizeof(sa)), ARG(b), shape_text(b.l, sb, sizeof(sb)),
-                 rule);
+                 shape_text(a.l, sa, sizeof(sa)), ARG(b), shape_text(b.l, sb, sizeof(sb)), rule);
 }
 
 Problem check_dtype(const Arg& a, devplug_dtype_t expected, const char* why) {
@@ -72,8 +68,7 @@ Problem check_mask(const char* what, uint32_t mask, int32_t rank) {
 Problem check_dim(int32_t dim, int32_t rank, bool scalar_dim0) {
   int32_t extent = (rank == 0 && scalar_dim0) ? 1 : rank;
   if (dim >= 0 && dim < extent) return Problem();
-  return problem("attrs.dim is %d, expected [0, %d) for the input's rank %d", dim, extent,
-                 rank);
+  return problem("attrs.dim is %d, expected [0, %d) for the input's rank %d", dim, extent, rank);
 }
 
 // ---- per-category shape rules (ops.h) ------------------------------------------------
@@ -94,8 +89,8 @@ Problem check_reduce(const devplug_op_info_t& info, const Arg& in, const Arg& ou
   if (info.id == DEVPLUG_OP_var && !(std::isfinite(attrs.correction) && attrs.correction >= 0))
     return problem("attrs.correction is %g, expected a finite value >= 0", attrs.correction);
   if (out.l.rank != in.l.rank)
-    return problem(ARG_FMT " has rank %d but the input has rank %d (a reduction keeps the rank)",
-                   ARG(out), out.l.rank, in.l.rank);
+    return problem(ARG_FMT " has rank %d but the input has rank %d (a reduction keeps the rank)", ARG(out),
+                   out.l.rank, in.l.rank);
   // ops.def's summary says which reductions have no value for an empty set ("refused").
   const bool refuses_empty = std::strstr(info.summary, "refused") != nullptr;
   for (int32_t d = 0; d < in.l.rank; ++d) {
@@ -118,8 +113,7 @@ Problem check_index(const devplug_op_info_t& info, const CallTensor* inputs, siz
   Problem p = check_dim(dim, in.l.rank, false);
   if (!p.empty()) return p;
   if (info.id == DEVPLUG_OP_index_select) {
-    if (index.l.rank != 1)
-      return problem("inputs[1] (index) has rank %d, expected 1", index.l.rank);
+    if (index.l.rank != 1) return problem("inputs[1] (index) has rank %d, expected 1", index.l.rank);
     for (int32_t d = 0; d < in.l.rank; ++d) {
       int64_t expected = d == dim ? index.l.shape[0] : in.l.shape[d];
       if (out.l.rank != in.l.rank || out.l.shape[d] != expected)
@@ -128,13 +122,11 @@ Problem check_index(const devplug_op_info_t& info, const CallTensor* inputs, siz
     return Problem();
   }
   if (index.l.rank != in.l.rank)
-    return problem("inputs[1] (index) has rank %d, expected the input's rank %d", index.l.rank,
-                   in.l.rank);
+    return problem("inputs[1] (index) has rank %d, expected the input's rank %d", index.l.rank, in.l.rank);
   for (int32_t d = 0; d < in.l.rank; ++d)
     if (d != dim && index.l.shape[d] > in.l.shape[d])
       return problem("inputs[1].shape[%d] is %lld, above inputs[0].shape[%d] = %lld", d,
-                     static_cast<long long>(index.l.shape[d]), d,
-                     static_cast<long long>(in.l.shape[d]));
+                     static_cast<long long>(index.l.shape[d]), d, static_cast<long long>(in.l.shape[d]));
   if (n_inputs == 2) {  // gather
     if (!same_shape(out.l, index.l))
       return shape_mismatch(out, index, "gather: the output has the index's shape");
@@ -142,20 +134,16 @@ Problem check_index(const devplug_op_info_t& info, const CallTensor* inputs, siz
   }
   const Arg src = input(inputs, 2);  // scatter, scatter_add
   if (src.l.rank != in.l.rank)
-    return problem("inputs[2] (src) has rank %d, expected the input's rank %d", src.l.rank,
-                   in.l.rank);
+    return problem("inputs[2] (src) has rank %d, expected the input's rank %d", src.l.rank, in.l.rank);
   for (int32_t d = 0; d < in.l.rank; ++d)
     if (index.l.shape[d] > src.l.shape[d])
       return problem("inputs[1].shape[%d] is %lld, above inputs[2].shape[%d] = %lld", d,
-                     static_cast<long long>(index.l.shape[d]), d,
-                     static_cast<long long>(src.l.shape[d]));
-  if (!same_shape(out.l, in.l))
-    return shape_mismatch(out, in, "scatter: the output has the input's shape");
+                     static_cast<long long>(index.l.shape[d]), d, static_cast<long long>(src.l.shape[d]));
+  if (!same_shape(out.l, in.l)) return shape_mismatch(out, in, "scatter: the output has the input's shape");
   return Problem();
 }
 
-Problem check_cat(const CallTensor* inputs, size_t n_inputs, const CallTensor* outputs,
-                  int32_t dim) {
+Problem check_cat(const CallTensor* inputs, size_t n_inputs, const CallTensor* outputs, int32_t dim) {
   const Arg first = input(inputs, 0), out = output(outputs, 0);
   if (first.l.rank == 0) return problem("inputs[0] is 0-d: cat needs rank >= 1");
   Problem p = check_dim(dim, first.l.rank, false);
@@ -164,8 +152,7 @@ Problem check_cat(const CallTensor* inputs, size_t n_inputs, const CallTensor* o
   for (size_t i = 0; i < n_inputs; ++i) {
     const Arg in = input(inputs, i);
     if (in.l.rank != first.l.rank)
-      return problem(ARG_FMT " has rank %d, expected inputs[0]'s rank %d", ARG(in), in.l.rank,
-                     first.l.rank);
+      return problem(ARG_FMT " has rank %d, expected inputs[0]'s rank %d", ARG(in), in.l.rank, first.l.rank);
     for (int32_t d = 0; d < in.l.rank; ++d)
       if (d != dim && in.l.shape[d] != first.l.shape[d])
         return shape_mismatch(in, first, "cat: dims other than attrs.dim must match");
@@ -182,16 +169,15 @@ Problem check_cat(const CallTensor* inputs, size_t n_inputs, const CallTensor* o
 
 Problem check_pad(const Arg& in, const Arg& out, const devplug_pad_attrs_t& attrs) {
   if (out.l.rank != in.l.rank)
-    return problem("outputs[0] has rank %d, expected the input's rank %d", out.l.rank,
-                   in.l.rank);
+    return problem("outputs[0] has rank %d, expected the input's rank %d", out.l.rank, in.l.rank);
   for (int32_t d = 0; d < in.l.rank; ++d) {
     Wide size = Wide(in.l.shape[d]) + attrs.before[d] + attrs.after[d];
     if (size < 0)
-      return problem("attrs.before[%d] + attrs.after[%d] = %lld + %lld crop more than the "
-                     "%lld elements of dim %d",
-                     d, d, static_cast<long long>(attrs.before[d]),
-                     static_cast<long long>(attrs.after[d]),
-                     static_cast<long long>(in.l.shape[d]), d);
+      return problem(
+          "attrs.before[%d] + attrs.after[%d] = %lld + %lld crop more than the "
+          "%lld elements of dim %d",
+          d, d, static_cast<long long>(attrs.before[d]), static_cast<long long>(attrs.after[d]),
+          static_cast<long long>(in.l.shape[d]), d);
     if (out.l.shape[d] != size)
       return problem("outputs[0].shape[%d] is %lld, expected %lld (input + before + after)", d,
                      static_cast<long long>(out.l.shape[d]), static_cast<long long>(size));
@@ -207,9 +193,10 @@ Problem check_matmul(const CallTensor* inputs, const CallTensor* outputs,
   const int32_t rank = a.l.rank;
   if (rank < 2) return problem("inputs[0] has rank %d; matmul needs rank >= 2", rank);
   if (b.l.rank != rank || out.l.rank != rank)
-    return problem("inputs[0], inputs[1] and outputs[0] have ranks %d, %d and %d; matmul "
-                   "needs one rank (the dispatcher broadcasts batch dims)",
-                   rank, b.l.rank, out.l.rank);
+    return problem(
+        "inputs[0], inputs[1] and outputs[0] have ranks %d, %d and %d; matmul "
+        "needs one rank (the dispatcher broadcasts batch dims)",
+        rank, b.l.rank, out.l.rank);
   for (int32_t d = 0; d < rank - 2; ++d)
     if (b.l.shape[d] != a.l.shape[d] || out.l.shape[d] != a.l.shape[d])
       return problem("batch dim %d differs: inputs[0] %lld, inputs[1] %lld, outputs[0] %lld", d,
@@ -218,8 +205,8 @@ Problem check_matmul(const CallTensor* inputs, const CallTensor* outputs,
   const int64_t m = a.l.shape[rank - 2], k = a.l.shape[rank - 1];
   const int64_t k2 = b.l.shape[rank - 2], n = b.l.shape[rank - 1];
   if (k != k2)
-    return problem("inputs[0] has K = %lld columns but inputs[1] has %lld rows",
-                   static_cast<long long>(k), static_cast<long long>(k2));
+    return problem("inputs[0] has K = %lld columns but inputs[1] has %lld rows", static_cast<long long>(k),
+                   static_cast<long long>(k2));
   if (out.l.shape[rank - 2] != m || out.l.shape[rank - 1] != n)
     return problem("outputs[0] is %lld x %lld, expected M x N = %lld x %lld",
                    static_cast<long long>(out.l.shape[rank - 2]),
@@ -242,8 +229,8 @@ Problem check_shapes(const devplug_op_info_t& info, const CallTensor* inputs, si
       return check_reduce(info, input(inputs, 0), output(outputs, 0),
                           *static_cast<const devplug_reduce_attrs_t*>(attrs));
     case DEVPLUG_CATEGORY_scan: {
-      Problem p = check_dim(static_cast<const devplug_dim_attrs_t*>(attrs)->dim,
-                            inputs[0].layout->rank, true);
+      Problem p =
+          check_dim(static_cast<const devplug_dim_attrs_t*>(attrs)->dim, inputs[0].layout->rank, true);
       if (!p.empty()) return p;
       return check_one_shape(inputs, n_inputs, outputs);
     }
@@ -252,22 +239,18 @@ Problem check_shapes(const devplug_op_info_t& info, const CallTensor* inputs, si
                          static_cast<const devplug_dim_attrs_t*>(attrs)->dim);
     case DEVPLUG_CATEGORY_shape:
       if (info.n_inputs < 0)
-        return check_cat(inputs, n_inputs, outputs,
-                         static_cast<const devplug_dim_attrs_t*>(attrs)->dim);
+        return check_cat(inputs, n_inputs, outputs, static_cast<const devplug_dim_attrs_t*>(attrs)->dim);
       if (info.id == DEVPLUG_OP_flip) {
-        Problem p = check_mask("attrs.dims_mask",
-                               static_cast<const devplug_flip_attrs_t*>(attrs)->dims_mask,
+        Problem p = check_mask("attrs.dims_mask", static_cast<const devplug_flip_attrs_t*>(attrs)->dims_mask,
                                inputs[0].layout->rank);
         if (!p.empty()) return p;
         return check_one_shape(inputs, n_inputs, outputs);
       }
-      return check_pad(input(inputs, 0), output(outputs, 0),
-                       *static_cast<const devplug_pad_attrs_t*>(attrs));
+      return check_pad(input(inputs, 0), output(outputs, 0), *static_cast<const devplug_pad_attrs_t*>(attrs));
     case DEVPLUG_CATEGORY_linalg:
       return check_matmul(inputs, outputs, *static_cast<const devplug_matmul_attrs_t*>(attrs));
     default:
-      return problem("op %s has category %d, which this dispatcher does not know", info.name,
-                     info.category);
+      return problem("op %s has category %d, which this dispatcher does not know", info.name, info.category);
   }
 }
 
@@ -281,8 +264,8 @@ Problem check_dtypes(const devplug_op_info_t& info, const CallTensor* inputs, si
                                                         : input(inputs, 0);
   const devplug_dtype_t dtype = dispatch.l.dtype;
   if ((info.dtypes & DEVPLUG_DTYPE_BIT(dtype)) == 0)
-    return problem("op %s does not allow dtype %s (" ARG_FMT ")", info.name,
-                   dtype_name_or(dtype), ARG(dispatch));
+    return problem("op %s does not allow dtype %s (" ARG_FMT ")", info.name, dtype_name_or(dtype),
+                   ARG(dispatch));
 
   // Inputs: one dtype, except where's cond and the index tensors.
   for (size_t i = 0; i < n_inputs; ++i) {
@@ -293,8 +276,9 @@ Problem check_dtypes(const devplug_op_info_t& info, const CallTensor* inputs, si
     } else if (info.category == DEVPLUG_CATEGORY_index && i == 1) {
       p = check_dtype(in, DEVPLUG_DTYPE_INT64, "index tensors are int64");
     } else if (in.l.dtype != dtype) {
-      p = problem(ARG_FMT ": dtype %s does not match " ARG_FMT " dtype %s (prims do not "
-                  "promote)",
+      p = problem(ARG_FMT ": dtype %s does not match " ARG_FMT
+                          " dtype %s (prims do not "
+                          "promote)",
                   ARG(in), dtype_name_or(in.l.dtype), ARG(dispatch), dtype_name_or(dtype));
     }
     if (!p.empty()) return p;
@@ -302,11 +286,14 @@ Problem check_dtypes(const devplug_op_info_t& info, const CallTensor* inputs, si
 
   const Arg out = output(outputs, 0);
   switch (info.result) {
-    case DEVPLUG_RESULT_bool: return check_dtype(out, DEVPLUG_DTYPE_BOOL, "the op gives bool");
+    case DEVPLUG_RESULT_bool:
+      return check_dtype(out, DEVPLUG_DTYPE_BOOL, "the op gives bool");
     case DEVPLUG_RESULT_int64:
       return check_dtype(out, DEVPLUG_DTYPE_INT64, "the op gives int64 indices");
-    case DEVPLUG_RESULT_any: return Problem();  // a cast: any known dtype
-    default: return check_dtype(out, dtype, "the output has the op's dtype");
+    case DEVPLUG_RESULT_any:
+      return Problem();  // a cast: any known dtype
+    default:
+      return check_dtype(out, dtype, "the output has the op's dtype");
   }
 }
 
@@ -315,8 +302,8 @@ Problem check_attrs(const devplug_op_info_t& info, const void* attrs) {
   if (attrs == nullptr) return problem("attrs is NULL, but op %s takes attributes", info.name);
   size_t struct_size = *static_cast<const size_t*>(attrs);
   if (struct_size < info.attrs_size)
-    return problem("attrs.struct_size is %zu, below the %zu bytes op %s's attributes need",
-                   struct_size, info.attrs_size, info.name);
+    return problem("attrs.struct_size is %zu, below the %zu bytes op %s's attributes need", struct_size,
+                   info.attrs_size, info.name);
   return Problem();
 }
 
@@ -328,9 +315,12 @@ bool may_alias_input(const devplug_op_info_t& info) {
     case DEVPLUG_CATEGORY_unary:
     case DEVPLUG_CATEGORY_binary:
     case DEVPLUG_CATEGORY_compare:
-    case DEVPLUG_CATEGORY_ternary: return true;
-    case DEVPLUG_CATEGORY_data: return info.n_inputs == 1;  // convert, copy
-    default: return false;
+    case DEVPLUG_CATEGORY_ternary:
+      return true;
+    case DEVPLUG_CATEGORY_data:
+      return info.n_inputs == 1;  // convert, copy
+    default:
+      return false;
   }
 }
 
@@ -341,13 +331,14 @@ bool same_elements(const Layout& a, const Layout& b) {
   return same_view(a, b_as_a);
 }
 
-Problem check_aliasing(const devplug_op_info_t& info, const CallTensor* inputs,
-                       size_t n_inputs, const CallTensor* outputs, size_t n_outputs) {
+Problem check_aliasing(const devplug_op_info_t& info, const CallTensor* inputs, size_t n_inputs,
+                       const CallTensor* outputs, size_t n_outputs) {
   for (size_t o = 0; o < n_outputs; ++o) {
     if (outputs[o].layout == nullptr) continue;  // an absent optional output
     const Arg out = output(outputs, o);
     if (overlaps_itself(out.l))
-      return problem(ARG_FMT " overlaps itself (a zero or overlapping stride); an output must "
+      return problem(ARG_FMT
+                     " overlaps itself (a zero or overlapping stride); an output must "
                      "have one element per index",
                      ARG(out));
     for (size_t other = 0; other < o; ++other) {
@@ -361,9 +352,8 @@ Problem check_aliasing(const devplug_op_info_t& info, const CallTensor* inputs,
       if (inputs[i].storage != outputs[o].storage || !may_overlap(in.l, out.l)) continue;
       if (may_alias_input(info) && same_elements(in.l, out.l)) continue;
       return problem(ARG_FMT " overlaps " ARG_FMT "%s", ARG(out), ARG(in),
-                     may_alias_input(info)
-                         ? " without being exactly the same view of the same element size"
-                         : "; this op cannot write over its inputs");
+                     may_alias_input(info) ? " without being exactly the same view of the same element size"
+                                           : "; this op cannot write over its inputs");
     }
   }
   return Problem();
@@ -401,8 +391,8 @@ Problem check_composite_call(const devplug_op_info_t& info, const CallTensor* in
 
 }  // namespace
 
-Problem validate_call(devplug_op_t op, const CallTensor* inputs, size_t n_inputs,
-                      const CallTensor* outputs, size_t n_outputs, const void* attrs) {
+Problem validate_call(devplug_op_t op, const CallTensor* inputs, size_t n_inputs, const CallTensor* outputs,
+                      size_t n_outputs, const void* attrs) {
   const devplug_op_info_t* info = devplug_op_info(op);
   if (info == nullptr) return problem("op %d is not an op of op set %d", op, DEVPLUG_OPSET_VERSION);
 
@@ -428,8 +418,7 @@ Problem validate_call(devplug_op_t op, const CallTensor* inputs, size_t n_inputs
       if (devplug_dtype_size(l->dtype) == 0)
         return problem("%s[%zu]: dtype %d is not a known dtype", names[g], i, l->dtype);
       if (l->rank < 0 || l->rank > DEVPLUG_MAX_RANK)
-        return problem("%s[%zu]: rank %d, expected [0, %d]", names[g], i, l->rank,
-                       DEVPLUG_MAX_RANK);
+        return problem("%s[%zu]: rank %d, expected [0, %d]", names[g], i, l->rank, DEVPLUG_MAX_RANK);
       for (int32_t d = 0; d < l->rank; ++d)
         if (l->shape[d] < 0)
           return problem("%s[%zu].shape[%d] is %lld, dims must be >= 0", names[g], i, d,

@@ -38,8 +38,8 @@ struct CallTensor {
 // its shape rule and attribute values); a CallTensor with a NULL layout is an absent
 // optional tensor, allowed where ops.def marks it optional. Composite outputs never alias
 // an input.
-Problem validate_call(devplug_op_t op, const CallTensor* inputs, size_t n_inputs,
-                      const CallTensor* outputs, size_t n_outputs, const void* attrs);
+Problem validate_call(devplug_op_t op, const CallTensor* inputs, size_t n_inputs, const CallTensor* outputs,
+                      size_t n_outputs, const void* attrs);
 
 }  // namespace devplug::detail
 

@@ -19,8 +19,8 @@ void copy_versioned(const T& ours, T* out, const char* what) {
     invalid_argument(std::string(what) + "->struct_size is " + std::to_string(theirs) + ", at least " +
                      std::to_string(sizeof(T)) + " (ABI 1.0) expected");
   const size_t n = std::min(theirs, sizeof(T));
-  std::memcpy(reinterpret_cast<char*>(out) + sizeof(size_t), reinterpret_cast<const char*>(&ours) + sizeof(size_t),
-              n - sizeof(size_t));
+  std::memcpy(reinterpret_cast<char*>(out) + sizeof(size_t),
+              reinterpret_cast<const char*>(&ours) + sizeof(size_t), n - sizeof(size_t));
 }
 
 }  // namespace devplug::detail

@@ -24,7 +24,7 @@ struct DeviceCaps {
   bool wide_math = false;  // float transcendentals compute in double and round once (WIDE_MATH)
   bool cpu = false;        // work-items of a group run one after another: reduce takes slices
   size_t max_work_group = 1;
-  std::string name;        // for error messages
+  std::string name;  // for error messages
 };
 
 // A kernel argument: the bytes of a value (a pointer-sized memory handle is a value too), or
@@ -82,7 +82,7 @@ void scratch_release(devplug_stream_handle_t* stream, MemHandle memory) noexcept
 // Enqueues out = a x b (matmul's operands, already checked) through a tuned vendor library
 // and returns true, or returns false when the plugin has none or it cannot take this call
 // (the tiled kernel runs then). opencl: CLBlast (plugins/opencl/clblast_matmul.hpp).
-bool library_matmul(devplug_stream_handle_t* stream, const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b,
-                    const devplug_tensor_desc_t& out);
+bool library_matmul(devplug_stream_handle_t* stream, const devplug_tensor_desc_t& a,
+                    const devplug_tensor_desc_t& b, const devplug_tensor_desc_t& out);
 
 }  // namespace devplug::clc

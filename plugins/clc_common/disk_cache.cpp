@@ -30,7 +30,8 @@ std::string hex_key(uint64_t hash) {
   return key;
 }
 
-DiskCache::DiskCache(const char* name, const char* dir_variable, const char* log_variable, const char* extension)
+DiskCache::DiskCache(const char* name, const char* dir_variable, const char* log_variable,
+                     const char* extension)
     : log_variable_(log_variable), extension_(extension) {
   if (const char* dir = std::getenv(dir_variable); dir && *dir) {
     folder_ = dir;

@@ -49,8 +49,8 @@ class Launch {
  public:
   // Kernel `kernel` of the module of `family` specialised by the op's `defines` (the
   // device's defines are added here, see variants.hpp).
-  Launch(devplug_stream_handle_t* stream, const char* family, const std::string& defines,
-         const char* kernel, const char* what);
+  Launch(devplug_stream_handle_t* stream, const char* family, const std::string& defines, const char* kernel,
+         const char* what);
 
   template <typename T>
   Launch& arg(const T& value) {

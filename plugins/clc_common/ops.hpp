@@ -14,11 +14,14 @@ namespace devplug::clc {
 // float64 answers UNIMPLEMENTED for it at run time (and claims less per device).
 constexpr devplug_dtype_mask_t kClaimedDtypes = DEVPLUG_DTYPES_ALL;
 
-void register_elementwise_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);  // ops_elementwise.cpp
-void register_reduce_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);       // ops_reduce.cpp (reduce, scan)
-void register_index_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);        // ops_index.cpp (index, shape)
-void register_linalg_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);       // ops_linalg.cpp
-void register_random_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);       // ops_random.cpp
+void register_elementwise_kernels(sdk::KernelTable& table,
+                                  devplug_dtype_mask_t dtypes);  // ops_elementwise.cpp
+void register_reduce_kernels(sdk::KernelTable& table,
+                             devplug_dtype_mask_t dtypes);  // ops_reduce.cpp (reduce, scan)
+void register_index_kernels(sdk::KernelTable& table,
+                            devplug_dtype_mask_t dtypes);  // ops_index.cpp (index, shape)
+void register_linalg_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);  // ops_linalg.cpp
+void register_random_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes);  // ops_random.cpp
 
 // Registers every op above into `table`; a plugin adds its own kernels (native composites) beside.
 void register_prim_kernels(sdk::KernelTable& table);

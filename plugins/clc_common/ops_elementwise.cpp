@@ -15,9 +15,12 @@ namespace {
 // The raw bits of `value` in `dtype`, rounded once (to nearest even) by the host.
 uint64_t scalar_bits(devplug_dtype_t dtype, const devplug_scalar_t& value) {
   switch (dtype) {
-    case DEVPLUG_DTYPE_BOOL: return value.i != 0 ? 1 : 0;
-    case DEVPLUG_DTYPE_FLOAT16: return sdk::double_to_half_bits(value.f);
-    case DEVPLUG_DTYPE_BFLOAT16: return sdk::double_to_bfloat16_bits(value.f);
+    case DEVPLUG_DTYPE_BOOL:
+      return value.i != 0 ? 1 : 0;
+    case DEVPLUG_DTYPE_FLOAT16:
+      return sdk::double_to_half_bits(value.f);
+    case DEVPLUG_DTYPE_BFLOAT16:
+      return sdk::double_to_bfloat16_bits(value.f);
     case DEVPLUG_DTYPE_FLOAT32: {
       const float f = static_cast<float>(value.f);
       uint32_t bits;
@@ -29,7 +32,8 @@ uint64_t scalar_bits(devplug_dtype_t dtype, const devplug_scalar_t& value) {
       std::memcpy(&bits, &value.f, sizeof bits);
       return bits;
     }
-    default: return static_cast<uint64_t>(value.i);  // integers wrap to their width on store
+    default:
+      return static_cast<uint64_t>(value.i);  // integers wrap to their width on store
   }
 }
 
@@ -129,8 +133,8 @@ devplug_error_t* iota_kernel(devplug_stream_handle_t* stream, const devplug_op_c
 }  // namespace
 
 void register_elementwise_kernels(sdk::KernelTable& table, devplug_dtype_mask_t dtypes) {
-  for (devplug_category_t category : {DEVPLUG_CATEGORY_unary, DEVPLUG_CATEGORY_binary,
-                                      DEVPLUG_CATEGORY_compare, DEVPLUG_CATEGORY_ternary})
+  for (devplug_category_t category :
+       {DEVPLUG_CATEGORY_unary, DEVPLUG_CATEGORY_binary, DEVPLUG_CATEGORY_compare, DEVPLUG_CATEGORY_ternary})
     table.add_all(sdk::ops_in_category(category), dtypes, 0, &elementwise_kernel);
   table.add_all({DEVPLUG_OP_convert_element_type, DEVPLUG_OP_copy_strided}, dtypes, 0, &elementwise_kernel);
   table.add_all({DEVPLUG_OP_fill}, dtypes, 0, &fill_kernel);

@@ -91,8 +91,8 @@ devplug_error_t* scatter_kernel(devplug_stream_handle_t* stream, const devplug_o
       target = View{};
       target.mem = wide->get();
       sdk::contiguous_strides(out.rank, out.shape, target.strides);
-      run_elementwise(stream, "convert", in.dtype, in.dtype, in.dtype, DEVPLUG_DTYPE_FLOAT32, out.rank, out.shape,
-                      target, {&out_view}, "scatter_add");
+      run_elementwise(stream, "convert", in.dtype, in.dtype, in.dtype, DEVPLUG_DTYPE_FLOAT32, out.rank,
+                      out.shape, target, {&out_view}, "scatter_add");
     }
     const Geometry lines = make_geometry(index.rank, line_shape, {&target, &src_view, &index_view});
     const std::string options = index_defines(info->name, in.dtype, widen);
@@ -110,8 +110,8 @@ devplug_error_t* scatter_kernel(devplug_stream_handle_t* stream, const devplug_o
         .arg<int32_t>(call->op)
         .run1(static_cast<size_t>(lines.numel), 64);
     if (widen)
-      run_elementwise(stream, "convert", DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT32, in.dtype,
-                      out.rank, out.shape, out_view, {&target}, "scatter_add");
+      run_elementwise(stream, "convert", DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT32,
+                      in.dtype, out.rank, out.shape, out_view, {&target}, "scatter_add");
   });
 }
 

@@ -30,8 +30,10 @@ devplug_error_t* reduce_kernel(devplug_stream_handle_t* stream, const devplug_op
     for (int32_t d = 0; d < in.rank; ++d) {
       const bool reduced = (attrs->dims_mask >> d) & 1u;
       red_shape[d] = reduced ? in.shape[d] : 1;
-      if (!reduced) sdk::check_argument(out.shape[d] == in.shape[d], "reduction: kept dims must match");
-      else sdk::check_argument(out.shape[d] == 1, "reduction: reduced dims must have size 1 in the output");
+      if (!reduced)
+        sdk::check_argument(out.shape[d] == in.shape[d], "reduction: kept dims must match");
+      else
+        sdk::check_argument(out.shape[d] == 1, "reduction: reduced dims must have size 1 in the output");
     }
     View red_view = in_view;
     red_view.offset = 0;
@@ -42,8 +44,7 @@ devplug_error_t* reduce_kernel(devplug_stream_handle_t* stream, const devplug_op
                                 call->op == DEVPLUG_OP_argmax || call->op == DEVPLUG_OP_argmin;
     if (needs_elements && red.numel == 0)
       sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(info->name) + ": empty reduction");
-    const std::string options =
-        reduce_defines(info->name, in.dtype, out.dtype);
+    const std::string options = reduce_defines(info->name, in.dtype, out.dtype);
     const bool fp64 = caps_of(stream).fp64;
     auto correction = [&](Launch& launch) -> Launch& {
       if (fp64) return launch.arg<double>(attrs->correction);
@@ -78,16 +79,27 @@ devplug_error_t* reduce_kernel(devplug_stream_handle_t* stream, const devplug_op
     for (int pass = 0; pass < passes; ++pass) {
       {
         Launch launch(stream, "reduce", options, "reduce_partial", info->name);
-        launch.arg(kept).arg(red).mem(in_view.mem).mem(out_view.mem).mem(partial.get())
-            .arg<int64_t>(static_cast<int64_t>(chunk)).arg<int32_t>(groups == 1 ? 1 : 0);
-        correction(launch).mem(center_mem).arg<int32_t>(pass).arg<int32_t>(caps_of(stream).cpu ? 1 : 0)
+        launch.arg(kept)
+            .arg(red)
+            .mem(in_view.mem)
+            .mem(out_view.mem)
+            .mem(partial.get())
+            .arg<int64_t>(static_cast<int64_t>(chunk))
+            .arg<int32_t>(groups == 1 ? 1 : 0);
+        correction(launch)
+            .mem(center_mem)
+            .arg<int32_t>(pass)
+            .arg<int32_t>(caps_of(stream).cpu ? 1 : 0)
             .run(2, global, local);
       }
       if (groups > 1) {
         const size_t combine_global[2] = {kGroup, outputs};
         Launch launch(stream, "reduce", options, "reduce_combine", info->name);
         launch.arg(kept).mem(partial.get()).arg<int64_t>(static_cast<int64_t>(groups)).mem(out_view.mem);
-        correction(launch).mem(center_mem).arg<int32_t>(pass).arg<int64_t>(static_cast<int64_t>(length))
+        correction(launch)
+            .mem(center_mem)
+            .arg<int32_t>(pass)
+            .arg<int64_t>(static_cast<int64_t>(length))
             .run(2, combine_global, local);
       }
     }

@@ -15,7 +15,9 @@ namespace devplug::clc {
 
 namespace {
 
-std::string dt(const char* slot, devplug_dtype_t d) { return std::string(" -D") + slot + "=" + std::to_string(d); }
+std::string dt(const char* slot, devplug_dtype_t d) {
+  return std::string(" -D") + slot + "=" + std::to_string(d);
+}
 
 }  // namespace
 
@@ -28,8 +30,8 @@ std::string module_defines(const DeviceCaps& caps, const std::string& defines) {
   return out + defines;
 }
 
-std::string elementwise_defines(const char* op_token, devplug_dtype_t a, devplug_dtype_t b,
-                                devplug_dtype_t c, devplug_dtype_t o) {
+std::string elementwise_defines(const char* op_token, devplug_dtype_t a, devplug_dtype_t b, devplug_dtype_t c,
+                                devplug_dtype_t o) {
   return std::string("-DOP_") + op_token + dt("DTA", a) + dt("DTB", b) + dt("DTC", c) + dt("DTO", o);
 }
 
@@ -46,7 +48,8 @@ std::string scan_defines(const char* op, devplug_dtype_t a, devplug_dtype_t o) {
 }
 
 std::string index_defines(const char* op, devplug_dtype_t dtype, bool wide_target) {
-  return std::string("-DOP_") + op + dt("DTA", dtype) + dt("DTO", dtype) + (wide_target ? " -DWIDE_TARGET" : "");
+  return std::string("-DOP_") + op + dt("DTA", dtype) + dt("DTO", dtype) +
+         (wide_target ? " -DWIDE_TARGET" : "");
 }
 
 std::string matmul_defines(devplug_dtype_t a, devplug_dtype_t o) {
@@ -54,7 +57,9 @@ std::string matmul_defines(devplug_dtype_t a, devplug_dtype_t o) {
          " -DWPT=" + std::to_string(kMatmulWorkPerThread);
 }
 
-std::string philox_defines(const char* op, devplug_dtype_t o) { return std::string("-DOP_") + op + dt("DTO", o); }
+std::string philox_defines(const char* op, devplug_dtype_t o) {
+  return std::string("-DOP_") + op + dt("DTO", o);
+}
 
 std::vector<ModuleVariant> all_variants(const DeviceCaps& caps) {
   std::vector<ModuleVariant> out;
@@ -67,10 +72,14 @@ std::vector<ModuleVariant> all_variants(const DeviceCaps& caps) {
   // The output dtype of an op dispatched on `d` (ops.def `result`); -1 for `any`.
   auto result_dtype = [](const devplug_op_info_t* info, devplug_dtype_t d) -> devplug_dtype_t {
     switch (info->result) {
-      case DEVPLUG_RESULT_bool: return DEVPLUG_DTYPE_BOOL;
-      case DEVPLUG_RESULT_int64: return DEVPLUG_DTYPE_INT64;
-      case DEVPLUG_RESULT_any: return -1;
-      default: return d;
+      case DEVPLUG_RESULT_bool:
+        return DEVPLUG_DTYPE_BOOL;
+      case DEVPLUG_RESULT_int64:
+        return DEVPLUG_DTYPE_INT64;
+      case DEVPLUG_RESULT_any:
+        return -1;
+      default:
+        return d;
     }
   };
 
@@ -112,7 +121,8 @@ std::vector<ModuleVariant> all_variants(const DeviceCaps& caps) {
           // floats adds into a float32 copy (converts both ways).
           if (op == DEVPLUG_OP_scatter || op == DEVPLUG_OP_scatter_add)
             add("elementwise", elementwise_defines("copy", d, d, d, d));
-          const bool wide = op == DEVPLUG_OP_scatter_add && (d == DEVPLUG_DTYPE_FLOAT16 || d == DEVPLUG_DTYPE_BFLOAT16);
+          const bool wide =
+              op == DEVPLUG_OP_scatter_add && (d == DEVPLUG_DTYPE_FLOAT16 || d == DEVPLUG_DTYPE_BFLOAT16);
           if (wide) {
             add("index", index_defines(info->name, d, true));
             add("elementwise", elementwise_defines("convert", d, d, d, DEVPLUG_DTYPE_FLOAT32));

@@ -20,8 +20,8 @@ std::string module_defines(const DeviceCaps& caps, const std::string& defines);
 
 // elementwise.cl: op token (an ops.def name, "convert" or "copy") with operand dtypes a, b, c
 // and output dtype o.
-std::string elementwise_defines(const char* op_token, devplug_dtype_t a, devplug_dtype_t b,
-                                devplug_dtype_t c, devplug_dtype_t o);
+std::string elementwise_defines(const char* op_token, devplug_dtype_t a, devplug_dtype_t b, devplug_dtype_t c,
+                                devplug_dtype_t o);
 // fill.cl (fill and iota) for output dtype `dtype`.
 std::string fill_defines(devplug_dtype_t dtype);
 // reduce.cl: reduction `op` of dtype `a` into dtype `o`, GROUP work items per group.

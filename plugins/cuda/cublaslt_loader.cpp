@@ -37,7 +37,8 @@ std::vector<std::string> cublaslt_candidates() {
       add_glob(std::string(env) + "/lib/python3*/site-packages/nvidia/cu*/lib/libcublasLt.so.13", &c),
           add_glob(std::string(env) + "/lib/python3*/site-packages/nvidia/cublas/lib/libcublasLt.so.13", &c);
   if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
-    add_glob(std::string(home) + "/.local/lib/python3*/site-packages/nvidia/cublas/lib/libcublasLt.so.13", &c);
+    add_glob(std::string(home) + "/.local/lib/python3*/site-packages/nvidia/cublas/lib/libcublasLt.so.13",
+             &c);
   for (const char* root : {"/usr/local/lib", "/usr/lib", "/opt/conda/lib"}) {
     add_glob(std::string(root) + "/python3*/*-packages/nvidia/cublas/lib/libcublasLt.so.13", &c);
     add_glob(std::string(root) + "/python3*/*-packages/nvidia/cu13/lib/libcublasLt.so.13", &c);
@@ -61,11 +62,11 @@ const CublasLt* cublaslt(std::string* why) {
       lt.library = lib;
       lt.path = path;
       bool complete = true;
-#define DEVPLUG_CUBLASLT_RESOLVE(name)                                                 \
-  lt.name = reinterpret_cast<decltype(&::name)>(dlsym(lib, #name));                    \
-  if (lt.name == nullptr) {                                                            \
-    complete = false;                                                                  \
-    failure = path + " lacks the symbol " #name;                                       \
+#define DEVPLUG_CUBLASLT_RESOLVE(name)                              \
+  lt.name = reinterpret_cast<decltype(&::name)>(dlsym(lib, #name)); \
+  if (lt.name == nullptr) {                                         \
+    complete = false;                                               \
+    failure = path + " lacks the symbol " #name;                    \
   }
       DEVPLUG_CUBLASLT_SYMBOLS(DEVPLUG_CUBLASLT_RESOLVE)
 #undef DEVPLUG_CUBLASLT_RESOLVE

@@ -14,16 +14,16 @@
 
 namespace devplug::cuda {
 
-#define DEVPLUG_CUBLASLT_SYMBOLS(X)    \
-  X(cublasLtCreate)                    \
-  X(cublasLtDestroy)                   \
-  X(cublasLtGetStatusName)             \
-  X(cublasLtMatmulDescCreate)          \
-  X(cublasLtMatmulDescDestroy)         \
-  X(cublasLtMatmulDescSetAttribute)    \
-  X(cublasLtMatrixLayoutCreate)        \
-  X(cublasLtMatrixLayoutDestroy)       \
-  X(cublasLtMatrixLayoutSetAttribute)  \
+#define DEVPLUG_CUBLASLT_SYMBOLS(X)   \
+  X(cublasLtCreate)                   \
+  X(cublasLtDestroy)                  \
+  X(cublasLtGetStatusName)            \
+  X(cublasLtMatmulDescCreate)         \
+  X(cublasLtMatmulDescDestroy)        \
+  X(cublasLtMatmulDescSetAttribute)   \
+  X(cublasLtMatrixLayoutCreate)       \
+  X(cublasLtMatrixLayoutDestroy)      \
+  X(cublasLtMatrixLayoutSetAttribute) \
   X(cublasLtMatmul)
 
 struct CublasLt {

@@ -63,9 +63,9 @@ inline BatchView collapse_batch(int32_t rank, const int64_t* shape, const int64_
 // strides. Column-major cuBLAS computes D = op(first) op(second); a row-major output is
 // computed as its transpose, out^T = b^T a^T, so the operands swap.
 struct LtPlan {
-  bool ok = false;           // false: some tensor needs materializing (see need_* flags)
+  bool ok = false;  // false: some tensor needs materializing (see need_* flags)
   bool need_dense_a = false, need_dense_b = false, need_dense_out = false;
-  bool swap = false;         // first operand is b (row-major output)
+  bool swap = false;  // first operand is b (row-major output)
   LtMatrix first, second, d;
 };
 

@@ -35,11 +35,16 @@ uint64_t align_up(uint64_t x) { return (x + 255) / 256 * 256; }
 
 cudaDataType_t data_type(devplug_dtype_t dtype) {
   switch (dtype) {
-    case DEVPLUG_DTYPE_FLOAT16: return CUDA_R_16F;
-    case DEVPLUG_DTYPE_BFLOAT16: return CUDA_R_16BF;
-    case DEVPLUG_DTYPE_FLOAT32: return CUDA_R_32F;
-    case DEVPLUG_DTYPE_FLOAT64: return CUDA_R_64F;
-    default: sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, "matmul: dtype not allowed");
+    case DEVPLUG_DTYPE_FLOAT16:
+      return CUDA_R_16F;
+    case DEVPLUG_DTYPE_BFLOAT16:
+      return CUDA_R_16BF;
+    case DEVPLUG_DTYPE_FLOAT32:
+      return CUDA_R_32F;
+    case DEVPLUG_DTYPE_FLOAT64:
+      return CUDA_R_64F;
+    default:
+      sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, "matmul: dtype not allowed");
   }
 }
 
@@ -62,14 +67,19 @@ struct LayoutGuard {
 
 void make_layout(const CublasLt& lt, LayoutGuard& g, cudaDataType_t type, const LtMatrix& m,
                  int32_t batches) {
-  LT_CHECK(lt, lt.cublasLtMatrixLayoutCreate(&g.layout, type, static_cast<uint64_t>(m.rows),
-                                             static_cast<uint64_t>(m.cols), m.ld),
+  LT_CHECK(lt,
+           lt.cublasLtMatrixLayoutCreate(&g.layout, type, static_cast<uint64_t>(m.rows),
+                                         static_cast<uint64_t>(m.cols), m.ld),
            "describing a matmul operand");
   if (batches > 1) {
-    LT_CHECK(lt, lt.cublasLtMatrixLayoutSetAttribute(g.layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batches, sizeof batches),
+    LT_CHECK(lt,
+             lt.cublasLtMatrixLayoutSetAttribute(g.layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batches,
+                                                 sizeof batches),
              "setting the batch count");
     const int64_t stride = m.batch_stride;
-    LT_CHECK(lt, lt.cublasLtMatrixLayoutSetAttribute(g.layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride),
+    LT_CHECK(lt,
+             lt.cublasLtMatrixLayoutSetAttribute(g.layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                                 &stride, sizeof stride),
              "setting the batch stride");
   }
 }
@@ -110,7 +120,8 @@ void run(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
   if (lt == nullptr) sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED, "matmul: " + why);
   sdk::check_argument(batches <= INT32_MAX, "matmul: too many batches for cuBLASLt");
 
-  auto plan_for = [&](const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b, const devplug_tensor_desc_t& o) {
+  auto plan_for = [&](const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b,
+                      const devplug_tensor_desc_t& o) {
     LtPlan p = plan_lt(Operand2d{m, k, a.strides[r - 2], a.strides[r - 1]},
                        Operand2d{k, n, b.strides[r - 2], b.strides[r - 1]},
                        Operand2d{m, n, o.strides[r - 2], o.strides[r - 1]});
@@ -135,7 +146,8 @@ void run(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
   const uint64_t bytes_a = plan.need_dense_a ? align_up(static_cast<uint64_t>(sdk::numel(a0)) * elem) : 0;
   const uint64_t bytes_b = plan.need_dense_b ? align_up(static_cast<uint64_t>(sdk::numel(b0)) * elem) : 0;
   const uint64_t bytes_o = plan.need_dense_out ? align_up(static_cast<uint64_t>(sdk::numel(out0)) * elem) : 0;
-  char* scratch = static_cast<char*>(gpu::stream_scratch(stream, kWorkspaceBytes + bytes_a + bytes_b + bytes_o));
+  char* scratch =
+      static_cast<char*>(gpu::stream_scratch(stream, kWorkspaceBytes + bytes_a + bytes_b + bytes_o));
   devplug_buffer_handle_t hold_a{stream->device, scratch + kWorkspaceBytes, bytes_a};
   devplug_buffer_handle_t hold_b{stream->device, scratch + kWorkspaceBytes + bytes_a, bytes_b};
   devplug_buffer_handle_t hold_o{stream->device, scratch + kWorkspaceBytes + bytes_a + bytes_b, bytes_o};
@@ -155,7 +167,8 @@ void run(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
   const cudaDataType_t type = data_type(out.dtype);
   const bool f64 = out.dtype == DEVPLUG_DTYPE_FLOAT64;
   cublasComputeType_t compute = f64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
-  if (out.dtype == DEVPLUG_DTYPE_FLOAT32 && allow_tf32(static_cast<const devplug_matmul_attrs_t*>(call.attrs)))
+  if (out.dtype == DEVPLUG_DTYPE_FLOAT32 &&
+      allow_tf32(static_cast<const devplug_matmul_attrs_t*>(call.attrs)))
     compute = CUBLAS_COMPUTE_32F_FAST_TF32;
   const cudaDataType_t scale = f64 ? CUDA_R_64F : CUDA_R_32F;
 
@@ -170,8 +183,13 @@ void run(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
   } desc_guard{*lt, desc};
   const cublasOperation_t op_first = plan.first.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_second = plan.second.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
-  LT_CHECK(*lt, lt->cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_first, sizeof op_first), "setting TRANSA");
-  LT_CHECK(*lt, lt->cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_second, sizeof op_second), "setting TRANSB");
+  LT_CHECK(*lt,
+           lt->cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_first, sizeof op_first),
+           "setting TRANSA");
+  LT_CHECK(
+      *lt,
+      lt->cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_second, sizeof op_second),
+      "setting TRANSB");
 
   const int32_t count = static_cast<int32_t>(batches);
   LayoutGuard la{*lt}, lb{*lt}, ld{*lt};
@@ -185,8 +203,9 @@ void run(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
   const double alpha_d = 1.0, beta_d = 0.0;
   const void* alpha = f64 ? static_cast<const void*>(&alpha_d) : static_cast<const void*>(&alpha_f);
   const void* beta = f64 ? static_cast<const void*>(&beta_d) : static_cast<const void*>(&beta_f);
-  LT_CHECK(*lt, lt->cublasLtMatmul(handle, desc, alpha, first, la.layout, second, lb.layout, beta, dst, ld.layout,
-                                   dst, ld.layout, nullptr, scratch, kWorkspaceBytes, stream->stream),
+  LT_CHECK(*lt,
+           lt->cublasLtMatmul(handle, desc, alpha, first, la.layout, second, lb.layout, beta, dst, ld.layout,
+                              dst, ld.layout, nullptr, scratch, kWorkspaceBytes, stream->stream),
            "running matmul");
   if (plan.need_dense_out) gpu::copy_strided(stream, out, out0);
 }

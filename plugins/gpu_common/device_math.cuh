@@ -12,21 +12,46 @@
 
 namespace devplug::gpu {
 
-#define GPU_MATH1(name)                                              \
-  GPU_D inline float m_##name(float x) { return ::name##f(x); }      \
+#define GPU_MATH1(name)                                         \
+  GPU_D inline float m_##name(float x) { return ::name##f(x); } \
   GPU_D inline double m_##name(double x) { return ::name(x); }
-#define GPU_MATH2(name)                                                           \
-  GPU_D inline float m_##name(float x, float y) { return ::name##f(x, y); }       \
+#define GPU_MATH2(name)                                                     \
+  GPU_D inline float m_##name(float x, float y) { return ::name##f(x, y); } \
   GPU_D inline double m_##name(double x, double y) { return ::name(x, y); }
 
-GPU_MATH1(fabs) GPU_MATH1(ceil) GPU_MATH1(floor) GPU_MATH1(rint) GPU_MATH1(trunc)
-GPU_MATH1(exp) GPU_MATH1(exp2) GPU_MATH1(expm1) GPU_MATH1(log) GPU_MATH1(log2)
-GPU_MATH1(log1p) GPU_MATH1(sqrt) GPU_MATH1(rsqrt)
-GPU_MATH1(sin) GPU_MATH1(cos) GPU_MATH1(tan) GPU_MATH1(asin) GPU_MATH1(acos) GPU_MATH1(atan)
-GPU_MATH1(sinh) GPU_MATH1(asinh) GPU_MATH1(acosh)
-GPU_MATH1(atanh) GPU_MATH1(erf) GPU_MATH1(erfc) GPU_MATH1(erfinv)
-GPU_MATH1(sinpi) GPU_MATH1(cospi)
-GPU_MATH2(atan2) GPU_MATH2(hypot) GPU_MATH2(copysign) GPU_MATH2(fmod) GPU_MATH2(pow)
+GPU_MATH1(fabs)
+GPU_MATH1(ceil)
+GPU_MATH1(floor)
+GPU_MATH1(rint)
+GPU_MATH1(trunc)
+GPU_MATH1(exp)
+GPU_MATH1(exp2)
+GPU_MATH1(expm1)
+GPU_MATH1(log)
+GPU_MATH1(log2)
+GPU_MATH1(log1p)
+GPU_MATH1(sqrt)
+GPU_MATH1(rsqrt)
+GPU_MATH1(sin)
+GPU_MATH1(cos)
+GPU_MATH1(tan)
+GPU_MATH1(asin)
+GPU_MATH1(acos)
+GPU_MATH1(atan)
+GPU_MATH1(sinh)
+GPU_MATH1(asinh)
+GPU_MATH1(acosh)
+GPU_MATH1(atanh)
+GPU_MATH1(erf)
+GPU_MATH1(erfc)
+GPU_MATH1(erfinv)
+GPU_MATH1(sinpi)
+GPU_MATH1(cospi)
+GPU_MATH2(atan2)
+GPU_MATH2(hypot)
+GPU_MATH2(copysign)
+GPU_MATH2(fmod)
+GPU_MATH2(pow)
 GPU_MATH2(nextafter)
 #if defined(DEVPLUG_GPU_EMULATED)
 // Where glibc is less accurate than CUDA's documented bound (double cbrt by up to 3 ulp
@@ -41,7 +66,10 @@ GPU_D inline double m_cosh(double x) { return emu::cosh(x); }
 GPU_D inline float m_tanh(float x) { return emu::tanhf(x); }
 GPU_D inline double m_tanh(double x) { return emu::tanh(x); }
 #else
-GPU_MATH1(cbrt) GPU_MATH1(log10) GPU_MATH1(cosh) GPU_MATH1(tanh)
+GPU_MATH1(cbrt)
+GPU_MATH1(log10)
+GPU_MATH1(cosh)
+GPU_MATH1(tanh)
 #endif
 #undef GPU_MATH1
 #undef GPU_MATH2
@@ -52,9 +80,13 @@ GPU_D inline float m_lgamma(float x) { return ::lgammaf(x); }
 GPU_D inline double m_lgamma(double x) { return lgamma_double(x); }
 
 template <typename C>
-GPU_D inline bool m_isnan(C x) { return x != x; }
+GPU_D inline bool m_isnan(C x) {
+  return x != x;
+}
 template <typename C>
-GPU_D inline bool m_isinf(C x) { return x == static_cast<C>(INFINITY) || x == -static_cast<C>(INFINITY); }
+GPU_D inline bool m_isinf(C x) {
+  return x == static_cast<C>(INFINITY) || x == -static_cast<C>(INFINITY);
+}
 GPU_D inline bool m_signbit(float x) { return (float_bits(x) >> 31) != 0; }
 GPU_D inline bool m_signbit(double x) { return (double_bits(x) >> 63) != 0; }
 
@@ -98,8 +130,7 @@ GPU_D inline C m_digamma(C x) {
 
 // nextafter on a 16-bit float format: `from`/`to` as bits and decoded, `nan` the format's
 // quiet NaN. Stepping the bit pattern by one moves one ulp in magnitude in both formats.
-GPU_D inline uint16_t nextafter16(uint16_t from_bits, uint16_t to_bits, float from, float to,
-                                  uint16_t nan) {
+GPU_D inline uint16_t nextafter16(uint16_t from_bits, uint16_t to_bits, float from, float to, uint16_t nan) {
   if (from != from || to != to) return nan;
   if (from == to) return to_bits;  // as C: equal values give `to` (this sets the zero sign)
   if (from == 0.0f) return to > 0.0f ? 0x0001u : 0x8001u;

@@ -31,17 +31,28 @@ struct TypeTag {
 template <typename F>
 decltype(auto) visit(devplug_dtype_t dtype, F&& f) {
   switch (dtype) {
-    case DEVPLUG_DTYPE_BOOL: return f(TypeTag<bool>{});
-    case DEVPLUG_DTYPE_UINT8: return f(TypeTag<uint8_t>{});
-    case DEVPLUG_DTYPE_INT8: return f(TypeTag<int8_t>{});
-    case DEVPLUG_DTYPE_INT16: return f(TypeTag<int16_t>{});
-    case DEVPLUG_DTYPE_INT32: return f(TypeTag<int32_t>{});
-    case DEVPLUG_DTYPE_INT64: return f(TypeTag<int64_t>{});
-    case DEVPLUG_DTYPE_FLOAT16: return f(TypeTag<f16>{});
-    case DEVPLUG_DTYPE_BFLOAT16: return f(TypeTag<bf16>{});
-    case DEVPLUG_DTYPE_FLOAT32: return f(TypeTag<float>{});
-    case DEVPLUG_DTYPE_FLOAT64: return f(TypeTag<double>{});
-    default: sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, "unknown dtype " + std::to_string(dtype));
+    case DEVPLUG_DTYPE_BOOL:
+      return f(TypeTag<bool>{});
+    case DEVPLUG_DTYPE_UINT8:
+      return f(TypeTag<uint8_t>{});
+    case DEVPLUG_DTYPE_INT8:
+      return f(TypeTag<int8_t>{});
+    case DEVPLUG_DTYPE_INT16:
+      return f(TypeTag<int16_t>{});
+    case DEVPLUG_DTYPE_INT32:
+      return f(TypeTag<int32_t>{});
+    case DEVPLUG_DTYPE_INT64:
+      return f(TypeTag<int64_t>{});
+    case DEVPLUG_DTYPE_FLOAT16:
+      return f(TypeTag<f16>{});
+    case DEVPLUG_DTYPE_BFLOAT16:
+      return f(TypeTag<bf16>{});
+    case DEVPLUG_DTYPE_FLOAT32:
+      return f(TypeTag<float>{});
+    case DEVPLUG_DTYPE_FLOAT64:
+      return f(TypeTag<double>{});
+    default:
+      sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, "unknown dtype " + std::to_string(dtype));
   }
 }
 
@@ -161,8 +172,10 @@ GPU_HD inline float double_to_float_odd(double x) {
   if (fabs(static_cast<double>(f)) > fabs(x)) {
     // rounded away from zero: step one ulp back toward zero (stays finite for finite x)
     uint32_t u = float_bits(f);
-    if ((u & 0x7fffffffu) == 0x7f800000u) u = (u & 0x80000000u) | 0x7f7fffffu;
-    else u -= 1u;
+    if ((u & 0x7fffffffu) == 0x7f800000u)
+      u = (u & 0x80000000u) | 0x7f7fffffu;
+    else
+      u -= 1u;
     f = bits_float(u);
   }
   if (static_cast<double>(f) != x) f = bits_float(float_bits(f) | 1u);
@@ -173,40 +186,54 @@ GPU_HD inline float double_to_float_odd(double x) {
 
 template <typename T>
 GPU_HD inline compute_t<T> to_compute(T v) {
-  if constexpr (std::is_same_v<T, f16>) return half_bits_to_float(v.bits);
-  else if constexpr (std::is_same_v<T, bf16>) return bf16_bits_to_float(v.bits);
-  else return v;
+  if constexpr (std::is_same_v<T, f16>)
+    return half_bits_to_float(v.bits);
+  else if constexpr (std::is_same_v<T, bf16>)
+    return bf16_bits_to_float(v.bits);
+  else
+    return v;
 }
 
 template <typename T>
 GPU_HD inline T from_compute(compute_t<T> v) {
-  if constexpr (std::is_same_v<T, f16>) return f16{float_to_half_bits(v)};
-  else if constexpr (std::is_same_v<T, bf16>) return bf16{float_to_bf16_bits(v)};
-  else return v;
+  if constexpr (std::is_same_v<T, f16>)
+    return f16{float_to_half_bits(v)};
+  else if constexpr (std::is_same_v<T, bf16>)
+    return bf16{float_to_bf16_bits(v)};
+  else
+    return v;
 }
 
 // `x` rounded once to floating type T.
 template <typename T>
 GPU_HD inline T float_from_double(double x) {
-  if constexpr (std::is_same_v<T, f16>) return f16{float_to_half_bits(double_to_float_odd(x))};
-  else if constexpr (std::is_same_v<T, bf16>) return bf16{float_to_bf16_bits(double_to_float_odd(x))};
-  else return static_cast<T>(x);
+  if constexpr (std::is_same_v<T, f16>)
+    return f16{float_to_half_bits(double_to_float_odd(x))};
+  else if constexpr (std::is_same_v<T, bf16>)
+    return bf16{float_to_bf16_bits(double_to_float_odd(x))};
+  else
+    return static_cast<T>(x);
 }
 
 // Value of any element as double (exact for every dtype but int64 beyond 2^53).
 template <typename T>
 GPU_HD inline double as_double(T v) {
-  if constexpr (is_half_v<T>) return static_cast<double>(to_compute(v));
-  else return static_cast<double>(v);
+  if constexpr (is_half_v<T>)
+    return static_cast<double>(to_compute(v));
+  else
+    return static_cast<double>(v);
 }
 
 // A devplug_scalar_t as element type T: `f` rounded once for floats, `i` wrapped to the width
 // for integers, `i != 0` for bool (ops.def fill, iota, constant_pad).
 template <typename T>
 GPU_HD inline T from_scalar(double f, int64_t i) {
-  if constexpr (std::is_same_v<T, bool>) return i != 0;
-  else if constexpr (is_float_v<T>) return float_from_double<T>(f);
-  else return static_cast<T>(i);
+  if constexpr (std::is_same_v<T, bool>)
+    return i != 0;
+  else if constexpr (is_float_v<T>)
+    return float_from_double<T>(f);
+  else
+    return static_cast<T>(i);
 }
 
 }  // namespace devplug::gpu

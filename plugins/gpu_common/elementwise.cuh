@@ -59,8 +59,8 @@ GPU_D inline void map_one(const Pointers<sizeof...(In) + 1>& ptrs, const Index* 
 }
 
 template <typename F, typename Index, typename Out, typename... In>
-__global__ void map_strided_kernel(Pointers<sizeof...(In) + 1> ptrs, Layouts<sizeof...(In) + 1> ls,
-                                   Index n, F f) {
+__global__ void map_strided_kernel(Pointers<sizeof...(In) + 1> ptrs, Layouts<sizeof...(In) + 1> ls, Index n,
+                                   F f) {
   constexpr int N = sizeof...(In) + 1;
   const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
@@ -119,20 +119,22 @@ void launch_map(devplug_stream_handle_t* stream, const devplug_tensor_desc_t& ou
   use_device(stream->device);
   coalesce(ls.l, N);
   bool dense = true;
-  for (int k = 0; k < N; ++k) dense = dense && (ls.l[k].rank == 0 || (ls.l[k].rank == 1 && ls.l[k].strides[0] == 1));
+  for (int k = 0; k < N; ++k)
+    dense = dense && (ls.l[k].rank == 0 || (ls.l[k].rank == 1 && ls.l[k].strides[0] == 1));
   constexpr int V = vector_width<Out, In...>();
   const size_t sizes[N] = {sizeof(Out), sizeof(In)...};
-  for (int k = 0; k < N; ++k)
-    dense = dense && reinterpret_cast<uintptr_t>(ptrs.p[k]) % (sizes[k] * V) == 0;
+  for (int k = 0; k < N; ++k) dense = dense && reinterpret_cast<uintptr_t>(ptrs.p[k]) % (sizes[k] * V) == 0;
   if (dense) {
     const LaunchConfig c = launch_1d((n + V - 1) / V);
     launch(what, map_dense_kernel<F, Out, In...>, c.blocks, c.threads, stream->stream, ptrs, n, f);
   } else if (fits_int32(ls.l, N)) {
     const LaunchConfig c = launch_1d(n);
-    launch(what, map_strided_kernel<F, int32_t, Out, In...>, c.blocks, c.threads, stream->stream, ptrs, ls, n, f);
+    launch(what, map_strided_kernel<F, int32_t, Out, In...>, c.blocks, c.threads, stream->stream, ptrs, ls, n,
+           f);
   } else {
     const LaunchConfig c = launch_1d(n);
-    launch(what, map_strided_kernel<F, int64_t, Out, In...>, c.blocks, c.threads, stream->stream, ptrs, ls, n, f);
+    launch(what, map_strided_kernel<F, int64_t, Out, In...>, c.blocks, c.threads, stream->stream, ptrs, ls, n,
+           f);
   }
 }
 

@@ -159,8 +159,12 @@ using gpuEvent_t = emuEvent_t;
 // reported it; a stale value only costs the loop one more turn).
 #if defined(GPU_DEVICE_CODE) || !defined(DEVPLUG_GPU_EMULATED)
 template <typename T>
-GPU_D inline T gpu_load_relaxed(const T* word) { return *static_cast<const volatile T*>(word); }
+GPU_D inline T gpu_load_relaxed(const T* word) {
+  return *static_cast<const volatile T*>(word);
+}
 #else
 template <typename T>
-inline T gpu_load_relaxed(const T* word) { return __atomic_load_n(word, __ATOMIC_RELAXED); }
+inline T gpu_load_relaxed(const T* word) {
+  return __atomic_load_n(word, __ATOMIC_RELAXED);
+}
 #endif

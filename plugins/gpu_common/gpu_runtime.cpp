@@ -36,8 +36,8 @@ const DeviceCount& device_count_once() {
       (void)gpuGetLastError();  // clear the sticky-free error so later calls start clean
       const char* name = gpuGetErrorName(e);
       const char* hint = e == gpuErrorInsufficientDriver ? g_backend->no_driver_hint
-                         : e == gpuErrorNoDevice          ? g_backend->no_device_hint
-                                                          : "";
+                         : e == gpuErrorNoDevice         ? g_backend->no_device_hint
+                                                         : "";
       c.note = device_count_note(static_cast<int64_t>(e), name ? name : "unknown error", hint);
       return c;
     }
@@ -111,7 +111,8 @@ struct GpuPlugin {
     const std::string context = "allocating " + std::to_string(size) + " bytes";
     // Whole 32-bit words: scatter_add updates 8- and 16-bit elements by a compare-and-swap of
     // the aligned word around them, which must not reach past the end of the allocation.
-    if (size > SIZE_MAX - 3) sdk::fail(DEVPLUG_CODE_RESOURCE_EXHAUSTED, context + ": more than the address space");
+    if (size > SIZE_MAX - 3)
+      sdk::fail(DEVPLUG_CODE_RESOURCE_EXHAUSTED, context + ": more than the address space");
     const size_t words = static_cast<size_t>((size + 3) / 4 * 4);
     if (const gpuError_t status = gpuMalloc(&ptr, words); status != gpuSuccess) {
       // A failed gpuMalloc also sets the runtime's last error; clear it, or the next
@@ -140,27 +141,28 @@ struct GpuPlugin {
   static devplug_device_handle_t* device_of(devplug_stream_handle_t* stream) { return stream->device; }
   static devplug_device_handle_t* device_of(devplug_event_handle_t* event) { return event->device; }
 
-  static void buffer_copy_from_host(devplug_stream_handle_t* stream, const void* src, devplug_buffer_handle_t* dst,
-                                    uint64_t dst_offset, uint64_t size) {
+  static void buffer_copy_from_host(devplug_stream_handle_t* stream, const void* src,
+                                    devplug_buffer_handle_t* dst, uint64_t dst_offset, uint64_t size) {
     use_device(stream->device);
     GPU_CHECK(gpuMemcpyAsync(static_cast<char*>(dst->ptr) + dst_offset, src, size, gpuMemcpyHostToDevice,
                              stream->stream),
               "copying from the host");
   }
 
-  static void buffer_copy_to_host(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src, uint64_t src_offset,
-                                  void* dst, uint64_t size) {
+  static void buffer_copy_to_host(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src,
+                                  uint64_t src_offset, void* dst, uint64_t size) {
     use_device(stream->device);
-    GPU_CHECK(gpuMemcpyAsync(dst, static_cast<const char*>(src->ptr) + src_offset, size, gpuMemcpyDeviceToHost,
-                             stream->stream),
+    GPU_CHECK(gpuMemcpyAsync(dst, static_cast<const char*>(src->ptr) + src_offset, size,
+                             gpuMemcpyDeviceToHost, stream->stream),
               "copying to the host");
   }
 
   static void buffer_copy(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src, uint64_t src_offset,
                           devplug_buffer_handle_t* dst, uint64_t dst_offset, uint64_t size) {
     use_device(stream->device);
-    GPU_CHECK(gpuMemcpyAsync(static_cast<char*>(dst->ptr) + dst_offset, static_cast<const char*>(src->ptr) + src_offset,
-                             size, gpuMemcpyDeviceToDevice, stream->stream),
+    GPU_CHECK(gpuMemcpyAsync(static_cast<char*>(dst->ptr) + dst_offset,
+                             static_cast<const char*>(src->ptr) + src_offset, size, gpuMemcpyDeviceToDevice,
+                             stream->stream),
               "copying between buffers");
   }
 
@@ -205,11 +207,13 @@ struct GpuPlugin {
   static void check_index_status(devplug_stream_handle_t* stream) {
     if (stream->index_status == nullptr || !stream->index_status_armed.exchange(false)) return;
     sdk::IndexStatus found{};
-    GPU_CHECK(gpuMemcpyAsync(&found, stream->index_status, sizeof found, gpuMemcpyDeviceToHost, stream->stream),
-              "reading the index status block");
+    GPU_CHECK(
+        gpuMemcpyAsync(&found, stream->index_status, sizeof found, gpuMemcpyDeviceToHost, stream->stream),
+        "reading the index status block");
     GPU_CHECK(gpuStreamSynchronize(stream->stream), "reading the index status block");
     if (found.op == 0) return;
-    GPU_CHECK(gpuMemsetAsync(stream->index_status, 0, sizeof found, stream->stream), "clearing the index status block");
+    GPU_CHECK(gpuMemsetAsync(stream->index_status, 0, sizeof found, stream->stream),
+              "clearing the index status block");
     sdk::throw_index_status(found);
   }
 
@@ -248,8 +252,8 @@ struct GpuPlugin {
 }  // namespace
 
 std::string device_count_note(int64_t code, const char* code_name, const char* hint) {
-  std::string note = std::string(GPU_RUNTIME_PREFIX "GetDeviceCount: ") + code_name + " (" +
-                     std::to_string(code) + ")";
+  std::string note =
+      std::string(GPU_RUNTIME_PREFIX "GetDeviceCount: ") + code_name + " (" + std::to_string(code) + ")";
   if (hint != nullptr && *hint != '\0') note += std::string(": ") + hint;
   return note;
 }
@@ -265,13 +269,14 @@ int64_t* index_status(devplug_stream_handle_t* stream) {
     void* block = nullptr;
     if (const gpuError_t status = gpuMalloc(&block, sizeof(sdk::IndexStatus)); status != gpuSuccess) {
       (void)gpuGetLastError();  // as in buffer_allocate: not the next launch's error
-      fail_gpu(status, "gpuMalloc(&block, sizeof(sdk::IndexStatus))", "allocating the index status block", __FILE__,
-               __LINE__);
+      fail_gpu(status, "gpuMalloc(&block, sizeof(sdk::IndexStatus))", "allocating the index status block",
+               __FILE__, __LINE__);
     }
     if (const gpuError_t status = gpuMemsetAsync(block, 0, sizeof(sdk::IndexStatus), stream->stream);
         status != gpuSuccess) {
       (void)gpuFree(block);
-      fail_gpu(status, "gpuMemsetAsync(block, 0, 32, stream)", "clearing the index status block", __FILE__, __LINE__);
+      fail_gpu(status, "gpuMemsetAsync(block, 0, 32, stream)", "clearing the index status block", __FILE__,
+               __LINE__);
     }
     stream->index_status = block;
   }

@@ -17,19 +17,19 @@ inline devplug_code_t code_for(gpuError_t e) {
   return DEVPLUG_CODE_INTERNAL;
 }
 
-[[noreturn]] inline void fail_gpu(gpuError_t e, const char* call, const char* context,
-                                  const char* file, int line) {
+[[noreturn]] inline void fail_gpu(gpuError_t e, const char* call, const char* context, const char* file,
+                                  int line) {
   const char* name = gpuGetErrorName(e);
-  sdk::fail_native(code_for(e), call, name ? name : "unknown error", static_cast<int64_t>(e),
-                   context, file, line);
+  sdk::fail_native(code_for(e), call, name ? name : "unknown error", static_cast<int64_t>(e), context, file,
+                   line);
 }
 
 }  // namespace devplug::gpu
 
 // GPU_CHECK(gpuMalloc(&p, n), "allocating a buffer"): evaluates the call once.
 #define GPU_CHECK(expr, context)                                                        \
-  do {                                                                                   \
-    const gpuError_t gpu_check_error_ = (expr);                                          \
-    if (gpu_check_error_ != gpuSuccess)                                                  \
+  do {                                                                                  \
+    const gpuError_t gpu_check_error_ = (expr);                                         \
+    if (gpu_check_error_ != gpuSuccess)                                                 \
       ::devplug::gpu::fail_gpu(gpu_check_error_, #expr, (context), __FILE__, __LINE__); \
   } while (0)

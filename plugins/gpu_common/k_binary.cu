@@ -12,31 +12,59 @@ namespace devplug::gpu {
 namespace {
 
 enum class B {
-  kAdd, kSub, kMul, kDiv, kRemainder, kFmod, kPow, kAtan2, kHypot, kCopysign, kNextafter,
-  kMaximum, kMinimum, kFmax, kFmin, kAnd, kOr, kXor, kShl, kSar, kShr, kGcd
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kRemainder,
+  kFmod,
+  kPow,
+  kAtan2,
+  kHypot,
+  kCopysign,
+  kNextafter,
+  kMaximum,
+  kMinimum,
+  kFmax,
+  kFmin,
+  kAnd,
+  kOr,
+  kXor,
+  kShl,
+  kSar,
+  kShr,
+  kGcd
 };
 
 template <B Op, typename C>
 GPU_D inline C float_op(C a, C b) {
-  if constexpr (Op == B::kAdd) return a + b;
-  else if constexpr (Op == B::kSub) return a - b;
-  else if constexpr (Op == B::kMul) return a * b;
-  else if constexpr (Op == B::kDiv) return a / b;
+  if constexpr (Op == B::kAdd)
+    return a + b;
+  else if constexpr (Op == B::kSub)
+    return a - b;
+  else if constexpr (Op == B::kMul)
+    return a * b;
+  else if constexpr (Op == B::kDiv)
+    return a / b;
   else if constexpr (Op == B::kRemainder) {
     C r = m_fmod(a, b);
     if (r != C(0) && ((r < C(0)) != (b < C(0)))) r += b;
     if (r == C(0)) r = m_copysign(C(0), b);
     return r;
-  } else if constexpr (Op == B::kFmod) return m_fmod(a, b);
-  else if constexpr (Op == B::kPow) return m_pow(a, b);
-  else if constexpr (Op == B::kAtan2) return m_atan2(a, b);
+  } else if constexpr (Op == B::kFmod)
+    return m_fmod(a, b);
+  else if constexpr (Op == B::kPow)
+    return m_pow(a, b);
+  else if constexpr (Op == B::kAtan2)
+    return m_atan2(a, b);
   else if constexpr (Op == B::kHypot) {
     if (m_isinf(a) || m_isinf(b)) return static_cast<C>(INFINITY);
     return m_hypot(a, b);
-  } else if constexpr (Op == B::kCopysign) return m_copysign(a, b);
+  } else if constexpr (Op == B::kCopysign)
+    return m_copysign(a, b);
   else if constexpr (Op == B::kMaximum) {
     if (m_isnan(a) || m_isnan(b)) return a + b;  // propagates the NaN
-    if (a == b) return m_signbit(a) ? b : a;      // maximum(-0, +0) = +0
+    if (a == b) return m_signbit(a) ? b : a;     // maximum(-0, +0) = +0
     return a > b ? a : b;
   } else if constexpr (Op == B::kMinimum) {
     if (m_isnan(a) || m_isnan(b)) return a + b;
@@ -64,7 +92,8 @@ struct FloatBinary {
         return f16{nextafter16(a.bits, b.bits, to_compute(a), to_compute(b), 0x7e00u)};
       else if constexpr (std::is_same_v<T, bf16>)
         return bf16{nextafter16(a.bits, b.bits, to_compute(a), to_compute(b), 0x7fc0u)};
-      else return m_nextafter(a, b);
+      else
+        return m_nextafter(a, b);
     } else {
       return from_compute<T>(float_op<Op>(to_compute(a), to_compute(b)));
     }
@@ -117,14 +146,18 @@ GPU_D inline T int_gcd(T a, T b) {
 // A shift count outside [0, width) (for uint8 only the upper bound can fail).
 template <typename T>
 GPU_D inline bool shift_out_of_range(T b) {
-  if constexpr (std::is_signed_v<T>) return b < 0 || b >= bit_width<T>;
-  else return b >= bit_width<T>;
+  if constexpr (std::is_signed_v<T>)
+    return b < 0 || b >= bit_width<T>;
+  else
+    return b >= bit_width<T>;
 }
 
 template <typename T>
 GPU_D inline bool is_negative(T a) {
-  if constexpr (std::is_signed_v<T>) return a < 0;
-  else return false;
+  if constexpr (std::is_signed_v<T>)
+    return a < 0;
+  else
+    return false;
 }
 
 template <typename T, B Op>
@@ -132,13 +165,17 @@ struct IntBinary {
   GPU_D T operator()(T a, T b) const {
     using U = wide_uint_of<T>;
     constexpr bool is_signed = std::is_signed_v<T>;
-    if constexpr (Op == B::kAdd) return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-    else if constexpr (Op == B::kSub) return static_cast<T>(static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
-    else if constexpr (Op == B::kMul) return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
+    if constexpr (Op == B::kAdd)
+      return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+    else if constexpr (Op == B::kSub)
+      return static_cast<T>(static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
+    else if constexpr (Op == B::kMul)
+      return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
     else if constexpr (Op == B::kDiv || Op == B::kFmod || Op == B::kRemainder) {
       if (b == 0) return 0;
       if constexpr (is_signed) {
-        if (b == T(-1)) return Op == B::kDiv ? static_cast<T>(static_cast<U>(U(0) - static_cast<U>(a))) : T(0);
+        if (b == T(-1))
+          return Op == B::kDiv ? static_cast<T>(static_cast<U>(U(0) - static_cast<U>(a))) : T(0);
       }
       if constexpr (Op == B::kDiv) return static_cast<T>(a / b);
       T r = static_cast<T>(a % b);
@@ -146,12 +183,18 @@ struct IntBinary {
         if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
       }
       return r;
-    } else if constexpr (Op == B::kPow) return int_pow(a, b);
-    else if constexpr (Op == B::kMaximum || Op == B::kFmax) return a > b ? a : b;
-    else if constexpr (Op == B::kMinimum || Op == B::kFmin) return a < b ? a : b;
-    else if constexpr (Op == B::kAnd) return static_cast<T>(a & b);
-    else if constexpr (Op == B::kOr) return static_cast<T>(a | b);
-    else if constexpr (Op == B::kXor) return static_cast<T>(a ^ b);
+    } else if constexpr (Op == B::kPow)
+      return int_pow(a, b);
+    else if constexpr (Op == B::kMaximum || Op == B::kFmax)
+      return a > b ? a : b;
+    else if constexpr (Op == B::kMinimum || Op == B::kFmin)
+      return a < b ? a : b;
+    else if constexpr (Op == B::kAnd)
+      return static_cast<T>(a & b);
+    else if constexpr (Op == B::kOr)
+      return static_cast<T>(a | b);
+    else if constexpr (Op == B::kXor)
+      return static_cast<T>(a ^ b);
     else if constexpr (Op == B::kShl) {
       if (shift_out_of_range(b)) return 0;
       return static_cast<T>(static_cast<U>(static_cast<U>(a) << b));
@@ -171,9 +214,12 @@ struct IntBinary {
 template <B Op>
 struct BoolBinary {
   GPU_D bool operator()(bool a, bool b) const {
-    if constexpr (Op == B::kAdd || Op == B::kOr || Op == B::kMaximum) return a || b;
-    else if constexpr (Op == B::kMul || Op == B::kAnd || Op == B::kMinimum) return a && b;
-    else return a != b;  // kXor
+    if constexpr (Op == B::kAdd || Op == B::kOr || Op == B::kMaximum)
+      return a || b;
+    else if constexpr (Op == B::kMul || Op == B::kAnd || Op == B::kMinimum)
+      return a && b;
+    else
+      return a != b;  // kXor
   }
 };
 
@@ -182,12 +228,12 @@ void launch_binary(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
   const devplug_tensor_desc_t& out = *call.outputs[0];
   const char* what = devplug_op_name(call.op);
   if constexpr (std::is_same_v<T, bool>) {
-    if constexpr (Op == B::kAdd || Op == B::kMul || Op == B::kMaximum || Op == B::kMinimum ||
-                  Op == B::kAnd || Op == B::kOr || Op == B::kXor)
+    if constexpr (Op == B::kAdd || Op == B::kMul || Op == B::kMaximum || Op == B::kMinimum || Op == B::kAnd ||
+                  Op == B::kOr || Op == B::kXor)
       return launch_map<bool, bool, bool>(s, out, call.inputs, BoolBinary<Op>{}, what);
   } else if constexpr (is_float_v<T>) {
-    if constexpr (Op != B::kAnd && Op != B::kOr && Op != B::kXor && Op != B::kShl &&
-                  Op != B::kSar && Op != B::kShr && Op != B::kGcd)
+    if constexpr (Op != B::kAnd && Op != B::kOr && Op != B::kXor && Op != B::kShl && Op != B::kSar &&
+                  Op != B::kShr && Op != B::kGcd)
       return launch_map<T, T, T>(s, out, call.inputs, FloatBinary<T, Op>{}, what);
   } else {
     if constexpr (Op != B::kAtan2 && Op != B::kHypot && Op != B::kCopysign && Op != B::kNextafter)
@@ -199,29 +245,52 @@ void launch_binary(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
 template <typename T>
 void run_binary_typed(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
   switch (call.op) {
-    case DEVPLUG_OP_add: return launch_binary<T, B::kAdd>(s, call);
-    case DEVPLUG_OP_sub: return launch_binary<T, B::kSub>(s, call);
-    case DEVPLUG_OP_mul: return launch_binary<T, B::kMul>(s, call);
-    case DEVPLUG_OP_div: return launch_binary<T, B::kDiv>(s, call);
-    case DEVPLUG_OP_remainder: return launch_binary<T, B::kRemainder>(s, call);
-    case DEVPLUG_OP_fmod: return launch_binary<T, B::kFmod>(s, call);
-    case DEVPLUG_OP_pow: return launch_binary<T, B::kPow>(s, call);
-    case DEVPLUG_OP_atan2: return launch_binary<T, B::kAtan2>(s, call);
-    case DEVPLUG_OP_hypot: return launch_binary<T, B::kHypot>(s, call);
-    case DEVPLUG_OP_copysign: return launch_binary<T, B::kCopysign>(s, call);
-    case DEVPLUG_OP_nextafter: return launch_binary<T, B::kNextafter>(s, call);
-    case DEVPLUG_OP_maximum: return launch_binary<T, B::kMaximum>(s, call);
-    case DEVPLUG_OP_minimum: return launch_binary<T, B::kMinimum>(s, call);
-    case DEVPLUG_OP_fmax: return launch_binary<T, B::kFmax>(s, call);
-    case DEVPLUG_OP_fmin: return launch_binary<T, B::kFmin>(s, call);
-    case DEVPLUG_OP_bitwise_and: return launch_binary<T, B::kAnd>(s, call);
-    case DEVPLUG_OP_bitwise_or: return launch_binary<T, B::kOr>(s, call);
-    case DEVPLUG_OP_bitwise_xor: return launch_binary<T, B::kXor>(s, call);
-    case DEVPLUG_OP_shift_left: return launch_binary<T, B::kShl>(s, call);
-    case DEVPLUG_OP_shift_right_arithmetic: return launch_binary<T, B::kSar>(s, call);
-    case DEVPLUG_OP_shift_right_logical: return launch_binary<T, B::kShr>(s, call);
-    case DEVPLUG_OP_gcd: return launch_binary<T, B::kGcd>(s, call);
-    default: sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED, std::string(devplug_op_name(call.op)) + ": not a binary op");
+    case DEVPLUG_OP_add:
+      return launch_binary<T, B::kAdd>(s, call);
+    case DEVPLUG_OP_sub:
+      return launch_binary<T, B::kSub>(s, call);
+    case DEVPLUG_OP_mul:
+      return launch_binary<T, B::kMul>(s, call);
+    case DEVPLUG_OP_div:
+      return launch_binary<T, B::kDiv>(s, call);
+    case DEVPLUG_OP_remainder:
+      return launch_binary<T, B::kRemainder>(s, call);
+    case DEVPLUG_OP_fmod:
+      return launch_binary<T, B::kFmod>(s, call);
+    case DEVPLUG_OP_pow:
+      return launch_binary<T, B::kPow>(s, call);
+    case DEVPLUG_OP_atan2:
+      return launch_binary<T, B::kAtan2>(s, call);
+    case DEVPLUG_OP_hypot:
+      return launch_binary<T, B::kHypot>(s, call);
+    case DEVPLUG_OP_copysign:
+      return launch_binary<T, B::kCopysign>(s, call);
+    case DEVPLUG_OP_nextafter:
+      return launch_binary<T, B::kNextafter>(s, call);
+    case DEVPLUG_OP_maximum:
+      return launch_binary<T, B::kMaximum>(s, call);
+    case DEVPLUG_OP_minimum:
+      return launch_binary<T, B::kMinimum>(s, call);
+    case DEVPLUG_OP_fmax:
+      return launch_binary<T, B::kFmax>(s, call);
+    case DEVPLUG_OP_fmin:
+      return launch_binary<T, B::kFmin>(s, call);
+    case DEVPLUG_OP_bitwise_and:
+      return launch_binary<T, B::kAnd>(s, call);
+    case DEVPLUG_OP_bitwise_or:
+      return launch_binary<T, B::kOr>(s, call);
+    case DEVPLUG_OP_bitwise_xor:
+      return launch_binary<T, B::kXor>(s, call);
+    case DEVPLUG_OP_shift_left:
+      return launch_binary<T, B::kShl>(s, call);
+    case DEVPLUG_OP_shift_right_arithmetic:
+      return launch_binary<T, B::kSar>(s, call);
+    case DEVPLUG_OP_shift_right_logical:
+      return launch_binary<T, B::kShr>(s, call);
+    case DEVPLUG_OP_gcd:
+      return launch_binary<T, B::kGcd>(s, call);
+    default:
+      sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED, std::string(devplug_op_name(call.op)) + ": not a binary op");
   }
 }
 
@@ -232,12 +301,18 @@ struct Compare {
   GPU_D bool operator()(T va, T vb) const {
     const auto a = to_compute(va);
     const auto b = to_compute(vb);
-    if constexpr (Op == Cmp::kEq) return a == b;
-    else if constexpr (Op == Cmp::kNe) return a != b;
-    else if constexpr (Op == Cmp::kLt) return a < b;
-    else if constexpr (Op == Cmp::kLe) return a <= b;
-    else if constexpr (Op == Cmp::kGt) return a > b;
-    else return a >= b;
+    if constexpr (Op == Cmp::kEq)
+      return a == b;
+    else if constexpr (Op == Cmp::kNe)
+      return a != b;
+    else if constexpr (Op == Cmp::kLt)
+      return a < b;
+    else if constexpr (Op == Cmp::kLe)
+      return a <= b;
+    else if constexpr (Op == Cmp::kGt)
+      return a > b;
+    else
+      return a >= b;
   }
 };
 
@@ -249,7 +324,8 @@ struct Select {
 }  // namespace
 
 void run_binary(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
-  visit(call.inputs[0]->dtype, [&](auto tag) { run_binary_typed<typename decltype(tag)::type>(stream, call); });
+  visit(call.inputs[0]->dtype,
+        [&](auto tag) { run_binary_typed<typename decltype(tag)::type>(stream, call); });
 }
 
 void run_compare(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
@@ -258,13 +334,20 @@ void run_compare(devplug_stream_handle_t* stream, const devplug_op_call_t& call)
     const devplug_tensor_desc_t& out = *call.outputs[0];
     const char* what = devplug_op_name(call.op);
     switch (call.op) {
-      case DEVPLUG_OP_eq: return launch_map<bool, T, T>(stream, out, call.inputs, Compare<T, Cmp::kEq>{}, what);
-      case DEVPLUG_OP_ne: return launch_map<bool, T, T>(stream, out, call.inputs, Compare<T, Cmp::kNe>{}, what);
-      case DEVPLUG_OP_lt: return launch_map<bool, T, T>(stream, out, call.inputs, Compare<T, Cmp::kLt>{}, what);
-      case DEVPLUG_OP_le: return launch_map<bool, T, T>(stream, out, call.inputs, Compare<T, Cmp::kLe>{}, what);
-      case DEVPLUG_OP_gt: return launch_map<bool, T, T>(stream, out, call.inputs, Compare<T, Cmp::kGt>{}, what);
-      case DEVPLUG_OP_ge: return launch_map<bool, T, T>(stream, out, call.inputs, Compare<T, Cmp::kGe>{}, what);
-      default: sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED, std::string(what) + ": not a comparison");
+      case DEVPLUG_OP_eq:
+        return launch_map<bool, T, T>(stream, out, call.inputs, Compare<T, Cmp::kEq>{}, what);
+      case DEVPLUG_OP_ne:
+        return launch_map<bool, T, T>(stream, out, call.inputs, Compare<T, Cmp::kNe>{}, what);
+      case DEVPLUG_OP_lt:
+        return launch_map<bool, T, T>(stream, out, call.inputs, Compare<T, Cmp::kLt>{}, what);
+      case DEVPLUG_OP_le:
+        return launch_map<bool, T, T>(stream, out, call.inputs, Compare<T, Cmp::kLe>{}, what);
+      case DEVPLUG_OP_gt:
+        return launch_map<bool, T, T>(stream, out, call.inputs, Compare<T, Cmp::kGt>{}, what);
+      case DEVPLUG_OP_ge:
+        return launch_map<bool, T, T>(stream, out, call.inputs, Compare<T, Cmp::kGe>{}, what);
+      default:
+        sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED, std::string(what) + ": not a comparison");
     }
   });
 }

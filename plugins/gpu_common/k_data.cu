@@ -23,13 +23,17 @@ struct Convert {
     } else if constexpr (std::is_same_v<Out, bool>) {
       return to_compute(v) != 0;  // NaN != 0 is true
     } else if constexpr (std::is_same_v<In, bool>) {
-      if constexpr (is_half_v<Out>) return from_compute<Out>(v ? 1.0f : 0.0f);
-      else return static_cast<Out>(v ? 1 : 0);
+      if constexpr (is_half_v<Out>)
+        return from_compute<Out>(v ? 1.0f : 0.0f);
+      else
+        return static_cast<Out>(v ? 1 : 0);
     } else if constexpr (is_half_v<Out>) {
       // One rounding: doubles (and integers, exact in double up to 2^53) go through the
       // round-to-odd float; float32 and 16-bit values are exact in float.
-      if constexpr (std::is_same_v<In, double> || is_int_v<In>) return float_from_double<Out>(static_cast<double>(v));
-      else return from_compute<Out>(static_cast<float>(to_compute(v)));
+      if constexpr (std::is_same_v<In, double> || is_int_v<In>)
+        return float_from_double<Out>(static_cast<double>(v));
+      else
+        return from_compute<Out>(static_cast<float>(to_compute(v)));
     } else if constexpr (std::is_floating_point_v<Out>) {
       return static_cast<Out>(to_compute(v));
     } else if constexpr (is_float_v<In>) {
@@ -97,8 +101,10 @@ struct Iota {
   double start_f, step_f;
   uint64_t start_i, step_i;
   GPU_D T operator()(uint64_t k) const {
-    if constexpr (is_float_v<T>) return float_from_double<T>(fma(static_cast<double>(k), step_f, start_f));
-    else return static_cast<T>(start_i + k * step_i);  // uint64 wrap, then to the width
+    if constexpr (is_float_v<T>)
+      return float_from_double<T>(fma(static_cast<double>(k), step_f, start_f));
+    else
+      return static_cast<T>(start_i + k * step_i);  // uint64 wrap, then to the width
   }
 };
 
@@ -106,7 +112,8 @@ template <typename T>
 struct PhiloxBits {
   uint64_t seed, offset;
   GPU_D T operator()(uint64_t k) const {
-    if constexpr (sizeof(T) == 4) return static_cast<T>(philox_word(seed, offset, k));
+    if constexpr (sizeof(T) == 4)
+      return static_cast<T>(philox_word(seed, offset, k));
     else {
       const PhiloxBlock b = philox_block(seed, offset + (2 * k) / 4);
       const int j = static_cast<int>((2 * k) % 4);
@@ -126,9 +133,12 @@ struct PhiloxUniform {
       return static_cast<double>(bits >> 11) * 0x1p-53;
     } else {
       const uint32_t w = philox_word(seed, offset, k);
-      if constexpr (std::is_same_v<T, float>) return static_cast<float>(w >> 8) * 0x1p-24f;
-      else if constexpr (std::is_same_v<T, f16>) return from_compute<f16>(static_cast<float>(w >> 21) * 0x1p-11f);
-      else return from_compute<bf16>(static_cast<float>(w >> 24) * 0x1p-8f);
+      if constexpr (std::is_same_v<T, float>)
+        return static_cast<float>(w >> 8) * 0x1p-24f;
+      else if constexpr (std::is_same_v<T, f16>)
+        return from_compute<f16>(static_cast<float>(w >> 21) * 0x1p-11f);
+      else
+        return from_compute<bf16>(static_cast<float>(w >> 24) * 0x1p-8f);
     }
   }
 };
@@ -157,7 +167,8 @@ struct PhiloxNormal {
 
 }  // namespace
 
-void copy_strided(devplug_stream_handle_t* stream, const devplug_tensor_desc_t& src, const devplug_tensor_desc_t& dst) {
+void copy_strided(devplug_stream_handle_t* stream, const devplug_tensor_desc_t& src,
+                  const devplug_tensor_desc_t& dst) {
   const devplug_tensor_desc_t* ins[1] = {&src};
   visit(dst.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -202,7 +213,8 @@ void run_data(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
                              Iota<T>{a->start.f, a->step.f, static_cast<uint64_t>(a->start.i),
                                      static_cast<uint64_t>(a->step.i)},
                              "iota");
-        else sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, "iota: bool is not allowed");
+        else
+          sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, "iota: bool is not allowed");
       });
     }
     default:

@@ -22,16 +22,17 @@ GPU_D inline void report_bad_index(int64_t* status, int32_t op, int64_t value, i
 }
 
 struct GatherGeometry {
-  Layout out;      // the output: shape and strides
-  Layout in;       // input strides over out's dims (dim's stride applied to the index value)
-  Layout index;    // index strides over out's dims (index_select: only `dim` non-zero)
+  Layout out;    // the output: shape and strides
+  Layout in;     // input strides over out's dims (dim's stride applied to the index value)
+  Layout index;  // index strides over out's dims (index_select: only `dim` non-zero)
   int32_t dim;
   int32_t op;        // reported with a bad index
   int64_t dim_size;  // input.shape[dim]
 };
 
 template <typename T, typename Index>
-__global__ void gather_kernel(T* out, const T* in, const int64_t* index, GatherGeometry g, Index n, int64_t* status) {
+__global__ void gather_kernel(T* out, const T* in, const int64_t* index, GatherGeometry g, Index n,
+                              int64_t* status) {
   const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
   for (Index k = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
     Index rest = k, o = 0, x = 0, ix = 0;
@@ -116,8 +117,10 @@ __global__ void scatter_kernel(Acc* out, const T* src, const int64_t* index, Sca
       continue;
     }
     o += i * g.out.strides[g.dim];
-    if constexpr (kAdd) atomic_add(out + o, static_cast<Acc>(to_compute(src[sx])));
-    else out[o] = src[sx];
+    if constexpr (kAdd)
+      atomic_add(out + o, static_cast<Acc>(to_compute(src[sx])));
+    else
+      out[o] = src[sx];
   }
 }
 
@@ -222,7 +225,8 @@ void run_scatter(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
       const int64_t count = layout_numel(g.out);
       if (count == 0) return;
       use_device(s->device);
-      devplug_buffer_handle_t scratch{s->device, stream_scratch(s, static_cast<uint64_t>(count) * sizeof(float)),
+      devplug_buffer_handle_t scratch{s->device,
+                                      stream_scratch(s, static_cast<uint64_t>(count) * sizeof(float)),
                                       static_cast<uint64_t>(count) * sizeof(float)};
       devplug_tensor_desc_t wide = out;
       wide.buffer = &scratch;
@@ -234,8 +238,8 @@ void run_scatter(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
       if (n > 0) {
         g.out = pack_layout(wide);
         const LaunchConfig c = launch_1d(n);
-        launch(what, scatter_kernel<T, float, true>, c.blocks, c.threads, s->stream, static_cast<float*>(scratch.ptr),
-               x, ix, g, n, index_status(s));
+        launch(what, scatter_kernel<T, float, true>, c.blocks, c.threads, s->stream,
+               static_cast<float*>(scratch.ptr), x, ix, g, n, index_status(s));
       }
       const devplug_tensor_desc_t* from_wide[1] = {&wide};
       return launch_map<T, float>(s, out, from_wide, Narrow<T>{}, what);
@@ -247,10 +251,13 @@ void run_scatter(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
   const LaunchConfig c = launch_1d(n);
   T* o = static_cast<T*>(tensor_data(out));
   if (add) {
-    if constexpr (!std::is_same_v<T, bool> && !is_half_v<T>)  // (bool has no scatter_add; 16-bit floats above)
-      launch(what, scatter_kernel<T, T, true>, c.blocks, c.threads, s->stream, o, x, ix, g, n, index_status(s));
+    if constexpr (!std::is_same_v<T, bool> &&
+                  !is_half_v<T>)  // (bool has no scatter_add; 16-bit floats above)
+      launch(what, scatter_kernel<T, T, true>, c.blocks, c.threads, s->stream, o, x, ix, g, n,
+             index_status(s));
   } else {
-    launch(what, scatter_kernel<T, T, false>, c.blocks, c.threads, s->stream, o, x, ix, g, n, index_status(s));
+    launch(what, scatter_kernel<T, T, false>, c.blocks, c.threads, s->stream, o, x, ix, g, n,
+           index_status(s));
   }
 }
 
@@ -298,7 +305,8 @@ void run_flip(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
   devplug_tensor_desc_t view = in;  // the input read backwards along every flipped dim
   for (int32_t d = 0; d < in.rank; ++d) {
     if (!(mask & (1u << d))) continue;
-    view.byte_offset = static_cast<uint64_t>(static_cast<int64_t>(view.byte_offset) + (in.shape[d] - 1) * in.strides[d] * elem);
+    view.byte_offset = static_cast<uint64_t>(static_cast<int64_t>(view.byte_offset) +
+                                             (in.shape[d] - 1) * in.strides[d] * elem);
     view.strides[d] = -in.strides[d];
   }
   copy_strided(s, view, out);
@@ -311,12 +319,15 @@ void run_index(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
     using T = typename decltype(tag)::type;
     switch (call.op) {
       case DEVPLUG_OP_index_select:
-      case DEVPLUG_OP_gather: return run_gather_like<T>(stream, call);
-      case DEVPLUG_OP_scatter: return run_scatter<T>(stream, call);
+      case DEVPLUG_OP_gather:
+        return run_gather_like<T>(stream, call);
+      case DEVPLUG_OP_scatter:
+        return run_scatter<T>(stream, call);
       case DEVPLUG_OP_scatter_add:
         if constexpr (!std::is_same_v<T, bool>) return run_scatter<T>(stream, call);
         break;
-      default: break;
+      default:
+        break;
     }
     sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(devplug_op_name(call.op)) + ": dtype not allowed");
   });
@@ -324,11 +335,15 @@ void run_index(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
 
 void run_shape(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
   switch (call.op) {
-    case DEVPLUG_OP_cat: return run_cat(stream, call);
-    case DEVPLUG_OP_flip: return run_flip(stream, call);
+    case DEVPLUG_OP_cat:
+      return run_cat(stream, call);
+    case DEVPLUG_OP_flip:
+      return run_flip(stream, call);
     case DEVPLUG_OP_constant_pad:
-      return visit(call.inputs[0]->dtype, [&](auto tag) { run_pad<typename decltype(tag)::type>(stream, call); });
-    default: sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED, std::string(devplug_op_name(call.op)) + ": not a shape op");
+      return visit(call.inputs[0]->dtype,
+                   [&](auto tag) { run_pad<typename decltype(tag)::type>(stream, call); });
+    default:
+      sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED, std::string(devplug_op_name(call.op)) + ": not a shape op");
   }
 }
 

@@ -30,15 +30,18 @@ __global__ void matmul_tiled_kernel(const T* a, const T* b, T* out, MatmulGeomet
     Acc acc = 0;
     for (int64_t k0 = 0; k0 < g.k; k0 += kTile) {
       const int64_t ka = k0 + threadIdx.x, kb = k0 + threadIdx.y;
-      tile_a[threadIdx.y][threadIdx.x] = (row < g.m && ka < g.k) ? Acc(to_compute(pa[row * g.a_row + ka * g.a_col])) : Acc(0);
-      tile_b[threadIdx.y][threadIdx.x] = (kb < g.k && col < g.n) ? Acc(to_compute(pb[kb * g.b_row + col * g.b_col])) : Acc(0);
+      tile_a[threadIdx.y][threadIdx.x] =
+          (row < g.m && ka < g.k) ? Acc(to_compute(pa[row * g.a_row + ka * g.a_col])) : Acc(0);
+      tile_b[threadIdx.y][threadIdx.x] =
+          (kb < g.k && col < g.n) ? Acc(to_compute(pb[kb * g.b_row + col * g.b_col])) : Acc(0);
       __syncthreads();
 #pragma unroll
       for (int j = 0; j < kTile; ++j) acc += tile_a[threadIdx.y][j] * tile_b[j][threadIdx.x];
       __syncthreads();
     }
     if (row < g.m && col < g.n)
-      out[offset_of<int64_t>(g.batch_out, batch) + row * g.out_row + col * g.out_col] = from_compute<T>(static_cast<compute_t<T>>(acc));
+      out[offset_of<int64_t>(g.batch_out, batch) + row * g.out_row + col * g.out_col] =
+          from_compute<T>(static_cast<compute_t<T>>(acc));
   }
 }
 
@@ -74,14 +77,16 @@ void run_matmul_tiled(devplug_stream_handle_t* s, const devplug_op_call_t& call)
   if (g.batches == 0 || g.m == 0 || g.n == 0) return;
   use_device(s->device);
   const dim3 threads(kTile, kTile);
-  const dim3 grid(static_cast<uint32_t>((g.n + kTile - 1) / kTile), static_cast<uint32_t>((g.m + kTile - 1) / kTile),
+  const dim3 grid(static_cast<uint32_t>((g.n + kTile - 1) / kTile),
+                  static_cast<uint32_t>((g.m + kTile - 1) / kTile),
                   static_cast<uint32_t>(g.batches < 65535 ? g.batches : 65535));
   sdk::check_argument((g.m + kTile - 1) / kTile <= 65535, "matmul: M too large for the tiled kernel");
   visit(out.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_float_v<T>) {
-      launch("matmul", matmul_tiled_kernel<T>, grid, threads, s->stream, static_cast<const T*>(tensor_data(a)),
-             static_cast<const T*>(tensor_data(b)), static_cast<T*>(tensor_data(out)), g);
+      launch("matmul", matmul_tiled_kernel<T>, grid, threads, s->stream,
+             static_cast<const T*>(tensor_data(a)), static_cast<const T*>(tensor_data(b)),
+             static_cast<T*>(tensor_data(out)), g);
     } else {
       sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, "matmul: dtype not allowed");
     }

@@ -19,19 +19,23 @@ namespace {
 
 // The accumulator type of sums and products.
 template <typename T>
-using acc_t = std::conditional_t<std::is_same_v<T, double>, double,
-                                 std::conditional_t<is_float_v<T>, float, uint64_t>>;
+using acc_t =
+    std::conditional_t<std::is_same_v<T, double>, double, std::conditional_t<is_float_v<T>, float, uint64_t>>;
 
 template <typename T>
 GPU_D inline acc_t<T> to_acc(T v) {
-  if constexpr (is_float_v<T>) return to_compute(v);
-  else return static_cast<uint64_t>(static_cast<std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>(v));
+  if constexpr (is_float_v<T>)
+    return to_compute(v);
+  else
+    return static_cast<uint64_t>(static_cast<std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>(v));
 }
 
 template <typename T>
 GPU_D inline T from_acc(acc_t<T> a) {
-  if constexpr (is_float_v<T>) return from_compute<T>(a);
-  else return static_cast<T>(a);
+  if constexpr (is_float_v<T>)
+    return from_compute<T>(a);
+  else
+    return static_cast<T>(a);
 }
 
 // ---- reduction policies: init, load(x, r, o), combine, finish(acc, o) --------------------
@@ -88,9 +92,12 @@ struct ExtremePolicy {
   using Acc = compute_t<T>;
   using Out = T;
   GPU_D Acc init() const {
-    if constexpr (std::is_same_v<T, bool>) return !kMax;
-    else if constexpr (is_float_v<T>) return kMax ? -static_cast<Acc>(INFINITY) : static_cast<Acc>(INFINITY);
-    else return kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+    if constexpr (std::is_same_v<T, bool>)
+      return !kMax;
+    else if constexpr (is_float_v<T>)
+      return kMax ? -static_cast<Acc>(INFINITY) : static_cast<Acc>(INFINITY);
+    else
+      return kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
   }
   GPU_D Acc load(T x, int64_t, int64_t) const { return to_compute(x); }
   GPU_D Acc combine(Acc a, Acc b) const {
@@ -146,9 +153,9 @@ struct LogicalPolicy {
 // ---- the two-pass reduction engine -----------------------------------------------------------
 
 struct ReduceGeometry {
-  Layout outer;    // kept dims with the input's strides
-  Layout out;      // kept dims with the output's strides
-  Layout inner;    // reduced dims with the input's strides
+  Layout outer;      // kept dims with the input's strides
+  Layout out;        // kept dims with the output's strides
+  Layout inner;      // reduced dims with the input's strides
   bool inner_dense;  // inner is one dim of stride 1
 };
 
@@ -202,8 +209,7 @@ GPU_D inline typename Policy::Acc fold_dense(const Policy& p, typename Policy::A
 // writes the final result, else a partial.
 template <typename Policy, typename Index, typename T>
 __global__ void reduce_kernel(const T* in, typename Policy::Out* out, typename Policy::Acc* partials,
-                              ReduceGeometry g, Index outputs, Index length, uint32_t splits,
-                              Policy p) {
+                              ReduceGeometry g, Index outputs, Index length, uint32_t splits, Policy p) {
   using Acc = typename Policy::Acc;
   const Index per_split = (length + splits - 1) / splits;
   const Index begin = static_cast<Index>(blockIdx.y) * per_split;
@@ -219,8 +225,10 @@ __global__ void reduce_kernel(const T* in, typename Policy::Out* out, typename P
     }
     acc = block_reduce(p, acc);
     if (threadIdx.x == 0) {
-      if (splits == 1) out[offset_of<Index>(g.out, o)] = p.finish(acc, o);
-      else partials[static_cast<int64_t>(o) * splits + blockIdx.y] = acc;
+      if (splits == 1)
+        out[offset_of<Index>(g.out, o)] = p.finish(acc, o);
+      else
+        partials[static_cast<int64_t>(o) * splits + blockIdx.y] = acc;
     }
   }
 }
@@ -267,28 +275,28 @@ inline ReduceGeometry reduce_geometry(const devplug_tensor_desc_t& in, const int
 // kept-dims layout of g.out). `partials` must hold outputs * plan.splits accumulators.
 template <typename Policy, typename T>
 void launch_reduce(devplug_stream_handle_t* s, const T* in, typename Policy::Out* out,
-                   const ReduceGeometry& g, const ReducePlan& plan,
-                   typename Policy::Acc* partials, const Policy& p, const char* what) {
+                   const ReduceGeometry& g, const ReducePlan& plan, typename Policy::Acc* partials,
+                   const Policy& p, const char* what) {
   Layout all[3] = {g.outer, g.out, g.inner};
   const bool small = fits_int32(all, 3) && plan.outputs * plan.length < kInt32Limit - kGridStrideRoom;
   const uint32_t grid_x = static_cast<uint32_t>(plan.outputs < (1 << 20) ? plan.outputs : (1 << 20));
   const dim3 grid(grid_x, plan.splits);
   if (small) {
-    launch(what, reduce_kernel<Policy, int32_t, T>, grid, plan.threads, s->stream, in, out, partials, g, plan.outputs,
-           plan.length, plan.splits, p);
+    launch(what, reduce_kernel<Policy, int32_t, T>, grid, plan.threads, s->stream, in, out, partials, g,
+           plan.outputs, plan.length, plan.splits, p);
   } else {
-    launch(what, reduce_kernel<Policy, int64_t, T>, grid, plan.threads, s->stream, in, out, partials, g, plan.outputs,
-           plan.length, plan.splits, p);
+    launch(what, reduce_kernel<Policy, int64_t, T>, grid, plan.threads, s->stream, in, out, partials, g,
+           plan.outputs, plan.length, plan.splits, p);
   }
   if (plan.splits > 1) {
     uint32_t threads = 32;
     while (threads < 256 && threads < plan.splits) threads *= 2;
     if (small) {
-      launch(what, combine_kernel<Policy, int32_t>, grid_x, threads, s->stream, out, partials, g, plan.outputs,
-             plan.splits, p);
+      launch(what, combine_kernel<Policy, int32_t>, grid_x, threads, s->stream, out, partials, g,
+             plan.outputs, plan.splits, p);
     } else {
-      launch(what, combine_kernel<Policy, int64_t>, grid_x, threads, s->stream, out, partials, g, plan.outputs,
-             plan.splits, p);
+      launch(what, combine_kernel<Policy, int64_t>, grid_x, threads, s->stream, out, partials, g,
+             plan.outputs, plan.splits, p);
     }
   }
 }
@@ -303,11 +311,12 @@ void reduce_with(devplug_stream_handle_t* s, const devplug_op_call_t& call, cons
   if (plan.outputs == 0) return;
   use_device(s->device);
   using Acc = typename Policy::Acc;
-  Acc* partials = plan.splits > 1
-                      ? static_cast<Acc*>(stream_scratch(s, static_cast<uint64_t>(plan.outputs) * plan.splits * sizeof(Acc)))
-                      : nullptr;
-  launch_reduce(s, static_cast<const T*>(tensor_data(in)), static_cast<typename Policy::Out*>(tensor_data(out)),
-                g, plan, partials, p, devplug_op_name(call.op));
+  Acc* partials = plan.splits > 1 ? static_cast<Acc*>(stream_scratch(
+                                        s, static_cast<uint64_t>(plan.outputs) * plan.splits * sizeof(Acc)))
+                                  : nullptr;
+  launch_reduce(s, static_cast<const T*>(tensor_data(in)),
+                static_cast<typename Policy::Out*>(tensor_data(out)), g, plan, partials, p,
+                devplug_op_name(call.op));
 }
 
 template <typename T>
@@ -352,8 +361,10 @@ struct ScanGeometry {
 
 template <typename T, bool kProd>
 GPU_D inline acc_t<T> scan_combine(acc_t<T> a, acc_t<T> b) {
-  if constexpr (kProd) return a * b;
-  else return a + b;
+  if constexpr (kProd)
+    return a * b;
+  else
+    return a + b;
 }
 
 template <typename T, bool kProd>
@@ -387,7 +398,8 @@ __global__ void scan_rows_block_kernel(const T* in, T* out, ScanGeometry g, int6
       __syncthreads();
       // Hillis-Steele inclusive scan over the chunk.
       for (int step = 1; step < kScanThreads; step <<= 1) {
-        const Acc other = threadIdx.x >= static_cast<unsigned>(step) ? sh[threadIdx.x - step] : (kProd ? Acc(1) : Acc(0));
+        const Acc other =
+            threadIdx.x >= static_cast<unsigned>(step) ? sh[threadIdx.x - step] : (kProd ? Acc(1) : Acc(0));
         __syncthreads();
         v = scan_combine<T, kProd>(other, v);
         sh[threadIdx.x] = v;
@@ -427,12 +439,16 @@ void run_scan_typed(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
   const char* what = devplug_op_name(call.op);
   if (g.length <= 64) {
     const LaunchConfig c = launch_1d(rows, 128);
-    if (prod) launch(what, scan_rows_serial_kernel<T, true>, c.blocks, c.threads, s->stream, x, y, g, rows);
-    else launch(what, scan_rows_serial_kernel<T, false>, c.blocks, c.threads, s->stream, x, y, g, rows);
+    if (prod)
+      launch(what, scan_rows_serial_kernel<T, true>, c.blocks, c.threads, s->stream, x, y, g, rows);
+    else
+      launch(what, scan_rows_serial_kernel<T, false>, c.blocks, c.threads, s->stream, x, y, g, rows);
   } else {
     const uint32_t blocks = static_cast<uint32_t>(rows < (1 << 20) ? rows : (1 << 20));
-    if (prod) launch(what, scan_rows_block_kernel<T, true>, blocks, kScanThreads, s->stream, x, y, g, rows);
-    else launch(what, scan_rows_block_kernel<T, false>, blocks, kScanThreads, s->stream, x, y, g, rows);
+    if (prod)
+      launch(what, scan_rows_block_kernel<T, true>, blocks, kScanThreads, s->stream, x, y, g, rows);
+    else
+      launch(what, scan_rows_block_kernel<T, false>, blocks, kScanThreads, s->stream, x, y, g, rows);
   }
 }
 
@@ -451,19 +467,29 @@ void run_reduce(devplug_stream_handle_t* stream, const devplug_op_call_t& call) 
     if (refuses_empty && length == 0 && layout_numel(pack_layout(*call.outputs[0])) > 0)
       sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(devplug_op_name(call.op)) + ": empty reduction");
     switch (call.op) {
-      case DEVPLUG_OP_all: return reduce_with<T>(stream, call, LogicalPolicy<T, true>{});
-      case DEVPLUG_OP_any: return reduce_with<T>(stream, call, LogicalPolicy<T, false>{});
-      case DEVPLUG_OP_amax: return reduce_with<T>(stream, call, ExtremePolicy<T, true>{});
-      case DEVPLUG_OP_amin: return reduce_with<T>(stream, call, ExtremePolicy<T, false>{});
-      default: break;
+      case DEVPLUG_OP_all:
+        return reduce_with<T>(stream, call, LogicalPolicy<T, true>{});
+      case DEVPLUG_OP_any:
+        return reduce_with<T>(stream, call, LogicalPolicy<T, false>{});
+      case DEVPLUG_OP_amax:
+        return reduce_with<T>(stream, call, ExtremePolicy<T, true>{});
+      case DEVPLUG_OP_amin:
+        return reduce_with<T>(stream, call, ExtremePolicy<T, false>{});
+      default:
+        break;
     }
     if constexpr (!std::is_same_v<T, bool>) {
       switch (call.op) {
-        case DEVPLUG_OP_sum: return reduce_with<T>(stream, call, SumPolicy<T>{});
-        case DEVPLUG_OP_prod: return reduce_with<T>(stream, call, ProdPolicy<T>{});
-        case DEVPLUG_OP_argmax: return reduce_with<T>(stream, call, ArgPolicy<T, true>{});
-        case DEVPLUG_OP_argmin: return reduce_with<T>(stream, call, ArgPolicy<T, false>{});
-        default: break;
+        case DEVPLUG_OP_sum:
+          return reduce_with<T>(stream, call, SumPolicy<T>{});
+        case DEVPLUG_OP_prod:
+          return reduce_with<T>(stream, call, ProdPolicy<T>{});
+        case DEVPLUG_OP_argmax:
+          return reduce_with<T>(stream, call, ArgPolicy<T, true>{});
+        case DEVPLUG_OP_argmin:
+          return reduce_with<T>(stream, call, ArgPolicy<T, false>{});
+        default:
+          break;
       }
       if constexpr (is_float_v<T>) {
         if (call.op == DEVPLUG_OP_var) return run_var<T>(stream, call);
@@ -476,8 +502,10 @@ void run_reduce(devplug_stream_handle_t* stream, const devplug_op_call_t& call) 
 void run_scan(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
   visit(call.inputs[0]->dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (!std::is_same_v<T, bool>) run_scan_typed<T>(stream, call);
-    else sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, "scans do not take bool");
+    if constexpr (!std::is_same_v<T, bool>)
+      run_scan_typed<T>(stream, call);
+    else
+      sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, "scans do not take bool");
   });
 }
 

@@ -10,10 +10,12 @@ namespace devplug::gpu {
 namespace {
 
 // A floating op on the compute type C (float or double).
-#define FLOAT_OP(name, expr)                         \
-  struct Op_##name {                                 \
-    template <typename C>                            \
-    GPU_D C operator()(C x) const { return (expr); } \
+#define FLOAT_OP(name, expr)        \
+  struct Op_##name {                \
+    template <typename C>           \
+    GPU_D C operator()(C x) const { \
+      return (expr);                \
+    }                               \
   };
 FLOAT_OP(ceil, m_ceil(x))
 FLOAT_OP(floor, m_floor(x))
@@ -69,8 +71,10 @@ GPU_D inline T wrap_neg(T x) {
 template <typename T>
 struct IntAbs {
   GPU_D T operator()(T x) const {
-    if constexpr (std::is_signed_v<T>) return x < 0 ? wrap_neg(x) : x;
-    else return x;
+    if constexpr (std::is_signed_v<T>)
+      return x < 0 ? wrap_neg(x) : x;
+    else
+      return x;
   }
 };
 template <typename T>
@@ -80,22 +84,28 @@ struct IntNeg {
 template <typename T>
 struct IntSign {
   GPU_D T operator()(T x) const {
-    if constexpr (std::is_signed_v<T>) return static_cast<T>((x > 0) - (x < 0));
-    else return static_cast<T>(x != 0);
+    if constexpr (std::is_signed_v<T>)
+      return static_cast<T>((x > 0) - (x < 0));
+    else
+      return static_cast<T>(x != 0);
   }
 };
 template <typename T>
 struct IntSignbit {
   GPU_D bool operator()(T x) const {
-    if constexpr (std::is_signed_v<T>) return x < 0;
-    else return false;
+    if constexpr (std::is_signed_v<T>)
+      return x < 0;
+    else
+      return false;
   }
 };
 template <typename T>
 struct BitwiseNot {
   GPU_D T operator()(T x) const {
-    if constexpr (std::is_same_v<T, bool>) return !x;
-    else return static_cast<T>(~x);
+    if constexpr (std::is_same_v<T, bool>)
+      return !x;
+    else
+      return static_cast<T>(~x);
   }
 };
 
@@ -104,10 +114,14 @@ template <typename T, Predicate P>
 struct FloatPredicate {
   GPU_D bool operator()(T v) const {
     const auto x = to_compute(v);
-    if constexpr (P == Predicate::kFinite) return !m_isnan(x) && !m_isinf(x);
-    else if constexpr (P == Predicate::kInf) return m_isinf(x);
-    else if constexpr (P == Predicate::kNan) return m_isnan(x);
-    else return m_signbit(x);
+    if constexpr (P == Predicate::kFinite)
+      return !m_isnan(x) && !m_isinf(x);
+    else if constexpr (P == Predicate::kInf)
+      return m_isinf(x);
+    else if constexpr (P == Predicate::kNan)
+      return m_isnan(x);
+    else
+      return m_signbit(x);
   }
 };
 
@@ -119,46 +133,86 @@ void run_float(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
 #define MAP(Op) return launch_map<T, T>(s, out, in, FloatMap<T, Op>{}, what)
 #define PRED(P) return launch_map<bool, T>(s, out, in, FloatPredicate<T, P>{}, what)
   switch (call.op) {
-    case DEVPLUG_OP_abs: MAP(Op_fabs);
-    case DEVPLUG_OP_neg: MAP(Op_fneg);
-    case DEVPLUG_OP_sign: MAP(Op_fsign);
-    case DEVPLUG_OP_signbit: PRED(Predicate::kSignbit);
-    case DEVPLUG_OP_ceil: MAP(Op_ceil);
-    case DEVPLUG_OP_floor: MAP(Op_floor);
-    case DEVPLUG_OP_round: MAP(Op_round);
-    case DEVPLUG_OP_trunc: MAP(Op_trunc);
-    case DEVPLUG_OP_exp: MAP(Op_exp);
-    case DEVPLUG_OP_exp2: MAP(Op_exp2);
-    case DEVPLUG_OP_expm1: MAP(Op_expm1);
-    case DEVPLUG_OP_log: MAP(Op_log);
-    case DEVPLUG_OP_log2: MAP(Op_log2);
-    case DEVPLUG_OP_log10: MAP(Op_log10);
-    case DEVPLUG_OP_log1p: MAP(Op_log1p);
-    case DEVPLUG_OP_sqrt: MAP(Op_sqrt);
-    case DEVPLUG_OP_rsqrt: MAP(Op_rsqrt);
-    case DEVPLUG_OP_cbrt: MAP(Op_cbrt);
-    case DEVPLUG_OP_reciprocal: MAP(Op_reciprocal);
-    case DEVPLUG_OP_sin: MAP(Op_sin);
-    case DEVPLUG_OP_cos: MAP(Op_cos);
-    case DEVPLUG_OP_tan: MAP(Op_tan);
-    case DEVPLUG_OP_asin: MAP(Op_asin);
-    case DEVPLUG_OP_acos: MAP(Op_acos);
-    case DEVPLUG_OP_atan: MAP(Op_atan);
-    case DEVPLUG_OP_sinh: MAP(Op_sinh);
-    case DEVPLUG_OP_cosh: MAP(Op_cosh);
-    case DEVPLUG_OP_tanh: MAP(Op_tanh);
-    case DEVPLUG_OP_asinh: MAP(Op_asinh);
-    case DEVPLUG_OP_acosh: MAP(Op_acosh);
-    case DEVPLUG_OP_atanh: MAP(Op_atanh);
-    case DEVPLUG_OP_erf: MAP(Op_erf);
-    case DEVPLUG_OP_erfc: MAP(Op_erfc);
-    case DEVPLUG_OP_erfinv: MAP(Op_erfinv);
-    case DEVPLUG_OP_lgamma: MAP(Op_lgamma);
-    case DEVPLUG_OP_digamma: MAP(Op_digamma);
-    case DEVPLUG_OP_isfinite: PRED(Predicate::kFinite);
-    case DEVPLUG_OP_isinf: PRED(Predicate::kInf);
-    case DEVPLUG_OP_isnan: PRED(Predicate::kNan);
-    default: break;
+    case DEVPLUG_OP_abs:
+      MAP(Op_fabs);
+    case DEVPLUG_OP_neg:
+      MAP(Op_fneg);
+    case DEVPLUG_OP_sign:
+      MAP(Op_fsign);
+    case DEVPLUG_OP_signbit:
+      PRED(Predicate::kSignbit);
+    case DEVPLUG_OP_ceil:
+      MAP(Op_ceil);
+    case DEVPLUG_OP_floor:
+      MAP(Op_floor);
+    case DEVPLUG_OP_round:
+      MAP(Op_round);
+    case DEVPLUG_OP_trunc:
+      MAP(Op_trunc);
+    case DEVPLUG_OP_exp:
+      MAP(Op_exp);
+    case DEVPLUG_OP_exp2:
+      MAP(Op_exp2);
+    case DEVPLUG_OP_expm1:
+      MAP(Op_expm1);
+    case DEVPLUG_OP_log:
+      MAP(Op_log);
+    case DEVPLUG_OP_log2:
+      MAP(Op_log2);
+    case DEVPLUG_OP_log10:
+      MAP(Op_log10);
+    case DEVPLUG_OP_log1p:
+      MAP(Op_log1p);
+    case DEVPLUG_OP_sqrt:
+      MAP(Op_sqrt);
+    case DEVPLUG_OP_rsqrt:
+      MAP(Op_rsqrt);
+    case DEVPLUG_OP_cbrt:
+      MAP(Op_cbrt);
+    case DEVPLUG_OP_reciprocal:
+      MAP(Op_reciprocal);
+    case DEVPLUG_OP_sin:
+      MAP(Op_sin);
+    case DEVPLUG_OP_cos:
+      MAP(Op_cos);
+    case DEVPLUG_OP_tan:
+      MAP(Op_tan);
+    case DEVPLUG_OP_asin:
+      MAP(Op_asin);
+    case DEVPLUG_OP_acos:
+      MAP(Op_acos);
+    case DEVPLUG_OP_atan:
+      MAP(Op_atan);
+    case DEVPLUG_OP_sinh:
+      MAP(Op_sinh);
+    case DEVPLUG_OP_cosh:
+      MAP(Op_cosh);
+    case DEVPLUG_OP_tanh:
+      MAP(Op_tanh);
+    case DEVPLUG_OP_asinh:
+      MAP(Op_asinh);
+    case DEVPLUG_OP_acosh:
+      MAP(Op_acosh);
+    case DEVPLUG_OP_atanh:
+      MAP(Op_atanh);
+    case DEVPLUG_OP_erf:
+      MAP(Op_erf);
+    case DEVPLUG_OP_erfc:
+      MAP(Op_erfc);
+    case DEVPLUG_OP_erfinv:
+      MAP(Op_erfinv);
+    case DEVPLUG_OP_lgamma:
+      MAP(Op_lgamma);
+    case DEVPLUG_OP_digamma:
+      MAP(Op_digamma);
+    case DEVPLUG_OP_isfinite:
+      PRED(Predicate::kFinite);
+    case DEVPLUG_OP_isinf:
+      PRED(Predicate::kInf);
+    case DEVPLUG_OP_isnan:
+      PRED(Predicate::kNan);
+    default:
+      break;
   }
 #undef MAP
 #undef PRED
@@ -173,11 +227,16 @@ void run_integral(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
   if (call.op == DEVPLUG_OP_bitwise_not) return launch_map<T, T>(s, out, in, BitwiseNot<T>{}, what);
   if constexpr (!std::is_same_v<T, bool>) {
     switch (call.op) {
-      case DEVPLUG_OP_abs: return launch_map<T, T>(s, out, in, IntAbs<T>{}, what);
-      case DEVPLUG_OP_neg: return launch_map<T, T>(s, out, in, IntNeg<T>{}, what);
-      case DEVPLUG_OP_sign: return launch_map<T, T>(s, out, in, IntSign<T>{}, what);
-      case DEVPLUG_OP_signbit: return launch_map<bool, T>(s, out, in, IntSignbit<T>{}, what);
-      default: break;
+      case DEVPLUG_OP_abs:
+        return launch_map<T, T>(s, out, in, IntAbs<T>{}, what);
+      case DEVPLUG_OP_neg:
+        return launch_map<T, T>(s, out, in, IntNeg<T>{}, what);
+      case DEVPLUG_OP_sign:
+        return launch_map<T, T>(s, out, in, IntSign<T>{}, what);
+      case DEVPLUG_OP_signbit:
+        return launch_map<bool, T>(s, out, in, IntSignbit<T>{}, what);
+      default:
+        break;
     }
   }
   sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED, std::string(what) + ": no integer GPU kernel");
@@ -188,8 +247,10 @@ void run_integral(devplug_stream_handle_t* s, const devplug_op_call_t& call) {
 void run_unary(devplug_stream_handle_t* stream, const devplug_op_call_t& call) {
   visit(call.inputs[0]->dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (is_float_v<T>) run_float<T>(stream, call);
-    else run_integral<T>(stream, call);
+    if constexpr (is_float_v<T>)
+      run_float<T>(stream, call);
+    else
+      run_integral<T>(stream, call);
   });
 }
 

@@ -13,17 +13,28 @@ using Runner = void (*)(devplug_stream_handle_t*, const devplug_op_call_t&);
 
 Runner runner_for(devplug_op_t op) {
   switch (devplug_op_info(op)->category) {
-    case DEVPLUG_CATEGORY_unary: return run_unary;
-    case DEVPLUG_CATEGORY_binary: return run_binary;
-    case DEVPLUG_CATEGORY_compare: return run_compare;
-    case DEVPLUG_CATEGORY_ternary: return run_where;
-    case DEVPLUG_CATEGORY_data: return run_data;
-    case DEVPLUG_CATEGORY_reduce: return run_reduce;
-    case DEVPLUG_CATEGORY_scan: return run_scan;
-    case DEVPLUG_CATEGORY_index: return run_index;
-    case DEVPLUG_CATEGORY_shape: return run_shape;
-    case DEVPLUG_CATEGORY_random: return run_random;
-    default: return nullptr;  // LINALG: the backend's matmul
+    case DEVPLUG_CATEGORY_unary:
+      return run_unary;
+    case DEVPLUG_CATEGORY_binary:
+      return run_binary;
+    case DEVPLUG_CATEGORY_compare:
+      return run_compare;
+    case DEVPLUG_CATEGORY_ternary:
+      return run_where;
+    case DEVPLUG_CATEGORY_data:
+      return run_data;
+    case DEVPLUG_CATEGORY_reduce:
+      return run_reduce;
+    case DEVPLUG_CATEGORY_scan:
+      return run_scan;
+    case DEVPLUG_CATEGORY_index:
+      return run_index;
+    case DEVPLUG_CATEGORY_shape:
+      return run_shape;
+    case DEVPLUG_CATEGORY_random:
+      return run_random;
+    default:
+      return nullptr;  // LINALG: the backend's matmul
   }
 }
 
@@ -36,8 +47,8 @@ devplug_error_t* run_kernel(devplug_stream_handle_t* stream, const devplug_op_ca
       sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED, std::string(devplug_op_name(call->op)) + ": no GPU kernel");
     const devplug_dtype_t dtype = sdk::dispatch_dtype(*call);
     if ((devplug_op_info(call->op)->dtypes & DEVPLUG_DTYPE_BIT(dtype)) == 0)
-      sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(devplug_op_name(call->op)) +
-                                                   ": dtype " + devplug_dtype_name(dtype) + " not allowed");
+      sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(devplug_op_name(call->op)) + ": dtype " +
+                                                   devplug_dtype_name(dtype) + " not allowed");
     for (size_t i = 0; i < call->n_inputs; ++i)
       sdk::check_argument(call->inputs[i]->buffer->device == stream->device,
                           "an input lives on another device than the stream");

@@ -51,7 +51,10 @@ inline int64_t layout_extent(const Layout& l) {
   for (int32_t d = 0; d < l.rank; ++d) {
     if (l.shape[d] == 0) return 0;
     const int64_t span = (l.shape[d] - 1) * l.strides[d];
-    if (span > 0) hi += span; else lo += span;
+    if (span > 0)
+      hi += span;
+    else
+      lo += span;
   }
   return (hi > -lo ? hi : -lo) + 1;
 }
@@ -88,8 +91,7 @@ inline void coalesce(Layout* layouts, int count) {
     const int64_t size = layouts[0].shape[d];
     if (size == 1) continue;
     bool merge = r > 0;
-    for (int i = 0; merge && i < count; ++i)
-      merge = out[i].strides[r - 1] == layouts[i].strides[d] * size;
+    for (int i = 0; merge && i < count; ++i) merge = out[i].strides[r - 1] == layouts[i].strides[d] * size;
     for (int i = 0; i < count; ++i) {
       if (merge) {
         out[i].shape[r - 1] *= size;

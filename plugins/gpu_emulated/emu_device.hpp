@@ -64,7 +64,8 @@ inline T atomic_update(T* addr, F next) {
     const T value = next(old);
     Bits new_bits;
     std::memcpy(&new_bits, &value, sizeof value);
-    if (__atomic_compare_exchange_n(word, &old_bits, new_bits, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return old;
+    if (__atomic_compare_exchange_n(word, &old_bits, new_bits, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+      return old;
   }
 }
 
@@ -110,11 +111,15 @@ inline T emu_atomic_max(T* a, T v) {
 inline int atomicMin(int* a, int v) { return emu_atomic_min(a, v); }
 inline unsigned atomicMin(unsigned* a, unsigned v) { return emu_atomic_min(a, v); }
 inline long long atomicMin(long long* a, long long v) { return emu_atomic_min(a, v); }
-inline unsigned long long atomicMin(unsigned long long* a, unsigned long long v) { return emu_atomic_min(a, v); }
+inline unsigned long long atomicMin(unsigned long long* a, unsigned long long v) {
+  return emu_atomic_min(a, v);
+}
 inline int atomicMax(int* a, int v) { return emu_atomic_max(a, v); }
 inline unsigned atomicMax(unsigned* a, unsigned v) { return emu_atomic_max(a, v); }
 inline long long atomicMax(long long* a, long long v) { return emu_atomic_max(a, v); }
-inline unsigned long long atomicMax(unsigned long long* a, unsigned long long v) { return emu_atomic_max(a, v); }
+inline unsigned long long atomicMax(unsigned long long* a, unsigned long long v) {
+  return emu_atomic_max(a, v);
+}
 inline int atomicAnd(int* a, int v) { return __atomic_fetch_and(a, v, __ATOMIC_RELAXED); }
 inline unsigned atomicAnd(unsigned* a, unsigned v) { return __atomic_fetch_and(a, v, __ATOMIC_RELAXED); }
 inline unsigned long long atomicAnd(unsigned long long* a, unsigned long long v) {
@@ -132,7 +137,8 @@ inline unsigned long long atomicXor(unsigned long long* a, unsigned long long v)
 }
 // ((old >= v) ? 0 : old + 1) and (((old == 0) || (old > v)) ? v : old - 1), as CUDA.
 inline unsigned atomicInc(unsigned* a, unsigned v) {
-  return devplug::gpu::emu::atomic_update<unsigned, unsigned>(a, [v](unsigned old) { return old >= v ? 0u : old + 1u; });
+  return devplug::gpu::emu::atomic_update<unsigned, unsigned>(
+      a, [v](unsigned old) { return old >= v ? 0u : old + 1u; });
 }
 inline unsigned atomicDec(unsigned* a, unsigned v) {
   return devplug::gpu::emu::atomic_update<unsigned, unsigned>(
@@ -144,8 +150,11 @@ inline T emu_atomic_cas(T* a, T compare, T value) {
   return compare;  // the old value either way
 }
 inline int atomicCAS(int* a, int compare, int value) { return emu_atomic_cas(a, compare, value); }
-inline unsigned atomicCAS(unsigned* a, unsigned compare, unsigned value) { return emu_atomic_cas(a, compare, value); }
-inline unsigned long long atomicCAS(unsigned long long* a, unsigned long long compare, unsigned long long value) {
+inline unsigned atomicCAS(unsigned* a, unsigned compare, unsigned value) {
+  return emu_atomic_cas(a, compare, value);
+}
+inline unsigned long long atomicCAS(unsigned long long* a, unsigned long long compare,
+                                    unsigned long long value) {
   return emu_atomic_cas(a, compare, value);
 }
 inline unsigned short atomicCAS(unsigned short* a, unsigned short compare, unsigned short value) {

@@ -32,7 +32,8 @@ std::string demangle(const char* name);
 template <typename... Params>
 class BoundKernel final : public KernelCall {
  public:
-  explicit BoundKernel(void (*kernel)(Params...), Params... args) : kernel_(kernel), args_(std::move(args)...) {}
+  explicit BoundKernel(void (*kernel)(Params...), Params... args)
+      : kernel_(kernel), args_(std::move(args)...) {}
   void run_thread() const override { std::apply(kernel_, args_); }
   std::string signature() const override { return demangle(typeid(kernel_).name()); }
 

@@ -87,7 +87,7 @@ double erfinv(double x) {
   const double a = std::fabs(x);
   if (a > 1.0) return kNaN;
   if (a == 1.0) return std::copysign(kInf, x);
-  if (a == 0.0) return x;  // keeps the sign of zero
+  if (a == 0.0) return x;                          // keeps the sign of zero
   const long double y = erf_inverse(a, 1.0L - a);  // 1 - |x| is exact where it is the target
   return std::copysign(static_cast<double>(y), x);
 }
@@ -131,7 +131,7 @@ float sinpif(float x) { return static_cast<float>(sinpi(x)); }
 double cospi(double x) {
   if (!std::isfinite(x)) return kNaN;
   double r = std::fmod(std::fabs(x), 2.0);  // exact, in [0, 2)
-  if (r > 1.0) r = 2.0 - r;                  // exact; cos(pi x) is even about 1
+  if (r > 1.0) r = 2.0 - r;                 // exact; cos(pi x) is even about 1
   return static_cast<double>(cospi_unit(r));
 }
 float cospif(float x) { return static_cast<float>(cospi(x)); }

@@ -18,21 +18,21 @@ double tanh(double x);   // glibc: just over 2 ulp; CUDA: 2
 float tanhf(float x);    // glibc: just over 2 ulp; CUDA: 2
 }  // namespace devplug::gpu::emu
 
-double rsqrt(double x);       // 1 / sqrt(x); CUDA: 1 ulp
-float rsqrtf(float x);        // CUDA: 2 ulp
-double rcbrt(double x);       // 1 / cbrt(x); CUDA: 1 ulp
-float rcbrtf(float x);        // CUDA: 1 ulp
-double erfinv(double x);      // inverse of erf on [-1, 1]; CUDA: 5 ulp
-float erfinvf(float x);       // CUDA: 2 ulp
-double erfcinv(double x);     // inverse of erfc on [0, 2]; CUDA: 6 ulp
-float erfcinvf(float x);      // CUDA: 4 ulp
-double normcdf(double x);     // standard normal CDF; CUDA: 5 ulp
-float normcdff(float x);      // CUDA: 5 ulp
-double normcdfinv(double x);  // its inverse on [0, 1]; CUDA: 8 ulp
-float normcdfinvf(float x);   // CUDA: 5 ulp
-double sinpi(double x);       // sin(pi x), exact argument reduction; CUDA: 2 ulp
-float sinpif(float x);        // CUDA: 1 ulp
-double cospi(double x);       // cos(pi x); CUDA: 2 ulp
-float cospif(float x);        // CUDA: 1 ulp
+double rsqrt(double x);                         // 1 / sqrt(x); CUDA: 1 ulp
+float rsqrtf(float x);                          // CUDA: 2 ulp
+double rcbrt(double x);                         // 1 / cbrt(x); CUDA: 1 ulp
+float rcbrtf(float x);                          // CUDA: 1 ulp
+double erfinv(double x);                        // inverse of erf on [-1, 1]; CUDA: 5 ulp
+float erfinvf(float x);                         // CUDA: 2 ulp
+double erfcinv(double x);                       // inverse of erfc on [0, 2]; CUDA: 6 ulp
+float erfcinvf(float x);                        // CUDA: 4 ulp
+double normcdf(double x);                       // standard normal CDF; CUDA: 5 ulp
+float normcdff(float x);                        // CUDA: 5 ulp
+double normcdfinv(double x);                    // its inverse on [0, 1]; CUDA: 8 ulp
+float normcdfinvf(float x);                     // CUDA: 5 ulp
+double sinpi(double x);                         // sin(pi x), exact argument reduction; CUDA: 2 ulp
+float sinpif(float x);                          // CUDA: 1 ulp
+double cospi(double x);                         // cos(pi x); CUDA: 2 ulp
+float cospif(float x);                          // CUDA: 1 ulp
 void sincospi(double x, double* s, double* c);  // CUDA: 2 ulp each
 void sincospif(float x, float* s, float* c);    // CUDA: 1 ulp each

@@ -89,7 +89,8 @@ void trace_launch(const KernelCall& call, dim3 grid, dim3 block) {
   static std::mutex mutex;
   const std::string signature = call.signature();
   std::lock_guard<std::mutex> lock(mutex);
-  std::fprintf(file, "%s\t%u,%u,%u\t%u,%u,%u\n", signature.c_str(), grid.x, grid.y, grid.z, block.x, block.y, block.z);
+  std::fprintf(file, "%s\t%u,%u,%u\t%u,%u,%u\n", signature.c_str(), grid.x, grid.y, grid.z, block.x, block.y,
+               block.z);
   std::fflush(file);
 }
 
@@ -132,8 +133,8 @@ void Device::set_fault(emuError_t error, const std::string& what) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (fault_ != emuSuccess) return;
   fault_ = error;
-  std::fprintf(stderr, "devplug gpu_emulated: device %d: %s; the device is unusable from now on (%s)\n", index_,
-               what.c_str(), emuGetErrorName(error));
+  std::fprintf(stderr, "devplug gpu_emulated: device %d: %s; the device is unusable from now on (%s)\n",
+               index_, what.c_str(), emuGetErrorName(error));
 }
 
 void enqueue_launch(dim3 grid, dim3 block, size_t shared_bytes, emuStream_t stream,
@@ -146,8 +147,8 @@ void enqueue_launch(dim3 grid, dim3 block, size_t shared_bytes, emuStream_t stre
   // <= 65535, no empty dimension.
   const uint64_t threads = uint64_t{block.x} * block.y * block.z;
   const bool bad_block = threads == 0 || threads > 1024 || block.x > 1024 || block.y > 1024 || block.z > 64;
-  const bool bad_grid = grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 0x7fffffffu || grid.y > 65535 ||
-                        grid.z > 65535;
+  const bool bad_grid =
+      grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 0x7fffffffu || grid.y > 65535 || grid.z > 65535;
   if (bad_block || bad_grid || shared_bytes != 0) {
     record_error(emuErrorInvalidConfiguration);
     return;
@@ -174,36 +175,60 @@ using namespace devplug::gpu::emu;
 
 const char* emuGetErrorName(emuError_t error) {
   switch (error) {
-    case emuSuccess: return "emuSuccess";
-    case emuErrorInvalidValue: return "emuErrorInvalidValue";
-    case emuErrorMemoryAllocation: return "emuErrorMemoryAllocation";
-    case emuErrorInvalidConfiguration: return "emuErrorInvalidConfiguration";
-    case emuErrorInvalidDevicePointer: return "emuErrorInvalidDevicePointer";
-    case emuErrorInvalidMemcpyDirection: return "emuErrorInvalidMemcpyDirection";
-    case emuErrorInsufficientDriver: return "emuErrorInsufficientDriver";
-    case emuErrorNoDevice: return "emuErrorNoDevice";
-    case emuErrorInvalidDevice: return "emuErrorInvalidDevice";
-    case emuErrorInvalidResourceHandle: return "emuErrorInvalidResourceHandle";
-    case emuErrorNotReady: return "emuErrorNotReady";
-    case emuErrorLaunchFailure: return "emuErrorLaunchFailure";
+    case emuSuccess:
+      return "emuSuccess";
+    case emuErrorInvalidValue:
+      return "emuErrorInvalidValue";
+    case emuErrorMemoryAllocation:
+      return "emuErrorMemoryAllocation";
+    case emuErrorInvalidConfiguration:
+      return "emuErrorInvalidConfiguration";
+    case emuErrorInvalidDevicePointer:
+      return "emuErrorInvalidDevicePointer";
+    case emuErrorInvalidMemcpyDirection:
+      return "emuErrorInvalidMemcpyDirection";
+    case emuErrorInsufficientDriver:
+      return "emuErrorInsufficientDriver";
+    case emuErrorNoDevice:
+      return "emuErrorNoDevice";
+    case emuErrorInvalidDevice:
+      return "emuErrorInvalidDevice";
+    case emuErrorInvalidResourceHandle:
+      return "emuErrorInvalidResourceHandle";
+    case emuErrorNotReady:
+      return "emuErrorNotReady";
+    case emuErrorLaunchFailure:
+      return "emuErrorLaunchFailure";
   }
   return "emuErrorUnknown";
 }
 
 const char* emuGetErrorString(emuError_t error) {
   switch (error) {
-    case emuSuccess: return "no error";
-    case emuErrorInvalidValue: return "invalid argument";
-    case emuErrorMemoryAllocation: return "out of memory";
-    case emuErrorInvalidConfiguration: return "invalid configuration argument";
-    case emuErrorInvalidDevicePointer: return "invalid device pointer";
-    case emuErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
-    case emuErrorInsufficientDriver: return "driver version is insufficient";
-    case emuErrorNoDevice: return "no device is detected";
-    case emuErrorInvalidDevice: return "invalid device ordinal";
-    case emuErrorInvalidResourceHandle: return "invalid resource handle";
-    case emuErrorNotReady: return "device not ready";
-    case emuErrorLaunchFailure: return "unspecified launch failure";
+    case emuSuccess:
+      return "no error";
+    case emuErrorInvalidValue:
+      return "invalid argument";
+    case emuErrorMemoryAllocation:
+      return "out of memory";
+    case emuErrorInvalidConfiguration:
+      return "invalid configuration argument";
+    case emuErrorInvalidDevicePointer:
+      return "invalid device pointer";
+    case emuErrorInvalidMemcpyDirection:
+      return "invalid copy direction for memcpy";
+    case emuErrorInsufficientDriver:
+      return "driver version is insufficient";
+    case emuErrorNoDevice:
+      return "no device is detected";
+    case emuErrorInvalidDevice:
+      return "invalid device ordinal";
+    case emuErrorInvalidResourceHandle:
+      return "invalid resource handle";
+    case emuErrorNotReady:
+      return "device not ready";
+    case emuErrorLaunchFailure:
+      return "unspecified launch failure";
   }
   return "unknown error";
 }
@@ -319,7 +344,8 @@ emuError_t emuFree(void* ptr) {
 
 emuError_t emuMemcpyAsync(void* dst, const void* src, size_t count, emuMemcpyKind kind, emuStream_t stream) {
   if (!stream_is_live(stream)) return record_error(emuErrorInvalidResourceHandle);
-  if (kind < emuMemcpyHostToHost || kind > emuMemcpyDefault) return record_error(emuErrorInvalidMemcpyDirection);
+  if (kind < emuMemcpyHostToHost || kind > emuMemcpyDefault)
+    return record_error(emuErrorInvalidMemcpyDirection);
   if (count == 0) return emuSuccess;
   if (dst == nullptr || src == nullptr) return record_error(emuErrorInvalidValue);
   const bool dst_device = inside_allocation(dst, count);

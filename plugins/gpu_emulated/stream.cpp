@@ -226,7 +226,8 @@ emuError_t emuStreamQuery(emuStream_t stream) {
 }
 
 emuError_t emuStreamWaitEvent(emuStream_t stream, emuEvent_t event, unsigned flags) {
-  if (!stream_is_live(stream) || event == nullptr || !is_live(event)) return record_error(emuErrorInvalidResourceHandle);
+  if (!stream_is_live(stream) || event == nullptr || !is_live(event))
+    return record_error(emuErrorInvalidResourceHandle);
   if (flags != 0) return record_error(emuErrorInvalidValue);
   Stream* s = resolve_stream(stream);
   if (s->device()->fault() != emuSuccess) return record_error(s->device()->fault());
@@ -253,7 +254,8 @@ emuError_t emuEventDestroy(emuEvent_t event) {
 }
 
 emuError_t emuEventRecord(emuEvent_t event, emuStream_t stream) {
-  if (event == nullptr || !is_live(event) || !stream_is_live(stream)) return record_error(emuErrorInvalidResourceHandle);
+  if (event == nullptr || !is_live(event) || !stream_is_live(stream))
+    return record_error(emuErrorInvalidResourceHandle);
   Stream* s = resolve_stream(stream);
   if (s->device() != event->device()) return record_error(emuErrorInvalidResourceHandle);
   if (s->device()->fault() != emuSuccess) return record_error(s->device()->fault());

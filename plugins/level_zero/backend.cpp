@@ -34,7 +34,8 @@ void launch(devplug_stream_handle_t* stream, const KernelLaunch& launch) {
   for (uint32_t d = 0; d < launch.dims; ++d) {
     const size_t count = launch.global[d] / launch.local[d];
     if (count > UINT32_MAX)
-      sdk::fail(DEVPLUG_CODE_RESOURCE_EXHAUSTED, std::string(launch.what) + ": " + std::to_string(launch.global[d]) +
+      sdk::fail(DEVPLUG_CODE_RESOURCE_EXHAUSTED, std::string(launch.what) + ": " +
+                                                     std::to_string(launch.global[d]) +
                                                      " work items exceed the device's group count");
     *counts[d] = static_cast<uint32_t>(count);
   }
@@ -62,7 +63,8 @@ MemHandle index_status(devplug_stream_handle_t* stream) {
   if (stream->index_status == nullptr) {
     sdk::allocation_fault_point("index status block");
     static const sdk::IndexStatus kZero{};  // read when the stream reaches the copy
-    void* memory = level_zero::allocate_device_memory(stream->device, sizeof kZero, "allocating the index status block");
+    void* memory =
+        level_zero::allocate_device_memory(stream->device, sizeof kZero, "allocating the index status block");
     try {
       level_zero::append_copy_from_host(stream, memory, &kZero, sizeof kZero);
     } catch (...) {

@@ -47,15 +47,16 @@ std::string init_failure(ze_result_t result) {
 }
 
 // Learns what the plugin needs about `device`; false when it has no compute engine.
-bool describe(ze_driver_handle_t driver, ze_device_handle_t device, const ze_driver_properties_t& driver_props,
-              uint32_t free_policies, DeviceInfo& info) {
+bool describe(ze_driver_handle_t driver, ze_device_handle_t device,
+              const ze_driver_properties_t& driver_props, uint32_t free_policies, DeviceInfo& info) {
   const ZeLibrary& lib = ze_library();
   ze_device_properties_t props{};
   props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
   if (lib.zeDeviceGetProperties(device, &props) != ZE_RESULT_SUCCESS) return false;
 
   uint32_t groups = 0;
-  if (lib.zeDeviceGetCommandQueueGroupProperties(device, &groups, nullptr) != ZE_RESULT_SUCCESS || groups == 0)
+  if (lib.zeDeviceGetCommandQueueGroupProperties(device, &groups, nullptr) != ZE_RESULT_SUCCESS ||
+      groups == 0)
     return false;
   std::vector<ze_command_queue_group_properties_t> group_props(groups);
   for (auto& g : group_props) g.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES;
@@ -108,7 +109,8 @@ bool describe(ze_driver_handle_t driver, ze_device_handle_t device, const ze_dri
   info.caps.fp64 = info.fp64;
   info.caps.wide_math = info.fp64;
   info.caps.cpu = props.type == ZE_DEVICE_TYPE_CPU;
-  info.caps.max_work_group = std::max<uint32_t>(1, std::min(compute_props.maxTotalGroupSize, compute_props.maxGroupSizeX));
+  info.caps.max_work_group =
+      std::max<uint32_t>(1, std::min(compute_props.maxTotalGroupSize, compute_props.maxGroupSizeX));
   info.caps.name = info.name;
 
   devplug_device_properties_t& p = info.properties;
@@ -117,8 +119,10 @@ bool describe(ze_driver_handle_t driver, ze_device_handle_t device, const ze_dri
   copy_text(p.vendor, sizeof p.vendor, vendor_name(props.vendorId));
   copy_text(p.driver_version, sizeof p.driver_version, version);
   p.memory_bytes = memory_bytes;
-  p.compute_units = static_cast<int32_t>(std::max<uint32_t>(1, props.numSlices * props.numSubslicesPerSlice * props.numEUsPerSubslice));
-  const bool unified = props.type == ZE_DEVICE_TYPE_CPU || (props.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED) != 0;
+  p.compute_units = static_cast<int32_t>(
+      std::max<uint32_t>(1, props.numSlices * props.numSubslicesPerSlice * props.numEUsPerSubslice));
+  const bool unified =
+      props.type == ZE_DEVICE_TYPE_CPU || (props.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED) != 0;
   p.capabilities = (info.fp64 ? DEVPLUG_DEVICE_FP64 : 0u) | (info.fp16 ? DEVPLUG_DEVICE_FP16 : 0u) |
                    (unified ? DEVPLUG_DEVICE_UNIFIED_MEMORY : 0u);
   p.dtypes = DEVPLUG_DTYPES_ALL & ~(info.fp64 ? 0u : DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64));
@@ -163,9 +167,11 @@ DeviceList enumerate() {
     if (lib.zeMemFreeExt != nullptr &&
         lib.zeDriverGetExtensionProperties(driver, &extension_count, nullptr) == ZE_RESULT_SUCCESS) {
       std::vector<ze_driver_extension_properties_t> extensions(extension_count);
-      if (lib.zeDriverGetExtensionProperties(driver, &extension_count, extensions.data()) == ZE_RESULT_SUCCESS)
+      if (lib.zeDriverGetExtensionProperties(driver, &extension_count, extensions.data()) ==
+          ZE_RESULT_SUCCESS)
         for (const auto& e : extensions)
-          if (std::strcmp(e.name, ZE_MEMORY_FREE_POLICIES_EXT_NAME) == 0) free_policies = free_props.freePolicies;
+          if (std::strcmp(e.name, ZE_MEMORY_FREE_POLICIES_EXT_NAME) == 0)
+            free_policies = free_props.freePolicies;
     }
     uint32_t device_count = 0;
     if (lib.zeDeviceGet(driver, &device_count, nullptr) != ZE_RESULT_SUCCESS || device_count == 0) continue;
@@ -181,7 +187,8 @@ DeviceList enumerate() {
     }
   }
   if (list.devices.empty())
-    list.note = "no Level Zero device with a compute engine on " + std::to_string(driver_count) + " driver(s)" +
+    list.note = "no Level Zero device with a compute engine on " + std::to_string(driver_count) +
+                " driver(s)" +
                 (without_compute ? " (" + std::to_string(without_compute) + " device(s) without one)" : "");
   return list;
 }

@@ -15,7 +15,8 @@ namespace {
 std::string build_log_text(ze_module_build_log_handle_t log) {
   if (log == nullptr) return "(no build log)";
   size_t size = 0;
-  if (ze().zeModuleBuildLogGetString(log, &size, nullptr) != ZE_RESULT_SUCCESS || size == 0) return "(no build log)";
+  if (ze().zeModuleBuildLogGetString(log, &size, nullptr) != ZE_RESULT_SUCCESS || size == 0)
+    return "(no build log)";
   std::string text(size, '\0');
   if (ze().zeModuleBuildLogGetString(log, &size, text.data()) != ZE_RESULT_SUCCESS) return "(no build log)";
   while (!text.empty() && (text.back() == '\0' || text.back() == '\n')) text.pop_back();
@@ -66,9 +67,10 @@ ze_module_handle_t ModuleCache::module(const char* family, const std::string& de
 ze_module_handle_t ModuleCache::load(const std::string& family, const std::string& defines) {
   const SpirvModule* spirv = find_spirv(family, defines);
   if (spirv == nullptr)
-    sdk::fail(DEVPLUG_CODE_INTERNAL, "no embedded SPIR-V for kernels/" + family + ".cl with '" + defines + "' (" +
-                                         std::to_string(spirv_module_count()) +
-                                         " modules embedded): plugins/clc_common/variants.cpp does not list it");
+    sdk::fail(DEVPLUG_CODE_INTERNAL,
+              "no embedded SPIR-V for kernels/" + family + ".cl with '" + defines + "' (" +
+                  std::to_string(spirv_module_count()) +
+                  " modules embedded): plugins/clc_common/variants.cpp does not list it");
   const ze_context_handle_t context = device_->context;
   const ze_device_handle_t device = device_->info.device;
   uint64_t hash = clc::fnv1a(clc::kFnvStart, &spirv->hash, sizeof spirv->hash);
@@ -108,8 +110,8 @@ ze_module_handle_t ModuleCache::load(const std::string& family, const std::strin
     const std::string text = build_log_text(log);
     if (log != nullptr) ze().zeModuleBuildLogDestroy(log);
     fail_ze("zeModuleCreate", result,
-            "building kernels/" + family + ".cl with '" + defines + "' from SPIR-V; build log:\n" + text, __FILE__,
-            __LINE__);
+            "building kernels/" + family + ".cl with '" + defines + "' from SPIR-V; build log:\n" + text,
+            __FILE__, __LINE__);
   }
   if (log != nullptr) ze().zeModuleBuildLogDestroy(log);
   disk_.log("compile", key);

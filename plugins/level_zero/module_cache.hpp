@@ -24,7 +24,8 @@ namespace devplug::level_zero {
 
 // The flags every module is built with: float division and sqrt correctly rounded (as
 // ops.def asks), and 64-bit offsets so buffers may pass 4 GiB.
-constexpr const char* kModuleBuildFlags = "-ze-opt-greater-than-4GB-buffer-required -cl-fp32-correctly-rounded-divide-sqrt";
+constexpr const char* kModuleBuildFlags =
+    "-ze-opt-greater-than-4GB-buffer-required -cl-fp32-correctly-rounded-divide-sqrt";
 
 class ModuleCache {
  public:

@@ -26,15 +26,15 @@ struct DeviceInfo {
   ze_driver_handle_t driver = nullptr;
   ze_device_handle_t device = nullptr;
   devplug_device_properties_t properties{};
-  uint32_t compute_ordinal = 0;      // a command queue group with a compute engine
-  bool fp64 = false;                 // ZE_DEVICE_MODULE_FLAG_FP64
-  bool fp16 = false;                 // ZE_DEVICE_MODULE_FLAG_FP16
-  bool system_memory = false;        // host memory from malloc may be passed to copies
-  uint32_t free_policies = 0;        // ze_driver_memory_free_policy_ext_flags_t of the driver
-  uint64_t max_allocation = 0;       // maxMemAllocSize
-  std::string name;                  // device name
-  std::string identity;              // driver and device uuids and versions: the disk cache key
-  clc::DeviceCaps caps;              // what the shared host code (plugins/clc_common) needs
+  uint32_t compute_ordinal = 0;  // a command queue group with a compute engine
+  bool fp64 = false;             // ZE_DEVICE_MODULE_FLAG_FP64
+  bool fp16 = false;             // ZE_DEVICE_MODULE_FLAG_FP16
+  bool system_memory = false;    // host memory from malloc may be passed to copies
+  uint32_t free_policies = 0;    // ze_driver_memory_free_policy_ext_flags_t of the driver
+  uint64_t max_allocation = 0;   // maxMemAllocSize
+  std::string name;              // device name
+  std::string identity;          // driver and device uuids and versions: the disk cache key
+  clc::DeviceCaps caps;          // what the shared host code (plugins/clc_common) needs
 };
 
 // Every device with a compute engine; `note` says why the list is empty.
@@ -102,7 +102,7 @@ struct devplug_stream_handle_t {
   };
   std::deque<Submitted> submitted;
   std::vector<Submitted> idle;
-  size_t recorded = 0;   // commands in `list` since it was opened
+  size_t recorded = 0;         // commands in `list` since it was opened
   bool needs_barrier = false;  // a command was appended since the last barrier
   devplug::level_zero::KeepAlive keep;
   // The index status block (clc::index_status: device memory), made by the first index

@@ -59,7 +59,8 @@ struct LevelZeroPlugin {
     device->events.reset();
     const ze_result_t result = ze().zeContextDestroy(device->context);
     delete device;
-    if (result != ZE_RESULT_SUCCESS) fail_ze("zeContextDestroy", result, "closing a device", __FILE__, __LINE__);
+    if (result != ZE_RESULT_SUCCESS)
+      fail_ze("zeContextDestroy", result, "closing a device", __FILE__, __LINE__);
   }
 
   static devplug_buffer_handle_t* buffer_allocate(devplug_device_handle_t* device, uint64_t size) {
@@ -71,12 +72,12 @@ struct LevelZeroPlugin {
   static devplug_device_handle_t* device_of(devplug_stream_handle_t* stream) { return stream->device; }
   static devplug_device_handle_t* device_of(devplug_event_handle_t* event) { return event->device; }
 
-  static void buffer_copy_from_host(devplug_stream_handle_t* stream, const void* src, devplug_buffer_handle_t* dst,
-                                    uint64_t dst_offset, uint64_t size) {
+  static void buffer_copy_from_host(devplug_stream_handle_t* stream, const void* src,
+                                    devplug_buffer_handle_t* dst, uint64_t dst_offset, uint64_t size) {
     level_zero::buffer_copy_from_host(stream, src, dst, dst_offset, size);
   }
-  static void buffer_copy_to_host(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src, uint64_t src_offset,
-                                  void* dst, uint64_t size) {
+  static void buffer_copy_to_host(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src,
+                                  uint64_t src_offset, void* dst, uint64_t size) {
     level_zero::buffer_copy_to_host(stream, src, src_offset, dst, size);
   }
   static void buffer_copy(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src, uint64_t src_offset,

@@ -11,8 +11,8 @@ namespace devplug::level_zero {
 
 struct SpirvModule {
   const unsigned char* data = nullptr;  // SPIR-V words
-  size_t size = 0;                       // bytes
-  uint64_t hash = 0;                     // FNV-1a of the bytes
+  size_t size = 0;                      // bytes
+  uint64_t hash = 0;                    // FNV-1a of the bytes
 };
 
 // The module of kernels/<family>.cl built with `defines` (clc::module_defines), or nullptr

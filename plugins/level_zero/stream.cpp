@@ -39,7 +39,8 @@ ze_command_list_handle_t create_list(devplug_device_handle_t* device) {
   desc.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC;
   desc.commandQueueGroupOrdinal = device->info.compute_ordinal;
   ze_command_list_handle_t list = nullptr;
-  DEVPLUG_ZE_CALL(zeCommandListCreate, (device->context, device->info.device, &desc, &list), "creating a command list");
+  DEVPLUG_ZE_CALL(zeCommandListCreate, (device->context, device->info.device, &desc, &list),
+                  "creating a command list");
   return list;
 }
 
@@ -97,7 +98,8 @@ KeepAlive drain(devplug_stream_handle_t* stream) {
   devplug_device_handle_t* device = stream->device;
   if (stream->immediate) {
     EventRef done = device->events->acquire();
-    DEVPLUG_ZE_CALL(zeCommandListAppendBarrier, (stream->list, done->event, 0, nullptr), "synchronizing a stream");
+    DEVPLUG_ZE_CALL(zeCommandListAppendBarrier, (stream->list, done->event, 0, nullptr),
+                    "synchronizing a stream");
     stream->needs_barrier = false;
     DEVPLUG_ZE_CALL(zeEventHostSynchronize, (done->event, UINT64_MAX), "synchronizing a stream");
   } else {
@@ -255,7 +257,8 @@ void* allocate_host_staging(devplug_device_handle_t* device, size_t size) {
   ze_host_mem_alloc_desc_t desc{};
   desc.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC;
   void* staging = nullptr;
-  DEVPLUG_ZE_CALL(zeMemAllocHost, (device->context, &desc, size, 64, &staging), "allocating host staging memory");
+  DEVPLUG_ZE_CALL(zeMemAllocHost, (device->context, &desc, size, 64, &staging),
+                  "allocating host staging memory");
   return staging;
 }
 
@@ -312,7 +315,8 @@ void append_copy_to_host(devplug_stream_handle_t* stream, void* dst, const void*
 void stream_release_memory(devplug_stream_handle_t* stream, void* memory) noexcept {
   try {
     std::lock_guard<std::mutex> lock(stream->mutex);
-    if (!stream->immediate && (stream->device->info.free_policies & ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE))
+    if (!stream->immediate &&
+        (stream->device->info.free_policies & ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE))
       flush(stream);  // the driver defers the free only behind work it has been given
     if (defer_free(stream->device, memory)) return;
     stream->keep.memory.push_back(memory);
@@ -336,7 +340,8 @@ void event_record(devplug_event_handle_t* event, devplug_stream_handle_t* stream
   {
     std::lock_guard<std::mutex> lock(stream->mutex);
     // A barrier that signals the event once every earlier command of the stream is done.
-    DEVPLUG_ZE_CALL(zeCommandListAppendBarrier, (stream->list, slot->event, 0, nullptr), "recording an event");
+    DEVPLUG_ZE_CALL(zeCommandListAppendBarrier, (stream->list, slot->event, 0, nullptr),
+                    "recording an event");
     stream->needs_barrier = false;
     stream->keep.events.push_back(slot);
     // Another stream or the host may wait for the event: submit what the stream recorded.

@@ -19,11 +19,11 @@ ZeLibrary open_library() {
     lib.failure = std::string(name) + " not found: " + (why ? why : "unknown dlopen error");
     return lib;
   }
-#define ZE_SYMBOL(sym)                                                             \
-  lib.sym = reinterpret_cast<decltype(lib.sym)>(dlsym(handle, #sym));               \
-  if (lib.sym == nullptr) {                                                        \
+#define ZE_SYMBOL(sym)                                                               \
+  lib.sym = reinterpret_cast<decltype(lib.sym)>(dlsym(handle, #sym));                \
+  if (lib.sym == nullptr) {                                                          \
     lib.failure = std::string(name) + " lacks the Level Zero 1.0 entry point " #sym; \
-    return lib;                                                                    \
+    return lib;                                                                      \
   }
 #define ZE_OPTIONAL_SYMBOL(sym) lib.sym = reinterpret_cast<decltype(lib.sym)>(dlsym(handle, #sym));
 #include "ze_symbols.def"

@@ -61,7 +61,8 @@ inline const char* ze_result_name(ze_result_t result) {
     ZE_NAME(ZE_RESULT_WARNING_ACTION_REQUIRED)
     ZE_NAME(ZE_RESULT_ERROR_UNKNOWN)
 #undef ZE_NAME
-    default: return "ZE_RESULT_UNKNOWN_CODE";
+    default:
+      return "ZE_RESULT_UNKNOWN_CODE";
   }
 }
 

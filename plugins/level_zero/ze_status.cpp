@@ -26,7 +26,8 @@ devplug_code_t ze_error_code(ze_result_t result) {
   }
 }
 
-std::string ze_message(const char* call, ze_result_t result, const std::string& context, const char* file, int line) {
+std::string ze_message(const char* call, ze_result_t result, const std::string& context, const char* file,
+                       int line) {
   const char* base = std::strrchr(file, '/');
   base = base ? base + 1 : file;
   std::string text = std::string(call) + ": " + ze_result_text(result);
@@ -35,7 +36,8 @@ std::string ze_message(const char* call, ze_result_t result, const std::string& 
 }
 
 void fail_ze(const char* call, ze_result_t result, const std::string& context, const char* file, int line) {
-  throw sdk::Error(ze_error_code(result), ze_message(call, result, context, file, line), static_cast<int64_t>(result));
+  throw sdk::Error(ze_error_code(result), ze_message(call, result, context, file, line),
+                   static_cast<int64_t>(result));
 }
 
 }  // namespace devplug::level_zero

@@ -40,9 +40,10 @@ void launch(devplug_stream_handle_t* stream, const KernelLaunch& launch) {
     }
   }
   const std::string context = std::string("launching ") + launch.what;
-  DEVPLUG_CL_CALL(clEnqueueNDRangeKernel,
-                  (stream->queue, kernel, launch.dims, nullptr, launch.global, launch.local, 0, nullptr, nullptr),
-                  context.c_str());
+  DEVPLUG_CL_CALL(
+      clEnqueueNDRangeKernel,
+      (stream->queue, kernel, launch.dims, nullptr, launch.global, launch.local, 0, nullptr, nullptr),
+      context.c_str());
 }
 
 MemHandle index_status(devplug_stream_handle_t* stream) {
@@ -51,9 +52,11 @@ MemHandle index_status(devplug_stream_handle_t* stream) {
     sdk::allocation_fault_point("index status block");
     cl_int status = CL_SUCCESS;
     const sdk::IndexStatus zero{};
-    cl_mem mem = cl().clCreateBuffer(stream->device->context, CL_MEM_READ_WRITE, sizeof zero, nullptr, &status);
+    cl_mem mem =
+        cl().clCreateBuffer(stream->device->context, CL_MEM_READ_WRITE, sizeof zero, nullptr, &status);
     DEVPLUG_CL_STATUS(clCreateBuffer, status, "allocating the index status block");
-    status = cl().clEnqueueWriteBuffer(stream->queue, mem, CL_TRUE, 0, sizeof zero, &zero, 0, nullptr, nullptr);
+    status =
+        cl().clEnqueueWriteBuffer(stream->queue, mem, CL_TRUE, 0, sizeof zero, &zero, 0, nullptr, nullptr);
     if (status != CL_SUCCESS) {
       cl().clReleaseMemObject(mem);
       opencl::fail_cl("clEnqueueWriteBuffer", status, "clearing the index status block", __FILE__, __LINE__);
@@ -66,7 +69,8 @@ MemHandle index_status(devplug_stream_handle_t* stream) {
 
 MemHandle scratch_allocate(devplug_stream_handle_t* stream, size_t bytes) {
   cl_int status = CL_SUCCESS;
-  cl_mem mem = opencl::cl().clCreateBuffer(stream->device->context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
+  cl_mem mem =
+      opencl::cl().clCreateBuffer(stream->device->context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
   DEVPLUG_CL_STATUS(clCreateBuffer, status, "allocating scratch memory");
   return mem;
 }
@@ -76,8 +80,8 @@ void scratch_release(devplug_stream_handle_t*, MemHandle memory) noexcept {
   opencl::cl().clReleaseMemObject(static_cast<cl_mem>(memory));
 }
 
-bool library_matmul(devplug_stream_handle_t* stream, const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b,
-                    const devplug_tensor_desc_t& out) {
+bool library_matmul(devplug_stream_handle_t* stream, const devplug_tensor_desc_t& a,
+                    const devplug_tensor_desc_t& b, const devplug_tensor_desc_t& out) {
   return opencl::clblast_matmul(stream, a, b, out);  // float32/float64 where CLBlast is installed
 }
 

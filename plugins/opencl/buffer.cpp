@@ -9,11 +9,12 @@ namespace devplug::opencl {
 
 devplug_buffer_handle_t* buffer_allocate(devplug_device_handle_t* device, uint64_t size_bytes) {
   cl_int status = CL_SUCCESS;
-  cl_mem mem = cl().clCreateBuffer(device->context, CL_MEM_READ_WRITE, static_cast<size_t>(size_bytes), nullptr, &status);
+  cl_mem mem = cl().clCreateBuffer(device->context, CL_MEM_READ_WRITE, static_cast<size_t>(size_bytes),
+                                   nullptr, &status);
   if (status == CL_INVALID_BUFFER_SIZE)
-    sdk::fail(DEVPLUG_CODE_RESOURCE_EXHAUSTED,
-              "buffer_allocate: " + std::to_string(size_bytes) + " bytes exceed the device's largest allocation of " +
-                  std::to_string(device->info.max_allocation) + " bytes");
+    sdk::fail(DEVPLUG_CODE_RESOURCE_EXHAUSTED, "buffer_allocate: " + std::to_string(size_bytes) +
+                                                   " bytes exceed the device's largest allocation of " +
+                                                   std::to_string(device->info.max_allocation) + " bytes");
   DEVPLUG_CL_STATUS(clCreateBuffer, status, "allocating a buffer");
   auto* buffer = new devplug_buffer_handle_t;
   buffer->device = device;
@@ -45,9 +46,10 @@ void buffer_copy_to_host(devplug_stream_handle_t* stream, devplug_buffer_handle_
 
 void buffer_copy(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src, uint64_t src_offset,
                  devplug_buffer_handle_t* dst, uint64_t dst_offset, uint64_t size_bytes) {
-  DEVPLUG_CL_CALL(clEnqueueCopyBuffer,
-                  (stream->queue, src->mem, dst->mem, src_offset, dst_offset, size_bytes, 0, nullptr, nullptr),
-                  "copying between buffers");
+  DEVPLUG_CL_CALL(
+      clEnqueueCopyBuffer,
+      (stream->queue, src->mem, dst->mem, src_offset, dst_offset, size_bytes, 0, nullptr, nullptr),
+      "copying between buffers");
 }
 
 }  // namespace devplug::opencl

@@ -19,11 +19,11 @@ ClLibrary open_library() {
     lib.failure = std::string(name) + " not found: " + (why ? why : "unknown dlopen error");
     return lib;
   }
-#define CL_SYMBOL(sym)                                                          \
+#define CL_SYMBOL(sym)                                                           \
   lib.sym = reinterpret_cast<decltype(lib.sym)>(dlsym(handle, #sym));            \
-  if (lib.sym == nullptr) {                                                     \
+  if (lib.sym == nullptr) {                                                      \
     lib.failure = std::string(name) + " lacks the OpenCL 1.2 entry point " #sym; \
-    return lib;                                                                 \
+    return lib;                                                                  \
   }
 #include "cl_symbols.def"
   lib.loaded = true;

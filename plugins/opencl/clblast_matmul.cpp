@@ -52,8 +52,10 @@ Clblast open_clblast() {
   }
   lib.sgemm = reinterpret_cast<decltype(lib.sgemm)>(dlsym(handle, "CLBlastSgemm"));
   lib.dgemm = reinterpret_cast<decltype(lib.dgemm)>(dlsym(handle, "CLBlastDgemm"));
-  lib.sgemm_batched = reinterpret_cast<decltype(lib.sgemm_batched)>(dlsym(handle, "CLBlastSgemmStridedBatched"));
-  lib.dgemm_batched = reinterpret_cast<decltype(lib.dgemm_batched)>(dlsym(handle, "CLBlastDgemmStridedBatched"));
+  lib.sgemm_batched =
+      reinterpret_cast<decltype(lib.sgemm_batched)>(dlsym(handle, "CLBlastSgemmStridedBatched"));
+  lib.dgemm_batched =
+      reinterpret_cast<decltype(lib.dgemm_batched)>(dlsym(handle, "CLBlastDgemmStridedBatched"));
   lib.loaded = lib.sgemm && lib.dgemm && lib.sgemm_batched && lib.dgemm_batched;
   if (!lib.loaded) lib.failure = name + " lacks CLBlast's gemm entry points";
   return lib;
@@ -117,8 +119,8 @@ bool collapse_batch(const devplug_tensor_desc_t* const ops[3], int64_t* count, i
 
 }  // namespace
 
-bool clblast_matmul(devplug_stream_handle_t* stream, const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b,
-                    const devplug_tensor_desc_t& out) {
+bool clblast_matmul(devplug_stream_handle_t* stream, const devplug_tensor_desc_t& a,
+                    const devplug_tensor_desc_t& b, const devplug_tensor_desc_t& out) {
   const Clblast& lib = clblast();
   if (lib.always && !lib.loaded)
     sdk::fail(DEVPLUG_CODE_UNAVAILABLE, "matmul: DEVPLUG_OPENCL_MATMUL=clblast, but " + lib.failure);
@@ -152,22 +154,26 @@ bool clblast_matmul(devplug_stream_handle_t* stream, const devplug_tensor_desc_t
   CLBlastStatusCode status;
   const bool f32 = out.dtype == DEVPLUG_DTYPE_FLOAT32;
   if (batch == 1)
-    status = f32 ? lib.sgemm(CLBlastLayoutRowMajor, ta, tb, m, n, k, 1.0f, ma.mem, ma.offset, ma.ld, mb.mem, mb.offset,
-                             mb.ld, 0.0f, mc.mem, mc.offset, mc.ld, &queue, nullptr)
-                 : lib.dgemm(CLBlastLayoutRowMajor, ta, tb, m, n, k, 1.0, ma.mem, ma.offset, ma.ld, mb.mem, mb.offset,
-                             mb.ld, 0.0, mc.mem, mc.offset, mc.ld, &queue, nullptr);
+    status = f32 ? lib.sgemm(CLBlastLayoutRowMajor, ta, tb, m, n, k, 1.0f, ma.mem, ma.offset, ma.ld, mb.mem,
+                             mb.offset, mb.ld, 0.0f, mc.mem, mc.offset, mc.ld, &queue, nullptr)
+                 : lib.dgemm(CLBlastLayoutRowMajor, ta, tb, m, n, k, 1.0, ma.mem, ma.offset, ma.ld, mb.mem,
+                             mb.offset, mb.ld, 0.0, mc.mem, mc.offset, mc.ld, &queue, nullptr);
   else
     status = f32 ? lib.sgemm_batched(CLBlastLayoutRowMajor, ta, tb, m, n, k, 1.0f, ma.mem, ma.offset, ma.ld,
                                      ma.batch_stride, mb.mem, mb.offset, mb.ld, mb.batch_stride, 0.0f, mc.mem,
-                                     mc.offset, mc.ld, mc.batch_stride, static_cast<size_t>(batch), &queue, nullptr)
+                                     mc.offset, mc.ld, mc.batch_stride, static_cast<size_t>(batch), &queue,
+                                     nullptr)
                  : lib.dgemm_batched(CLBlastLayoutRowMajor, ta, tb, m, n, k, 1.0, ma.mem, ma.offset, ma.ld,
                                      ma.batch_stride, mb.mem, mb.offset, mb.ld, mb.batch_stride, 0.0, mc.mem,
-                                     mc.offset, mc.ld, mc.batch_stride, static_cast<size_t>(batch), &queue, nullptr);
+                                     mc.offset, mc.ld, mc.batch_stride, static_cast<size_t>(batch), &queue,
+                                     nullptr);
   if (status == CLBlastSuccess) return true;
   // OpenCL's own codes (0 to -69) are failures of the device: report them. CLBlast's codes
   // (-1024 and below: a kernel it cannot build here, a tuning it lacks) mean CLBlast cannot
   // serve this device; the plugin's kernel can.
-  if (status > -1000) fail_cl("CLBlast gemm", static_cast<cl_int>(status), "running matmul through CLBlast", __FILE__, __LINE__);
+  if (status > -1000)
+    fail_cl("CLBlast gemm", static_cast<cl_int>(status), "running matmul through CLBlast", __FILE__,
+            __LINE__);
   device.clblast_failed.store(true, std::memory_order_relaxed);
   return false;
 }

@@ -24,7 +24,7 @@ constexpr double kClblastMinMacs = 256.0 * 256.0 * 256.0;
 // absent, turned off, or cannot express this call (the caller runs its own kernel). Throws
 // for an OpenCL failure of the enqueue itself. A CLBlast failure of its own (a kernel it
 // cannot build on this device) turns CLBlast off for the device and returns false.
-bool clblast_matmul(devplug_stream_handle_t* stream, const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b,
-                    const devplug_tensor_desc_t& out);
+bool clblast_matmul(devplug_stream_handle_t* stream, const devplug_tensor_desc_t& a,
+                    const devplug_tensor_desc_t& b, const devplug_tensor_desc_t& out);
 
 }  // namespace devplug::opencl

@@ -96,8 +96,9 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
   copy_text(p.driver_version, sizeof p.driver_version, info.driver_version);
   p.memory_bytes = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE);
   p.compute_units = static_cast<int32_t>(device_value<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS));
-  p.capabilities = (info.fp64 ? DEVPLUG_DEVICE_FP64 : 0u) | (info.fp16 ? DEVPLUG_DEVICE_FP16 : 0u) |
-                   (device_value<cl_bool>(id, CL_DEVICE_HOST_UNIFIED_MEMORY) ? DEVPLUG_DEVICE_UNIFIED_MEMORY : 0u);
+  p.capabilities =
+      (info.fp64 ? DEVPLUG_DEVICE_FP64 : 0u) | (info.fp16 ? DEVPLUG_DEVICE_FP16 : 0u) |
+      (device_value<cl_bool>(id, CL_DEVICE_HOST_UNIFIED_MEMORY) ? DEVPLUG_DEVICE_UNIFIED_MEMORY : 0u);
   // float16 and bfloat16 are stored as 16 bits and computed in float32 everywhere; float64
   // needs cl_khr_fp64, so a device without it claims every dtype but float64.
   p.dtypes = DEVPLUG_DTYPES_ALL & ~(info.fp64 ? 0u : DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64));
@@ -133,7 +134,8 @@ DeviceList enumerate() {
       continue;
     for (cl_device_id id : ids) list.devices.push_back(describe(platform, id));
   }
-  if (list.devices.empty()) list.note = "no OpenCL device on " + std::to_string(platform_count) + " platform(s)";
+  if (list.devices.empty())
+    list.note = "no OpenCL device on " + std::to_string(platform_count) + " platform(s)";
   return list;
 }
 

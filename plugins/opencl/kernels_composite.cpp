@@ -19,8 +19,8 @@ namespace {
 
 using clc::Geometry;
 using clc::Launch;
-using clc::View;
 using clc::make_geometry;
+using clc::View;
 using clc::view_of;
 
 // The work-group size: 256, or the largest power of two the device allows.
@@ -39,8 +39,8 @@ void check_composite_call(devplug_stream_handle_t* stream, const devplug_op_call
 }
 
 // The module's defines (clc::Launch puts the device's in front).
-std::string options_for(const devplug_device_handle_t&, devplug_dtype_t a, devplug_dtype_t o, devplug_dtype_t b,
-                        devplug_dtype_t c, size_t group, const std::string& extra = "") {
+std::string options_for(const devplug_device_handle_t&, devplug_dtype_t a, devplug_dtype_t o,
+                        devplug_dtype_t b, devplug_dtype_t c, size_t group, const std::string& extra = "") {
   return "-DDTA=" + std::to_string(a) + " -DDTO=" + std::to_string(o) + " -DDTB=" + std::to_string(b) +
          " -DDTC=" + std::to_string(c) + " -DGROUP=" + std::to_string(group) + extra;
 }
@@ -97,7 +97,8 @@ devplug_error_t* norm_kernel(devplug_stream_handle_t* stream, const devplug_op_c
       inner_shape[d] = d < from ? 1 : in.shape[d];
       if (d >= from) n *= in.shape[d];
     }
-    const View in_view = view_of(in), out_view = view_of(out), mean_view = view_of(mean), rstd_view = view_of(rstd);
+    const View in_view = view_of(in), out_view = view_of(out), mean_view = view_of(mean),
+               rstd_view = view_of(rstd);
     const Geometry rows = make_geometry(in.rank, rows_shape, {&out_view, &in_view, &mean_view, &rstd_view});
     if (rows.numel == 0) return;
     // The inner walk: the row's elements relative to its start; weight and bias from theirs.
@@ -141,15 +142,22 @@ devplug_error_t* norm_kernel(devplug_stream_handle_t* stream, const devplug_op_c
 // ---- gelu, silu, sigmoid and their backward -----------------------------------------------------
 
 const char* pointwise_token(const devplug_op_call_t& call) {
-  const bool tanh_form = (call.op == DEVPLUG_OP_gelu || call.op == DEVPLUG_OP_gelu_backward) &&
-                         static_cast<const devplug_gelu_attrs_t*>(call.attrs)->approximate == DEVPLUG_GELU_TANH;
+  const bool tanh_form =
+      (call.op == DEVPLUG_OP_gelu || call.op == DEVPLUG_OP_gelu_backward) &&
+      static_cast<const devplug_gelu_attrs_t*>(call.attrs)->approximate == DEVPLUG_GELU_TANH;
   switch (call.op) {
-    case DEVPLUG_OP_gelu: return tanh_form ? "gelu_tanh" : "gelu";
-    case DEVPLUG_OP_gelu_backward: return tanh_form ? "gelu_tanh_backward" : "gelu_backward";
-    case DEVPLUG_OP_silu: return "silu";
-    case DEVPLUG_OP_silu_backward: return "silu_backward";
-    case DEVPLUG_OP_sigmoid: return "sigmoid";
-    default: return "sigmoid_backward";
+    case DEVPLUG_OP_gelu:
+      return tanh_form ? "gelu_tanh" : "gelu";
+    case DEVPLUG_OP_gelu_backward:
+      return tanh_form ? "gelu_tanh_backward" : "gelu_backward";
+    case DEVPLUG_OP_silu:
+      return "silu";
+    case DEVPLUG_OP_silu_backward:
+      return "silu_backward";
+    case DEVPLUG_OP_sigmoid:
+      return "sigmoid";
+    default:
+      return "sigmoid_backward";
   }
 }
 
@@ -202,7 +210,8 @@ devplug_error_t* attention_kernel(devplug_stream_handle_t* stream, const devplug
     const Geometry mask_batch = make_geometry(r - 2, out.shape, {&mask_batch_view});
     const double scale = (a.flags & DEVPLUG_SDPA_SCALE) ? a.scale : 1.0 / std::sqrt(static_cast<double>(E));
     const devplug_dtype_t mask_dtype = mask != nullptr ? mask->dtype : q.dtype;
-    Launch launch(stream, "composite", options_for(*stream->device, q.dtype, out.dtype, q.dtype, mask_dtype, group),
+    Launch launch(stream, "composite",
+                  options_for(*stream->device, q.dtype, out.dtype, q.dtype, mask_dtype, group),
                   "attention_rows", "scaled_dot_product_attention");
     launch.arg(batch)
         .arg(mask_batch)

@@ -30,12 +30,12 @@ struct DeviceInfo {
   size_t max_work_group = 1;
   uint64_t max_allocation = 0;  // CL_DEVICE_MAX_MEM_ALLOC_SIZE
   uint64_t local_memory = 0;    // CL_DEVICE_LOCAL_MEM_SIZE
-  std::string name;            // device name
-  std::string driver_version;  // driver version
+  std::string name;             // device name
+  std::string driver_version;   // driver version
   // The driver keeps compiled programs on disk itself (PoCL with its kernel cache on): the
   // plugin then leaves binaries to it (program_cache.hpp).
   bool driver_caches_programs = false;
-  clc::DeviceCaps caps;        // what the shared host code (plugins/clc_common) needs
+  clc::DeviceCaps caps;  // what the shared host code (plugins/clc_common) needs
 };
 
 // Every device of every platform; `note` says why the list is empty.

@@ -68,8 +68,10 @@ const char* cl_error_name(cl_int code) {
     CL_NAME(CL_INVALID_LINKER_OPTIONS)
     CL_NAME(CL_INVALID_DEVICE_PARTITION_COUNT)
 #undef CL_NAME
-    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
-    default: return "CL_UNKNOWN_ERROR";
+    case -1001:
+      return "CL_PLATFORM_NOT_FOUND_KHR";
+    default:
+      return "CL_UNKNOWN_ERROR";
   }
 }
 

@@ -17,23 +17,21 @@ const char* cl_error_name(cl_int code);
 devplug_code_t cl_error_code(cl_int code);
 
 // Throws the devplug error for a failed call `call` returning `code`.
-[[noreturn]] void fail_cl(const char* call, cl_int code, const char* context, const char* file,
-                          int line);
+[[noreturn]] void fail_cl(const char* call, cl_int code, const char* context, const char* file, int line);
 
 }  // namespace devplug::opencl
 
 // Calls cl().fn with the parenthesised `args` and throws a devplug error naming the call, the
 // code and `context` (a string literal or C string) when it does not return CL_SUCCESS.
-#define DEVPLUG_CL_CALL(fn, args, context)                                             \
-  do {                                                                                 \
-    const cl_int devplug_cl_status_ = ::devplug::opencl::cl().fn args;                 \
-    if (devplug_cl_status_ != CL_SUCCESS)                                              \
+#define DEVPLUG_CL_CALL(fn, args, context)                                              \
+  do {                                                                                  \
+    const cl_int devplug_cl_status_ = ::devplug::opencl::cl().fn args;                  \
+    if (devplug_cl_status_ != CL_SUCCESS)                                               \
       ::devplug::opencl::fail_cl(#fn, devplug_cl_status_, context, __FILE__, __LINE__); \
   } while (0)
 
 // Throws for `status`, the errcode_ret of a cl* call named `fn` that returns an object.
-#define DEVPLUG_CL_STATUS(fn, status, context)                                         \
-  do {                                                                                 \
-    if ((status) != CL_SUCCESS)                                                        \
-      ::devplug::opencl::fail_cl(#fn, (status), context, __FILE__, __LINE__);          \
+#define DEVPLUG_CL_STATUS(fn, status, context)                                                          \
+  do {                                                                                                  \
+    if ((status) != CL_SUCCESS) ::devplug::opencl::fail_cl(#fn, (status), context, __FILE__, __LINE__); \
   } while (0)

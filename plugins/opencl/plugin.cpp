@@ -44,7 +44,7 @@ struct OpenClPlugin {
     const DeviceInfo& info = device_list().devices[static_cast<size_t>(index)];
     cl_int status = CL_SUCCESS;
     const cl_context_properties properties[] = {CL_CONTEXT_PLATFORM,
-                                                 reinterpret_cast<cl_context_properties>(info.platform), 0};
+                                                reinterpret_cast<cl_context_properties>(info.platform), 0};
     cl_context context = cl().clCreateContext(properties, 1, &info.id, nullptr, nullptr, &status);
     DEVPLUG_CL_STATUS(clCreateContext, status, "opening a device");
     auto* device = new devplug_device_handle_t;
@@ -69,12 +69,12 @@ struct OpenClPlugin {
   static devplug_device_handle_t* device_of(devplug_stream_handle_t* stream) { return stream->device; }
   static devplug_device_handle_t* device_of(devplug_event_handle_t* event) { return event->device; }
 
-  static void buffer_copy_from_host(devplug_stream_handle_t* stream, const void* src, devplug_buffer_handle_t* dst,
-                                    uint64_t dst_offset, uint64_t size) {
+  static void buffer_copy_from_host(devplug_stream_handle_t* stream, const void* src,
+                                    devplug_buffer_handle_t* dst, uint64_t dst_offset, uint64_t size) {
     opencl::buffer_copy_from_host(stream, src, dst, dst_offset, size);
   }
-  static void buffer_copy_to_host(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src, uint64_t src_offset,
-                                  void* dst, uint64_t size) {
+  static void buffer_copy_to_host(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src,
+                                  uint64_t src_offset, void* dst, uint64_t size) {
     opencl::buffer_copy_to_host(stream, src, src_offset, dst, size);
   }
   static void buffer_copy(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src, uint64_t src_offset,
@@ -82,10 +82,14 @@ struct OpenClPlugin {
     opencl::buffer_copy(stream, src, src_offset, dst, dst_offset, size);
   }
 
-  static devplug_stream_handle_t* stream_create(devplug_device_handle_t* device) { return opencl::stream_create(device); }
+  static devplug_stream_handle_t* stream_create(devplug_device_handle_t* device) {
+    return opencl::stream_create(device);
+  }
   static void stream_destroy(devplug_stream_handle_t* stream) { opencl::stream_destroy(stream); }
   static void stream_synchronize(devplug_stream_handle_t* stream) { opencl::stream_synchronize(stream); }
-  static devplug_event_handle_t* event_create(devplug_device_handle_t* device) { return opencl::event_create(device); }
+  static devplug_event_handle_t* event_create(devplug_device_handle_t* device) {
+    return opencl::event_create(device);
+  }
   static void event_destroy(devplug_event_handle_t* event) { opencl::event_destroy(event); }
   static void event_record(devplug_event_handle_t* event, devplug_stream_handle_t* stream) {
     opencl::event_record(event, stream);

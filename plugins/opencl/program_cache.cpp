@@ -26,7 +26,8 @@ std::string family_source(const char* family) {
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   }
   const char* text = kernel_source(family);
-  if (text == nullptr) sdk::fail(DEVPLUG_CODE_INTERNAL, std::string("no embedded kernel source named ") + family);
+  if (text == nullptr)
+    sdk::fail(DEVPLUG_CODE_INTERNAL, std::string("no embedded kernel source named ") + family);
   return text;
 }
 
@@ -35,7 +36,8 @@ std::string build_log(cl_program program, cl_device_id device) {
   if (cl().clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) != CL_SUCCESS)
     return "(no build log)";
   std::string text(size, '\0');
-  if (cl().clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, text.data(), nullptr) != CL_SUCCESS)
+  if (cl().clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, text.data(), nullptr) !=
+      CL_SUCCESS)
     return "(no build log)";
   while (!text.empty() && (text.back() == '\0' || text.back() == '\n')) text.pop_back();
   return text;
@@ -133,7 +135,8 @@ cl_program ProgramCache::build(const std::string& source, const std::string& opt
   }
   disk_.log("compile", key);
   size_t binary_size = 0;
-  if (cl().clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof binary_size, &binary_size, nullptr) == CL_SUCCESS &&
+  if (cl().clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof binary_size, &binary_size, nullptr) ==
+          CL_SUCCESS &&
       binary_size > 0) {
     std::vector<unsigned char> binary(binary_size);
     unsigned char* out = binary.data();

@@ -27,9 +27,10 @@ namespace {
 void check_index_status(devplug_stream_handle_t* stream) {
   if (stream->index_status == nullptr || !stream->index_status_armed.exchange(false)) return;
   sdk::IndexStatus found{};
-  DEVPLUG_CL_CALL(clEnqueueReadBuffer,
-                  (stream->queue, stream->index_status, CL_TRUE, 0, sizeof found, &found, 0, nullptr, nullptr),
-                  "reading the index status block");
+  DEVPLUG_CL_CALL(
+      clEnqueueReadBuffer,
+      (stream->queue, stream->index_status, CL_TRUE, 0, sizeof found, &found, 0, nullptr, nullptr),
+      "reading the index status block");
   if (found.op == 0) return;
   const sdk::IndexStatus zero{};
   DEVPLUG_CL_CALL(clEnqueueWriteBuffer,

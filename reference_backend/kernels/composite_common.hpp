@@ -24,7 +24,8 @@ using namespace structured;
 // Row-major strides of a shape.
 inline std::vector<int64_t> row_major(const devplug_tensor_desc_t& t) {
   std::vector<int64_t> s(static_cast<size_t>(t.rank), 1);
-  for (int32_t d = t.rank - 2; d >= 0; --d) s[static_cast<size_t>(d)] = s[static_cast<size_t>(d) + 1] * t.shape[d + 1];
+  for (int32_t d = t.rank - 2; d >= 0; --d)
+    s[static_cast<size_t>(d)] = s[static_cast<size_t>(d) + 1] * t.shape[d + 1];
   return s;
 }
 
@@ -58,8 +59,9 @@ inline std::vector<int64_t> load_integers(const devplug_tensor_desc_t* t) {
     using T = typename decltype(tag)::type;
     if constexpr (!sdk::is_floating_v<T>) {
       const T* base = tensor_base<const T>(*t);
-      sdk::for_each_offset<1>(t->rank, t->shape, {t->strides},
-                              [&](const std::array<int64_t, 1>& at) { out.push_back(static_cast<int64_t>(base[at[0]])); });
+      sdk::for_each_offset<1>(t->rank, t->shape, {t->strides}, [&](const std::array<int64_t, 1>& at) {
+        out.push_back(static_cast<int64_t>(base[at[0]]));
+      });
     } else {
       invalid("an integer tensor was expected");
     }
@@ -80,8 +82,10 @@ void store(const devplug_tensor_desc_t* t, const std::vector<W>& values) {
       size_t k = 0;
       sdk::for_each_offset<1>(t->rank, t->shape, {t->strides}, [&](const std::array<int64_t, 1>& at) {
         const W v = values[k++];
-        if constexpr (std::is_same_v<T, double>) base[at[0]] = static_cast<double>(v);
-        else base[at[0]] = sdk::from_double<T>(static_cast<double>(v));
+        if constexpr (std::is_same_v<T, double>)
+          base[at[0]] = static_cast<double>(v);
+        else
+          base[at[0]] = sdk::from_double<T>(static_cast<double>(v));
       });
     } else {
       invalid("a floating output was expected");
@@ -98,8 +102,9 @@ inline void store_integers(const devplug_tensor_desc_t* t, const std::vector<int
     if constexpr (!sdk::is_floating_v<T>) {
       T* base = tensor_base<T>(*t);
       size_t k = 0;
-      sdk::for_each_offset<1>(t->rank, t->shape, {t->strides},
-                              [&](const std::array<int64_t, 1>& at) { base[at[0]] = static_cast<T>(values[k++]); });
+      sdk::for_each_offset<1>(t->rank, t->shape, {t->strides}, [&](const std::array<int64_t, 1>& at) {
+        base[at[0]] = static_cast<T>(values[k++]);
+      });
     } else {
       invalid("an integer output was expected");
     }
@@ -116,14 +121,16 @@ W in_compute_dtype(devplug_dtype_t dtype, double value) {
 
 // Runs `body.template operator()<W>(call)` for the wide type of the call's dispatch dtype
 // after check_composite; every composite kernel of the reference is built with it.
-#define DEVPLUG_COMPOSITE_KERNEL(fn_name, body)                                                          \
-  devplug_error_t* fn_name(devplug_stream_handle_t*, const devplug_op_call_t* call) {                       \
-    return ::devplug::reference::structured::run_kernel(call, [](const devplug_op_call_t& c) {         \
-      const std::string problem = ::devplug::sdk::check_composite(c);                                  \
-      if (!problem.empty()) ::devplug::reference::structured::invalid(problem);                        \
-      if (c.inputs[0]->dtype == DEVPLUG_DTYPE_FLOAT64) body<long double>(c);                           \
-      else body<double>(c);                                                                            \
-    });                                                                                                \
+#define DEVPLUG_COMPOSITE_KERNEL(fn_name, body)                                                \
+  devplug_error_t* fn_name(devplug_stream_handle_t*, const devplug_op_call_t* call) {          \
+    return ::devplug::reference::structured::run_kernel(call, [](const devplug_op_call_t& c) { \
+      const std::string problem = ::devplug::sdk::check_composite(c);                          \
+      if (!problem.empty()) ::devplug::reference::structured::invalid(problem);                \
+      if (c.inputs[0]->dtype == DEVPLUG_DTYPE_FLOAT64)                                         \
+        body<long double>(c);                                                                  \
+      else                                                                                     \
+        body<double>(c);                                                                       \
+    });                                                                                        \
   }
 
 // Iterates a [outer, n, inner] split of a row-major shape around dim `dim`: f(base, stride)

@@ -14,7 +14,9 @@ struct Image {
   int64_t N, C, H, W;
 };
 
-Image image_of(const devplug_tensor_desc_t& t) { return Image{t.shape[0], t.shape[1], t.shape[2], t.shape[3]}; }
+Image image_of(const devplug_tensor_desc_t& t) {
+  return Image{t.shape[0], t.shape[1], t.shape[2], t.shape[3]};
+}
 
 size_t at(const Image& s, int64_t n, int64_t c, int64_t h, int64_t w) {
   return static_cast<size_t>(((n * s.C + c) * s.H + h) * s.W + w);
@@ -56,11 +58,13 @@ void conv2d(const devplug_op_call_t& c) {
   for (int64_t n = 0; n < ys.N; ++n)
     for (int64_t o = 0; o < ys.C; ++o)
       for (int64_t oh = 0; oh < ys.H; ++oh)
-        for (int64_t ow = 0; ow < ys.W; ++ow) y[at(ys, n, o, oh, ow)] = b.empty() ? W(0) : b[static_cast<size_t>(o)];
+        for (int64_t ow = 0; ow < ys.W; ++ow)
+          y[at(ys, n, o, oh, ow)] = b.empty() ? W(0) : b[static_cast<size_t>(o)];
   for_each_term(xs, *c.inputs[1], ys, a,
-                [&](int64_t n, int64_t o, int64_t oh, int64_t ow, int64_t ci, int64_t cg, int64_t i, int64_t j,
-                    int64_t h, int64_t wpos) {
-                  y[at(ys, n, o, oh, ow)] += x[at(xs, n, ci, h, wpos)] * w[weight_at(*c.inputs[1], o, cg, i, j)];
+                [&](int64_t n, int64_t o, int64_t oh, int64_t ow, int64_t ci, int64_t cg, int64_t i,
+                    int64_t j, int64_t h, int64_t wpos) {
+                  y[at(ys, n, o, oh, ow)] +=
+                      x[at(xs, n, ci, h, wpos)] * w[weight_at(*c.inputs[1], o, cg, i, j)];
                 });
   store(c.outputs[0], y);
 }
@@ -73,13 +77,14 @@ void conv2d_backward(const devplug_op_call_t& c) {
   const std::vector<W> g = load<W>(c.inputs[0]), x = load<W>(c.inputs[1]), w = load<W>(c.inputs[2]);
   std::vector<W> gi(x.size(), W(0)), gw(w.size(), W(0)), gb(static_cast<size_t>(ys.C), W(0));
   for_each_term(xs, wt, ys, a,
-                [&](int64_t n, int64_t o, int64_t oh, int64_t ow, int64_t ci, int64_t cg, int64_t i, int64_t j,
-                    int64_t h, int64_t wpos) {
+                [&](int64_t n, int64_t o, int64_t oh, int64_t ow, int64_t ci, int64_t cg, int64_t i,
+                    int64_t j, int64_t h, int64_t wpos) {
                   const W go = g[at(ys, n, o, oh, ow)];
                   gi[at(xs, n, ci, h, wpos)] += go * w[weight_at(wt, o, cg, i, j)];
                   gw[weight_at(wt, o, cg, i, j)] += go * x[at(xs, n, ci, h, wpos)];
                 });
-  for (size_t e = 0; e < g.size(); ++e) gb[(e / static_cast<size_t>(ys.H * ys.W)) % static_cast<size_t>(ys.C)] += g[e];
+  for (size_t e = 0; e < g.size(); ++e)
+    gb[(e / static_cast<size_t>(ys.H * ys.W)) % static_cast<size_t>(ys.C)] += g[e];
   store(c.outputs[0], gi);
   store(c.outputs[1], gw);
   store(c.outputs[2], gb);
@@ -106,15 +111,19 @@ Window window_at(const Image& x, const devplug_pool2d_attrs_t& a, int64_t oh, in
     win.w0 = ws;
     return win;
   }
-  int64_t he = std::min(hs + a.kernel[0], x.H + a.padding[0]), we = std::min(ws + a.kernel[1], x.W + a.padding[1]);
+  int64_t he = std::min(hs + a.kernel[0], x.H + a.padding[0]),
+          we = std::min(ws + a.kernel[1], x.W + a.padding[1]);
   const int64_t pool_size = (he - hs) * (we - ws);
   win.h0 = std::max<int64_t>(hs, 0);
   win.w0 = std::max<int64_t>(ws, 0);
   win.h1 = std::min(he, x.H);
   win.w1 = std::min(we, x.W);
-  if (a.divisor_override > 0) win.divisor = a.divisor_override;
-  else if (a.flags & DEVPLUG_POOL_COUNT_INCLUDE_PAD) win.divisor = pool_size;
-  else win.divisor = (win.h1 - win.h0) * (win.w1 - win.w0);
+  if (a.divisor_override > 0)
+    win.divisor = a.divisor_override;
+  else if (a.flags & DEVPLUG_POOL_COUNT_INCLUDE_PAD)
+    win.divisor = pool_size;
+  else
+    win.divisor = (win.h1 - win.h0) * (win.w1 - win.w0);
   return win;
 }
 

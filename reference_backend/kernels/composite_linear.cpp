@@ -81,7 +81,8 @@ template <typename W>
 std::vector<W> attention_weights(const devplug_op_call_t& c, const Attention& s, const std::vector<W>& q,
                                  const std::vector<W>& k, const devplug_tensor_desc_t* mask_desc) {
   const auto& a = attrs_of<devplug_sdpa_attrs_t>(c);
-  const double scale_value = (a.flags & DEVPLUG_SDPA_SCALE) ? a.scale : 1.0 / std::sqrt(static_cast<double>(s.E));
+  const double scale_value =
+      (a.flags & DEVPLUG_SDPA_SCALE) ? a.scale : 1.0 / std::sqrt(static_cast<double>(s.E));
   const W scale = in_compute_dtype<W>(c.inputs[0]->dtype, scale_value);
   const bool bool_mask = mask_desc != nullptr && mask_desc->dtype == DEVPLUG_DTYPE_BOOL;
   const std::vector<int64_t> keep = bool_mask ? load_integers(mask_desc) : std::vector<int64_t>();
@@ -98,7 +99,8 @@ std::vector<W> attention_weights(const devplug_op_call_t& c, const Attention& s,
         for (size_t e = 0; e < s.E; ++e) dot += q[(b * s.L + i) * s.E + e] * k[(b * s.S + j) * s.E + e];
         W score = dot * scale;
         if (!add.empty()) score += add[row + j];
-        if ((!keep.empty() && !keep[row + j]) || ((a.flags & DEVPLUG_SDPA_CAUSAL) && j > i)) score = -INFINITY;
+        if ((!keep.empty() && !keep[row + j]) || ((a.flags & DEVPLUG_SDPA_CAUSAL) && j > i))
+          score = -INFINITY;
         scores[j] = score;
         nan = nan || std::isnan(score);
         if (!std::isnan(score)) m = std::max(m, score);
@@ -137,8 +139,8 @@ void attention_backward(const devplug_op_call_t& c) {
   const std::vector<W> p = attention_weights(c, s, q, k, c.inputs[4]);
   const auto& a = attrs_of<devplug_sdpa_attrs_t>(c);
   const W scale = in_compute_dtype<W>(c.inputs[0]->dtype, (a.flags & DEVPLUG_SDPA_SCALE)
-                                                                 ? a.scale
-                                                                 : 1.0 / std::sqrt(static_cast<double>(s.E)));
+                                                              ? a.scale
+                                                              : 1.0 / std::sqrt(static_cast<double>(s.E)));
   std::vector<W> dq(q.size(), W(0)), dk(k.size(), W(0)), dv(v.size(), W(0)), ds(s.S);
   for (size_t b = 0; b < s.batch; ++b)
     for (size_t i = 0; i < s.L; ++i) {

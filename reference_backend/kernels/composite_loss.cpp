@@ -19,7 +19,8 @@ struct Classes {
 Classes classes_of(const devplug_tensor_desc_t& in) {
   if (in.rank == 1) return Classes{1, static_cast<size_t>(in.shape[0]), 1};
   const std::vector<int64_t> shape = shape_of(in);
-  return Classes{static_cast<size_t>(shape[0]), static_cast<size_t>(shape[1]), static_cast<size_t>(product(shape, 2))};
+  return Classes{static_cast<size_t>(shape[0]), static_cast<size_t>(shape[1]),
+                 static_cast<size_t>(product(shape, 2))};
 }
 
 // Per sample: whether it counts, its target and its weight (0 when ignored).
@@ -29,7 +30,8 @@ struct Sample {
   long double weight;
 };
 
-std::vector<Sample> samples_of(const devplug_op_call_t& c, size_t target_input, size_t weight_input, size_t classes) {
+std::vector<Sample> samples_of(const devplug_op_call_t& c, size_t target_input, size_t weight_input,
+                               size_t classes) {
   const auto& a = attrs_of<devplug_loss_attrs_t>(c);
   const std::vector<int64_t> target = load_integers(c.inputs[target_input]);
   const std::vector<long double> weight = load<long double>(c.inputs[weight_input]);
@@ -41,7 +43,8 @@ std::vector<Sample> samples_of(const devplug_op_call_t& c, size_t target_input, 
       continue;
     }
     if (t < 0 || static_cast<size_t>(t) >= classes)
-      invalid("target " + std::to_string(t) + " is outside [0, " + std::to_string(classes) + ") and not ignore_index");
+      invalid("target " + std::to_string(t) + " is outside [0, " + std::to_string(classes) +
+              ") and not ignore_index");
     out[k] = Sample{true, static_cast<size_t>(t), weight.empty() ? 1.0L : weight[static_cast<size_t>(t)]};
   }
   return out;
@@ -89,7 +92,8 @@ void nll_loss(const devplug_op_call_t& c) {
   const std::vector<Sample> samples = samples_of(c, 1, 2, s.C);
   std::vector<W> loss(samples.size(), W(0));
   for (size_t k = 0; k < samples.size(); ++k)
-    if (samples[k].counted) loss[k] = -static_cast<W>(samples[k].weight) * x[s.at(k / s.D, samples[k].target, k % s.D)];
+    if (samples[k].counted)
+      loss[k] = -static_cast<W>(samples[k].weight) * x[s.at(k / s.D, samples[k].target, k % s.D)];
   store(c.outputs[0], reduce_loss(c, loss, weight_sum<W>(samples)));
 }
 
@@ -107,11 +111,13 @@ void cross_entropy(const devplug_op_call_t& c) {
     for (size_t cl = 0; cl < s.C; ++cl) smooth[k] -= (weight.empty() ? W(1) : weight[cl]) * lsm[cl];
   }
   const W denominator = weight_sum<W>(samples);
-  const std::vector<W> a_part = reduce_loss(c, nll, denominator), b_part = reduce_loss(c, smooth, denominator);
+  const std::vector<W> a_part = reduce_loss(c, nll, denominator),
+                       b_part = reduce_loss(c, smooth, denominator);
   const W s_value = static_cast<W>(a.label_smoothing);
   std::vector<W> out(a_part.size());
   for (size_t k = 0; k < out.size(); ++k)
-    out[k] = s_value > 0 ? (W(1) - s_value) * a_part[k] + s_value / static_cast<W>(s.C) * b_part[k] : a_part[k];
+    out[k] =
+        s_value > 0 ? (W(1) - s_value) * a_part[k] + s_value / static_cast<W>(s.C) * b_part[k] : a_part[k];
   store(c.outputs[0], out);
 }
 
@@ -179,7 +185,8 @@ template <typename W>
 void mse_loss_backward(const devplug_op_call_t& c) {
   const std::vector<W> g = load<W>(c.inputs[0]), x = load<W>(c.inputs[1]), t = load<W>(c.inputs[2]);
   std::vector<W> gi(x.size());
-  for (size_t k = 0; k < x.size(); ++k) gi[k] = W(2) * (x[k] - t[k]) * sample_grad(c, g, k, static_cast<W>(x.size()));
+  for (size_t k = 0; k < x.size(); ++k)
+    gi[k] = W(2) * (x[k] - t[k]) * sample_grad(c, g, k, static_cast<W>(x.size()));
   store(c.outputs[0], gi);
 }
 

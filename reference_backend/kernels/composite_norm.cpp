@@ -69,12 +69,15 @@ void logsumexp(const devplug_op_call_t& c) {
   std::vector<char> nan(n_groups, 0);
   for (size_t e = 0; e < x.size(); ++e) {
     const size_t g = static_cast<size_t>(group[e]);
-    if (std::isnan(x[e])) nan[g] = 1;
-    else m[g] = std::max(m[g], x[e]);
+    if (std::isnan(x[e]))
+      nan[g] = 1;
+    else
+      m[g] = std::max(m[g], x[e]);
   }
   for (W& v : m)
     if (std::isinf(v)) v = 0;
-  for (size_t e = 0; e < x.size(); ++e) sum[static_cast<size_t>(group[e])] += std::exp(x[e] - m[static_cast<size_t>(group[e])]);
+  for (size_t e = 0; e < x.size(); ++e)
+    sum[static_cast<size_t>(group[e])] += std::exp(x[e] - m[static_cast<size_t>(group[e])]);
   for (size_t g = 0; g < n_groups; ++g) sum[g] = nan[g] ? W(NAN) : std::log(sum[g]) + m[g];
   store(c.outputs[0], sum);
 }
@@ -91,9 +94,11 @@ void per_line(const devplug_op_call_t& c, F&& f) {
   for_each_line(shape, shape.empty() ? 0 : dim, [&](int64_t base, int64_t stride, int64_t n) {
     std::vector<std::vector<W>> lines(in.size(), std::vector<W>(static_cast<size_t>(n)));
     for (size_t k = 0; k < in.size(); ++k)
-      for (int64_t i = 0; i < n; ++i) lines[k][static_cast<size_t>(i)] = in[k][static_cast<size_t>(base + i * stride)];
+      for (int64_t i = 0; i < n; ++i)
+        lines[k][static_cast<size_t>(i)] = in[k][static_cast<size_t>(base + i * stride)];
     const std::vector<W> result = f(lines);
-    for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(base + i * stride)] = result[static_cast<size_t>(i)];
+    for (int64_t i = 0; i < n; ++i)
+      out[static_cast<size_t>(base + i * stride)] = result[static_cast<size_t>(i)];
   });
   store(c.outputs[0], out);
 }
@@ -242,7 +247,8 @@ struct Channels {
 
 Channels channels_of(const devplug_tensor_desc_t& t) {
   const std::vector<int64_t> shape = shape_of(t);
-  return Channels{static_cast<size_t>(shape[0]), static_cast<size_t>(shape[1]), static_cast<size_t>(product(shape, 2))};
+  return Channels{static_cast<size_t>(shape[0]), static_cast<size_t>(shape[1]),
+                  static_cast<size_t>(product(shape, 2))};
 }
 
 template <typename F>

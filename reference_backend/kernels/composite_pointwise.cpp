@@ -18,8 +18,10 @@ void pointwise(const devplug_op_call_t& c, F&& f) {
   for (size_t k = 0; k < c.n_inputs; ++k) in.push_back(load<W>(c.inputs[k]));
   std::vector<W> out(in[0].size());
   for (size_t e = 0; e < out.size(); ++e) {
-    if (c.n_inputs == 1) out[e] = f(in[0][e], W(0));
-    else out[e] = f(in[0][e], in[1][e]);
+    if (c.n_inputs == 1)
+      out[e] = f(in[0][e], W(0));
+    else
+      out[e] = f(in[0][e], in[1][e]);
   }
   store(c.outputs[0], out);
 }
@@ -71,7 +73,8 @@ void softplus(const devplug_op_call_t& c) {
 
 template <typename W>
 void leaky_relu(const devplug_op_call_t& c) {
-  const W slope = in_compute_dtype<W>(c.inputs[0]->dtype, attrs_of<devplug_leaky_relu_attrs_t>(c).negative_slope);
+  const W slope =
+      in_compute_dtype<W>(c.inputs[0]->dtype, attrs_of<devplug_leaky_relu_attrs_t>(c).negative_slope);
   pointwise<W>(c, [&](W x, W) { return x > 0 ? x : x * slope; });
 }
 

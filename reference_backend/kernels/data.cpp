@@ -19,15 +19,22 @@ namespace {
 template <typename From, typename To>
 Storage<To> convert_one(Storage<From> x) {
   if constexpr (std::is_same_v<To, bool>) {
-    if constexpr (sdk::is_floating_v<From>) return BoolByte(value_of(x) != 0);  // NaN != 0
-    else return BoolByte(x != 0);
+    if constexpr (sdk::is_floating_v<From>)
+      return BoolByte(value_of(x) != 0);  // NaN != 0
+    else
+      return BoolByte(x != 0);
   } else if constexpr (std::is_same_v<From, bool>) {
     const int v = x != 0 ? 1 : 0;
-    if constexpr (sdk::is_floating_v<To>) return round_to<To>(static_cast<double>(v));
-    else return static_cast<To>(v);
+    if constexpr (sdk::is_floating_v<To>)
+      return round_to<To>(static_cast<double>(v));
+    else
+      return static_cast<To>(v);
   } else if constexpr (std::is_integral_v<To>) {
-    if constexpr (sdk::is_floating_v<From>) return math::float_to_int<To>(value_of(x));
-    else return math::wrap<To>(static_cast<uint64_t>(static_cast<int64_t>(x)));  // sign-extend, then keep the low bits
+    if constexpr (sdk::is_floating_v<From>)
+      return math::float_to_int<To>(value_of(x));
+    else
+      return math::wrap<To>(
+          static_cast<uint64_t>(static_cast<int64_t>(x)));  // sign-extend, then keep the low bits
   } else if constexpr (sdk::is_floating_v<From>) {
     return round_to<To>(value_of(x));  // exact widening, or one rounding
   } else if constexpr (sdk::is_float16_v<To> && std::is_same_v<From, int64_t>) {
@@ -64,8 +71,10 @@ devplug_error_t* copy_strided_kernel(devplug_stream_handle_t* stream, const devp
     check_dtype(out, in.dtype, info.name, "the output");
     sdk::visit_dtype(in.dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      if constexpr (std::is_same_v<T, bool>) map1<BoolByte, BoolByte>(in, out, [](BoolByte x) { return BoolByte(x != 0); });
-      else map1<T, T>(in, out, [](T x) { return x; });
+      if constexpr (std::is_same_v<T, bool>)
+        map1<BoolByte, BoolByte>(in, out, [](BoolByte x) { return BoolByte(x != 0); });
+      else
+        map1<T, T>(in, out, [](T x) { return x; });
     });
   });
 }
@@ -83,9 +92,12 @@ void generate(const devplug_tensor_desc_t& out, F&& value) {
 // integers, i != 0 for bool.
 template <typename T>
 Storage<T> scalar_as(const devplug_scalar_t& s) {
-  if constexpr (sdk::is_floating_v<T>) return round_to<T>(s.f);
-  else if constexpr (std::is_same_v<T, bool>) return BoolByte(s.i != 0);
-  else return math::wrap<T>(static_cast<uint64_t>(s.i));
+  if constexpr (sdk::is_floating_v<T>)
+    return round_to<T>(s.f);
+  else if constexpr (std::is_same_v<T, bool>)
+    return BoolByte(s.i != 0);
+  else
+    return math::wrap<T>(static_cast<uint64_t>(s.i));
 }
 
 devplug_error_t* fill_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
@@ -129,11 +141,12 @@ devplug_error_t* iota_kernel(devplug_stream_handle_t* stream, const devplug_op_c
           if constexpr (sdk::is_float16_v<T>) {
             const double nearest = static_cast<double>(q);  // q - nearest is exact in binary128
             return round_to<T>(math::round_to_odd(nearest, q - static_cast<__float128>(nearest)));
-          }
-          else return static_cast<T>(q);
+          } else
+            return static_cast<T>(q);
         });
       } else {
-        const uint64_t start = static_cast<uint64_t>(attrs.start.i), step = static_cast<uint64_t>(attrs.step.i);
+        const uint64_t start = static_cast<uint64_t>(attrs.start.i),
+                       step = static_cast<uint64_t>(attrs.step.i);
         generate<T>(out, [&](uint64_t k) { return math::wrap<T>(start + k * step); });
       }
     });
@@ -148,11 +161,20 @@ void register_data_kernels(sdk::KernelTable& table) {
   for (devplug_op_t op : sdk::ops_in_category(DEVPLUG_CATEGORY_data)) {
     devplug_kernel_fn fn = nullptr;
     switch (op) {
-      case DEVPLUG_OP_convert_element_type: fn = &convert_kernel; break;
-      case DEVPLUG_OP_copy_strided: fn = &copy_strided_kernel; break;
-      case DEVPLUG_OP_fill: fn = &fill_kernel; break;
-      case DEVPLUG_OP_iota: fn = &iota_kernel; break;
-      default: continue;
+      case DEVPLUG_OP_convert_element_type:
+        fn = &convert_kernel;
+        break;
+      case DEVPLUG_OP_copy_strided:
+        fn = &copy_strided_kernel;
+        break;
+      case DEVPLUG_OP_fill:
+        fn = &fill_kernel;
+        break;
+      case DEVPLUG_OP_iota:
+        fn = &iota_kernel;
+        break;
+      default:
+        continue;
     }
     table.add(op, devplug_op_info(op)->dtypes, 0, fn);
   }

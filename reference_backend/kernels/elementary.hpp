@@ -82,7 +82,7 @@ struct ExpParts {
   int k;
 };
 
-inline constexpr long double kExpArgLimit = 1400;  // |x| beyond: n = 32k + j needs 17 bits
+inline constexpr long double kExpArgLimit = 1400;           // |x| beyond: n = 32k + j needs 17 bits
 inline constexpr double k32OverLn2 = 0x1.71547652b82fep+5;  // n need only be near x 32/ln2
 // ln2/32 = kLn2Over32Hi + kLn2Over32Lo; Hi has 48 bits, so n * Hi is exact for |n| < 2^16
 // and x - n * Hi is exact (Sterbenz).
@@ -432,8 +432,8 @@ inline long double sinh(long double x) {
   if (a < 0.5L) {
     // Taylor to a^17: the rest is below 2^-73 a. From a^7 on the terms are below 2^-18 a,
     // so double coefficients are enough there.
-    static constexpr double kTaylorTail[6] = {1.0 / 5040, 1.0 / 362880, 1.0 / 39916800, 1.0 / 6227020800,
-                                              1.0 / 1307674368000, 1.0 / 355687428096000};
+    static constexpr double kTaylorTail[6] = {1.0 / 5040,       1.0 / 362880,        1.0 / 39916800,
+                                              1.0 / 6227020800, 1.0 / 1307674368000, 1.0 / 355687428096000};
     const long double z = a * a;
     return (a + a * z * (1.0L / 6 + z * (1.0L / 120 + z * polynomial(z, kTaylorTail)))) * sign_of(x);
   }
@@ -528,8 +528,8 @@ inline constexpr long double kPiHi = 0x1.921fb54442d1846ap+1L, kPiLo = -0x1.d9cc
 // rest is below 2^-73 a0 for |a0| <= pi/6); s - a0 is exact, and the residual is small
 // against the terms it comes from, so the step is within 2^-66 a0.
 inline long double asin_newton_step(double s, long double s_lo, double a0, double cos_a0) {
-  static constexpr double kSinTaylorTail[6] = {-1.0 / 5040, 1.0 / 362880, -1.0 / 39916800, 1.0 / 6227020800,
-                                               -1.0 / 1307674368000, 1.0 / 355687428096000};
+  static constexpr double kSinTaylorTail[6] = {-1.0 / 5040,      1.0 / 362880,         -1.0 / 39916800,
+                                               1.0 / 6227020800, -1.0 / 1307674368000, 1.0 / 355687428096000};
   const long double a = a0, z = a * a;
   const long double sin_minus_a = a * z * (-1.0L / 6 + z * (1.0L / 120 + z * polynomial(z, kSinTaylorTail)));
   const long double residual = ((s - a) + s_lo) - sin_minus_a;
@@ -594,7 +594,8 @@ inline long double acos(long double x) {
   if (a <= 0.5L) {
     // pi/2 - asin x: asin x is at most a third of pi/2.
     const double a0 = std::asin(xd);
-    return subtract_from(kHalfPiHi, kHalfPiLo, a0, asin_newton_step(xd, x - xd, a0, std::sqrt((1 - xd) * (1 + xd))));
+    return subtract_from(kHalfPiHi, kHalfPiLo, a0,
+                         asin_newton_step(xd, x - xd, a0, std::sqrt((1 - xd) * (1 + xd))));
   }
   if (a <= 1) {
     const HalfAngle v = half_angle(x);
@@ -611,10 +612,9 @@ inline long double acos(long double x) {
 // smallest double, so the float64 result is +0, which is what this returns there (this
 // function serves float64 only). In between it stays glibc's.
 inline long double erfc(long double x) {
-  if (x <= -6.5L) return 2;  // also -Inf
+  if (x <= -6.5L) return 2;   // also -Inf
   if (x >= 27.25L) return 0;  // also +Inf
   return std::erfc(x);        // and NaN
 }
-
 
 }  // namespace devplug::reference::math

@@ -26,14 +26,18 @@ namespace devplug::reference {
 // non-negative and the byte range spanned by the strides must fit (overflow-safe).
 inline void check_tensor_in_buffer(const devplug_tensor_desc_t& t, const char* what) {
   const uint64_t elem = devplug_dtype_size(t.dtype);
-  if (t.buffer->data == nullptr) sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(what) + " has a released buffer");
+  if (t.buffer->data == nullptr)
+    sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(what) + " has a released buffer");
   __int128 lo = 0, hi = 0;  // element offsets reachable, relative to the first element
   bool empty = false;
   for (int32_t d = 0; d < t.rank; ++d) {
     if (t.shape[d] < 0) sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(what) + " has a negative dim");
     if (t.shape[d] == 0) empty = true;
     const __int128 span = static_cast<__int128>(t.shape[d] > 0 ? t.shape[d] - 1 : 0) * t.strides[d];
-    if (span < 0) lo += span; else hi += span;
+    if (span < 0)
+      lo += span;
+    else
+      hi += span;
   }
   if (empty) return;
   const __int128 first = static_cast<__int128>(t.byte_offset) + lo * static_cast<__int128>(elem);
@@ -51,7 +55,8 @@ inline void check_same_shape(const devplug_tensor_desc_t& a, const devplug_tenso
 }
 
 // Throws INVALID_ARGUMENT unless `t` has dtype `dtype`.
-inline void check_dtype(const devplug_tensor_desc_t& t, devplug_dtype_t dtype, const char* op, const char* what) {
+inline void check_dtype(const devplug_tensor_desc_t& t, devplug_dtype_t dtype, const char* op,
+                        const char* what) {
   if (t.dtype != dtype)
     sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(op) + ": " + what + " has dtype " +
                                                  devplug_dtype_name(t.dtype) + ", " +
@@ -61,14 +66,15 @@ inline void check_dtype(const devplug_tensor_desc_t& t, devplug_dtype_t dtype, c
 // Checks what every kernel relies on: a stream, the call frame (sdk::check_call), the
 // dispatch dtype among the op's allowed dtypes, and every tensor inside its buffer.
 // Returns the op's row of ops.def.
-inline const devplug_op_info_t& check_kernel_call(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
+inline const devplug_op_info_t& check_kernel_call(devplug_stream_handle_t* stream,
+                                                  const devplug_op_call_t* call) {
   sdk::check_not_null(stream, "stream");
   sdk::check_call(call);
   const devplug_op_info_t& info = *devplug_op_info(call->op);
   const devplug_dtype_t dtype = sdk::dispatch_dtype(*call);
   if ((info.dtypes & DEVPLUG_DTYPE_BIT(dtype)) == 0)
-    sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(info.name) + " does not allow dtype " +
-                                                 devplug_dtype_name(dtype));
+    sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT,
+              std::string(info.name) + " does not allow dtype " + devplug_dtype_name(dtype));
   for (size_t i = 0; i < call->n_inputs; ++i) check_tensor_in_buffer(*call->inputs[i], "input tensor");
   for (size_t i = 0; i < call->n_outputs; ++i) check_tensor_in_buffer(*call->outputs[i], "output tensor");
   return info;
@@ -85,7 +91,8 @@ void map1(const devplug_tensor_desc_t& in, const devplug_tensor_desc_t& out, F&&
 
 // out[i] = f(a[i], b[i]) over one shape, any strides.
 template <typename A, typename B, typename Out, typename F>
-void map2(const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b, const devplug_tensor_desc_t& out, F&& f) {
+void map2(const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b, const devplug_tensor_desc_t& out,
+          F&& f) {
   const A* pa = tensor_base<const A>(a);
   const B* pb = tensor_base<const B>(b);
   Out* dst = tensor_base<Out>(out);
@@ -101,10 +108,9 @@ void map3(const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b, const 
   const B* pb = tensor_base<const B>(b);
   const C* pc = tensor_base<const C>(c);
   Out* dst = tensor_base<Out>(out);
-  sdk::for_each_offset<4>(out.rank, out.shape, {a.strides, b.strides, c.strides, out.strides},
-                          [&](const std::array<int64_t, 4>& at) {
-                            dst[at[3]] = f(pa[at[0]], pb[at[1]], pc[at[2]]);
-                          });
+  sdk::for_each_offset<4>(
+      out.rank, out.shape, {a.strides, b.strides, c.strides, out.strides},
+      [&](const std::array<int64_t, 4>& at) { dst[at[3]] = f(pa[at[0]], pb[at[1]], pc[at[2]]); });
 }
 
 // How a float64 op is computed. kWide: in long double and rounded once to double (the C
@@ -120,8 +126,11 @@ template <typename F>
 void visit_float(devplug_dtype_t dtype, F&& f) {
   sdk::visit_dtype(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (sdk::is_floating_v<T>) f(tag);
-    else sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string("a floating op got dtype ") + devplug_dtype_name(dtype));
+    if constexpr (sdk::is_floating_v<T>)
+      f(tag);
+    else
+      sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT,
+                std::string("a floating op got dtype ") + devplug_dtype_name(dtype));
   });
 }
 
@@ -132,15 +141,19 @@ using Compute = std::conditional_t<std::is_same_v<T, double> && P == F64::kWide,
 // The computed value `v` rounded once to T.
 template <typename T, typename C>
 inline T round_to(C v) {
-  if constexpr (sdk::is_float16_v<T>) return sdk::from_double<T>(static_cast<double>(v));
-  else return static_cast<T>(v);
+  if constexpr (sdk::is_float16_v<T>)
+    return sdk::from_double<T>(static_cast<double>(v));
+  else
+    return static_cast<T>(v);
 }
 
 // The exact value of a floating element as double.
 template <typename T>
 inline double value_of(T v) {
-  if constexpr (sdk::is_float16_v<T>) return sdk::to_double(v);
-  else return static_cast<double>(v);
+  if constexpr (sdk::is_float16_v<T>)
+    return sdk::to_double(v);
+  else
+    return static_cast<double>(v);
 }
 
 // out = f(x) for a floating unary op, computed as F64 says and rounded once.
@@ -155,7 +168,8 @@ void float_map1(const devplug_tensor_desc_t& in, const devplug_tensor_desc_t& ou
 
 // out = f(a, b) for a floating binary op, computed as F64 says and rounded once.
 template <F64 P, typename F>
-void float_map2(const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b, const devplug_tensor_desc_t& out, F&& f) {
+void float_map2(const devplug_tensor_desc_t& a, const devplug_tensor_desc_t& b,
+                const devplug_tensor_desc_t& out, F&& f) {
   visit_float(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = Compute<T, P>;

@@ -70,8 +70,9 @@ template <Mode M, typename C>
   const Pair<C> minus_half_log = two_sum<M>(minus_u.hi, -log_u.hi / 2);
   const Pair<C> with_constant = two_sum<M>(minus_half_log.hi, t.half_log_2pi.hi);
   const Pair<C> with_first = two_sum<M>(with_constant.hi, first.hi);
-  return fast_two_sum<M>(with_first.hi, with_first.lo + with_constant.lo + minus_half_log.lo + minus_u.lo + product.lo -
-                                         u.lo - log_u.lo / 2 + t.half_log_2pi.lo + first.lo + rest);
+  return fast_two_sum<M>(with_first.hi, with_first.lo + with_constant.lo + minus_half_log.lo + minus_u.lo +
+                                            product.lo - u.lo - log_u.lo / 2 + t.half_log_2pi.lo + first.lo +
+                                            rest);
 }
 
 // psi(u) for u = u.hi + u.lo >= 16.
@@ -114,7 +115,8 @@ template <Mode M, typename C>
     const Pair<C> value = lgamma_from_one<M>(t, Pair<C>{x, 0});
     return {value, std::fabs(value.hi)};
   }
-  if (x > 0) return sum_of<M>(taylor_lgamma<M>(locate<M>(t, two_sum<M>(C(1), x), false)), negate(log_pair<M>(t, x)));
+  if (x > 0)
+    return sum_of<M>(taylor_lgamma<M>(locate<M>(t, two_sum<M>(C(1), x), false)), negate(log_pair<M>(t, x)));
   const C r = x - nearest_integer(x);  // exact; |sin(pi x)| = |sin(pi r)|
   const Pair<C> log_sine = log_pair<M>(t, sin_pi_over_pi<M>(t, r));
   return sum_of<M>(negate(log_sine), negate(lgamma_from_one<M>(t, two_sum<M>(C(1), -x))));
@@ -128,7 +130,8 @@ template <Mode M, typename C>
     return {value, std::fabs(value.hi)};
   }
   if (x > 0) {
-    return sum_of<M>(taylor_digamma<M>(locate<M>(t, two_sum<M>(C(1), x), true)), negate(reciprocal<M>(Pair<C>{x, 0})));
+    return sum_of<M>(taylor_digamma<M>(locate<M>(t, two_sum<M>(C(1), x), true)),
+                     negate(reciprocal<M>(Pair<C>{x, 0})));
   }
   const C r = x - nearest_integer(x);  // exact; cot(pi x) = cot(pi r)
   return sum_of<M>(digamma_from_one<M>(t, two_sum<M>(C(1), -x)), negate(pi_cot_pi<M>(t, r)));
@@ -138,8 +141,10 @@ enum class Function { kLgamma, kDigamma };
 
 template <Function f, Mode M, typename C>
 [[gnu::always_inline]] inline Estimate<C> estimate(const Tables<C>& t, C x) {
-  if constexpr (f == Function::kLgamma) return lgamma_estimate<M>(t, x);
-  else return digamma_estimate<M>(t, x);
+  if constexpr (f == Function::kLgamma)
+    return lgamma_estimate<M>(t, x);
+  else
+    return digamma_estimate<M>(t, x);
 }
 
 // The pair of doubles, with a fused multiply-add where the CPU has one (GCC on x86-64: checked
@@ -212,7 +217,8 @@ inline bool decides_double(const Estimate<long double>& e, double& result) {
 template <Function f>
 [[gnu::noinline]] inline double float64_result_wide(double x) {
   double result;
-  const Estimate<long double> wide = estimate<f, Mode::kSplit>(tables<long double>(), static_cast<long double>(x));
+  const Estimate<long double> wide =
+      estimate<f, Mode::kSplit>(tables<long double>(), static_cast<long double>(x));
   if (decides_double(wide, result)) return result;
   return f == Function::kLgamma ? lgamma_binary128(x) : digamma_binary128(x);
 }
@@ -233,7 +239,7 @@ inline long double float64_result(long double x) {
 inline bool inside_float_cell(double v, double bound) {
   const double magnitude = std::fabs(v);
   const uint64_t field = (bits_of(magnitude) >> 52) & 0x7ff;
-  if (field < 1023 - 100 || field > 1023 + 126) return false;  // tiny, beyond float, NaN: pairs
+  if (field < 1023 - 100 || field > 1023 + 126) return false;         // tiny, beyond float, NaN: pairs
   const double inverse_width = double_of((2046 - field + 25) << 52);  // 2^(25 - e)
   const double widened = bound + magnitude * 0x1p-52;
   const double below = (magnitude - widened) * inverse_width, above = (magnitude + widened) * inverse_width;
@@ -248,7 +254,8 @@ template <Function f>
 [[gnu::noinline]] inline double narrow_result_pairs(double x) {
   const Estimate<double> e = estimate_double<f>(x);
   if (std::fabs(e.value.hi) >= e.scale * 0x1p-20) return round_to_odd(e.value.hi, e.value.lo);
-  const Estimate<long double> wide = estimate<f, Mode::kSplit>(tables<long double>(), static_cast<long double>(x));
+  const Estimate<long double> wide =
+      estimate<f, Mode::kSplit>(tables<long double>(), static_cast<long double>(x));
   const double hi = static_cast<double>(wide.value.hi + wide.value.lo);
   return round_to_odd(hi, (wide.value.hi - hi) + wide.value.lo);
 }
@@ -264,8 +271,10 @@ inline double narrow_result(double x) {
 
 template <Function f, typename C>
 inline C result(C x) {
-  if constexpr (std::is_same_v<C, long double>) return float64_result<f>(x);
-  else return narrow_result<f>(x);
+  if constexpr (std::is_same_v<C, long double>)
+    return float64_result<f>(x);
+  else
+    return narrow_result<f>(x);
 }
 
 template <typename C>

@@ -161,11 +161,25 @@ template <int n, typename C, typename Coefficient>
 
 // B_2k = kBernoulliNumerator[k - 1] / kBernoulliDenominator[k - 1], k = 1..17.
 constexpr int kBernoulliCount = 17;
-constexpr int64_t kBernoulliNumerator[kBernoulliCount] = {
-    1, -1, 1, -1, 5, -691, 7, -3617, 43867, -174611, 854513, -236364091, 8553103,
-    -23749461029, 8615841276005, -7709321041217, 2577687858367};
-constexpr int64_t kBernoulliDenominator[kBernoulliCount] = {6,    30, 42,  30,  66,  2730, 6,     510, 798,
-                                                            330,  138, 2730, 6, 870, 14322, 510, 6};
+constexpr int64_t kBernoulliNumerator[kBernoulliCount] = {1,
+                                                          -1,
+                                                          1,
+                                                          -1,
+                                                          5,
+                                                          -691,
+                                                          7,
+                                                          -3617,
+                                                          43867,
+                                                          -174611,
+                                                          854513,
+                                                          -236364091,
+                                                          8553103,
+                                                          -23749461029,
+                                                          8615841276005,
+                                                          -7709321041217,
+                                                          2577687858367};
+constexpr int64_t kBernoulliDenominator[kBernoulliCount] = {6,   30,  42,   30, 66,  2730,  6,   510, 798,
+                                                            330, 138, 2730, 6,  870, 14322, 510, 6};
 
 inline Quad bernoulli_2k(int k) {
   return Quad(kBernoulliNumerator[k - 1]) / Quad(kBernoulliDenominator[k - 1]);
@@ -348,7 +362,8 @@ inline void polygamma_quad(Quad x, Quad (&psi)[5]) {
   const Quad c = cosq(pi * r) / sinq(pi * r), c2 = c * c;  // cot(pi x)
   // d^n/dx^n cot(pi x) for n = 0..4, from (cot)' = -pi (1 + cot^2).
   const Quad pi2 = pi * pi;
-  const Quad derivative[5] = {c, -pi * (1 + c2), 2 * pi2 * c * (1 + c2), -2 * pi2 * pi * (1 + c2) * (1 + 3 * c2),
+  const Quad derivative[5] = {c, -pi * (1 + c2), 2 * pi2 * c * (1 + c2),
+                              -2 * pi2 * pi * (1 + c2) * (1 + 3 * c2),
                               8 * pi2 * pi2 * c * (1 + c2) * (2 + 3 * c2)};
   for (int n = 0; n <= 4; ++n) psi[n] = (n % 2 == 0 ? psi[n] : -psi[n]) - pi * derivative[n];
 }
@@ -390,7 +405,8 @@ inline const ZeroExpansions& zero_expansions() {
     z.lgamma_positive[0] = zero_expansion({1, 0, 0}, 0);
     z.lgamma_positive[1] = zero_expansion({2, 0, 0}, 0);
     for (int i = 0; i < 16; ++i) z.lgamma_negative[i] = zero_expansion(kLgammaNegativeZeros[i], 0);
-    z.digamma_positive = zero_expansion({kDigammaRootParts[0], kDigammaRootParts[1], kDigammaRootParts[2]}, 1);
+    z.digamma_positive =
+        zero_expansion({kDigammaRootParts[0], kDigammaRootParts[1], kDigammaRootParts[2]}, 1);
     for (int i = 0; i < 31; ++i) z.digamma_negative[i] = zero_expansion(kDigammaNegativeZeros[i], 1);
     return z;
   }();
@@ -426,7 +442,8 @@ inline double digamma_binary128(double x) {
   if (x > 0) {
     if (evaluate_near_zero(z.digamma_positive, x, value)) return static_cast<double>(value);
   } else if (x > -31) {
-    if (evaluate_near_zero(z.digamma_negative[static_cast<int>(-x)], x, value)) return static_cast<double>(value);
+    if (evaluate_near_zero(z.digamma_negative[static_cast<int>(-x)], x, value))
+      return static_cast<double>(value);
   }
   return static_cast<double>(digamma_quad(x));
 }
@@ -447,7 +464,7 @@ constexpr int kDoubleTerms = kTaylorOrder - 4;  // a_5 .. a_14
 template <typename C>
 struct TaylorRow {
   Pair<C> a0, a1, a2, a3, a4;
-  Pair<C> a3_times_3;  // for psi
+  Pair<C> a3_times_3;                      // for psi
   double higher[kDoubleTerms];             // a_5, a_6, ...
   double higher_derivative[kDoubleTerms];  // 5 a_5, 6 a_6, ... for psi
 };
@@ -480,7 +497,7 @@ struct Tables {
     int exponent_increment;
   } log_rows[257];
   TaylorRow<C> rows[kGridRows + 1];  // the last row is centred on psi's root
-  C digamma_root[3];  // hi + mid + lo: t = x - root must stay exact next to the root
+  C digamma_root[3];                 // hi + mid + lo: t = x - root must stay exact next to the root
   Pair<C> half_log_2pi;
   // B_2k / (2k (2k - 1)) and B_2k / (2k): the first term reaches 2^-12 of the result and is a
   // pair, the second keeps C's precision, the rest are double.
@@ -567,7 +584,8 @@ inline Tables<C> make_tables() {
   }
   for (int row = 0; row <= kGridRows; ++row) t.rows[row] = taylor_row<C>(quad_rows().a[row]);
   // The three doubles of kDigammaRootParts, regrouped in C.
-  const Pair<C> root_head = pair_of<C>(Quad(kDigammaRootParts[0]) + kDigammaRootParts[1]);  // exact in binary128
+  const Pair<C> root_head =
+      pair_of<C>(Quad(kDigammaRootParts[0]) + kDigammaRootParts[1]);  // exact in binary128
   t.digamma_root[0] = root_head.hi;
   t.digamma_root[1] = root_head.lo;
   t.digamma_root[2] = static_cast<C>(digamma_root_quad() - Quad(kDigammaRootParts[0]) - kDigammaRootParts[1]);
@@ -580,8 +598,8 @@ inline Tables<C> make_tables() {
     t.stirling[k - 3] = static_cast<double>(bernoulli_2k(k) / ((2 * k) * (2 * k - 1)));
     t.digamma_series[k - 3] = static_cast<double>(bernoulli_2k(k) / (2 * k));
   }
-  t.sinc = even_series<C>(1, 1);                         // sum (-1)^n (pi s)^2n / (2n+1)!
-  t.cos = even_series<C>(1, 0);                          // sum (-1)^n (pi s)^2n / (2n)!
+  t.sinc = even_series<C>(1, 1);  // sum (-1)^n (pi s)^2n / (2n+1)!
+  t.cos = even_series<C>(1, 0);   // sum (-1)^n (pi s)^2n / (2n)!
   t.cos_over_pi = even_series<C>(1 / pi_quad(), 0);
   t.pi_sinc = even_series<C>(pi_quad() * pi_quad(), 1);  // pi^2 * sinc
   return t;
@@ -615,7 +633,7 @@ template <Mode M, typename C>
   const C difference = m - row.center;
   const C z = difference * row.inverse;
   const C v_lo_scaled = v.lo * s.scale * row.factor;  // exact
-  C residual;  // difference - z center, exactly
+  C residual;                                         // difference - z center, exactly
   if constexpr (M == Mode::kPlain) {
     residual = 0;
   } else if constexpr (M == Mode::kFused) {
@@ -627,15 +645,16 @@ template <Mode M, typename C>
   }
   const C z_lo = (residual + v_lo_scaled) * row.inverse;
   // log1p(z) = z - z^2/2 + z^3 (1/3 - z/4 + ...); z^2/2 reaches 2^-10 of it and is a pair.
-  static constexpr double kLog1pSeries[7] = {1.0 / 3, -1.0 / 4, 1.0 / 5, -1.0 / 6, 1.0 / 7, -1.0 / 8, 1.0 / 9};
+  static constexpr double kLog1pSeries[7] = {1.0 / 3, -1.0 / 4, 1.0 / 5, -1.0 / 6,
+                                             1.0 / 7, -1.0 / 8, 1.0 / 9};
   const Pair<C> z2 = two_prod<M>(z, z);
   const C z_series = z2.hi * z * polynomial<7>(kLog1pSeries, z);
   const C e = static_cast<C>(s.e + row.exponent_increment);
   const Pair<C> a = two_sum<M>(e * t.ln2.hi, row.log.hi);  // e * ln2.hi is exact
   const Pair<C> b = two_sum<M>(a.hi, z);
   const Pair<C> c = two_sum<M>(b.hi, -z2.hi / 2);
-  return fast_two_sum<M>(c.hi, a.lo + b.lo + c.lo + (e * t.ln2.lo + row.log.lo) + z_lo * (1 - z) - z2.lo / 2 +
-                                z_series);
+  return fast_two_sum<M>(
+      c.hi, a.lo + b.lo + c.lo + (e * t.ln2.lo + row.log.lo) + z_lo * (1 - z) - z2.lo / 2 + z_series);
 }
 
 template <Mode M, typename C>
@@ -674,7 +693,7 @@ template <Mode M, typename C>
   const Pair<C> second = two_sum<M>(first.hi, k2w2.hi);
   const Pair<C> third = two_sum<M>(second.hi, k3w3.hi);
   return fast_two_sum<M>(third.hi,
-                      first.lo + second.lo + third.lo + series.k0.lo + k1w.lo + k2w2.lo + k3w3.lo + rest);
+                         first.lo + second.lo + third.lo + series.k0.lo + k1w.lo + k2w2.lo + k3w3.lo + rest);
 }
 
 // a if chosen else b, exactly, without a branch (the compiler branches on a ternary of
@@ -692,7 +711,8 @@ template <Mode M, typename C>
   const C a = std::fabs(r);
   const bool near_zero = a <= C(0.25);
   const C s = select(near_zero, a, C(0.5) - a);  // exact
-  return mul<M>(sum_even_series<M>(near_zero ? t.sinc : t.cos_over_pi, even_powers<M>(s)), select(near_zero, a, C(1)));
+  return mul<M>(sum_even_series<M>(near_zero ? t.sinc : t.cos_over_pi, even_powers<M>(s)),
+                select(near_zero, a, C(1)));
 }
 
 // pi cot(pi r) for 0 < |r| <= 1/2: cos / (r sinc) up to 1/4, and above, with s = 1/2 - |r|,
@@ -751,13 +771,14 @@ template <Mode M, typename C>
 
 // a0 + a1 t + a2 t^2 + a3 t^3 as pairs, plus rest.
 template <Mode M, typename C>
-[[gnu::always_inline]] inline Pair<C> sum_cubic(Pair<C> a0, Pair<C> a1, Pair<C> a2, Pair<C> a3, const Powers<C>& p,
-                                                C rest) {
+[[gnu::always_inline]] inline Pair<C> sum_cubic(Pair<C> a0, Pair<C> a1, Pair<C> a2, Pair<C> a3,
+                                                const Powers<C>& p, C rest) {
   const Pair<C> linear = mul<M>(a1, p.t1), square = mul<M>(a2, p.t2), cube = mul<M>(a3, p.t3);
   const Pair<C> first = two_sum<M>(a0.hi, linear.hi);
   const Pair<C> second = two_sum<M>(first.hi, square.hi);
   const Pair<C> third = two_sum<M>(second.hi, cube.hi);
-  return fast_two_sum<M>(third.hi, first.lo + second.lo + third.lo + a0.lo + linear.lo + square.lo + cube.lo + rest);
+  return fast_two_sum<M>(third.hi,
+                         first.lo + second.lo + third.lo + a0.lo + linear.lo + square.lo + cube.lo + rest);
 }
 
 template <Mode M, typename C>

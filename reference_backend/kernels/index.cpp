@@ -25,19 +25,17 @@ using namespace structured;
 int32_t checked_dim(const devplug_op_call_t& call, int32_t rank) {
   const int32_t dim = attrs_of<devplug_dim_attrs_t>(call).dim;
   if (dim < 0 || dim >= rank)
-    invalid(std::string(devplug_op_name(call.op)) + ": dim " + std::to_string(dim) +
-            " is outside [0, " + std::to_string(rank) + ")");
+    invalid(std::string(devplug_op_name(call.op)) + ": dim " + std::to_string(dim) + " is outside [0, " +
+            std::to_string(rank) + ")");
   return dim;
 }
 
 // Throws unless every value of the int64 `index` lies in [0, size).
-void check_index_values(const devplug_op_call_t& call, const devplug_tensor_desc_t& index,
-                        int64_t size) {
+void check_index_values(const devplug_op_call_t& call, const devplug_tensor_desc_t& index, int64_t size) {
   check_dtype(index, DEVPLUG_DTYPE_INT64, "index");
   check_fits(index, "index");
   const int64_t* values = tensor_base<const int64_t>(index);
-  sdk::for_each_offset<1>(index.rank, index.shape, {index.strides},
-                          [&](const std::array<int64_t, 1>& at) {
+  sdk::for_each_offset<1>(index.rank, index.shape, {index.strides}, [&](const std::array<int64_t, 1>& at) {
     const int64_t v = values[at[0]];
     if (v < 0 || v >= size)
       invalid(std::string(devplug_op_name(call.op)) + ": index value " + std::to_string(v) +
@@ -136,12 +134,14 @@ void scatter(const devplug_op_call_t& call) {
 
   // The result in row-major order: exact accumulators for scatter_add, elements otherwise
   // (scatter runs on Storage<T>, so never on bool, which std::vector would pack).
-  using Acc = std::conditional_t<!kAdd, T,
-                                 std::conditional_t<sdk::is_floating_v<T>, wide_t<T>, uint64_t>>;
+  using Acc = std::conditional_t<!kAdd, T, std::conditional_t<sdk::is_floating_v<T>, wide_t<T>, uint64_t>>;
   auto widen = [](T v) -> Acc {
-    if constexpr (!kAdd) return static_cast<Acc>(v);
-    else if constexpr (sdk::is_floating_v<T>) return to_wide(v);
-    else return to_bits(v);
+    if constexpr (!kAdd)
+      return static_cast<Acc>(v);
+    else if constexpr (sdk::is_floating_v<T>)
+      return to_wide(v);
+    else
+      return to_bits(v);
   };
   std::vector<Acc> result;
   result.reserve(static_cast<size_t>(sdk::numel(in)));
@@ -157,17 +157,22 @@ void scatter(const devplug_op_call_t& call) {
     to[dim] = targets[offset_of(index.rank, i, index.strides)];
     Acc& slot = result[static_cast<size_t>(linear_of(in.rank, to, in.shape))];
     const Acc value = widen(src_data[offset_of(src.rank, i, src.strides)]);
-    if constexpr (kAdd) slot += value;
-    else slot = value;
+    if constexpr (kAdd)
+      slot += value;
+    else
+      slot = value;
   });
 
   T* dst = tensor_base<T>(out);
   size_t k = 0;
   sdk::for_each_offset<1>(out.rank, out.shape, {out.strides}, [&](const std::array<int64_t, 1>& at) {
     const Acc v = result[k++];
-    if constexpr (!kAdd) dst[at[0]] = static_cast<T>(v);
-    else if constexpr (sdk::is_floating_v<T>) dst[at[0]] = from_wide<T>(v);
-    else dst[at[0]] = from_bits<T>(v);
+    if constexpr (!kAdd)
+      dst[at[0]] = static_cast<T>(v);
+    else if constexpr (sdk::is_floating_v<T>)
+      dst[at[0]] = from_wide<T>(v);
+    else
+      dst[at[0]] = from_bits<T>(v);
   });
 }
 
@@ -184,8 +189,8 @@ void cat(const devplug_op_call_t& call) {
     if (in.rank != out.rank) invalid("cat: every input must have the output's rank");
     for (int32_t d = 0; d < out.rank; ++d)
       if (d != dim && in.shape[d] != out.shape[d])
-        invalid("cat: input " + std::to_string(n) + " " + shape_string(in) +
-                " does not match the output " + shape_string(out) + " outside dim");
+        invalid("cat: input " + std::to_string(n) + " " + shape_string(in) + " does not match the output " +
+                shape_string(out) + " outside dim");
     check_fits(in, "input");
     total += in.shape[dim];
   }

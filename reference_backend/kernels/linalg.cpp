@@ -69,12 +69,12 @@ void matmul(const devplug_op_call_t& call) {
   const int32_t batch_rank = rank - 2;
   for (int32_t d = 0; d < batch_rank; ++d)
     if (a.shape[d] != b.shape[d] || a.shape[d] != out.shape[d])
-      invalid("matmul: batch dims differ: a " + shape_string(a) + ", b " + shape_string(b) +
-              ", output " + shape_string(out));
+      invalid("matmul: batch dims differ: a " + shape_string(a) + ", b " + shape_string(b) + ", output " +
+              shape_string(out));
   const int64_t M = a.shape[rank - 2], K = a.shape[rank - 1], N = b.shape[rank - 1];
   if (b.shape[rank - 2] != K || out.shape[rank - 2] != M || out.shape[rank - 1] != N)
-    invalid("matmul: shapes do not chain: a " + shape_string(a) + ", b " + shape_string(b) +
-            ", output " + shape_string(out));
+    invalid("matmul: shapes do not chain: a " + shape_string(a) + ", b " + shape_string(b) + ", output " +
+            shape_string(out));
   check_fits(a, "a");
   check_fits(b, "b");
   check_fits(out, "output");
@@ -89,33 +89,33 @@ void matmul(const devplug_op_call_t& call) {
   std::vector<double> row(static_cast<size_t>(N));
   const bool transposed_b = std::is_same_v<W, long double>;  // b_dense[j][k] instead of [k][j]
 
-  sdk::for_each_offset<3>(batch_rank, a.shape, {a.strides, b.strides, out.strides},
-                          [&](const std::array<int64_t, 3>& at) {
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t k = 0; k < K; ++k)
-        a_dense[i * K + k] = static_cast<double>(to_wide(a_data[at[0] + i * a_row + k * a_col]));
-    for (int64_t k = 0; k < K; ++k)
-      for (int64_t j = 0; j < N; ++j)
-        b_dense[transposed_b ? j * K + k : k * N + j] =
-            static_cast<double>(to_wide(b_data[at[1] + k * b_row + j * b_col]));
-    T* o_batch = o_data + at[2];
-    if constexpr (std::is_same_v<W, long double>) {
-      dot_products_long_double(a_dense.data(), b_dense.data(), M, N, K, [&](int64_t i, int64_t j, long double v) {
-        o_batch[i * o_row + j * o_col] = from_wide<T>(v);
-      });
-    } else {
-      for (int64_t i = 0; i < M; ++i) {
-        double* acc = row.data();
-        for (int64_t j = 0; j < N; ++j) acc[j] = 0;
-        for (int64_t k = 0; k < K; ++k) {
-          const double aik = a_dense[i * K + k];
-          const double* b_k = b_dense.data() + k * N;
-          for (int64_t j = 0; j < N; ++j) acc[j] += aik * b_k[j];
+  sdk::for_each_offset<3>(
+      batch_rank, a.shape, {a.strides, b.strides, out.strides}, [&](const std::array<int64_t, 3>& at) {
+        for (int64_t i = 0; i < M; ++i)
+          for (int64_t k = 0; k < K; ++k)
+            a_dense[i * K + k] = static_cast<double>(to_wide(a_data[at[0] + i * a_row + k * a_col]));
+        for (int64_t k = 0; k < K; ++k)
+          for (int64_t j = 0; j < N; ++j)
+            b_dense[transposed_b ? j * K + k : k * N + j] =
+                static_cast<double>(to_wide(b_data[at[1] + k * b_row + j * b_col]));
+        T* o_batch = o_data + at[2];
+        if constexpr (std::is_same_v<W, long double>) {
+          dot_products_long_double(
+              a_dense.data(), b_dense.data(), M, N, K,
+              [&](int64_t i, int64_t j, long double v) { o_batch[i * o_row + j * o_col] = from_wide<T>(v); });
+        } else {
+          for (int64_t i = 0; i < M; ++i) {
+            double* acc = row.data();
+            for (int64_t j = 0; j < N; ++j) acc[j] = 0;
+            for (int64_t k = 0; k < K; ++k) {
+              const double aik = a_dense[i * K + k];
+              const double* b_k = b_dense.data() + k * N;
+              for (int64_t j = 0; j < N; ++j) acc[j] += aik * b_k[j];
+            }
+            for (int64_t j = 0; j < N; ++j) o_batch[i * o_row + j * o_col] = from_wide<T>(acc[j]);
+          }
         }
-        for (int64_t j = 0; j < N; ++j) o_batch[i * o_row + j * o_col] = from_wide<T>(acc[j]);
-      }
-    }
-  });
+      });
 }
 
 DEVPLUG_STRUCTURED_KERNEL(matmul_kernel, DEVPLUG_OP_matmul, (matmul<T>(c)))

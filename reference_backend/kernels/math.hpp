@@ -109,13 +109,28 @@ inline T wrap(U v) {
   return static_cast<T>(static_cast<std::make_unsigned_t<T>>(v));
 }
 
-template <typename T> inline T wrapping_add(T a, T b) { return wrap<T>(static_cast<Unsigned<T>>(a) + static_cast<Unsigned<T>>(b)); }
-template <typename T> inline T wrapping_sub(T a, T b) { return wrap<T>(static_cast<Unsigned<T>>(a) - static_cast<Unsigned<T>>(b)); }
-template <typename T> inline T wrapping_mul(T a, T b) { return wrap<T>(static_cast<Unsigned<T>>(a) * static_cast<Unsigned<T>>(b)); }
-template <typename T> inline T wrapping_neg(T a) { return wrap<T>(Unsigned<T>{0} - static_cast<Unsigned<T>>(a)); }
-template <typename T> inline T wrapping_abs(T a) {
-  if constexpr (std::is_signed_v<T>) return a < 0 ? wrapping_neg(a) : a;
-  else return a;
+template <typename T>
+inline T wrapping_add(T a, T b) {
+  return wrap<T>(static_cast<Unsigned<T>>(a) + static_cast<Unsigned<T>>(b));
+}
+template <typename T>
+inline T wrapping_sub(T a, T b) {
+  return wrap<T>(static_cast<Unsigned<T>>(a) - static_cast<Unsigned<T>>(b));
+}
+template <typename T>
+inline T wrapping_mul(T a, T b) {
+  return wrap<T>(static_cast<Unsigned<T>>(a) * static_cast<Unsigned<T>>(b));
+}
+template <typename T>
+inline T wrapping_neg(T a) {
+  return wrap<T>(Unsigned<T>{0} - static_cast<Unsigned<T>>(a));
+}
+template <typename T>
+inline T wrapping_abs(T a) {
+  if constexpr (std::is_signed_v<T>)
+    return a < 0 ? wrapping_neg(a) : a;
+  else
+    return a;
 }
 
 // Truncating division; min / -1 wraps to min; x / 0 is unspecified by ops.def and gives 0.
@@ -173,7 +188,9 @@ inline T int_pow(T a, T b) {
 constexpr int kBitsPerByte = 8;
 
 template <typename T>
-constexpr int bit_width() { return static_cast<int>(sizeof(T)) * kBitsPerByte; }
+constexpr int bit_width() {
+  return static_cast<int>(sizeof(T)) * kBitsPerByte;
+}
 
 // a << b on the bit pattern; 0 when b < 0 or b >= width.
 template <typename T>

@@ -48,7 +48,8 @@ class WordStream {
   uint32_t word(uint64_t w) {
     const uint64_t n = offset_ + w / 4;  // wraps modulo 2^64, as the spec says
     if (!have_ || n != block_index_) {
-      block_ = philox4x32_10(Block{{static_cast<uint32_t>(n), static_cast<uint32_t>(n >> 32), 0, 0}}, k0_, k1_);
+      block_ =
+          philox4x32_10(Block{{static_cast<uint32_t>(n), static_cast<uint32_t>(n >> 32), 0, 0}}, k0_, k1_);
       block_index_ = n;
       have_ = true;
     }
@@ -85,8 +86,10 @@ template <typename T>
 void philox_bits(const devplug_op_call_t& call) {
   WordStream words = stream_of(call);
   fill_elements<T>(call, [&](uint64_t k) {
-    if constexpr (sizeof(T) == 4) return from_bits<T>(words.word(k));
-    else return from_bits<T>(words.pair(2 * k));
+    if constexpr (sizeof(T) == 4)
+      return from_bits<T>(words.word(k));
+    else
+      return from_bits<T>(words.pair(2 * k));
   });
 }
 
@@ -118,18 +121,26 @@ C cos_of_turns(C u) {
   const C q = std::floor(4 * u + C(0.5));  // exact; a tie may go either way (|r| = 1/8)
   const C angle = two_pi * (u - q / 4);
   auto cos_small = [](C r) {
-    if constexpr (std::is_same_v<C, long double>) return math::cos_within_quarter_pi(r);
-    else return std::cos(r);
+    if constexpr (std::is_same_v<C, long double>)
+      return math::cos_within_quarter_pi(r);
+    else
+      return std::cos(r);
   };
   auto sin_small = [](C r) {
-    if constexpr (std::is_same_v<C, long double>) return math::sin_within_quarter_pi(r);
-    else return std::sin(r);
+    if constexpr (std::is_same_v<C, long double>)
+      return math::sin_within_quarter_pi(r);
+    else
+      return std::sin(r);
   };
   switch (static_cast<int>(q) & 3) {
-    case 0: return cos_small(angle);
-    case 1: return -sin_small(angle);
-    case 2: return -cos_small(angle);
-    default: return sin_small(angle);
+    case 0:
+      return cos_small(angle);
+    case 1:
+      return -sin_small(angle);
+    case 2:
+      return -cos_small(angle);
+    default:
+      return sin_small(angle);
   }
 }
 

@@ -40,8 +40,8 @@ ReducePlan plan_reduce(const devplug_op_call_t& call, devplug_dtype_t out_dtype)
   for (int32_t d = 0; d < in.rank; ++d) {
     const bool reduced = (mask >> d) & 1u;
     if (out.shape[d] != (reduced ? 1 : in.shape[d]))
-      invalid(std::string(name) + ": output shape " + shape_string(out) +
-              " does not match input " + shape_string(in) + " reduced over the mask");
+      invalid(std::string(name) + ": output shape " + shape_string(out) + " does not match input " +
+              shape_string(in) + " reduced over the mask");
     if (reduced) {
       plan.inner_shape[plan.inner_rank] = in.shape[d];
       plan.inner_strides[plan.inner_rank] = in.strides[d];
@@ -83,15 +83,19 @@ void sum_or_prod(const devplug_op_call_t& call) {
       // -0.0 is the IEEE additive identity: a sum of -0.0s stays -0.0; an empty sum is +0.0.
       wide_t<T> acc = kProduct ? 1 : (plan.inner_count > 0 ? -0.0 : 0.0);
       walk_group(src, base, plan, [&](T v) {
-        if constexpr (kProduct) acc *= to_wide(v);
-        else acc += to_wide(v);
+        if constexpr (kProduct)
+          acc *= to_wide(v);
+        else
+          acc += to_wide(v);
       });
       return from_wide<T>(acc);
     } else {
       uint64_t acc = kProduct ? 1 : 0;
       walk_group(src, base, plan, [&](T v) {
-        if constexpr (kProduct) acc *= to_bits(v);
-        else acc += to_bits(v);
+        if constexpr (kProduct)
+          acc *= to_bits(v);
+        else
+          acc += to_bits(v);
       });
       return from_bits<T>(acc);
     }
@@ -104,8 +108,8 @@ void sum_or_prod(const devplug_op_call_t& call) {
 // are ordered (-0.0 < +0.0) so the result does not depend on the order of the elements.
 template <bool kMax>
 bool beats(double a, double b) {
-  if (a == b && a == 0.0) return kMax ? (!std::signbit(a) && std::signbit(b))
-                                      : (std::signbit(a) && !std::signbit(b));
+  if (a == b && a == 0.0)
+    return kMax ? (!std::signbit(a) && std::signbit(b)) : (std::signbit(a) && !std::signbit(b));
   return kMax ? a > b : a < b;
 }
 
@@ -195,7 +199,8 @@ void variance(const devplug_op_call_t& call) {
     // Rounded once: directly for float32 and float64; for the 16-bit formats through a
     // double rounded to odd, which keeps the final rounding correct (double has more than
     // p + 2 bits), where a rounding to nearest could land on a tie of the 16-bit format.
-    if constexpr (std::is_floating_point_v<T>) return static_cast<T>(result);
+    if constexpr (std::is_floating_point_v<T>)
+      return static_cast<T>(result);
     else {
       const double nearest = static_cast<double>(result);
       return sdk::from_double<T>(math::round_to_odd(nearest, result - nearest));
@@ -240,24 +245,24 @@ void scan(const devplug_op_call_t& call) {
   const int64_t out_step = out.rank == 0 ? 0 : out.strides[dim];
   const T* src = tensor_base<const T>(in);
   T* dst = tensor_base<T>(out);
-  sdk::for_each_offset<2>(in.rank, outer_shape, {in.strides, out.strides},
-                          [&](const std::array<int64_t, 2>& at) {
-    if constexpr (sdk::is_floating_v<T>) {
-      wide_t<T> acc = kProduct ? 1 : -0.0;  // so that out[0] is exactly in[0], -0.0 included
-      for (int64_t i = 0; i < length; ++i) {
-        const wide_t<T> v = to_wide(src[at[0] + i * in_step]);
-        acc = kProduct ? acc * v : acc + v;
-        dst[at[1] + i * out_step] = from_wide<T>(acc);
-      }
-    } else {
-      uint64_t acc = kProduct ? 1 : 0;
-      for (int64_t i = 0; i < length; ++i) {
-        const uint64_t v = to_bits(src[at[0] + i * in_step]);
-        acc = kProduct ? acc * v : acc + v;
-        dst[at[1] + i * out_step] = from_bits<T>(acc);
-      }
-    }
-  });
+  sdk::for_each_offset<2>(
+      in.rank, outer_shape, {in.strides, out.strides}, [&](const std::array<int64_t, 2>& at) {
+        if constexpr (sdk::is_floating_v<T>) {
+          wide_t<T> acc = kProduct ? 1 : -0.0;  // so that out[0] is exactly in[0], -0.0 included
+          for (int64_t i = 0; i < length; ++i) {
+            const wide_t<T> v = to_wide(src[at[0] + i * in_step]);
+            acc = kProduct ? acc * v : acc + v;
+            dst[at[1] + i * out_step] = from_wide<T>(acc);
+          }
+        } else {
+          uint64_t acc = kProduct ? 1 : 0;
+          for (int64_t i = 0; i < length; ++i) {
+            const uint64_t v = to_bits(src[at[0] + i * in_step]);
+            acc = kProduct ? acc * v : acc + v;
+            dst[at[1] + i * out_step] = from_bits<T>(acc);
+          }
+        }
+      });
 }
 
 // ---- dispatch on dtype ---------------------------------------------------------------------

@@ -55,20 +55,20 @@ constexpr devplug_dtype_mask_t op_dtypes(devplug_op_t op) {
 // One kernel function per op: it visits the call's dispatch dtype and runs `body` (an
 // expression using the element type T and the call `c`) for the dtypes ops.def allows;
 // a direct call with another dtype gets INVALID_ARGUMENT.
-#define DEVPLUG_STRUCTURED_KERNEL(fn_name, op_id, body)                                         \
-  devplug_error_t* fn_name(devplug_stream_handle_t*, const devplug_op_call_t* call) {               \
-    return ::devplug::reference::structured::run_kernel(call, [](const devplug_op_call_t& c) { \
+#define DEVPLUG_STRUCTURED_KERNEL(fn_name, op_id, body)                                            \
+  devplug_error_t* fn_name(devplug_stream_handle_t*, const devplug_op_call_t* call) {              \
+    return ::devplug::reference::structured::run_kernel(call, [](const devplug_op_call_t& c) {     \
       constexpr devplug_dtype_mask_t allowed = ::devplug::reference::structured::op_dtypes(op_id); \
-      const devplug_dtype_t dtype = ::devplug::sdk::dispatch_dtype(c);                       \
-      if (c.op != (op_id) || dtype < 0 || dtype >= DEVPLUG_DTYPE_COUNT ||                       \
-          !(allowed & DEVPLUG_DTYPE_BIT(dtype)))                                             \
-        ::devplug::reference::structured::invalid(                                           \
-            std::string(devplug_op_name(c.op)) + ": op or dtype not served by this kernel"); \
-      ::devplug::sdk::visit_dtype(dtype, [&](auto tag) {                                     \
-        using T = typename decltype(tag)::type;                                              \
-        if constexpr ((allowed & DEVPLUG_DTYPE_BIT(::devplug::sdk::dtype_of<T>())) != 0) body; \
-      });                                                                                    \
-    });                                                                                      \
+      const devplug_dtype_t dtype = ::devplug::sdk::dispatch_dtype(c);                             \
+      if (c.op != (op_id) || dtype < 0 || dtype >= DEVPLUG_DTYPE_COUNT ||                          \
+          !(allowed & DEVPLUG_DTYPE_BIT(dtype)))                                                   \
+        ::devplug::reference::structured::invalid(std::string(devplug_op_name(c.op)) +             \
+                                                  ": op or dtype not served by this kernel");      \
+      ::devplug::sdk::visit_dtype(dtype, [&](auto tag) {                                           \
+        using T = typename decltype(tag)::type;                                                    \
+        if constexpr ((allowed & DEVPLUG_DTYPE_BIT(::devplug::sdk::dtype_of<T>())) != 0) body;     \
+      });                                                                                          \
+    });                                                                                            \
   }
 
 // Adds the kernel for `op` with every dtype ops.def allows for it.
@@ -127,15 +127,19 @@ using wide_t = std::conditional_t<std::is_same_v<T, double>, long double, double
 // The exact value of a floating element in its wide type.
 template <typename T>
 inline wide_t<T> to_wide(T v) {
-  if constexpr (std::is_same_v<T, double>) return static_cast<long double>(v);
-  else return sdk::to_double(v);
+  if constexpr (std::is_same_v<T, double>)
+    return static_cast<long double>(v);
+  else
+    return sdk::to_double(v);
 }
 
 // `x` rounded once to the floating element type T.
 template <typename T>
 inline T from_wide(wide_t<T> x) {
-  if constexpr (std::is_same_v<T, double>) return static_cast<double>(x);
-  else return sdk::from_double<T>(x);
+  if constexpr (std::is_same_v<T, double>)
+    return static_cast<double>(x);
+  else
+    return sdk::from_double<T>(x);
 }
 
 // Integers as their two's complement bit pattern, for wrapping arithmetic.
@@ -146,8 +150,10 @@ inline uint64_t to_bits(T v) {
 // The low bits of `u` as T (two's complement; GCC and Clang define the narrowing).
 template <typename T>
 inline T from_bits(uint64_t u) {
-  if constexpr (std::is_same_v<T, bool>) return u != 0;
-  else return static_cast<T>(static_cast<std::make_unsigned_t<T>>(u));
+  if constexpr (std::is_same_v<T, bool>)
+    return u != 0;
+  else
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(u));
 }
 
 // Whether an element is non-zero (NaN counts as non-zero, -0.0 as zero).
@@ -165,8 +171,10 @@ inline bool is_nonzero(T v) {
 // (wrapping) and `.i != 0` for bool.
 template <typename T>
 inline T scalar_as(const devplug_scalar_t& s) {
-  if constexpr (sdk::is_floating_v<T>) return sdk::from_double<T>(s.f);
-  else return from_bits<T>(static_cast<uint64_t>(s.i));
+  if constexpr (sdk::is_floating_v<T>)
+    return sdk::from_double<T>(s.f);
+  else
+    return from_bits<T>(static_cast<uint64_t>(s.i));
 }
 
 // Element offset of multi-index `index` in a tensor with `strides`.

@@ -88,18 +88,22 @@ inline Reduced reduce(double a) {
 // Even and odd powers of z are summed apart, which halves the chain of dependent steps.
 inline long double sin_series(long double z) {
   const long double z2 = z * z;
-  const long double even = -0x1.5555555555555556p-3L +
-                           z2 * (-0x1.a01a01a01a076p-13 + z2 * (-0x1.ae64568f3b23ap-26 + z2 * -0x1.ae8c974634639p-41));
-  const long double odd = 0x1.11111111111112c0p-7L +
-                          z2 * (0x1.71de3a5575bb6p-19 + z2 * (0x1.61246fec954eep-33 + z2 * 0x1.98df84b91b93bp-49));
+  const long double even =
+      -0x1.5555555555555556p-3L +
+      z2 * (-0x1.a01a01a01a076p-13 + z2 * (-0x1.ae64568f3b23ap-26 + z2 * -0x1.ae8c974634639p-41));
+  const long double odd =
+      0x1.11111111111112c0p-7L +
+      z2 * (0x1.71de3a5575bb6p-19 + z2 * (0x1.61246fec954eep-33 + z2 * 0x1.98df84b91b93bp-49));
   return even + z * odd;
 }
 
 inline long double cos_series(long double z) {
   const long double z2 = z * z;
-  const long double even = 0x1.5555555555555534p-5L +
-                           z2 * (0x1.a01a01a018e6ap-16 + z2 * (0x1.1eed8cb25348cp-29 + z2 * 0x1.aacd3479a609fp-45));
-  const long double odd = -0x1.6c16c16c16c10p-10 + z2 * (-0x1.27e4fb76094a8p-22 + z2 * -0x1.93934935657cfp-37);
+  const long double even =
+      0x1.5555555555555534p-5L +
+      z2 * (0x1.a01a01a018e6ap-16 + z2 * (0x1.1eed8cb25348cp-29 + z2 * 0x1.aacd3479a609fp-45));
+  const long double odd =
+      -0x1.6c16c16c16c10p-10 + z2 * (-0x1.27e4fb76094a8p-22 + z2 * -0x1.93934935657cfp-37);
   return even + z * odd;
 }
 
@@ -146,14 +150,16 @@ inline Pair sum(Parts p) {
 inline long double sin_of_double(double x) {
   const Reduced r = reduce(std::fabs(x));
   const long double z = r.hi * r.hi;
-  const long double v = (r.quadrant & 1) ? sum(cos_parts(r.hi, r.lo, z)).value : sum(sin_parts(r.hi, r.lo, z)).value;
+  const long double v =
+      (r.quadrant & 1) ? sum(cos_parts(r.hi, r.lo, z)).value : sum(sin_parts(r.hi, r.lo, z)).value;
   return std::signbit(x) != ((r.quadrant & 2) != 0) ? -v : v;
 }
 
 inline long double cos_of_double(double x) {
   const Reduced r = reduce(std::fabs(x));
   const long double z = r.hi * r.hi;
-  const long double v = (r.quadrant & 1) ? sum(sin_parts(r.hi, r.lo, z)).value : sum(cos_parts(r.hi, r.lo, z)).value;
+  const long double v =
+      (r.quadrant & 1) ? sum(sin_parts(r.hi, r.lo, z)).value : sum(cos_parts(r.hi, r.lo, z)).value;
   return ((r.quadrant + 1) & 2) ? -v : v;
 }
 
@@ -200,7 +206,8 @@ inline long double cos_within_quarter_pi(long double r) {
 inline long double sin(long double x) {
 #if DEVPLUG_FAST_LDBL_TRIG
   const double x_double = static_cast<double>(x);
-  if (x_double == x && std::fabs(x_double) <= trig_detail::kFastTrigBound) return trig_detail::sin_of_double(x_double);
+  if (x_double == x && std::fabs(x_double) <= trig_detail::kFastTrigBound)
+    return trig_detail::sin_of_double(x_double);
 #endif
   return std::sin(x);
 }
@@ -208,7 +215,8 @@ inline long double sin(long double x) {
 inline long double cos(long double x) {
 #if DEVPLUG_FAST_LDBL_TRIG
   const double x_double = static_cast<double>(x);
-  if (x_double == x && std::fabs(x_double) <= trig_detail::kFastTrigBound) return trig_detail::cos_of_double(x_double);
+  if (x_double == x && std::fabs(x_double) <= trig_detail::kFastTrigBound)
+    return trig_detail::cos_of_double(x_double);
 #endif
   return std::cos(x);
 }
@@ -216,7 +224,8 @@ inline long double cos(long double x) {
 inline long double tan(long double x) {
 #if DEVPLUG_FAST_LDBL_TRIG
   const double x_double = static_cast<double>(x);
-  if (x_double == x && std::fabs(x_double) <= trig_detail::kFastTrigBound) return trig_detail::tan_of_double(x_double);
+  if (x_double == x && std::fabs(x_double) <= trig_detail::kFastTrigBound)
+    return trig_detail::tan_of_double(x_double);
 #endif
   return std::tan(x);
 }

@@ -82,7 +82,9 @@ struct TemplatePlugin {
   // Fill name, vendor, driver_version, memory_bytes, compute_units, capabilities and, when a
   // device runs fewer dtypes than your kernels declare, dtypes (0: every dtype). The shim
   // copies only the fields inside the caller's struct_size.
-  static void device_properties(int32_t, devplug_device_properties_t&) { not_implemented("device_properties"); }
+  static void device_properties(int32_t, devplug_device_properties_t&) {
+    not_implemented("device_properties");
+  }
   static devplug_device_handle_t* device_open(int32_t) { not_implemented("device_open"); }
   static void device_close(devplug_device_handle_t*) { not_implemented("device_close"); }
 
@@ -103,21 +105,26 @@ struct TemplatePlugin {
                                     uint64_t) {
     not_implemented("buffer_copy_from_host");
   }
-  static void buffer_copy_to_host(devplug_stream_handle_t*, devplug_buffer_handle_t*, uint64_t, void*, uint64_t) {
+  static void buffer_copy_to_host(devplug_stream_handle_t*, devplug_buffer_handle_t*, uint64_t, void*,
+                                  uint64_t) {
     not_implemented("buffer_copy_to_host");
   }
-  static void buffer_copy(devplug_stream_handle_t*, devplug_buffer_handle_t*, uint64_t, devplug_buffer_handle_t*,
-                          uint64_t, uint64_t) {
+  static void buffer_copy(devplug_stream_handle_t*, devplug_buffer_handle_t*, uint64_t,
+                          devplug_buffer_handle_t*, uint64_t, uint64_t) {
     not_implemented("buffer_copy");
   }
 
   // ---- streams and events ----
-  static devplug_stream_handle_t* stream_create(devplug_device_handle_t*) { not_implemented("stream_create"); }
+  static devplug_stream_handle_t* stream_create(devplug_device_handle_t*) {
+    not_implemented("stream_create");
+  }
   static void stream_destroy(devplug_stream_handle_t*) { not_implemented("stream_destroy"); }
   static void stream_synchronize(devplug_stream_handle_t*) { not_implemented("stream_synchronize"); }
   static devplug_event_handle_t* event_create(devplug_device_handle_t*) { not_implemented("event_create"); }
   static void event_destroy(devplug_event_handle_t*) { not_implemented("event_destroy"); }
-  static void event_record(devplug_event_handle_t*, devplug_stream_handle_t*) { not_implemented("event_record"); }
+  static void event_record(devplug_event_handle_t*, devplug_stream_handle_t*) {
+    not_implemented("event_record");
+  }
   static void stream_wait_event(devplug_stream_handle_t*, devplug_event_handle_t*) {
     not_implemented("stream_wait_event");
   }

@@ -34,8 +34,7 @@ TEST(AbiLayout, InlineHeaderFunctionsWorkFromC) {
 }
 
 TEST(AbiLayout, MinimumTableSizeIsTheWholeAbi10Table) {
-  EXPECT_EQ(DEVPLUG_PLUGIN_API_MIN_SIZE,
-            offsetof(devplug_plugin_api_t, kernel_count) + sizeof(size_t));
+  EXPECT_EQ(DEVPLUG_PLUGIN_API_MIN_SIZE, offsetof(devplug_plugin_api_t, kernel_count) + sizeof(size_t));
   EXPECT_LE(DEVPLUG_PLUGIN_API_MIN_SIZE, sizeof(devplug_plugin_api_t));
 }
 

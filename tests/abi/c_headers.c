@@ -19,9 +19,8 @@
 
 /* Values that are ABI besides the layouts: dtype and error code numbers. */
 _Static_assert(DEVPLUG_DTYPE_BOOL == 0 && DEVPLUG_DTYPE_UINT8 == 1 && DEVPLUG_DTYPE_INT8 == 2 &&
-                   DEVPLUG_DTYPE_INT16 == 3 && DEVPLUG_DTYPE_INT32 == 4 &&
-                   DEVPLUG_DTYPE_INT64 == 5 && DEVPLUG_DTYPE_FLOAT16 == 6 &&
-                   DEVPLUG_DTYPE_BFLOAT16 == 7 && DEVPLUG_DTYPE_FLOAT32 == 8 &&
+                   DEVPLUG_DTYPE_INT16 == 3 && DEVPLUG_DTYPE_INT32 == 4 && DEVPLUG_DTYPE_INT64 == 5 &&
+                   DEVPLUG_DTYPE_FLOAT16 == 6 && DEVPLUG_DTYPE_BFLOAT16 == 7 && DEVPLUG_DTYPE_FLOAT32 == 8 &&
                    DEVPLUG_DTYPE_FLOAT64 == 9,
                "dtype numbers are ABI");
 _Static_assert(DEVPLUG_CODE_INVALID_ARGUMENT == 3 && DEVPLUG_CODE_NOT_FOUND == 5 &&
@@ -107,7 +106,7 @@ _Static_assert(offsetof(devplug_op_info_t, optional_inputs) == 64, "devplug_op_i
 _Static_assert(offsetof(devplug_op_info_t, optional_outputs) == 68, "devplug_op_info_t.optional_outputs");
 /* op set 2: the composite ops' attribute structs */
 #define FIELD(type, field, offset) _Static_assert(offsetof(type, field) == offset, #type "." #field)
-#define SIZE(type, size) \
+#define SIZE(type, size)                                     \
   _Static_assert(sizeof(type) == size, "sizeof(" #type ")"); \
   _Static_assert(_Alignof(type) == 8, "alignof(" #type ")"); \
   FIELD(type, struct_size, 0)
@@ -158,13 +157,18 @@ FIELD(devplug_dropout_attrs_t, offset, 24);
 #undef FIELD
 _Static_assert(sizeof(devplug_device_properties_t) == 544, "sizeof(devplug_device_properties_t)");
 _Static_assert(_Alignof(devplug_device_properties_t) == 8, "alignof(devplug_device_properties_t)");
-_Static_assert(offsetof(devplug_device_properties_t, struct_size) == 0, "devplug_device_properties_t.struct_size");
+_Static_assert(offsetof(devplug_device_properties_t, struct_size) == 0,
+               "devplug_device_properties_t.struct_size");
 _Static_assert(offsetof(devplug_device_properties_t, name) == 8, "devplug_device_properties_t.name");
 _Static_assert(offsetof(devplug_device_properties_t, vendor) == 264, "devplug_device_properties_t.vendor");
-_Static_assert(offsetof(devplug_device_properties_t, driver_version) == 392, "devplug_device_properties_t.driver_version");
-_Static_assert(offsetof(devplug_device_properties_t, memory_bytes) == 520, "devplug_device_properties_t.memory_bytes");
-_Static_assert(offsetof(devplug_device_properties_t, compute_units) == 528, "devplug_device_properties_t.compute_units");
-_Static_assert(offsetof(devplug_device_properties_t, capabilities) == 532, "devplug_device_properties_t.capabilities");
+_Static_assert(offsetof(devplug_device_properties_t, driver_version) == 392,
+               "devplug_device_properties_t.driver_version");
+_Static_assert(offsetof(devplug_device_properties_t, memory_bytes) == 520,
+               "devplug_device_properties_t.memory_bytes");
+_Static_assert(offsetof(devplug_device_properties_t, compute_units) == 528,
+               "devplug_device_properties_t.compute_units");
+_Static_assert(offsetof(devplug_device_properties_t, capabilities) == 532,
+               "devplug_device_properties_t.capabilities");
 _Static_assert(offsetof(devplug_device_properties_t, dtypes) == 536, "devplug_device_properties_t.dtypes");
 _Static_assert(sizeof(devplug_op_call_t) == 56, "sizeof(devplug_op_call_t)");
 _Static_assert(_Alignof(devplug_op_call_t) == 8, "alignof(devplug_op_call_t)");
@@ -184,9 +188,12 @@ _Static_assert(offsetof(devplug_kernel_t, flags) == 16, "devplug_kernel_t.flags"
 _Static_assert(offsetof(devplug_kernel_t, fn) == 24, "devplug_kernel_t.fn");
 _Static_assert(sizeof(devplug_plugin_init_args_t) == 16, "sizeof(devplug_plugin_init_args_t)");
 _Static_assert(_Alignof(devplug_plugin_init_args_t) == 8, "alignof(devplug_plugin_init_args_t)");
-_Static_assert(offsetof(devplug_plugin_init_args_t, struct_size) == 0, "devplug_plugin_init_args_t.struct_size");
-_Static_assert(offsetof(devplug_plugin_init_args_t, host_abi_major) == 8, "devplug_plugin_init_args_t.host_abi_major");
-_Static_assert(offsetof(devplug_plugin_init_args_t, host_abi_minor) == 12, "devplug_plugin_init_args_t.host_abi_minor");
+_Static_assert(offsetof(devplug_plugin_init_args_t, struct_size) == 0,
+               "devplug_plugin_init_args_t.struct_size");
+_Static_assert(offsetof(devplug_plugin_init_args_t, host_abi_major) == 8,
+               "devplug_plugin_init_args_t.host_abi_major");
+_Static_assert(offsetof(devplug_plugin_init_args_t, host_abi_minor) == 12,
+               "devplug_plugin_init_args_t.host_abi_minor");
 _Static_assert(sizeof(devplug_plugin_api_t) == 232, "sizeof(devplug_plugin_api_t)");
 _Static_assert(_Alignof(devplug_plugin_api_t) == 8, "alignof(devplug_plugin_api_t)");
 _Static_assert(offsetof(devplug_plugin_api_t, struct_size) == 0, "devplug_plugin_api_t.struct_size");
@@ -198,32 +205,42 @@ _Static_assert(offsetof(devplug_plugin_api_t, opset_version) == 32, "devplug_plu
 _Static_assert(offsetof(devplug_plugin_api_t, flags) == 36, "devplug_plugin_api_t.flags");
 _Static_assert(offsetof(devplug_plugin_api_t, error_create) == 40, "devplug_plugin_api_t.error_create");
 _Static_assert(offsetof(devplug_plugin_api_t, error_destroy) == 48, "devplug_plugin_api_t.error_destroy");
-_Static_assert(offsetof(devplug_plugin_api_t, plugin_initialize) == 56, "devplug_plugin_api_t.plugin_initialize");
+_Static_assert(offsetof(devplug_plugin_api_t, plugin_initialize) == 56,
+               "devplug_plugin_api_t.plugin_initialize");
 _Static_assert(offsetof(devplug_plugin_api_t, plugin_shutdown) == 64, "devplug_plugin_api_t.plugin_shutdown");
 _Static_assert(offsetof(devplug_plugin_api_t, device_count) == 72, "devplug_plugin_api_t.device_count");
-_Static_assert(offsetof(devplug_plugin_api_t, device_get_properties) == 80, "devplug_plugin_api_t.device_get_properties");
+_Static_assert(offsetof(devplug_plugin_api_t, device_get_properties) == 80,
+               "devplug_plugin_api_t.device_get_properties");
 _Static_assert(offsetof(devplug_plugin_api_t, device_open) == 88, "devplug_plugin_api_t.device_open");
 _Static_assert(offsetof(devplug_plugin_api_t, device_close) == 96, "devplug_plugin_api_t.device_close");
-_Static_assert(offsetof(devplug_plugin_api_t, buffer_allocate) == 104, "devplug_plugin_api_t.buffer_allocate");
+_Static_assert(offsetof(devplug_plugin_api_t, buffer_allocate) == 104,
+               "devplug_plugin_api_t.buffer_allocate");
 _Static_assert(offsetof(devplug_plugin_api_t, buffer_release) == 112, "devplug_plugin_api_t.buffer_release");
-_Static_assert(offsetof(devplug_plugin_api_t, buffer_get_size) == 120, "devplug_plugin_api_t.buffer_get_size");
-_Static_assert(offsetof(devplug_plugin_api_t, buffer_copy_from_host) == 128, "devplug_plugin_api_t.buffer_copy_from_host");
-_Static_assert(offsetof(devplug_plugin_api_t, buffer_copy_to_host) == 136, "devplug_plugin_api_t.buffer_copy_to_host");
+_Static_assert(offsetof(devplug_plugin_api_t, buffer_get_size) == 120,
+               "devplug_plugin_api_t.buffer_get_size");
+_Static_assert(offsetof(devplug_plugin_api_t, buffer_copy_from_host) == 128,
+               "devplug_plugin_api_t.buffer_copy_from_host");
+_Static_assert(offsetof(devplug_plugin_api_t, buffer_copy_to_host) == 136,
+               "devplug_plugin_api_t.buffer_copy_to_host");
 _Static_assert(offsetof(devplug_plugin_api_t, buffer_copy) == 144, "devplug_plugin_api_t.buffer_copy");
 _Static_assert(offsetof(devplug_plugin_api_t, stream_create) == 152, "devplug_plugin_api_t.stream_create");
 _Static_assert(offsetof(devplug_plugin_api_t, stream_destroy) == 160, "devplug_plugin_api_t.stream_destroy");
-_Static_assert(offsetof(devplug_plugin_api_t, stream_synchronize) == 168, "devplug_plugin_api_t.stream_synchronize");
+_Static_assert(offsetof(devplug_plugin_api_t, stream_synchronize) == 168,
+               "devplug_plugin_api_t.stream_synchronize");
 _Static_assert(offsetof(devplug_plugin_api_t, event_create) == 176, "devplug_plugin_api_t.event_create");
 _Static_assert(offsetof(devplug_plugin_api_t, event_destroy) == 184, "devplug_plugin_api_t.event_destroy");
 _Static_assert(offsetof(devplug_plugin_api_t, event_record) == 192, "devplug_plugin_api_t.event_record");
-_Static_assert(offsetof(devplug_plugin_api_t, stream_wait_event) == 200, "devplug_plugin_api_t.stream_wait_event");
-_Static_assert(offsetof(devplug_plugin_api_t, event_synchronize) == 208, "devplug_plugin_api_t.event_synchronize");
+_Static_assert(offsetof(devplug_plugin_api_t, stream_wait_event) == 200,
+               "devplug_plugin_api_t.stream_wait_event");
+_Static_assert(offsetof(devplug_plugin_api_t, event_synchronize) == 208,
+               "devplug_plugin_api_t.event_synchronize");
 _Static_assert(offsetof(devplug_plugin_api_t, kernels) == 216, "devplug_plugin_api_t.kernels");
 _Static_assert(offsetof(devplug_plugin_api_t, kernel_count) == 224, "devplug_plugin_api_t.kernel_count");
 _Static_assert(DEVPLUG_PLUGIN_API_MIN_SIZE == 232, "DEVPLUG_PLUGIN_API_MIN_SIZE");
 _Static_assert(sizeof(devplug_context_options_t) == 16, "sizeof(devplug_context_options_t)");
 _Static_assert(_Alignof(devplug_context_options_t) == 8, "alignof(devplug_context_options_t)");
-_Static_assert(offsetof(devplug_context_options_t, struct_size) == 0, "devplug_context_options_t.struct_size");
+_Static_assert(offsetof(devplug_context_options_t, struct_size) == 0,
+               "devplug_context_options_t.struct_size");
 _Static_assert(offsetof(devplug_context_options_t, flags) == 8, "devplug_context_options_t.flags");
 _Static_assert(sizeof(devplug_plugin_info_t) == 56, "sizeof(devplug_plugin_info_t)");
 _Static_assert(_Alignof(devplug_plugin_info_t) == 8, "alignof(devplug_plugin_info_t)");

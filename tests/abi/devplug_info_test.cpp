@@ -27,8 +27,8 @@ CommandResult check(const std::string& plugin) {
 }
 
 void expect_contains(const CommandResult& result, const std::string& text) {
-  EXPECT_NE(result.output.find(text), std::string::npos)
-      << "expected \"" << text << "\" in the output:\n" << result.output;
+  EXPECT_NE(result.output.find(text), std::string::npos) << "expected \"" << text << "\" in the output:\n"
+                                                         << result.output;
 }
 
 TEST(DevplugInfoCheck, ValidPluginIsOk) {
@@ -43,7 +43,8 @@ TEST(DevplugInfoCheck, ValidPluginIsOk) {
 TEST(DevplugInfoCheck, ExtraExportIsAWarning) {
   const CommandResult result = check(fixture("fixture_extra_export"));
   EXPECT_EQ(result.exit_code, 0) << result.output;  // it loads and works
-  expect_contains(result, "warn  exports 1 symbol besides devplug_plugin_get_api (first: fixture_left_visible)");
+  expect_contains(result,
+                  "warn  exports 1 symbol besides devplug_plugin_get_api (first: fixture_left_visible)");
   expect_contains(result, "devplug_add_plugin()");
 }
 
@@ -88,13 +89,15 @@ TEST(DevplugInfoCheck, AbiMajorMismatchNamesBothVersionsAndTheFix) {
   EXPECT_EQ(result.exit_code, 1) << result.output;
   expect_contains(result, "plugin ABI 2." + std::to_string(DEVPLUG_ABI_MINOR) + " vs dispatcher ABI " +
                               std::to_string(DEVPLUG_ABI_MAJOR) + "." + std::to_string(DEVPLUG_ABI_MINOR));
-  expect_contains(result, "rebuild the plugin against devplug ABI " + std::to_string(DEVPLUG_ABI_MAJOR) + ".x");
+  expect_contains(result,
+                  "rebuild the plugin against devplug ABI " + std::to_string(DEVPLUG_ABI_MAJOR) + ".x");
 }
 
 TEST(DevplugInfoCheck, SmallTable) {
   const CommandResult result = check(fixture("fixture_small_table"));
   EXPECT_EQ(result.exit_code, 1) << result.output;
-  expect_contains(result, "struct_size " + std::to_string(offsetof(devplug_plugin_api_t, kernels)) + " is too small");
+  expect_contains(result,
+                  "struct_size " + std::to_string(offsetof(devplug_plugin_api_t, kernels)) + " is too small");
 }
 
 TEST(DevplugInfoCheck, NewerMinorIsCompatible) {
@@ -112,7 +115,8 @@ TEST(DevplugInfoCheck, MinimumSizeTableBehindGuardPage) {
 TEST(DevplugInfoCheck, InitializeFails) {
   const CommandResult result = check(fixture("fixture_init_fails"));
   EXPECT_EQ(result.exit_code, 1) << result.output;
-  expect_contains(result, "plugin_initialize fails: UNAVAILABLE: fixture_init_fails: initialization failed on purpose");
+  expect_contains(
+      result, "plugin_initialize fails: UNAVAILABLE: fixture_init_fails: initialization failed on purpose");
 }
 
 TEST(DevplugInfoCheck, InitializeThrows) {
@@ -130,8 +134,8 @@ TEST(DevplugInfoCheck, PluginThatAbortsIsReportedNotFatal) {
 }
 
 TEST(DevplugInfoCheck, PluginThatHangsIsGivenUpOn) {
-  const CommandResult result = run("DEVPLUG_INFO_CHECK_TIMEOUT=2 " + quoted(kTool) + " --no-discovery --check " +
-                                   quoted(fixture("fixture_init_hangs")));
+  const CommandResult result = run("DEVPLUG_INFO_CHECK_TIMEOUT=2 " + quoted(kTool) +
+                                   " --no-discovery --check " + quoted(fixture("fixture_init_hangs")));
   EXPECT_EQ(result.exit_code, 1) << result.output;
   expect_contains(result, "the plugin did not finish within 2 s");
   expect_contains(result, "WILL NOT LOAD");
@@ -142,7 +146,8 @@ TEST(DevplugInfoCheck, PluginThatHangsIsGivenUpOn) {
 // the doctor ends with exit status 0, 1 or 2 and one verdict line, and is never taken down.
 TEST(DevplugInfoCheck, SurvivesEveryBadPluginFixture) {
   int checked = 0;
-  for (const char* folder : {DEVPLUG_FIXTURE_DIR, DEVPLUG_DISPATCHER_FIXTURE_DIR, DEVPLUG_BROKEN_PLUGIN_DIR}) {
+  for (const char* folder :
+       {DEVPLUG_FIXTURE_DIR, DEVPLUG_DISPATCHER_FIXTURE_DIR, DEVPLUG_BROKEN_PLUGIN_DIR}) {
     if (!std::filesystem::is_directory(folder)) continue;
     for (const auto& entry : std::filesystem::directory_iterator(folder)) {
       if (entry.path().extension() != ".so") continue;
@@ -153,7 +158,8 @@ TEST(DevplugInfoCheck, SurvivesEveryBadPluginFixture) {
       EXPECT_TRUE(result.exit_code >= 0 && result.exit_code <= 2) << path << ":\n" << result.output;
       int verdicts = 0;
       for (const char* verdict : {"\nOK: ", "\nNO DEVICES: ", "\nWILL NOT LOAD: "})
-        for (size_t at = result.output.find(verdict); at != std::string::npos; at = result.output.find(verdict, at + 1))
+        for (size_t at = result.output.find(verdict); at != std::string::npos;
+             at = result.output.find(verdict, at + 1))
           ++verdicts;
       EXPECT_EQ(verdicts, 1) << path << ":\n" << result.output;
     }
@@ -170,8 +176,8 @@ TEST(DevplugInfoCheck, NoDeviceExitsTwoWithTheNote) {
 }
 
 TEST(DevplugInfoCheck, ByNameAmongLoadedPlugins) {
-  const CommandResult result =
-      run(quoted(kTool) + " --no-discovery --plugin " + quoted(fixture("fixture_ok")) + " --check fixture_ok");
+  const CommandResult result = run(quoted(kTool) + " --no-discovery --plugin " +
+                                   quoted(fixture("fixture_ok")) + " --check fixture_ok");
   EXPECT_EQ(result.exit_code, 0) << result.output;
   expect_contains(result, fixture("fixture_ok"));
 }
@@ -197,9 +203,10 @@ TEST(DevplugInfoCheck, UnknownName) {
 }
 
 TEST(DevplugInfoJson, ListsPluginsDevicesKernelsAndFailures) {
-  const CommandResult result = run(quoted(kTool) + " --json --no-discovery --plugin " + quoted(fixture("fixture_ok")) +
-                                   " --plugin " + quoted(fixture("fixture_abi_major2")) + " --plugin " +
-                                   quoted(fixture("fixture_no_device")) + " 2>/dev/null");
+  const CommandResult result =
+      run(quoted(kTool) + " --json --no-discovery --plugin " + quoted(fixture("fixture_ok")) + " --plugin " +
+          quoted(fixture("fixture_abi_major2")) + " --plugin " + quoted(fixture("fixture_no_device")) +
+          " 2>/dev/null");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const nlohmann::json root = nlohmann::json::parse(result.output, nullptr, false);
   ASSERT_FALSE(root.is_discarded()) << result.output;
@@ -236,8 +243,9 @@ TEST(DevplugInfoJson, ListsPluginsDevicesKernelsAndFailures) {
 }
 
 TEST(DevplugInfoText, ShowsTheKernelMatrixAndFailures) {
-  const CommandResult result = run(quoted(kTool) + " --no-discovery --plugin " + quoted(fixture("fixture_ok")) +
-                                   " --plugin " + quoted(fixture("fixture_init_fails")));
+  const CommandResult result =
+      run(quoted(kTool) + " --no-discovery --plugin " + quoted(fixture("fixture_ok")) + " --plugin " +
+          quoted(fixture("fixture_init_fails")));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   expect_contains(result, "plugin fixture_ok 1.0.0-test");
   expect_contains(result, "kernels: 1 ops, 2 (op, dtype) pairs");

@@ -26,8 +26,10 @@ class PluginPath : public ::testing::Test {
     saved_cwd_ = std::filesystem::current_path().string();
   }
   void TearDown() override {
-    if (saved_path_) setenv("DEVPLUG_PLUGIN_PATH", saved_path_->c_str(), 1);
-    else unsetenv("DEVPLUG_PLUGIN_PATH");
+    if (saved_path_)
+      setenv("DEVPLUG_PLUGIN_PATH", saved_path_->c_str(), 1);
+    else
+      unsetenv("DEVPLUG_PLUGIN_PATH");
     EXPECT_EQ(chdir(saved_cwd_.c_str()), 0);
   }
   static void set_path(const std::string& value) { setenv("DEVPLUG_PLUGIN_PATH", value.c_str(), 1); }
@@ -73,8 +75,8 @@ TEST_F(PluginPath, EmptyEntriesAreIgnoredAndTheCurrentDirectoryIsNeverScanned) {
   cwd.add(fixture("fixture_no_device"));  // would be found if "" meant "."
   listed.add(fixture("fixture_ok"));
   ASSERT_EQ(chdir(cwd.path().c_str()), 0);
-  for (const std::string& value : {std::string(""), std::string(":"), "::" + listed.path() + "::",
-                                   ":" + listed.path(), listed.path() + ":"}) {
+  for (const std::string& value : {std::string(""), std::string(":"),
+                                   "::" + listed.path() + "::", ":" + listed.path(), listed.path() + ":"}) {
     set_path(value);
     Context context(/*discovery=*/true);
     EXPECT_EQ(context.count_named("fixture_no_device"), 0u) << "DEVPLUG_PLUGIN_PATH=\"" << value << "\"";
@@ -82,7 +84,8 @@ TEST_F(PluginPath, EmptyEntriesAreIgnoredAndTheCurrentDirectoryIsNeverScanned) {
     context.failure_for(cwd.path() + "/libdevplug_fixture_no_device.so", &failures);
     EXPECT_EQ(failures, 0u) << "DEVPLUG_PLUGIN_PATH=\"" << value << "\"";
     const bool lists_folder = value.find(listed.path()) != std::string::npos;
-    EXPECT_EQ(context.count_named("fixture_ok"), lists_folder ? 1u : 0u) << "DEVPLUG_PLUGIN_PATH=\"" << value << "\"";
+    EXPECT_EQ(context.count_named("fixture_ok"), lists_folder ? 1u : 0u)
+        << "DEVPLUG_PLUGIN_PATH=\"" << value << "\"";
   }
 }
 
@@ -115,7 +118,8 @@ TEST_F(PluginPath, BrokenPluginInAFolderDoesNotStopTheOthers) {
   Context context(/*discovery=*/true);
   EXPECT_EQ(context.count_named("fixture_ok"), 1u);
   size_t failures = 0;
-  EXPECT_NE(context.failure_for(folder.path() + "/libdevplug_fixture_abi_major2.so", &failures).find("plugin ABI 2."),
+  EXPECT_NE(context.failure_for(folder.path() + "/libdevplug_fixture_abi_major2.so", &failures)
+                .find("plugin ABI 2."),
             std::string::npos);
   EXPECT_EQ(failures, 1u);
 }

@@ -55,9 +55,13 @@ void expect_fill_works(devplug_context_t* context, devplug_plugin_t* plugin) {
 
   bool supported = false;
   uint32_t flags = 0;
-  ASSERT_EQ(take_message(devplug_plugin_supports(plugin, DEVPLUG_OP_fill, DEVPLUG_DTYPE_FLOAT32, &supported, &flags)), "");
+  ASSERT_EQ(take_message(
+                devplug_plugin_supports(plugin, DEVPLUG_OP_fill, DEVPLUG_DTYPE_FLOAT32, &supported, &flags)),
+            "");
   EXPECT_TRUE(supported);
-  ASSERT_EQ(take_message(devplug_plugin_supports(plugin, DEVPLUG_OP_fill, DEVPLUG_DTYPE_FLOAT64, &supported, &flags)), "");
+  ASSERT_EQ(take_message(
+                devplug_plugin_supports(plugin, DEVPLUG_OP_fill, DEVPLUG_DTYPE_FLOAT64, &supported, &flags)),
+            "");
   EXPECT_FALSE(supported);
 
   const int64_t shape[2] = {3, 5};
@@ -91,7 +95,8 @@ devplug_plugin_info_t info_of(devplug_plugin_t* plugin) {
 TEST(Loader, ValidPluginLoadsAndRuns) {
   Context context;
   devplug_plugin_t* plugin = nullptr;
-  ASSERT_EQ(take_message(devplug_context_load_plugin(context.get(), fixture("fixture_ok").c_str(), &plugin)), "");
+  ASSERT_EQ(take_message(devplug_context_load_plugin(context.get(), fixture("fixture_ok").c_str(), &plugin)),
+            "");
   const devplug_plugin_info_t info = info_of(plugin);
   EXPECT_STREQ(info.name, "fixture_ok");
   EXPECT_STREQ(info.version, "1.0.0-test");
@@ -104,8 +109,10 @@ TEST(Loader, SamePathTwiceGivesTheSamePlugin) {
   Context context;
   devplug_plugin_t* first = nullptr;
   devplug_plugin_t* second = nullptr;
-  ASSERT_EQ(take_message(devplug_context_load_plugin(context.get(), fixture("fixture_ok").c_str(), &first)), "");
-  ASSERT_EQ(take_message(devplug_context_load_plugin(context.get(), fixture("fixture_ok").c_str(), &second)), "");
+  ASSERT_EQ(take_message(devplug_context_load_plugin(context.get(), fixture("fixture_ok").c_str(), &first)),
+            "");
+  ASSERT_EQ(take_message(devplug_context_load_plugin(context.get(), fixture("fixture_ok").c_str(), &second)),
+            "");
   EXPECT_EQ(first, second);
   EXPECT_EQ(context.plugin_count(), 1u);
 }
@@ -114,9 +121,7 @@ TEST(Loader, MissingEntrySymbolIsRefused) {
   expect_refusal(fixture("fixture_no_entry"), DEVPLUG_PLUGIN_ENTRY_SYMBOL);
 }
 
-TEST(Loader, EntryReturningNullIsRefused) {
-  expect_refusal(fixture("fixture_get_api_null"), "NULL");
-}
+TEST(Loader, EntryReturningNullIsRefused) { expect_refusal(fixture("fixture_get_api_null"), "NULL"); }
 
 TEST(Loader, OtherAbiMajorIsRefusedNamingBothVersions) {
   expect_refusal(fixture("fixture_abi_major2"), "plugin ABI 2." + std::to_string(DEVPLUG_ABI_MINOR) +
@@ -134,7 +139,9 @@ TEST(Loader, TableSmallerThanTheMinimumIsRefused) {
 TEST(Loader, NewerMinorWithLargerTableLoadsAndWorks) {
   Context context;
   devplug_plugin_t* plugin = nullptr;
-  ASSERT_EQ(take_message(devplug_context_load_plugin(context.get(), fixture("fixture_newer_minor").c_str(), &plugin)), "");
+  ASSERT_EQ(take_message(
+                devplug_context_load_plugin(context.get(), fixture("fixture_newer_minor").c_str(), &plugin)),
+            "");
   const devplug_plugin_info_t info = info_of(plugin);
   EXPECT_EQ(info.abi_major, uint32_t{DEVPLUG_ABI_MAJOR});
   EXPECT_EQ(info.abi_minor, uint32_t{DEVPLUG_ABI_MINOR + 1});
@@ -150,7 +157,9 @@ TEST(Loader, NewerMinorWithLargerTableLoadsAndWorks) {
 TEST(Loader, MinimumSizeTableIsNeverReadPastItsEnd) {
   Context context;
   devplug_plugin_t* plugin = nullptr;
-  ASSERT_EQ(take_message(devplug_context_load_plugin(context.get(), fixture("fixture_exact_min_size").c_str(), &plugin)), "");
+  ASSERT_EQ(take_message(devplug_context_load_plugin(context.get(), fixture("fixture_exact_min_size").c_str(),
+                                                     &plugin)),
+            "");
   const devplug_plugin_api_t* api = nullptr;
   ASSERT_EQ(take_message(devplug_plugin_get_table(plugin, &api)), "");
   ASSERT_NE(api, nullptr);
@@ -185,7 +194,9 @@ TEST(Loader, MissingDependencyIsNamed) {
 TEST(Loader, PluginWithoutDevicesLoadsAndSaysWhy) {
   Context context;
   devplug_plugin_t* plugin = nullptr;
-  ASSERT_EQ(take_message(devplug_context_load_plugin(context.get(), fixture("fixture_no_device").c_str(), &plugin)), "");
+  ASSERT_EQ(
+      take_message(devplug_context_load_plugin(context.get(), fixture("fixture_no_device").c_str(), &plugin)),
+      "");
   const devplug_plugin_info_t info = info_of(plugin);
   EXPECT_EQ(info.device_count, 0);
   ASSERT_NE(info.device_note, nullptr);
@@ -197,7 +208,8 @@ TEST(Loader, FailuresDoNotDisturbOtherPlugins) {
   for (const char* bad : {"fixture_abi_major2", "fixture_init_throws", "fixture_missing_dep"})
     EXPECT_NE(take_message(devplug_context_load_plugin(context.get(), fixture(bad).c_str(), nullptr)), "");
   devplug_plugin_t* plugin = nullptr;
-  ASSERT_EQ(take_message(devplug_context_load_plugin(context.get(), fixture("fixture_ok").c_str(), &plugin)), "");
+  ASSERT_EQ(take_message(devplug_context_load_plugin(context.get(), fixture("fixture_ok").c_str(), &plugin)),
+            "");
   EXPECT_EQ(context.plugin_count(), 1u);
   size_t failures = 0;
   EXPECT_EQ(take_message(devplug_context_failure_count(context.get(), &failures)), "");

@@ -35,15 +35,16 @@ std::string dtype_names(devplug_dtype_mask_t mask) {
 const std::vector<CurrentRow>& current_rows() {
   static const std::vector<CurrentRow> rows = [] {
     std::vector<CurrentRow> out;
-#define DEVPLUG_OP(id, name, category, n_in, n_out, attrs, result, dtypes, summary)          \
-  out.push_back({id, #name,                                                                   \
+#define DEVPLUG_OP(id, name, category, n_in, n_out, attrs, result, dtypes, summary)              \
+  out.push_back({id, #name,                                                                      \
                  std::to_string(id) + " " #name " " #category " " + std::to_string(n_in) + " " + \
                      std::to_string(n_out) + " " #attrs " " #result " " + dtype_names(dtypes)});
-#define DEVPLUG_COMPOSITE(id, name, n_in, n_out, optional_in, optional_out, attrs, result, dtypes, signature,  \
-                          summary)                                                                           \
-  out.push_back({id, #name,                                                                                  \
-                 std::to_string(id) + " " #name " composite " + std::to_string(n_in) + " " +                  \
-                     std::to_string(n_out) + " " #attrs " " #result " " + dtype_names(dtypes) + " | " + signature});
+#define DEVPLUG_COMPOSITE(id, name, n_in, n_out, optional_in, optional_out, attrs, result, dtypes,      \
+                          signature, summary)                                                           \
+  out.push_back({id, #name,                                                                             \
+                 std::to_string(id) + " " #name " composite " + std::to_string(n_in) + " " +            \
+                     std::to_string(n_out) + " " #attrs " " #result " " + dtype_names(dtypes) + " | " + \
+                     signature});
 #include "devplug/ops.def"
     return out;
   }();
@@ -90,8 +91,8 @@ TEST(OpsTable, FrozenRowsAreUnchanged) {
       ADD_FAILURE() << "op " << id << " was removed from ops.def; ops are never removed: " << line;
       continue;
     }
-    EXPECT_EQ(found->second, line)
-        << "op " << id << " changed in ops.def; a changed op is a new op with a new id";
+    EXPECT_EQ(found->second, line) << "op " << id
+                                   << " changed in ops.def; a changed op is a new op with a new id";
   }
 }
 
@@ -100,7 +101,8 @@ TEST(OpsTable, NewRowsHaveAFrozenLine) {
   for (const CurrentRow& row : current_rows()) {
     EXPECT_TRUE(frozen.count(row.id))
         << "op " << row.id << " is new in ops.def: append this line to tests/abi/frozen_ops.txt "
-        << "(and raise DEVPLUG_OPSET_VERSION):\n" << row.line;
+        << "(and raise DEVPLUG_OPSET_VERSION):\n"
+        << row.line;
   }
 }
 

@@ -36,7 +36,8 @@ Errors take(devplug_error_t* e) {
 class CompositeApi : public testing::Test {
  protected:
   void open(uint32_t flags = 0) {
-    context_ = std::make_unique<devplug::Context>(DEVPLUG_CONTEXT_NO_DISCOVERY | DEVPLUG_CONTEXT_NO_FALLBACK | flags);
+    context_ = std::make_unique<devplug::Context>(DEVPLUG_CONTEXT_NO_DISCOVERY | DEVPLUG_CONTEXT_NO_FALLBACK |
+                                                  flags);
     plugin_ = context_->load(DEVPLUG_REFERENCE_PLUGIN_PATH);
     device_ = context_->devices().at(0);
   }
@@ -50,7 +51,8 @@ class CompositeApi : public testing::Test {
   devplug::Tensor empty(const std::vector<int64_t>& shape, devplug_dtype_t d = DEVPLUG_DTYPE_FLOAT32) {
     return devplug::Tensor::empty(*device_, d, shape);
   }
-  Errors call(devplug_op_t op, std::vector<devplug_tensor_t*> in, std::vector<devplug_tensor_t*> out, const void* attrs) {
+  Errors call(devplug_op_t op, std::vector<devplug_tensor_t*> in, std::vector<devplug_tensor_t*> out,
+              const void* attrs) {
     return take(devplug_op_call(nullptr, op, in.data(), in.size(), out.data(), out.size(), attrs));
   }
 
@@ -63,7 +65,8 @@ TEST_F(CompositeApi, OptionalInputsAndOutputsArePassedAsNull) {
   open();
   devplug::Tensor x = ramp({4, 8}), out = empty({4, 8}), mean = empty({4, 1}), rstd = empty({4, 1});
   const devplug_norm_attrs_t a{sizeof(a), 1, 1e-5};
-  Errors e = call(DEVPLUG_OP_layer_norm, {x.handle(), nullptr, nullptr}, {out.handle(), mean.handle(), rstd.handle()}, &a);
+  Errors e = call(DEVPLUG_OP_layer_norm, {x.handle(), nullptr, nullptr},
+                  {out.handle(), mean.handle(), rstd.handle()}, &a);
   ASSERT_EQ(e.code, DEVPLUG_CODE_OK) << e.message;
   // Row 0 is 0.25 * (-3 .. 3, -3): its mean is the mean of those values.
   const std::vector<float> m = mean.to_host<float>();
@@ -80,27 +83,32 @@ TEST_F(CompositeApi, ValidationNamesTheTensorAtFault) {
   devplug::Tensor x = ramp({4, 8}), out = empty({4, 8}), mean = empty({4, 1}), rstd = empty({4, 1});
   devplug::Tensor bad_weight = ramp({7});
   const devplug_norm_attrs_t a{sizeof(a), 1, 1e-5};
-  Errors e = call(DEVPLUG_OP_layer_norm, {nullptr, nullptr, nullptr}, {out.handle(), mean.handle(), rstd.handle()}, &a);
+  Errors e = call(DEVPLUG_OP_layer_norm, {nullptr, nullptr, nullptr},
+                  {out.handle(), mean.handle(), rstd.handle()}, &a);
   EXPECT_EQ(e.code, DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_NE(e.message.find("inputs[0]"), std::string::npos) << e.message;
-  e = call(DEVPLUG_OP_layer_norm, {x.handle(), bad_weight.handle(), nullptr}, {out.handle(), mean.handle(), rstd.handle()}, &a);
+  e = call(DEVPLUG_OP_layer_norm, {x.handle(), bad_weight.handle(), nullptr},
+           {out.handle(), mean.handle(), rstd.handle()}, &a);
   EXPECT_EQ(e.code, DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_NE(e.message.find("weight"), std::string::npos) << e.message;
   e = call(DEVPLUG_OP_layer_norm, {x.handle(), nullptr, nullptr}, {out.handle(), nullptr, rstd.handle()}, &a);
   EXPECT_EQ(e.code, DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_NE(e.message.find("mean"), std::string::npos) << e.message;
   const devplug_norm_attrs_t too_deep{sizeof(a), 3, 1e-5};
-  e = call(DEVPLUG_OP_layer_norm, {x.handle(), nullptr, nullptr}, {out.handle(), mean.handle(), rstd.handle()}, &too_deep);
+  e = call(DEVPLUG_OP_layer_norm, {x.handle(), nullptr, nullptr},
+           {out.handle(), mean.handle(), rstd.handle()}, &too_deep);
   EXPECT_EQ(e.code, DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_NE(e.message.find("normalized_rank"), std::string::npos) << e.message;
   // A 16-bit input's statistics are float32 (:acc): float16 mean and rstd are refused.
   devplug::Tensor h = empty({4, 8}, DEVPLUG_DTYPE_FLOAT16), hmean = empty({4, 1}, DEVPLUG_DTYPE_FLOAT16);
-  e = call(DEVPLUG_OP_layer_norm, {h.handle(), nullptr, nullptr}, {h.handle(), hmean.handle(), hmean.handle()}, &a);
+  e = call(DEVPLUG_OP_layer_norm, {h.handle(), nullptr, nullptr},
+           {h.handle(), hmean.handle(), hmean.handle()}, &a);
   EXPECT_EQ(e.code, DEVPLUG_CODE_INVALID_ARGUMENT);
   // Attention with both a mask and the causal flag is refused, as PyTorch refuses it.
   devplug::Tensor q = ramp({2, 3, 4}), mask = empty({2, 3, 3}, DEVPLUG_DTYPE_BOOL), o = empty({2, 3, 4});
   const devplug_sdpa_attrs_t causal{sizeof(causal), DEVPLUG_SDPA_CAUSAL, 0};
-  e = call(DEVPLUG_OP_scaled_dot_product_attention, {q.handle(), q.handle(), q.handle(), mask.handle()}, {o.handle()}, &causal);
+  e = call(DEVPLUG_OP_scaled_dot_product_attention, {q.handle(), q.handle(), q.handle(), mask.handle()},
+           {o.handle()}, &causal);
   EXPECT_EQ(e.code, DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_NE(e.message.find("causal"), std::string::npos) << e.message;
   // An output that overlaps an input is refused: composites never write over their inputs.
@@ -137,8 +145,8 @@ TEST_F(CompositeApi, APluginKernelRefusesABadDirectCall) {
 // The trace says how each composite ran: "native" on the reference, "decomposed" with
 // DEVPLUG_CONTEXT_DECOMPOSE, with the decomposition's prims as events of their own.
 TEST_F(CompositeApi, TheTraceShowsNativeOrDecomposed) {
-  const std::filesystem::path file =
-      std::filesystem::temp_directory_path() / ("devplug_composite_trace_" + std::to_string(getpid()) + ".json");
+  const std::filesystem::path file = std::filesystem::temp_directory_path() /
+                                     ("devplug_composite_trace_" + std::to_string(getpid()) + ".json");
   auto run_softmax = [&](uint32_t flags) {
     setenv("DEVPLUG_TRACE", file.c_str(), 1);
     open(flags);

@@ -34,7 +34,8 @@ TEST_P(Decomposition, MatchesTheReferenceWithNoFallback) {
   Session session(options);  // NO_FALLBACK: a fallback would be an error
   ASSERT_TRUE(session.error().empty()) << session.error();
   bool native = true;
-  ASSERT_EQ(devplug_plugin_supports(session.plugin(), info.id, DEVPLUG_DTYPE_FLOAT32, &native, nullptr), nullptr);
+  ASSERT_EQ(devplug_plugin_supports(session.plugin(), info.id, DEVPLUG_DTYPE_FLOAT32, &native, nullptr),
+            nullptr);
   EXPECT_FALSE(native) << "the prims-only fixture must not declare " << info.name;
   int cases = 0;
   for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d) {
@@ -55,7 +56,9 @@ TEST_P(Decomposition, MatchesTheReferenceWithNoFallback) {
 std::vector<devplug_op_t> composite_ops() { return sdk::ops_in_category(DEVPLUG_CATEGORY_composite); }
 
 INSTANTIATE_TEST_SUITE_P(Composite, Decomposition, testing::ValuesIn(composite_ops()),
-                         [](const testing::TestParamInfo<devplug_op_t>& p) { return std::string(devplug_op_name(p.param)); });
+                         [](const testing::TestParamInfo<devplug_op_t>& p) {
+                           return std::string(devplug_op_name(p.param));
+                         });
 
 // A decomposition's temporaries come from the dispatcher's caching allocator: once a first
 // call has warmed the cache, the same call again reaches the plugin's buffer_allocate for

@@ -19,7 +19,8 @@ const devplug_plugin_api_t* real = nullptr;
 devplug_plugin_api_t table;
 std::vector<const devplug_kernel_t*> rows;
 
-devplug_error_t* counted_allocate(devplug_device_handle_t* device, uint64_t size, devplug_buffer_handle_t** out) {
+devplug_error_t* counted_allocate(devplug_device_handle_t* device, uint64_t size,
+                                  devplug_buffer_handle_t** out) {
   ++devplug_test_buffer_allocations;
   return real->buffer_allocate(device, size, out);
 }

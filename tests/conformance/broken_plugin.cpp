@@ -57,7 +57,10 @@ devplug_error_t* buggy(devplug_stream_handle_t* stream, const devplug_op_call_t*
     // Only where the contiguous reading stays inside the buffer: a wrong answer, not a crash.
     uint64_t size = 0;
     devplug_error_t* e = real->buffer_get_size(t.buffer, &size);
-    if (e) { real->error_destroy(e); continue; }
+    if (e) {
+      real->error_destroy(e);
+      continue;
+    }
     const uint64_t need = t.byte_offset + static_cast<uint64_t>(numel(t)) * devplug_dtype_size(t.dtype);
     if (need <= size) make_contiguous(&t);
   }
@@ -77,7 +80,8 @@ devplug_error_t* buggy(devplug_stream_handle_t* stream, const devplug_op_call_t*
 #elif defined(DEVPLUG_BUG_SUM)
 const devplug_op_t kBuggyOp = DEVPLUG_OP_sum;
 devplug_error_t* buggy(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  if (call == nullptr || call->n_inputs != 1 || call->attrs == nullptr) return original(kBuggyOp)(stream, call);
+  if (call == nullptr || call->n_inputs != 1 || call->attrs == nullptr)
+    return original(kBuggyOp)(stream, call);
   devplug_tensor_desc_t in = *call->inputs[0];
   const auto* attrs = static_cast<const devplug_reduce_attrs_t*>(call->attrs);
   const int32_t last = in.rank - 1;
@@ -125,7 +129,10 @@ devplug_error_t* buggy(devplug_stream_handle_t* stream, const devplug_op_call_t*
   devplug_error_t* e = real->device_open(0, &device);
   if (e) return e;
   e = real->buffer_allocate(device, static_cast<uint64_t>(n) * 4, &mid.buffer);
-  if (e) { real->device_close(device); return e; }
+  if (e) {
+    real->device_close(device);
+    return e;
+  }
   const devplug_tensor_desc_t* first_in[1] = {call->inputs[0]};
   const devplug_tensor_desc_t* first_out[1] = {&mid};
   devplug_op_call_t first = *call;
@@ -153,7 +160,8 @@ devplug_error_t* buggy(devplug_stream_handle_t*, const devplug_op_call_t*) {
 #elif defined(DEVPLUG_BUG_ABI)
 const devplug_op_t kBuggyOp = DEVPLUG_OP_INVALID;
 devplug_error_t* buggy(devplug_stream_handle_t*, const devplug_op_call_t*) { return nullptr; }
-devplug_error_t* allocate_zero_too(devplug_device_handle_t* device, uint64_t size, devplug_buffer_handle_t** out) {
+devplug_error_t* allocate_zero_too(devplug_device_handle_t* device, uint64_t size,
+                                   devplug_buffer_handle_t** out) {
   return real->buffer_allocate(device, size == 0 ? 1 : size, out);
 }
 #elif defined(DEVPLUG_BUG_HANG)

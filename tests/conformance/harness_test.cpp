@@ -80,27 +80,32 @@ TEST(Judge, ExactRowRejectsOneUlpAndUlpRowAcceptsIt) {
 TEST(Judge, NanMustMatchNanAndSignedZeroIsToldApartWhereItMatters) {
   const Case neg = float_case("neg"), add = float_case("add");
   EXPECT_FALSE(judge(add, tolerance_for(add, false), floats({NAN, 0, 0}), floats({1, 0, 0}), {}, {}, {}).ok);
-  EXPECT_FALSE(judge(neg, tolerance_for(neg, false), floats({-0.0f, 0, 0}), floats({0.0f, 0, 0}), {}, {}, {}).ok);
-  EXPECT_TRUE(judge(add, tolerance_for(add, false), floats({-0.0f, 0, 0}), floats({0.0f, 0, 0}), {}, {}, {}).ok);
+  EXPECT_FALSE(
+      judge(neg, tolerance_for(neg, false), floats({-0.0f, 0, 0}), floats({0.0f, 0, 0}), {}, {}, {}).ok);
+  EXPECT_TRUE(
+      judge(add, tolerance_for(add, false), floats({-0.0f, 0, 0}), floats({0.0f, 0, 0}), {}, {}, {}).ok);
 }
 
 TEST(Judge, UnspecifiedElementsAreNotCompared) {
   const Case add = float_case("add");
-  EXPECT_TRUE(judge(add, tolerance_for(add, false), floats({1, 2, 3}), floats({9, 2, 3}), {}, {1, 0, 0}, {}).ok);
+  EXPECT_TRUE(
+      judge(add, tolerance_for(add, false), floats({1, 2, 3}), floats({9, 2, 3}), {}, {1, 0, 0}, {}).ok);
 }
 
 TEST(Judge, MostlyZerosIsSuspiciousAndPoisonIsNamed) {
   const Case add = float_case("add");
   Case c = add;
   c.inputs[0].shape = c.outputs[0].shape = {5};
-  const Judgement j = judge(c, tolerance_for(c, false), floats({1, 2, 3, 4, 5}), floats({0, 0, 0, 0, 5}), {}, {}, {});
+  const Judgement j =
+      judge(c, tolerance_for(c, false), floats({1, 2, 3, 4, 5}), floats({0, 0, 0, 0, 5}), {}, {}, {});
   EXPECT_FALSE(j.ok);
   EXPECT_NE(j.detail.find("suspicious"), std::string::npos);
   const Bytes poison(4, 0xA5);
   Bytes got = floats({1, 2, 3});
   std::copy(poison.begin(), poison.end(), got.begin());
-  EXPECT_NE(judge(add, tolerance_for(add, false), floats({1, 2, 3}), got, {}, {}, poison).detail.find("unwritten"),
-            std::string::npos);
+  EXPECT_NE(
+      judge(add, tolerance_for(add, false), floats({1, 2, 3}), got, {}, {}, poison).detail.find("unwritten"),
+      std::string::npos);
 }
 
 TEST(Judge, AccumulationBoundGrowsWithLength) {
@@ -131,7 +136,8 @@ TEST(Tolerances, BitwiseIsExactEverywhereAndEveryRowHasAReason) {
 }
 
 TEST(Generate, EveryOpAndDtypeOfTheTableGetsUniquelyNamedCases) {
-  const std::vector<Case> cases = generate_cases([](devplug_op_t, devplug_dtype_t) { return true; }, false, 1);
+  const std::vector<Case> cases =
+      generate_cases([](devplug_op_t, devplug_dtype_t) { return true; }, false, 1);
   std::set<std::string> names;
   std::set<std::pair<devplug_op_t, devplug_dtype_t>> covered;
   for (const Case& c : cases) {

@@ -48,17 +48,19 @@ const Case* find_case(const std::string& name) {
 }
 
 TEST(Edges, ErfinvClosesInOnBothEdgesToTheLastUlp) {
-  const std::vector<double> v = input0(edge_values("erfinv", 1, DEVPLUG_DTYPE_FLOAT64, DEVPLUG_DTYPE_FLOAT64));
+  const std::vector<double> v =
+      input0(edge_values("erfinv", 1, DEVPLUG_DTYPE_FLOAT64, DEVPLUG_DTYPE_FLOAT64));
   EXPECT_TRUE(contains(v, 1.0));
-  EXPECT_TRUE(contains(v, std::nextafter(1.0, 0.0)));   // 1 - 2^-53: (float)y rounds it to 1
-  EXPECT_TRUE(contains(v, std::nextafter(1.0, 2.0)));   // outside: NaN
+  EXPECT_TRUE(contains(v, std::nextafter(1.0, 0.0)));  // 1 - 2^-53: (float)y rounds it to 1
+  EXPECT_TRUE(contains(v, std::nextafter(1.0, 2.0)));  // outside: NaN
   EXPECT_TRUE(contains(v, -std::nextafter(1.0, 0.0)));
   EXPECT_TRUE(contains(v, 1 - std::ldexp(1.0, -26)));  // within 4e-8 of 1, on the ladder
   EXPECT_TRUE(contains(v, 1 - std::ldexp(1.0, -23)));  // about 1 - 1e-7
 }
 
 TEST(Edges, DigammaRootsWithTheirNeighbours) {
-  const std::vector<double> v = input0(edge_values("digamma", 1, DEVPLUG_DTYPE_FLOAT64, DEVPLUG_DTYPE_FLOAT64));
+  const std::vector<double> v =
+      input0(edge_values("digamma", 1, DEVPLUG_DTYPE_FLOAT64, DEVPLUG_DTYPE_FLOAT64));
   for (double root : {1.4616321449683622, -0.5040830082644554, -2.6107208684441447, -9.702672540001863}) {
     EXPECT_TRUE(contains(v, root)) << root;
     EXPECT_TRUE(contains(v, std::nextafter(root, 10.0))) << root;
@@ -71,7 +73,8 @@ TEST(Edges, EveryValueIsRepresentableInItsDtypeAndTheDtypeEdgesAreThere) {
   for (devplug_dtype_t d : {DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BFLOAT16, DEVPLUG_DTYPE_FLOAT32}) {
     const Format f = format_of(d);
     for (const char* op : {"exp", "tan", "lgamma", "pow", "hypot"}) {
-      const auto tuples = edge_values(op, std::string(op) == "pow" || std::string(op) == "hypot" ? 2 : 1, d, d);
+      const auto tuples =
+          edge_values(op, std::string(op) == "pow" || std::string(op) == "hypot" ? 2 : 1, d, d);
       for (const auto& t : tuples) {
         for (double x : t) {
           uint8_t b[8];
@@ -90,8 +93,8 @@ TEST(Edges, CastsMeetTheTargetsOverflowBoundaryAndIntegerLimits) {
   const std::vector<double> to16 =
       input0(edge_values("convert_element_type", 1, DEVPLUG_DTYPE_FLOAT64, DEVPLUG_DTYPE_FLOAT16));
   EXPECT_TRUE(contains(to16, 65504.0));
-  EXPECT_TRUE(contains(to16, 65520.0));                              // rounds to Inf
-  EXPECT_TRUE(contains(to16, std::nextafter(65520.0, 0.0)));        // rounds to 65504
+  EXPECT_TRUE(contains(to16, 65520.0));                       // rounds to Inf
+  EXPECT_TRUE(contains(to16, std::nextafter(65520.0, 0.0)));  // rounds to 65504
   const std::vector<double> to32 =
       input0(edge_values("convert_element_type", 1, DEVPLUG_DTYPE_FLOAT64, DEVPLUG_DTYPE_INT32));
   EXPECT_TRUE(contains(to32, 2147483647.0));
@@ -101,22 +104,25 @@ TEST(Edges, CastsMeetTheTargetsOverflowBoundaryAndIntegerLimits) {
 TEST(Generate, EveryFloatElementwiseOpHasAnEdgesCase) {
   for (devplug_op_t op : sdk::all_ops()) {
     const devplug_op_info_t* info = devplug_op_info(op);
-    const bool elementwise = info->category == DEVPLUG_CATEGORY_unary || info->category == DEVPLUG_CATEGORY_binary ||
+    const bool elementwise = info->category == DEVPLUG_CATEGORY_unary ||
+                             info->category == DEVPLUG_CATEGORY_binary ||
                              info->category == DEVPLUG_CATEGORY_compare;
     if (!elementwise || !(info->dtypes & DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64))) continue;
     bool found = false;
-    for (const Case& c : all_cases()) found = found || (c.op == op && c.dtype == DEVPLUG_DTYPE_FLOAT64 && c.values == "edges");
+    for (const Case& c : all_cases())
+      found = found || (c.op == op && c.dtype == DEVPLUG_DTYPE_FLOAT64 && c.values == "edges");
     EXPECT_TRUE(found) << info->name;
   }
 }
 
 TEST(Generate, ReductionSizesForceEveryStrategyAndHugeCasesAreFew) {
   // Several work-groups per output, one per output, many outputs, either side of 64 and 2^16.
-  for (const char* name : {"sum_float32_groups_2x40000_random", "sum_float32_len65_3x65_random",
-                           "sum_float32_len63_3x63_random", "sum_float32_outputs_4100x3_random",
-                           "sum_int8_len65537_65537_random", "var_float64_corr1_len63_3x63_bigmean",
-                           "argmax_float16_groups_2x40000_runs", "cumsum_float64_len1025_3x1025_cancel",
-                           "matmul_float32_tiles_33x65x47_magnitudes", "matmul_float32_batches_65537x1x2x1_random"}) {
+  for (const char* name :
+       {"sum_float32_groups_2x40000_random", "sum_float32_len65_3x65_random", "sum_float32_len63_3x63_random",
+        "sum_float32_outputs_4100x3_random", "sum_int8_len65537_65537_random",
+        "var_float64_corr1_len63_3x63_bigmean", "argmax_float16_groups_2x40000_runs",
+        "cumsum_float64_len1025_3x1025_cancel", "matmul_float32_tiles_33x65x47_magnitudes",
+        "matmul_float32_batches_65537x1x2x1_random"}) {
     EXPECT_NE(find_case(name), nullptr) << name;
   }
   std::set<std::string> huge;
@@ -139,7 +145,8 @@ std::vector<double> values_of(const Case& c) {
   const Bytes logical = logical_elements(storage, c.inputs[0], p);
   std::vector<double> v;
   const size_t es = devplug_dtype_size(c.inputs[0].dtype);
-  for (size_t at = 0; at < logical.size(); at += es) v.push_back(load_as_double(c.inputs[0].dtype, &logical[at]));
+  for (size_t at = 0; at < logical.size(); at += es)
+    v.push_back(load_as_double(c.inputs[0].dtype, &logical[at]));
   return v;
 }
 
@@ -200,7 +207,8 @@ TEST(Judge, VarianceBoundCatchesOnePassDriftButAdmitsTwoPass) {
   ASSERT_EQ(t.kind, TolKind::Variance);
   // Data 2^20 + U(-1, 1): variance about 1/3, sum x^2 / 63 about 2^40.
   Bytes input(64 * 8);
-  for (int i = 0; i < 64; ++i) store_float(DEVPLUG_DTYPE_FLOAT64, &input[8 * i], std::ldexp(1.0, 20) + ((i * 37) % 64) / 32.0 - 1);
+  for (int i = 0; i < 64; ++i)
+    store_float(DEVPLUG_DTYPE_FLOAT64, &input[8 * i], std::ldexp(1.0, 20) + ((i * 37) % 64) / 32.0 - 1);
   const std::vector<double> moments = var_second_moments(var, input);
   ASSERT_EQ(moments.size(), 1u);
   EXPECT_NEAR(moments[0], std::ldexp(1.0, 40) * 64 / 63, 1e6);

@@ -60,7 +60,7 @@ TEST_F(CallCache, AViewOfTheSameStorageIsADifferentTensor) {
   ASSERT_TRUE(Ok(add(a_head, a_head, out_head)));
   ASSERT_TRUE(Ok(add(a_head, a_head, out_head)));
   EXPECT_TRUE(Invalid(add(a_head, out_middle, out_head), "overlap"));  // out[1:3] against out[0:2]
-  ASSERT_TRUE(Ok(add(a_head, out_head, out_head)));                     // exactly the output: in place
+  ASSERT_TRUE(Ok(add(a_head, out_head, out_head)));                    // exactly the output: in place
   EXPECT_EQ(download<float>(out), (std::vector<float>{3, 6, 0, 0}));
 }
 

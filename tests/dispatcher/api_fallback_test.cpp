@@ -23,8 +23,10 @@ class ScopedEnv {
     setenv(name, value, 1);
   }
   ~ScopedEnv() {
-    if (had_) setenv(name_.c_str(), old_.c_str(), 1);
-    else unsetenv(name_.c_str());
+    if (had_)
+      setenv(name_.c_str(), old_.c_str(), 1);
+    else
+      unsetenv(name_.c_str());
   }
 
  private:
@@ -45,10 +47,10 @@ struct FixtureContext {
 
   devplug_tensor_t* floats(std::vector<int64_t> shape, const std::vector<float>& values) {
     devplug_tensor_t* t = nullptr;
-    EXPECT_TRUE(Ok(devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32,
-                                         static_cast<int32_t>(shape.size()), shape.data(), &t)));
-    EXPECT_TRUE(Ok(devplug_tensor_copy_from_host(nullptr, t, values.data(), values.size() * 4,
-                                                 DEVPLUG_COPY_BLOCKING)));
+    EXPECT_TRUE(Ok(devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32, static_cast<int32_t>(shape.size()),
+                                         shape.data(), &t)));
+    EXPECT_TRUE(Ok(
+        devplug_tensor_copy_from_host(nullptr, t, values.data(), values.size() * 4, DEVPLUG_COPY_BLOCKING)));
     return t;
   }
   std::vector<float> read(devplug_tensor_t* t, size_t n) {

@@ -31,8 +31,8 @@ TEST(ApiNegativeContext, CreateRefusesSmallStructAndUnknownFlags) {
 }
 
 TEST_F(ApiNegative, LoadPluginNullArguments) {
-  EXPECT_TRUE(Invalid(devplug_context_load_plugin(nullptr, DEVPLUG_REFERENCE_PLUGIN_PATH, nullptr),
-                      "context"));
+  EXPECT_TRUE(
+      Invalid(devplug_context_load_plugin(nullptr, DEVPLUG_REFERENCE_PLUGIN_PATH, nullptr), "context"));
   EXPECT_TRUE(Invalid(devplug_context_load_plugin(context_, nullptr, nullptr), "path"));
 }
 
@@ -79,8 +79,8 @@ TEST_F(ApiNegative, RegistryQueriesCheckHandlesAndIndices) {
   EXPECT_EQ(plugin, nullptr);
   EXPECT_TRUE(Invalid(devplug_context_get_plugin(nullptr, 0, &plugin), "context"));
   EXPECT_TRUE(Invalid(devplug_context_get_plugin(context_, 0, nullptr), "out_plugin"));
-  EXPECT_TRUE(Fails(devplug_context_find_plugin(context_, "no_such_plugin", &plugin),
-                    DEVPLUG_CODE_NOT_FOUND, "no_such_plugin"));
+  EXPECT_TRUE(Fails(devplug_context_find_plugin(context_, "no_such_plugin", &plugin), DEVPLUG_CODE_NOT_FOUND,
+                    "no_such_plugin"));
   EXPECT_TRUE(Invalid(devplug_context_find_plugin(context_, nullptr, &plugin), "name"));
   EXPECT_TRUE(Invalid(devplug_context_device_count(nullptr, &count), "context"));
   EXPECT_TRUE(Invalid(devplug_context_device_count(context_, nullptr), "out_count"));
@@ -91,10 +91,8 @@ TEST_F(ApiNegative, RegistryQueriesCheckHandlesAndIndices) {
   const char* reason = "x";
   EXPECT_FALSE(Ok(devplug_context_get_failure(context_, 0, &path, &reason)));
   uint64_t fallbacks = 0;
-  EXPECT_TRUE(Invalid(devplug_context_fallback_count(nullptr, DEVPLUG_OP_INVALID, &fallbacks),
-                      "context"));
-  EXPECT_TRUE(Invalid(devplug_context_fallback_count(context_, DEVPLUG_OP_add, nullptr),
-                      "out_count"));
+  EXPECT_TRUE(Invalid(devplug_context_fallback_count(nullptr, DEVPLUG_OP_INVALID, &fallbacks), "context"));
+  EXPECT_TRUE(Invalid(devplug_context_fallback_count(context_, DEVPLUG_OP_add, nullptr), "out_count"));
   EXPECT_TRUE(Invalid(devplug_context_fallback_count(context_, 9999, &fallbacks), "9999"));
 }
 
@@ -138,17 +136,14 @@ TEST_F(ApiNegative, PluginQueries) {
   EXPECT_TRUE(Invalid(devplug_plugin_get_info(plugin_, &tiny), "struct_size"));
   bool supported = true;
   uint32_t flags = 0;
-  EXPECT_TRUE(Invalid(devplug_plugin_supports(nullptr, DEVPLUG_OP_add, DEVPLUG_DTYPE_FLOAT32,
-                                              &supported, &flags),
-                      "plugin"));
-  EXPECT_TRUE(Invalid(devplug_plugin_supports(plugin_, DEVPLUG_OP_add, DEVPLUG_DTYPE_FLOAT32,
-                                              nullptr, &flags),
-                      "out_supported"));
-  EXPECT_TRUE(Invalid(devplug_plugin_supports(plugin_, 9999, DEVPLUG_DTYPE_FLOAT32, &supported,
-                                              &flags),
-                      "9999"));
-  EXPECT_TRUE(Invalid(devplug_plugin_supports(plugin_, DEVPLUG_OP_add, 10, &supported, &flags),
-                      "10"));
+  EXPECT_TRUE(Invalid(
+      devplug_plugin_supports(nullptr, DEVPLUG_OP_add, DEVPLUG_DTYPE_FLOAT32, &supported, &flags), "plugin"));
+  EXPECT_TRUE(
+      Invalid(devplug_plugin_supports(plugin_, DEVPLUG_OP_add, DEVPLUG_DTYPE_FLOAT32, nullptr, &flags),
+              "out_supported"));
+  EXPECT_TRUE(
+      Invalid(devplug_plugin_supports(plugin_, 9999, DEVPLUG_DTYPE_FLOAT32, &supported, &flags), "9999"));
+  EXPECT_TRUE(Invalid(devplug_plugin_supports(plugin_, DEVPLUG_OP_add, 10, &supported, &flags), "10"));
   const devplug_plugin_api_t* api = nullptr;
   EXPECT_TRUE(Invalid(devplug_plugin_get_table(nullptr, &api), "plugin"));
   EXPECT_TRUE(Invalid(devplug_plugin_get_table(plugin_, nullptr), "out_api"));
@@ -193,10 +188,8 @@ TEST_F(ApiNegative, StreamsAndEvents) {
   EXPECT_TRUE(Ok(devplug_event_destroy(event)));
   // The default stream belongs to its device; handles of the wrong kind are refused.
   EXPECT_TRUE(Invalid(devplug_stream_destroy(stream_), "default stream"));
-  EXPECT_TRUE(Invalid(devplug_stream_destroy(reinterpret_cast<devplug_stream_t*>(device_)),
-                      "stream"));
-  EXPECT_TRUE(Invalid(devplug_event_destroy(reinterpret_cast<devplug_event_t*>(stream_)),
-                      "event"));
+  EXPECT_TRUE(Invalid(devplug_stream_destroy(reinterpret_cast<devplug_stream_t*>(device_)), "stream"));
+  EXPECT_TRUE(Invalid(devplug_event_destroy(reinterpret_cast<devplug_event_t*>(stream_)), "event"));
   EXPECT_TRUE(Ok(devplug_stream_synchronize(stream_)));  // still alive
 }
 
@@ -207,23 +200,23 @@ TEST_F(ApiNegative, TensorCreateRefusesBadShapes) {
   int64_t shape[9] = {2, 2, 2, 2, 2, 2, 2, 2, 2};
   EXPECT_TRUE(Invalid(devplug_tensor_create(nullptr, DEVPLUG_DTYPE_FLOAT32, 1, shape, &t), "device"));
   EXPECT_EQ(t, nullptr);
-  EXPECT_TRUE(Invalid(devplug_tensor_create(device_, DEVPLUG_DTYPE_FLOAT32, 1, shape, nullptr),
-                      "out_tensor"));
+  EXPECT_TRUE(
+      Invalid(devplug_tensor_create(device_, DEVPLUG_DTYPE_FLOAT32, 1, shape, nullptr), "out_tensor"));
   EXPECT_TRUE(Invalid(devplug_tensor_create(device_, DEVPLUG_DTYPE_FLOAT32, 9, shape, &t), "rank 9"));
   EXPECT_TRUE(Invalid(devplug_tensor_create(device_, DEVPLUG_DTYPE_FLOAT32, -1, shape, &t), "rank"));
   EXPECT_TRUE(Invalid(devplug_tensor_create(device_, DEVPLUG_DTYPE_FLOAT32, 2, nullptr, &t), "NULL"));
   int64_t negative[] = {2, -3};
-  EXPECT_TRUE(Invalid(devplug_tensor_create(device_, DEVPLUG_DTYPE_FLOAT32, 2, negative, &t),
-                      "shape[1] is -3"));
+  EXPECT_TRUE(
+      Invalid(devplug_tensor_create(device_, DEVPLUG_DTYPE_FLOAT32, 2, negative, &t), "shape[1] is -3"));
   int64_t ok[] = {2};
   EXPECT_TRUE(Invalid(devplug_tensor_create(device_, 10, 1, ok, &t), "dtype"));
   EXPECT_TRUE(Invalid(devplug_tensor_create(device_, -1, 1, ok, &t), "dtype"));
   int64_t count_overflow[] = {int64_t(1) << 32, int64_t(1) << 32};
-  EXPECT_TRUE(Invalid(devplug_tensor_create(device_, DEVPLUG_DTYPE_BOOL, 2, count_overflow, &t),
-                      "overflows"));
+  EXPECT_TRUE(
+      Invalid(devplug_tensor_create(device_, DEVPLUG_DTYPE_BOOL, 2, count_overflow, &t), "overflows"));
   int64_t byte_overflow[] = {int64_t(1) << 61};
-  EXPECT_TRUE(Invalid(devplug_tensor_create(device_, DEVPLUG_DTYPE_FLOAT64, 1, byte_overflow, &t),
-                      "overflows"));
+  EXPECT_TRUE(
+      Invalid(devplug_tensor_create(device_, DEVPLUG_DTYPE_FLOAT64, 1, byte_overflow, &t), "overflows"));
   EXPECT_EQ(t, nullptr);
 }
 
@@ -276,8 +269,8 @@ TEST_F(ApiNegative, CopyFromHost) {
   devplug_tensor_t* expanded = nullptr;
   int64_t shape[] = {2, 3};
   ASSERT_TRUE(Ok(devplug_tensor_expand(row, 2, shape, &expanded)));
-  EXPECT_TRUE(Invalid(devplug_tensor_copy_from_host(nullptr, expanded, data.data(), 24, 0),
-                      "overlaps itself"));
+  EXPECT_TRUE(
+      Invalid(devplug_tensor_copy_from_host(nullptr, expanded, data.data(), 24, 0), "overlaps itself"));
 }
 
 TEST_F(ApiNegative, CopyToHost) {
@@ -394,12 +387,12 @@ TEST_F(ApiNegative, AsStridedDtypeCountsInTheNewDtypeAndStaysInside) {
   EXPECT_TRUE(Invalid(devplug_tensor_as_strided_dtype(bytes, DEVPLUG_DTYPE_FLOAT32, 1, three, one, 0, &v),
                       "outside"));
   EXPECT_EQ(v, nullptr);
-  EXPECT_TRUE(Invalid(devplug_tensor_as_strided_dtype(bytes, DEVPLUG_DTYPE_FLOAT32, 1, two, one, 1, &v),
-                      "outside"));
+  EXPECT_TRUE(
+      Invalid(devplug_tensor_as_strided_dtype(bytes, DEVPLUG_DTYPE_FLOAT32, 1, two, one, 1, &v), "outside"));
   EXPECT_TRUE(Invalid(devplug_tensor_as_strided_dtype(bytes, 42, 1, two, one, 0, &v), "dtype 42"));
   EXPECT_TRUE(Invalid(devplug_tensor_as_strided_dtype(bytes, -1, 1, two, one, 0, &v), "dtype -1"));
-  EXPECT_TRUE(Invalid(devplug_tensor_as_strided_dtype(nullptr, DEVPLUG_DTYPE_FLOAT32, 1, two, one, 0, &v),
-                      "tensor"));
+  EXPECT_TRUE(
+      Invalid(devplug_tensor_as_strided_dtype(nullptr, DEVPLUG_DTYPE_FLOAT32, 1, two, one, 0, &v), "tensor"));
   EXPECT_TRUE(Invalid(devplug_tensor_as_strided_dtype(bytes, DEVPLUG_DTYPE_FLOAT32, 1, two, one, 0, nullptr),
                       "out_view"));
 }
@@ -413,19 +406,14 @@ TEST_F(ApiNegative, OpCallRefusesUnknownOpsAndWrongArity) {
   devplug_tensor_t* outs[] = {out, out};
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, 9999, ins, 1, outs, 1, nullptr), "9999"));
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_INVALID, ins, 1, outs, 1, nullptr), "op 0"));
-  EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_add, ins, 3, outs, 1, nullptr),
-                      "n_inputs is 3"));
-  EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_add, ins, 1, outs, 1, nullptr),
-                      "n_inputs is 1"));
-  EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_exp, ins, 1, outs, 2, nullptr),
-                      "n_outputs is 2"));
-  EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_exp, nullptr, 1, outs, 1, nullptr),
-                      "inputs"));
-  EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_exp, ins, 1, nullptr, 1, nullptr),
-                      "outputs"));
+  EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_add, ins, 3, outs, 1, nullptr), "n_inputs is 3"));
+  EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_add, ins, 1, outs, 1, nullptr), "n_inputs is 1"));
+  EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_exp, ins, 1, outs, 2, nullptr), "n_outputs is 2"));
+  EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_exp, nullptr, 1, outs, 1, nullptr), "inputs"));
+  EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_exp, ins, 1, nullptr, 1, nullptr), "outputs"));
   devplug_tensor_t* null_input[] = {nullptr};
-  EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_exp, null_input, 1, outs, 1, nullptr),
-                      "inputs[0]"));
+  EXPECT_TRUE(
+      Invalid(devplug_op_call(stream_, DEVPLUG_OP_exp, null_input, 1, outs, 1, nullptr), "inputs[0]"));
 }
 
 TEST_F(ApiNegative, OpCallRefusesDtypes) {
@@ -441,8 +429,7 @@ TEST_F(ApiNegative, OpCallRefusesDtypes) {
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_add, mixed, 2, out_f, 1, nullptr),
                       "inputs[1]: dtype int32 does not match inputs[0] dtype float32"));
   devplug_tensor_t* ff[] = {f, f};
-  EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_lt, ff, 2, out_f, 1, nullptr),
-                      "expected bool"));
+  EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_lt, ff, 2, out_f, 1, nullptr), "expected bool"));
   devplug_tensor_t* not_bool_cond[] = {f, f, f};
   EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_where, not_bool_cond, 3, out_f, 1, nullptr),
                       "inputs[0]: dtype float32, expected bool"));
@@ -474,21 +461,19 @@ TEST_F(ApiNegative, OpCallRefusesBadAttrs) {
   devplug_tensor_t* out = make(DEVPLUG_DTYPE_FLOAT32, {1, 3});
   devplug_tensor_t* ins[] = {a};
   devplug_tensor_t* outs[] = {out};
-  EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_sum, ins, 1, outs, 1, nullptr),
-                      "attrs is NULL"));
+  EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_sum, ins, 1, outs, 1, nullptr), "attrs is NULL"));
   devplug_reduce_attrs_t past_rank{sizeof(past_rank), 0b100u, 0.0};
-  EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_sum, ins, 1, outs, 1, &past_rank),
-                      "attrs.dims_mask"));
+  EXPECT_TRUE(
+      Invalid(devplug_op_call(stream_, DEVPLUG_OP_sum, ins, 1, outs, 1, &past_rank), "attrs.dims_mask"));
   devplug_reduce_attrs_t small{sizeof(size_t), 0b1u, 0.0};
-  EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_sum, ins, 1, outs, 1, &small),
-                      "attrs.struct_size"));
+  EXPECT_TRUE(
+      Invalid(devplug_op_call(stream_, DEVPLUG_OP_sum, ins, 1, outs, 1, &small), "attrs.struct_size"));
   devplug_reduce_attrs_t negative{sizeof(negative), 0b1u, -1.0};
-  EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_var, ins, 1, outs, 1, &negative),
-                      "attrs.correction"));
+  EXPECT_TRUE(
+      Invalid(devplug_op_call(stream_, DEVPLUG_OP_var, ins, 1, outs, 1, &negative), "attrs.correction"));
   devplug_dim_attrs_t dim{sizeof(dim), 2};
   devplug_tensor_t* same[] = {make(DEVPLUG_DTYPE_FLOAT32, {2, 3})};
-  EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_cumsum, ins, 1, same, 1, &dim),
-                      "attrs.dim is 2"));
+  EXPECT_TRUE(Invalid(devplug_op_call(stream_, DEVPLUG_OP_cumsum, ins, 1, same, 1, &dim), "attrs.dim is 2"));
   devplug_tensor_t* index32 = make(DEVPLUG_DTYPE_INT32, {2});
   devplug_tensor_t* select_in[] = {a, index32};
   devplug_dim_attrs_t dim0{sizeof(dim0), 0};
@@ -536,13 +521,12 @@ TEST_F(ApiNegative, TensorsMustLiveOnTheStreamsDevice) {
   devplug_tensor_t* a = make(DEVPLUG_DTYPE_FLOAT32, {2});
   devplug_tensor_t* ins[] = {a};
   devplug_tensor_t* outs[] = {a};
-  EXPECT_TRUE(Invalid(devplug_op_call(other_stream, DEVPLUG_OP_neg, ins, 1, outs, 1, nullptr),
-                      "device"));
+  EXPECT_TRUE(Invalid(devplug_op_call(other_stream, DEVPLUG_OP_neg, ins, 1, outs, 1, nullptr), "device"));
   devplug_tensor_t* result = nullptr;
   EXPECT_TRUE(Invalid(devplug_elementwise(other_stream, DEVPLUG_OP_neg, ins, 1, &result), "device"));
   float values[2] = {1, 2};
-  EXPECT_TRUE(Invalid(devplug_tensor_copy_from_host(other_stream, a, values, 8, DEVPLUG_COPY_BLOCKING),
-                      "device"));
+  EXPECT_TRUE(
+      Invalid(devplug_tensor_copy_from_host(other_stream, a, values, 8, DEVPLUG_COPY_BLOCKING), "device"));
   devplug_context_destroy(other);
 }
 
@@ -571,8 +555,8 @@ TEST(ApiNegativePromotion, PromoteAndBroadcast) {
   devplug_dtype_t d = 0;
   EXPECT_TRUE(Invalid(devplug_promote_types(10, DEVPLUG_DTYPE_FLOAT32, &d), "10"));
   EXPECT_TRUE(Invalid(devplug_promote_types(DEVPLUG_DTYPE_FLOAT32, -1, &d), "-1"));
-  EXPECT_TRUE(Invalid(devplug_promote_types(DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_INT8, nullptr),
-                      "out_dtype"));
+  EXPECT_TRUE(
+      Invalid(devplug_promote_types(DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_INT8, nullptr), "out_dtype"));
   int64_t a[] = {2, 3}, b[] = {4}, negative[] = {-2};
   int32_t rank = 0;
   int64_t out[DEVPLUG_MAX_RANK];

@@ -222,9 +222,11 @@ TEST_F(Api, AsStridedDtypeReinterpretsTheSameBytes) {
   devplug_tensor_t* floats_view = nullptr;
   devplug_tensor_t* ints_view = nullptr;
   int64_t shape[] = {2, 2}, strides[] = {1, 2};  // transposed, offset by one element
-  ASSERT_TRUE(Ok(devplug_tensor_as_strided_dtype(bytes, DEVPLUG_DTYPE_FLOAT32, 2, shape, strides, 0, &floats_view)));
+  ASSERT_TRUE(
+      Ok(devplug_tensor_as_strided_dtype(bytes, DEVPLUG_DTYPE_FLOAT32, 2, shape, strides, 0, &floats_view)));
   std::vector<float> values = {1.0f, -2.0f, 0.5f, 3.0f};
-  ASSERT_TRUE(Ok(devplug_tensor_copy_from_host(nullptr, floats_view, values.data(), 16, DEVPLUG_COPY_BLOCKING)));
+  ASSERT_TRUE(
+      Ok(devplug_tensor_copy_from_host(nullptr, floats_view, values.data(), 16, DEVPLUG_COPY_BLOCKING)));
   int64_t flat[] = {3}, one[] = {1};
   ASSERT_TRUE(Ok(devplug_tensor_as_strided_dtype(bytes, DEVPLUG_DTYPE_INT32, 1, flat, one, 1, &ints_view)));
   EXPECT_EQ(describe(ints_view).byte_offset, 4u);
@@ -432,8 +434,7 @@ TEST_F(Api, NoFallbackWhenThePluginHasTheKernel) {
 }
 
 TEST(ApiContext, StrictContextRunsWhatThePluginHas) {
-  devplug_context_options_t options{sizeof(options),
-                                    DEVPLUG_CONTEXT_NO_DISCOVERY | DEVPLUG_CONTEXT_STRICT};
+  devplug_context_options_t options{sizeof(options), DEVPLUG_CONTEXT_NO_DISCOVERY | DEVPLUG_CONTEXT_STRICT};
   devplug_context_t* context = nullptr;
   ASSERT_TRUE(Ok(devplug_context_create(&options, &context)));
   ASSERT_TRUE(Ok(devplug_context_load_plugin(context, DEVPLUG_REFERENCE_PLUGIN_PATH, nullptr)));

@@ -30,9 +30,8 @@ inline ::testing::AssertionResult Fails(devplug_error_t* error, devplug_code_t c
   const devplug_code_t got = error->code;
   devplug_error_destroy(error);
   if (got != code || message.find(part) == std::string::npos)
-    return ::testing::AssertionFailure()
-           << devplug_code_name(got) << ": '" << message << "', expected "
-           << devplug_code_name(code) << " with '" << part << "'";
+    return ::testing::AssertionFailure() << devplug_code_name(got) << ": '" << message << "', expected "
+                                         << devplug_code_name(code) << " with '" << part << "'";
   return ::testing::AssertionSuccess();
 }
 
@@ -55,17 +54,15 @@ class ReferenceContext : public ::testing::Test {
 
   devplug_tensor_t* make(devplug_dtype_t dtype, std::vector<int64_t> shape) {
     devplug_tensor_t* t = nullptr;
-    EXPECT_TRUE(Ok(devplug_tensor_create(device_, dtype, static_cast<int32_t>(shape.size()),
-                                         shape.data(), &t)));
+    EXPECT_TRUE(
+        Ok(devplug_tensor_create(device_, dtype, static_cast<int32_t>(shape.size()), shape.data(), &t)));
     return t;
   }
 
   template <typename T>
-  devplug_tensor_t* upload(devplug_dtype_t dtype, std::vector<int64_t> shape,
-                                const std::vector<T>& values) {
+  devplug_tensor_t* upload(devplug_dtype_t dtype, std::vector<int64_t> shape, const std::vector<T>& values) {
     devplug_tensor_t* t = make(dtype, shape);
-    EXPECT_TRUE(Ok(devplug_tensor_copy_from_host(nullptr, t, values.data(),
-                                                 values.size() * sizeof(T),
+    EXPECT_TRUE(Ok(devplug_tensor_copy_from_host(nullptr, t, values.data(), values.size() * sizeof(T),
                                                  DEVPLUG_COPY_BLOCKING)));
     return t;
   }

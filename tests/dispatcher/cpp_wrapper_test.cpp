@@ -34,8 +34,7 @@ template <typename Body>
   try {
     body();
   } catch (const Error& e) {
-    if (e.code() == code && e.message().find(part) != std::string::npos)
-      return ::testing::AssertionSuccess();
+    if (e.code() == code && e.message().find(part) != std::string::npos) return ::testing::AssertionSuccess();
     return ::testing::AssertionFailure() << "threw " << e.what();
   }
   return ::testing::AssertionFailure() << "did not throw";
@@ -92,8 +91,7 @@ TEST_F(CppWrapper, Views) {
   EXPECT_EQ(a.transpose(0, 1).to_host<float>(), (std::vector<float>{0, 3, 1, 4, 2, 5}));
   EXPECT_EQ(a.permute({1, 0}).strides(), (Dims{1, 3}));
   EXPECT_EQ(a.reshape({3, -1}).shape(), (Dims{3, 2}));
-  EXPECT_EQ(a.slice(1, INT64_MAX, INT64_MIN, -1).to_host<float>(),
-            (std::vector<float>{2, 1, 0, 5, 4, 3}));
+  EXPECT_EQ(a.slice(1, INT64_MAX, INT64_MIN, -1).to_host<float>(), (std::vector<float>{2, 1, 0, 5, 4, 3}));
   EXPECT_EQ(a.unsqueeze(0).shape(), (Dims{1, 2, 3}));
   EXPECT_EQ(a.unsqueeze(0).squeeze(0).shape(), (Dims{2, 3}));
   EXPECT_EQ(a.diagonal().to_host<float>(), (std::vector<float>{0, 4}));
@@ -192,20 +190,20 @@ TEST_F(CppWrapperNegative, LoadFailuresThrowAndAreRecorded) {
 }
 
 TEST_F(CppWrapperNegative, BadShapesAndDtypesThrow) {
-  EXPECT_TRUE(Throws([&] { Tensor::empty(*device_, DEVPLUG_DTYPE_FLOAT32, {2, -1}); },
-                     DEVPLUG_CODE_INVALID_ARGUMENT, "shape[1] is -1"));
-  EXPECT_TRUE(Throws([&] { Tensor::empty(*device_, 42, {2}); }, DEVPLUG_CODE_INVALID_ARGUMENT,
-                     "dtype"));
+  EXPECT_TRUE(Throws(
+      [&] {
+        Tensor::empty(*device_, DEVPLUG_DTYPE_FLOAT32, {2, -1});
+      },
+      DEVPLUG_CODE_INVALID_ARGUMENT, "shape[1] is -1"));
+  EXPECT_TRUE(Throws([&] { Tensor::empty(*device_, 42, {2}); }, DEVPLUG_CODE_INVALID_ARGUMENT, "dtype"));
   Tensor t = Tensor::empty(*device_, DEVPLUG_DTYPE_FLOAT32, {2, 3});
   EXPECT_TRUE(Throws([&] { t.to_host<double>(); }, DEVPLUG_CODE_INVALID_ARGUMENT, "dtype"));
-  EXPECT_TRUE(Throws([&] { t.copy_from_host(std::vector<float>(5)); },
-                     DEVPLUG_CODE_INVALID_ARGUMENT, "size_bytes"));
-  EXPECT_TRUE(Throws([&] { t.transpose(0, 1).reshape({6}); }, DEVPLUG_CODE_INVALID_ARGUMENT,
-                     "copy"));
+  EXPECT_TRUE(
+      Throws([&] { t.copy_from_host(std::vector<float>(5)); }, DEVPLUG_CODE_INVALID_ARGUMENT, "size_bytes"));
+  EXPECT_TRUE(Throws([&] { t.transpose(0, 1).reshape({6}); }, DEVPLUG_CODE_INVALID_ARGUMENT, "copy"));
   EXPECT_TRUE(Throws([&] { t.permute({0}); }, DEVPLUG_CODE_INVALID_ARGUMENT, "permute"));
   EXPECT_TRUE(Throws([&] { t.squeeze(0); }, DEVPLUG_CODE_INVALID_ARGUMENT, "size 2"));
-  EXPECT_TRUE(Throws([&] { t.as_strided({7}, {1}, 0); }, DEVPLUG_CODE_INVALID_ARGUMENT,
-                     "outside"));
+  EXPECT_TRUE(Throws([&] { t.as_strided({7}, {1}, 0); }, DEVPLUG_CODE_INVALID_ARGUMENT, "outside"));
 }
 
 TEST_F(CppWrapperNegative, OperatorsAndCallsThrow) {
@@ -214,16 +212,13 @@ TEST_F(CppWrapperNegative, OperatorsAndCallsThrow) {
   EXPECT_TRUE(Throws([&] { a + b; }, DEVPLUG_CODE_INVALID_ARGUMENT, "broadcast"));
   Tensor flags = Tensor::empty(*device_, DEVPLUG_DTYPE_BOOL, {3});
   EXPECT_TRUE(Throws([&] { flags - flags; }, DEVPLUG_CODE_INVALID_ARGUMENT, "bool"));
-  EXPECT_TRUE(Throws([&] { call(DEVPLUG_OP_add, {a}, {a}); }, DEVPLUG_CODE_INVALID_ARGUMENT,
-                     "n_inputs is 1"));
-  EXPECT_TRUE(Throws([&] { call(DEVPLUG_OP_sum, {a}, {a}); }, DEVPLUG_CODE_INVALID_ARGUMENT,
-                     "attrs is NULL"));
-  EXPECT_TRUE(Throws([&] { elementwise(DEVPLUG_OP_add, {}); }, DEVPLUG_CODE_INVALID_ARGUMENT,
-                     "no inputs"));
-  EXPECT_TRUE(Throws([&] { promote_types(DEVPLUG_DTYPE_FLOAT32, 77); },
-                     DEVPLUG_CODE_INVALID_ARGUMENT, "77"));
-  EXPECT_TRUE(Throws([&] { broadcast_shapes({2}, {3}); }, DEVPLUG_CODE_INVALID_ARGUMENT,
-                     "broadcast"));
+  EXPECT_TRUE(
+      Throws([&] { call(DEVPLUG_OP_add, {a}, {a}); }, DEVPLUG_CODE_INVALID_ARGUMENT, "n_inputs is 1"));
+  EXPECT_TRUE(
+      Throws([&] { call(DEVPLUG_OP_sum, {a}, {a}); }, DEVPLUG_CODE_INVALID_ARGUMENT, "attrs is NULL"));
+  EXPECT_TRUE(Throws([&] { elementwise(DEVPLUG_OP_add, {}); }, DEVPLUG_CODE_INVALID_ARGUMENT, "no inputs"));
+  EXPECT_TRUE(Throws([&] { promote_types(DEVPLUG_DTYPE_FLOAT32, 77); }, DEVPLUG_CODE_INVALID_ARGUMENT, "77"));
+  EXPECT_TRUE(Throws([&] { broadcast_shapes({2}, {3}); }, DEVPLUG_CODE_INVALID_ARGUMENT, "broadcast"));
 }
 
 }  // namespace

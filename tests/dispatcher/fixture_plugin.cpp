@@ -79,13 +79,16 @@ devplug_error_t* add_kernel(devplug_stream_handle_t*, const devplug_op_call_t* c
     const devplug_tensor_desc_t& a = *call->inputs[0];
     const devplug_tensor_desc_t& b = *call->inputs[1];
     const devplug_tensor_desc_t& o = *call->outputs[0];
-    devplug::sdk::for_each_offset<3>(o.rank, o.shape, {a.strides, b.strides, o.strides}, [&](const std::array<int64_t, 3>& k) {
-      if (o.dtype == DEVPLUG_DTYPE_FLOAT32)
-        reinterpret_cast<float*>(at(o))[k[2]] = reinterpret_cast<float*>(at(a))[k[0]] + reinterpret_cast<float*>(at(b))[k[1]];
-      else
-        reinterpret_cast<int32_t*>(at(o))[k[2]] = static_cast<int32_t>(
-            static_cast<uint32_t>(reinterpret_cast<int32_t*>(at(a))[k[0]]) + static_cast<uint32_t>(reinterpret_cast<int32_t*>(at(b))[k[1]]));
-    });
+    devplug::sdk::for_each_offset<3>(
+        o.rank, o.shape, {a.strides, b.strides, o.strides}, [&](const std::array<int64_t, 3>& k) {
+          if (o.dtype == DEVPLUG_DTYPE_FLOAT32)
+            reinterpret_cast<float*>(at(o))[k[2]] =
+                reinterpret_cast<float*>(at(a))[k[0]] + reinterpret_cast<float*>(at(b))[k[1]];
+          else
+            reinterpret_cast<int32_t*>(at(o))[k[2]] =
+                static_cast<int32_t>(static_cast<uint32_t>(reinterpret_cast<int32_t*>(at(a))[k[0]]) +
+                                     static_cast<uint32_t>(reinterpret_cast<int32_t*>(at(b))[k[1]]));
+        });
   });
 }
 
@@ -95,16 +98,24 @@ devplug_error_t* add_kernel(devplug_stream_handle_t*, const devplug_op_call_t* c
     const devplug_tensor_desc_t& in = *call->inputs[0];
     const devplug_tensor_desc_t& o = *call->outputs[0];
     const size_t es = devplug_dtype_size(o.dtype);
-    devplug::sdk::for_each_offset<2>(o.rank, o.shape, {in.strides, o.strides}, [&](const std::array<int64_t, 2>& k) {
-      std::memcpy(at(o) + k[1] * static_cast<int64_t>(es), at(in) + k[0] * static_cast<int64_t>(es), es);
-    });
+    devplug::sdk::for_each_offset<2>(
+        o.rank, o.shape, {in.strides, o.strides}, [&](const std::array<int64_t, 2>& k) {
+          std::memcpy(at(o) + k[1] * static_cast<int64_t>(es), at(in) + k[0] * static_cast<int64_t>(es), es);
+        });
   });
 }
 
 template <typename T>
-double load(const unsigned char* p) { T v; std::memcpy(&v, p, sizeof(T)); return static_cast<double>(v); }
+double load(const unsigned char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return static_cast<double>(v);
+}
 template <typename T>
-void store(unsigned char* p, double v) { T t = static_cast<T>(v); std::memcpy(p, &t, sizeof(T)); }
+void store(unsigned char* p, double v) {
+  T t = static_cast<T>(v);
+  std::memcpy(p, &t, sizeof(T));
+}
 
 devplug_error_t* convert_kernel(devplug_stream_handle_t*, const devplug_op_call_t* call) {
   return guard([&] {
@@ -113,28 +124,44 @@ devplug_error_t* convert_kernel(devplug_stream_handle_t*, const devplug_op_call_
     const devplug_tensor_desc_t& o = *call->outputs[0];
     auto read = [&](const unsigned char* p) -> double {
       switch (in.dtype) {
-        case DEVPLUG_DTYPE_BOOL: return *p != 0 ? 1.0 : 0.0;
-        case DEVPLUG_DTYPE_INT32: return load<int32_t>(p);
-        case DEVPLUG_DTYPE_INT64: return load<int64_t>(p);
-        case DEVPLUG_DTYPE_FLOAT32: return load<float>(p);
-        default: return load<double>(p);
+        case DEVPLUG_DTYPE_BOOL:
+          return *p != 0 ? 1.0 : 0.0;
+        case DEVPLUG_DTYPE_INT32:
+          return load<int32_t>(p);
+        case DEVPLUG_DTYPE_INT64:
+          return load<int64_t>(p);
+        case DEVPLUG_DTYPE_FLOAT32:
+          return load<float>(p);
+        default:
+          return load<double>(p);
       }
     };
     auto write = [&](unsigned char* p, double v) {
       switch (o.dtype) {
-        case DEVPLUG_DTYPE_BOOL: *p = v != 0.0; break;
-        case DEVPLUG_DTYPE_INT32: store<int32_t>(p, v); break;
-        case DEVPLUG_DTYPE_INT64: store<int64_t>(p, v); break;
-        case DEVPLUG_DTYPE_FLOAT32: store<float>(p, v); break;
-        case DEVPLUG_DTYPE_FLOAT64: store<double>(p, v); break;
-        default: devplug::sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED, "fixture: convert to this dtype is not implemented");
+        case DEVPLUG_DTYPE_BOOL:
+          *p = v != 0.0;
+          break;
+        case DEVPLUG_DTYPE_INT32:
+          store<int32_t>(p, v);
+          break;
+        case DEVPLUG_DTYPE_INT64:
+          store<int64_t>(p, v);
+          break;
+        case DEVPLUG_DTYPE_FLOAT32:
+          store<float>(p, v);
+          break;
+        case DEVPLUG_DTYPE_FLOAT64:
+          store<double>(p, v);
+          break;
+        default:
+          devplug::sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED, "fixture: convert to this dtype is not implemented");
       }
     };
     const int64_t ies = static_cast<int64_t>(devplug_dtype_size(in.dtype));
     const int64_t oes = static_cast<int64_t>(devplug_dtype_size(o.dtype));
-    devplug::sdk::for_each_offset<2>(o.rank, o.shape, {in.strides, o.strides}, [&](const std::array<int64_t, 2>& k) {
-      write(at(o) + k[1] * oes, read(at(in) + k[0] * ies));
-    });
+    devplug::sdk::for_each_offset<2>(
+        o.rank, o.shape, {in.strides, o.strides},
+        [&](const std::array<int64_t, 2>& k) { write(at(o) + k[1] * oes, read(at(in) + k[0] * ies)); });
   });
 }
 
@@ -146,7 +173,8 @@ devplug_error_t* neg_dense_kernel(devplug_stream_handle_t*, const devplug_op_cal
     if (!devplug::sdk::is_contiguous(in) || !devplug::sdk::is_contiguous(o))
       devplug::sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, "fixture neg: operands are not dense");
     const int64_t n = devplug::sdk::numel(o);
-    for (int64_t i = 0; i < n; ++i) reinterpret_cast<float*>(at(o))[i] = -reinterpret_cast<const float*>(at(in))[i];
+    for (int64_t i = 0; i < n; ++i)
+      reinterpret_cast<float*>(at(o))[i] = -reinterpret_cast<const float*>(at(in))[i];
   });
 }
 
@@ -157,7 +185,8 @@ devplug_error_t* unimplemented_kernel(devplug_stream_handle_t*, const devplug_op
 const devplug::sdk::KernelTable& kernel_table() {
   static const devplug::sdk::KernelTable table = [] {
     devplug::sdk::KernelTable t;
-    t.add(DEVPLUG_OP_add, DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT32) | DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_INT32), 0, &add_kernel);
+    t.add(DEVPLUG_OP_add, DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT32) | DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_INT32),
+          0, &add_kernel);
 #if FIXTURE_VARIANT != FIXTURE_NO_COPY  // no copy_strided: the dispatcher stages through the host
     t.add(DEVPLUG_OP_copy_strided, DEVPLUG_DTYPES_ALL, 0, &copy_kernel);
 #endif
@@ -207,7 +236,8 @@ struct FixturePlugin {
 #if FIXTURE_VARIANT == FIXTURE_CLAIMS
     // Device 1 is the smaller part: no float64 and no int32 (a per-device claim).
     if (index == 1)
-      p.dtypes = DEVPLUG_DTYPES_ALL & ~(DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64) | DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_INT32));
+      p.dtypes = DEVPLUG_DTYPES_ALL &
+                 ~(DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64) | DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_INT32));
 #endif
   }
   static devplug_device_handle_t* device_open(int32_t index) { return &g_devices[index]; }
@@ -219,7 +249,8 @@ struct FixturePlugin {
     if (size > limit - std::min<uint64_t>(g_live_bytes.load(), limit)) {
       ++g_refused_allocations;
       devplug::sdk::fail(DEVPLUG_CODE_RESOURCE_EXHAUSTED,
-                         "fixture: " + std::to_string(size) + " bytes do not fit: " + std::to_string(g_live_bytes.load()) +
+                         "fixture: " + std::to_string(size) +
+                             " bytes do not fit: " + std::to_string(g_live_bytes.load()) +
                              " of the device's " + std::to_string(limit) + " bytes are in use");
     }
 #endif
@@ -247,18 +278,22 @@ struct FixturePlugin {
                                     uint64_t off, uint64_t n) {
     std::memcpy(dst->data + off, src, n);
   }
-  static void buffer_copy_to_host(devplug_stream_handle_t*, devplug_buffer_handle_t* src, uint64_t off, void* dst,
-                                  uint64_t n) {
+  static void buffer_copy_to_host(devplug_stream_handle_t*, devplug_buffer_handle_t* src, uint64_t off,
+                                  void* dst, uint64_t n) {
     std::memcpy(dst, src->data + off, n);
   }
   static void buffer_copy(devplug_stream_handle_t*, devplug_buffer_handle_t* src, uint64_t so,
                           devplug_buffer_handle_t* dst, uint64_t dof, uint64_t n) {
     std::memcpy(dst->data + dof, src->data + so, n);
   }
-  static devplug_stream_handle_t* stream_create(devplug_device_handle_t* d) { return new devplug_stream_handle_t{d}; }
+  static devplug_stream_handle_t* stream_create(devplug_device_handle_t* d) {
+    return new devplug_stream_handle_t{d};
+  }
   static void stream_destroy(devplug_stream_handle_t* s) { delete s; }
   static void stream_synchronize(devplug_stream_handle_t*) {}
-  static devplug_event_handle_t* event_create(devplug_device_handle_t* d) { return new devplug_event_handle_t{d}; }
+  static devplug_event_handle_t* event_create(devplug_device_handle_t* d) {
+    return new devplug_event_handle_t{d};
+  }
   static void event_destroy(devplug_event_handle_t* e) { delete e; }
   static void event_record(devplug_event_handle_t*, devplug_stream_handle_t*) {}
   static void stream_wait_event(devplug_stream_handle_t*, devplug_event_handle_t*) {}
@@ -286,9 +321,11 @@ const devplug_plugin_api_t* newer_api() {
   api.base.struct_size = sizeof(NewerApi);
   api.base.abi_minor = 7;
   api.base.opset_version = DEVPLUG_OPSET_VERSION + 3;
-  rows[0].base = devplug_kernel_t{sizeof(NewerKernel), DEVPLUG_OP_add, DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT32), 0, &add_kernel};
+  rows[0].base = devplug_kernel_t{sizeof(NewerKernel), DEVPLUG_OP_add,
+                                  DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT32), 0, &add_kernel};
   rows[0].future_field = 42;
-  rows[1].base = devplug_kernel_t{sizeof(NewerKernel), 999, DEVPLUG_DTYPES_ALL, 0, &add_kernel};  // an op from the future
+  rows[1].base = devplug_kernel_t{sizeof(NewerKernel), 999, DEVPLUG_DTYPES_ALL, 0,
+                                  &add_kernel};  // an op from the future
   pointers[0] = &rows[0].base;
   pointers[1] = &rows[1].base;
   api.base.kernels = pointers;
@@ -302,7 +339,9 @@ const devplug_plugin_api_t* newer_api() {
 // Counters for the tests (the fixture's own symbols, found with dlsym).
 extern "C" DEVPLUG_PLUGIN_EXPORT int64_t fixture_live_buffers(void) { return g_live_buffers.load(); }
 extern "C" DEVPLUG_PLUGIN_EXPORT int64_t fixture_allocations(void) { return g_allocations.load(); }
-extern "C" DEVPLUG_PLUGIN_EXPORT int64_t fixture_refused_allocations(void) { return g_refused_allocations.load(); }
+extern "C" DEVPLUG_PLUGIN_EXPORT int64_t fixture_refused_allocations(void) {
+  return g_refused_allocations.load();
+}
 extern "C" DEVPLUG_PLUGIN_EXPORT int64_t fixture_initialized(void) { return g_initialized.load(); }
 
 #if FIXTURE_VARIANT == FIXTURE_MISSING_DEP

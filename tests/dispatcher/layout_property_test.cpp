@@ -101,8 +101,7 @@ std::vector<int64_t> random_shape_of(std::mt19937& rng, int64_t count) {
     shape.push_back(d);
     left /= d;
   }
-  if (left != 1 || count == 0 || std::uniform_int_distribution<int>(0, 3)(rng) == 0)
-    shape.push_back(left);
+  if (left != 1 || count == 0 || std::uniform_int_distribution<int>(0, 3)(rng) == 0) shape.push_back(left);
   if (std::uniform_int_distribution<int>(0, 3)(rng) == 0)
     shape.insert(shape.begin() + std::uniform_int_distribution<size_t>(0, shape.size())(rng), 1);
   return shape;

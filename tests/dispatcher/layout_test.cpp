@@ -31,10 +31,10 @@ Dims shape_of(const Layout& l) { return Dims(l.shape, l.shape + l.rank); }
 Dims strides_of(const Layout& l) { return Dims(l.strides, l.strides + l.rank); }
 
 #define EXPECT_VIEW(l, want_shape, want_strides, want_offset) \
-  do {                                                         \
-    EXPECT_EQ(shape_of(l), Dims want_shape);                   \
-    EXPECT_EQ(strides_of(l), Dims want_strides);               \
-    EXPECT_EQ((l).offset, (want_offset));                      \
+  do {                                                        \
+    EXPECT_EQ(shape_of(l), Dims want_shape);                  \
+    EXPECT_EQ(strides_of(l), Dims want_strides);              \
+    EXPECT_EQ((l).offset, (want_offset));                     \
   } while (0)
 
 // ---- check_shape -------------------------------------------------------------------
@@ -56,8 +56,7 @@ TEST(CheckShape, RefusesBadShapes) {
   Dims nine(9, 1);
   EXPECT_NE(check_shape(9, nine.data(), DEVPLUG_DTYPE_FLOAT32, "shape"), "");
   EXPECT_NE(check_shape(-1, nine.data(), DEVPLUG_DTYPE_FLOAT32, "shape"), "");
-  EXPECT_NE(check_shape(2, nullptr, DEVPLUG_DTYPE_FLOAT32, "shape").find("NULL"),
-            std::string::npos);
+  EXPECT_NE(check_shape(2, nullptr, DEVPLUG_DTYPE_FLOAT32, "shape").find("NULL"), std::string::npos);
   Dims ok = {2};
   EXPECT_NE(check_shape(1, ok.data(), 10, "shape").find("dtype 10"), std::string::npos);
   EXPECT_NE(check_shape(1, ok.data(), -1, "shape"), "");
@@ -76,8 +75,10 @@ TEST(CheckShape, RefusesBadShapes) {
 // the element count of any code that multiplies its dims before meeting the 0 (every
 // plugin's numel). Refused like a count that overflows.
 TEST(CheckShape, RefusesEmptyShapesWhoseOtherDimsOverflow) {
-  for (Dims shape : {Dims{0, 4021925229619697471, 6}, Dims{INT64_MAX, 0, INT64_MAX}, Dims{int64_t(1) << 62, 4, 0}}) {
-    EXPECT_NE(check_shape(3, shape.data(), DEVPLUG_DTYPE_BOOL, "shape").find("non-zero dims"), std::string::npos);
+  for (Dims shape :
+       {Dims{0, 4021925229619697471, 6}, Dims{INT64_MAX, 0, INT64_MAX}, Dims{int64_t(1) << 62, 4, 0}}) {
+    EXPECT_NE(check_shape(3, shape.data(), DEVPLUG_DTYPE_BOOL, "shape").find("non-zero dims"),
+              std::string::npos);
   }
   Layout empty = contiguous({0});
   Layout out;
@@ -139,13 +140,13 @@ TEST(Layout, CheckInStorageNeverOverflows) {
   EXPECT_NE(check_in_storage(strided({2}, {big}), UINT64_MAX, "t"), "");
   EXPECT_NE(check_in_storage(strided({big}, {big}), UINT64_MAX, "t"), "");
   EXPECT_NE(check_in_storage(strided({big}, {INT64_MIN}, big), UINT64_MAX, "t"), "");
-  EXPECT_NE(check_in_storage(strided({big, big, big, big, big, big, big, big},
-                                     {big, big, big, big, big, big, big, big}),
-                             UINT64_MAX, "t"),
+  EXPECT_NE(check_in_storage(
+                strided({big, big, big, big, big, big, big, big}, {big, big, big, big, big, big, big, big}),
+                UINT64_MAX, "t"),
             "");
   EXPECT_NE(check_in_storage(strided({big, big, big, big, big, big, big, big},
-                                     {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN,
-                                      INT64_MIN, INT64_MIN, INT64_MIN},
+                                     {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN,
+                                      INT64_MIN, INT64_MIN},
                                      big),
                              UINT64_MAX, "t"),
             "");
@@ -161,20 +162,19 @@ TEST(Layout, CheckInStorageNeverOverflows) {
 }
 
 TEST(Layout, MessageNamesTheTensor) {
-  EXPECT_NE(check_in_storage(contiguous({4}), 8, "inputs[1]").find("inputs[1]"),
-            std::string::npos);
+  EXPECT_NE(check_in_storage(contiguous({4}), 8, "inputs[1]").find("inputs[1]"), std::string::npos);
 }
 
 TEST(Layout, OverlapsItself) {
   EXPECT_FALSE(overlaps_itself(contiguous({2, 3, 4})));
-  EXPECT_FALSE(overlaps_itself(strided({4, 3}, {1, 4})));        // transposed
-  EXPECT_FALSE(overlaps_itself(strided({3, 2}, {-2, -1}, 5)));   // flipped
-  EXPECT_FALSE(overlaps_itself(strided({2, 3}, {10, 2})));       // sliced with step
-  EXPECT_FALSE(overlaps_itself(strided({1, 3}, {0, 1})));        // size-1 dim, stride 0
-  EXPECT_FALSE(overlaps_itself(strided({0, 3}, {0, 0})));        // empty
+  EXPECT_FALSE(overlaps_itself(strided({4, 3}, {1, 4})));       // transposed
+  EXPECT_FALSE(overlaps_itself(strided({3, 2}, {-2, -1}, 5)));  // flipped
+  EXPECT_FALSE(overlaps_itself(strided({2, 3}, {10, 2})));      // sliced with step
+  EXPECT_FALSE(overlaps_itself(strided({1, 3}, {0, 1})));       // size-1 dim, stride 0
+  EXPECT_FALSE(overlaps_itself(strided({0, 3}, {0, 0})));       // empty
   EXPECT_FALSE(overlaps_itself(contiguous({})));
-  EXPECT_TRUE(overlaps_itself(strided({2, 3}, {0, 1})));          // expanded
-  EXPECT_TRUE(overlaps_itself(strided({3, 3}, {1, 1})));          // sliding window
+  EXPECT_TRUE(overlaps_itself(strided({2, 3}, {0, 1})));  // expanded
+  EXPECT_TRUE(overlaps_itself(strided({3, 3}, {1, 1})));  // sliding window
   EXPECT_TRUE(overlaps_itself(strided({2, 2}, {1, -1}, 1)));
   // Reaches 0 3 2 5 4 7 without a repeat, but the strides interleave: the contract
   // allows a conservative true here.
@@ -344,8 +344,7 @@ TEST(ViewExpand, RefusesWhatPyTorchRefuses) {
   Dims mismatch = {4, 1}, leading_minus_one = {-1, 3, 1}, fewer = {3}, negative = {3, -2},
        overflow = {INT64_MAX, 3, 2};
   EXPECT_NE(view_expand(in, 2, mismatch.data(), &out).find("shape[0] is 4"), std::string::npos);
-  EXPECT_NE(view_expand(in, 3, leading_minus_one.data(), &out).find("leading"),
-            std::string::npos);
+  EXPECT_NE(view_expand(in, 3, leading_minus_one.data(), &out).find("leading"), std::string::npos);
   EXPECT_NE(view_expand(in, 1, fewer.data(), &out), "");
   EXPECT_NE(view_expand(in, 2, negative.data(), &out), "");
   EXPECT_NE(view_expand(in, 3, overflow.data(), &out).find("overflows"), std::string::npos);
@@ -363,28 +362,27 @@ struct SliceCase {
 TEST(ViewSlice, PythonSliceRules) {
   constexpr int64_t kEnd = INT64_MAX, kBegin = INT64_MIN;
   const SliceCase cases[] = {
-      {2, 8, 2, 3, 4, 5},          // x[2:8:2] -> 2, 4, 6
-      {0, kEnd, 1, 10, 2, 1},      // x[:]
-      {-3, kEnd, 1, 3, 2, 15},     // x[-3:] -> 7, 8, 9
-      {5, 100, 1, 5, 2, 11},       // stop clamped
-      {-100, 3, 1, 3, 2, 1},       // start clamped to 0
-      {3, 3, 1, 0, 2, 7},          // empty; offset as PyTorch
-      {8, 2, 1, 0, 2, 17},         // empty
-      {12, kEnd, 1, 0, 2, 21},     // start clamped to the length
+      {2, 8, 2, 3, 4, 5},              // x[2:8:2] -> 2, 4, 6
+      {0, kEnd, 1, 10, 2, 1},          // x[:]
+      {-3, kEnd, 1, 3, 2, 15},         // x[-3:] -> 7, 8, 9
+      {5, 100, 1, 5, 2, 11},           // stop clamped
+      {-100, 3, 1, 3, 2, 1},           // start clamped to 0
+      {3, 3, 1, 0, 2, 7},              // empty; offset as PyTorch
+      {8, 2, 1, 0, 2, 17},             // empty
+      {12, kEnd, 1, 0, 2, 21},         // start clamped to the length
       {kEnd, kBegin, -1, 10, -2, 19},  // x[::-1]
-      {8, 2, -3, 2, -6, 17},       // x[8:2:-3] -> 8, 5
+      {8, 2, -3, 2, -6, 17},           // x[8:2:-3] -> 8, 5
       {kEnd, kBegin, -4, 3, -8, 19},   // x[::-4] -> 9, 5, 1
-      {-1, -11, -1, 10, -2, 19},   // x[-1:-11:-1]
-      {2, 8, -1, 0, -2, 5},        // empty backward slice
-      {-20, kBegin, -1, 0, -2, 1}, // start before the beginning, backward: empty
-      {0, kEnd, kEnd, 1, 2, 1},    // huge step: one element, stride not representable
-      {9, -11, kBegin, 1, 2, 19},  // most negative step: one element
-      {0, 10, 3, 4, 6, 1},         // 0, 3, 6, 9
-      {1, 10, 3, 3, 6, 3},         // 1, 4, 7
+      {-1, -11, -1, 10, -2, 19},       // x[-1:-11:-1]
+      {2, 8, -1, 0, -2, 5},            // empty backward slice
+      {-20, kBegin, -1, 0, -2, 1},     // start before the beginning, backward: empty
+      {0, kEnd, kEnd, 1, 2, 1},        // huge step: one element, stride not representable
+      {9, -11, kBegin, 1, 2, 19},      // most negative step: one element
+      {0, 10, 3, 4, 6, 1},             // 0, 3, 6, 9
+      {1, 10, 3, 3, 6, 3},             // 1, 4, 7
   };
   for (const SliceCase& c : cases) {
-    SCOPED_TRACE(std::to_string(c.start) + ":" + std::to_string(c.stop) + ":" +
-                 std::to_string(c.step));
+    SCOPED_TRACE(std::to_string(c.start) + ":" + std::to_string(c.stop) + ":" + std::to_string(c.step));
     Layout in = strided({10}, {2}, 1), out;
     ASSERT_EQ(view_slice(in, 0, c.start, c.stop, c.step, &out), "");
     EXPECT_EQ(out.shape[0], c.length);
@@ -442,8 +440,7 @@ TEST(ViewUnsqueeze, StridesAsPyTorch) {
   EXPECT_VIEW(out, ({1}), ({1}), 0);
   EXPECT_NE(view_unsqueeze(in, 3, &out), "");
   EXPECT_NE(view_unsqueeze(in, -4, &out), "");
-  EXPECT_NE(view_unsqueeze(contiguous({1, 1, 1, 1, 1, 1, 1, 1}), 0, &out).find("rank 8"),
-            std::string::npos);
+  EXPECT_NE(view_unsqueeze(contiguous({1, 1, 1, 1, 1, 1, 1, 1}), 0, &out).find("rank 8"), std::string::npos);
 }
 
 // ---- diagonal --------------------------------------------------------------------------
@@ -458,9 +455,9 @@ struct DiagonalCase {
 TEST(ViewDiagonal, MatchesPyTorch) {
   // torch.empty(3, 4).diagonal(...) and torch.empty(2, 3, 4).diagonal(...)
   const DiagonalCase matrix[] = {
-      {0, 0, 1, {3}, {5}, 0},  {1, 0, 1, {3}, {5}, 1},   {2, 0, 1, {2}, {5}, 2},
-      {-1, 0, 1, {2}, {5}, 4}, {-2, 0, 1, {1}, {5}, 8},  {4, 0, 1, {0}, {5}, 0},
-      {-3, 0, 1, {0}, {5}, 0}, {0, 1, 0, {3}, {5}, 0},   {1, 1, 0, {2}, {5}, 4},
+      {0, 0, 1, {3}, {5}, 0},         {1, 0, 1, {3}, {5}, 1},         {2, 0, 1, {2}, {5}, 2},
+      {-1, 0, 1, {2}, {5}, 4},        {-2, 0, 1, {1}, {5}, 8},        {4, 0, 1, {0}, {5}, 0},
+      {-3, 0, 1, {0}, {5}, 0},        {0, 1, 0, {3}, {5}, 0},         {1, 1, 0, {2}, {5}, 4},
       {INT64_MAX, 0, 1, {0}, {5}, 0}, {INT64_MIN, 0, 1, {0}, {5}, 0},
   };
   for (const DiagonalCase& c : matrix) {
@@ -490,8 +487,7 @@ TEST(ViewDiagonal, MatchesPyTorch) {
 TEST(ViewDiagonal, Errors) {
   Layout out;
   EXPECT_NE(view_diagonal(contiguous({3}), 0, 0, 1, &out).find("rank 1"), std::string::npos);
-  EXPECT_NE(view_diagonal(contiguous({3, 3}), 0, 1, -1, &out).find("differ"),
-            std::string::npos);
+  EXPECT_NE(view_diagonal(contiguous({3, 3}), 0, 1, -1, &out).find("differ"), std::string::npos);
   EXPECT_NE(view_diagonal(contiguous({3, 3}), 0, 0, 2, &out).find("dim1"), std::string::npos);
 }
 
@@ -519,11 +515,9 @@ TEST(ViewAsStrided, OutsideTheStorage) {
   EXPECT_NE(view_as_strided(in, 1, three.data(), wide.data(), 0, 40, &out), "");
   EXPECT_NE(view_as_strided(in, 1, three.data(), huge.data(), 0, 40, &out), "");
   EXPECT_NE(view_as_strided(in, 0, nullptr, nullptr, 10, 40, &out), "");
-  EXPECT_NE(view_as_strided(in, 0, nullptr, nullptr, -1, 40, &out).find("storage_offset"),
-            std::string::npos);
+  EXPECT_NE(view_as_strided(in, 0, nullptr, nullptr, -1, 40, &out).find("storage_offset"), std::string::npos);
   EXPECT_NE(view_as_strided(in, 1, negative.data(), back.data(), 0, 40, &out), "");
-  EXPECT_NE(view_as_strided(in, 1, three.data(), nullptr, 0, 40, &out).find("strides"),
-            std::string::npos);
+  EXPECT_NE(view_as_strided(in, 1, three.data(), nullptr, 0, 40, &out).find("strides"), std::string::npos);
   EXPECT_NE(view_as_strided(in, 9, three.data(), back.data(), 0, 40, &out), "");
   EXPECT_EQ(shape_of(out), (Dims{7}));  // untouched on failure
 }

@@ -11,11 +11,10 @@ namespace {
 
 using Dims = std::vector<int64_t>;
 
-constexpr devplug_dtype_t b1 = DEVPLUG_DTYPE_BOOL, u1 = DEVPLUG_DTYPE_UINT8,
-                          i1 = DEVPLUG_DTYPE_INT8, i2 = DEVPLUG_DTYPE_INT16,
-                          i4 = DEVPLUG_DTYPE_INT32, i8 = DEVPLUG_DTYPE_INT64,
-                          f2 = DEVPLUG_DTYPE_FLOAT16, bf = DEVPLUG_DTYPE_BFLOAT16,
-                          f4 = DEVPLUG_DTYPE_FLOAT32, f8 = DEVPLUG_DTYPE_FLOAT64;
+constexpr devplug_dtype_t b1 = DEVPLUG_DTYPE_BOOL, u1 = DEVPLUG_DTYPE_UINT8, i1 = DEVPLUG_DTYPE_INT8,
+                          i2 = DEVPLUG_DTYPE_INT16, i4 = DEVPLUG_DTYPE_INT32, i8 = DEVPLUG_DTYPE_INT64,
+                          f2 = DEVPLUG_DTYPE_FLOAT16, bf = DEVPLUG_DTYPE_BFLOAT16, f4 = DEVPLUG_DTYPE_FLOAT32,
+                          f8 = DEVPLUG_DTYPE_FLOAT64;
 
 // torch.promote_types(row, column), written out as PyTorch's table has it (rows and
 // columns in devplug's dtype order).
@@ -84,8 +83,8 @@ TEST(BroadcastShapes, PyTorchRules) {
     if (!c.ok) continue;
     EXPECT_EQ(Dims(out, out + rank), c.out);
     // Symmetric.
-    p = broadcast_shapes(static_cast<int32_t>(c.b.size()), c.b.data(),
-                         static_cast<int32_t>(c.a.size()), c.a.data(), &rank, out);
+    p = broadcast_shapes(static_cast<int32_t>(c.b.size()), c.b.data(), static_cast<int32_t>(c.a.size()),
+                         c.a.data(), &rank, out);
     ASSERT_EQ(p, "");
     EXPECT_EQ(Dims(out, out + rank), c.out);
   }
@@ -105,12 +104,9 @@ TEST(BroadcastShapes, BadArguments) {
   int64_t out[DEVPLUG_MAX_RANK];
   EXPECT_NE(broadcast_shapes(2, a.data(), 2, negative.data(), &rank, out).find("shape_b[0] is -1"),
             std::string::npos);
-  EXPECT_NE(broadcast_shapes(-1, a.data(), 2, a.data(), &rank, out).find("rank_a"),
-            std::string::npos);
-  EXPECT_NE(broadcast_shapes(2, a.data(), 9, nine.data(), &rank, out).find("rank_b"),
-            std::string::npos);
-  EXPECT_NE(broadcast_shapes(2, nullptr, 2, a.data(), &rank, out).find("shape_a is NULL"),
-            std::string::npos);
+  EXPECT_NE(broadcast_shapes(-1, a.data(), 2, a.data(), &rank, out).find("rank_a"), std::string::npos);
+  EXPECT_NE(broadcast_shapes(2, a.data(), 9, nine.data(), &rank, out).find("rank_b"), std::string::npos);
+  EXPECT_NE(broadcast_shapes(2, nullptr, 2, a.data(), &rank, out).find("shape_a is NULL"), std::string::npos);
   Dims three = {3};
   EXPECT_NE(broadcast_shapes(2, a.data(), 1, three.data(), &rank, out).find("shape_a[1] = 4"),
             std::string::npos);

@@ -84,9 +84,10 @@ class Runtime : public ::testing::Test {
     return t;
   }
   devplug_tensor_t* floats(std::vector<int64_t> shape, const std::vector<float>& values,
-                                devplug_device_t* device = nullptr) {
+                           devplug_device_t* device = nullptr) {
     devplug_tensor_t* t = tensor(device ? device : dev0_, DEVPLUG_DTYPE_FLOAT32, shape);
-    EXPECT_OK(devplug_tensor_copy_from_host(nullptr, t, values.data(), values.size() * 4, DEVPLUG_COPY_BLOCKING));
+    EXPECT_OK(
+        devplug_tensor_copy_from_host(nullptr, t, values.data(), values.size() * 4, DEVPLUG_COPY_BLOCKING));
     return t;
   }
   template <typename T>
@@ -170,14 +171,16 @@ struct FailureCase {
 };
 
 TEST(RuntimeLoad, FailuresCarryTheRealReasonAndTheHostGoesOn) {
-  const std::string small_reason = "struct_size is " + std::to_string(DEVPLUG_PLUGIN_API_MIN_SIZE - sizeof(size_t)) + " bytes";
-  const std::string abi2_reason = "plugin ABI 2.0 vs dispatcher ABI " + std::to_string(DEVPLUG_ABI_MAJOR) + "." +
-                                  std::to_string(DEVPLUG_ABI_MINOR);
+  const std::string small_reason =
+      "struct_size is " + std::to_string(DEVPLUG_PLUGIN_API_MIN_SIZE - sizeof(size_t)) + " bytes";
+  const std::string abi2_reason = "plugin ABI 2.0 vs dispatcher ABI " + std::to_string(DEVPLUG_ABI_MAJOR) +
+                                  "." + std::to_string(DEVPLUG_ABI_MINOR);
   const FailureCase cases[] = {
       {"abi2", DEVPLUG_CODE_FAILED_PRECONDITION, abi2_reason.c_str()},
       {"small", DEVPLUG_CODE_FAILED_PRECONDITION, small_reason.c_str()},
       {"null_api", DEVPLUG_CODE_FAILED_PRECONDITION, "devplug_plugin_get_api returned NULL"},
-      {"init_fails", DEVPLUG_CODE_FAILED_PRECONDITION, "plugin_initialize failed: UNAVAILABLE: no frobnicator attached"},
+      {"init_fails", DEVPLUG_CODE_FAILED_PRECONDITION,
+       "plugin_initialize failed: UNAVAILABLE: no frobnicator attached"},
       {"no_symbol", DEVPLUG_CODE_FAILED_PRECONDITION, "missing symbol devplug_plugin_get_api"},
       {"missing_dep", DEVPLUG_CODE_FAILED_PRECONDITION, "libdevplug_fixture_dependency.so"},
       {"does_not_exist", DEVPLUG_CODE_NOT_FOUND, "No such file or directory"},
@@ -199,11 +202,13 @@ TEST(RuntimeLoad, FailuresCarryTheRealReasonAndTheHostGoesOn) {
   const char* path = nullptr;
   const char* reason = nullptr;
   ASSERT_OK(devplug_context_get_failure(context, 1, &path, &reason));
-  EXPECT_NE(std::string(reason).find(std::to_string(DEVPLUG_PLUGIN_API_MIN_SIZE)), std::string::npos) << reason;
+  EXPECT_NE(std::string(reason).find(std::to_string(DEVPLUG_PLUGIN_API_MIN_SIZE)), std::string::npos)
+      << reason;
   // A file that is not a shared library.
   const fs::path bogus = fs::temp_directory_path() / ("libdevplug_bogus_" + std::to_string(getpid()) + ".so");
   std::ofstream(bogus) << "not an ELF file\n";
-  expect_error(devplug_context_load_plugin(context, bogus.c_str(), nullptr), DEVPLUG_CODE_FAILED_PRECONDITION, "bogus");
+  expect_error(devplug_context_load_plugin(context, bogus.c_str(), nullptr), DEVPLUG_CODE_FAILED_PRECONDITION,
+               "bogus");
   fs::remove(bogus);
   size_t failures = 0, plugins = 99;
   ASSERT_OK(devplug_context_failure_count(context, &failures));
@@ -307,7 +312,8 @@ TEST_F(Runtime, TensorRoundTripAndMetadata) {
   devplug_device_t* device = nullptr;
   ASSERT_OK(devplug_tensor_get_device(t, &device));
   EXPECT_EQ(device, dev0_);
-  expect_error(devplug_tensor_copy_to_host(nullptr, t, nullptr, 20), DEVPLUG_CODE_INVALID_ARGUMENT, "size_bytes");
+  expect_error(devplug_tensor_copy_to_host(nullptr, t, nullptr, 20), DEVPLUG_CODE_INVALID_ARGUMENT,
+               "size_bytes");
   devplug_tensor_release(t);
 }
 
@@ -351,8 +357,8 @@ TEST_F(Runtime, ViewsCopyInLogicalOrder) {
   const int64_t shape[2] = {2, 3};
   ASSERT_OK(devplug_tensor_expand(row, 2, shape, &wide));
   EXPECT_EQ(read<float>(wide), (std::vector<float>{10, 30, 50, 10, 30, 50}));
-  expect_error(devplug_tensor_copy_from_host(nullptr, wide, fresh.data(), 24, 0), DEVPLUG_CODE_INVALID_ARGUMENT,
-               "overlaps itself");
+  expect_error(devplug_tensor_copy_from_host(nullptr, wide, fresh.data(), 24, 0),
+               DEVPLUG_CODE_INVALID_ARGUMENT, "overlaps itself");
   // The storage lives as long as any view.
   devplug_tensor_release(t);
   EXPECT_EQ(read<float>(rev), (std::vector<float>{50, 10, 60, 20}));
@@ -465,15 +471,19 @@ TEST_F(Runtime, OpCallValidates) {
   devplug_tensor_t* i = tensor(dev0_, DEVPLUG_DTYPE_INT32, {2, 2});
   devplug_tensor_t* other = tensor(dev1_, DEVPLUG_DTYPE_FLOAT32, {2, 2});
   devplug_tensor_t* shape_bad[2] = {a, b};
-  EXPECT_EQ(take(devplug_op_call(nullptr, DEVPLUG_OP_add, shape_bad, 2, &a, 1, nullptr)).rfind("INVALID_ARGUMENT", 0), 0u);
+  EXPECT_EQ(take(devplug_op_call(nullptr, DEVPLUG_OP_add, shape_bad, 2, &a, 1, nullptr))
+                .rfind("INVALID_ARGUMENT", 0),
+            0u);
   devplug_tensor_t* dtype_bad[2] = {a, i};
-  EXPECT_EQ(take(devplug_op_call(nullptr, DEVPLUG_OP_add, dtype_bad, 2, &a, 1, nullptr)).rfind("INVALID_ARGUMENT", 0), 0u);
+  EXPECT_EQ(take(devplug_op_call(nullptr, DEVPLUG_OP_add, dtype_bad, 2, &a, 1, nullptr))
+                .rfind("INVALID_ARGUMENT", 0),
+            0u);
   devplug_tensor_t* device_bad[2] = {a, other};
-  expect_error(devplug_op_call(nullptr, DEVPLUG_OP_add, device_bad, 2, &a, 1, nullptr), DEVPLUG_CODE_INVALID_ARGUMENT,
-               "inputs[1] is on device 1");
+  expect_error(devplug_op_call(nullptr, DEVPLUG_OP_add, device_bad, 2, &a, 1, nullptr),
+               DEVPLUG_CODE_INVALID_ARGUMENT, "inputs[1] is on device 1");
   devplug_tensor_t* null_in[2] = {a, nullptr};
-  expect_error(devplug_op_call(nullptr, DEVPLUG_OP_add, null_in, 2, &a, 1, nullptr), DEVPLUG_CODE_INVALID_ARGUMENT,
-               "inputs[1] is NULL");
+  expect_error(devplug_op_call(nullptr, DEVPLUG_OP_add, null_in, 2, &a, 1, nullptr),
+               DEVPLUG_CODE_INVALID_ARGUMENT, "inputs[1] is NULL");
   expect_error(devplug_op_call(nullptr, 5000, nullptr, 0, &a, 1, nullptr), DEVPLUG_CODE_INVALID_ARGUMENT, "");
   expect_error(devplug_op_call(nullptr, DEVPLUG_OP_add, shape_bad, 2, nullptr, 0, nullptr),
                DEVPLUG_CODE_INVALID_ARGUMENT, "stream is NULL");
@@ -524,7 +534,8 @@ TEST(RuntimeStrict, StrictFromTheEnvironment) {
   devplug_tensor_t* a = nullptr;
   ASSERT_OK(devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32, 1, shape, &a));
   devplug_tensor_t* ins[2] = {a, a};
-  expect_error(devplug_op_call(nullptr, DEVPLUG_OP_mul, ins, 2, &a, 1, nullptr), DEVPLUG_CODE_UNIMPLEMENTED, "DEVPLUG_STRICT");
+  expect_error(devplug_op_call(nullptr, DEVPLUG_OP_mul, ins, 2, &a, 1, nullptr), DEVPLUG_CODE_UNIMPLEMENTED,
+               "DEVPLUG_STRICT");
   uint64_t count = 1;
   ASSERT_OK(devplug_context_fallback_count(context, DEVPLUG_OP_mul, &count));
   EXPECT_EQ(count, 0u);
@@ -546,7 +557,8 @@ TEST_F(Runtime, FallsBackToTheReferenceBackendFromTheInstallFolder) {
   const std::string warnings = testing::internal::GetCapturedStderr();
   EXPECT_EQ(read<float>(out), (std::vector<float>{0, -1, 1, 0}));
   const std::string expected =
-      "devplug: warning: mul (float32) is not implemented by plugin fixture_good; running it on the CPU reference backend";
+      "devplug: warning: mul (float32) is not implemented by plugin fixture_good; running it on the CPU "
+      "reference backend";
   EXPECT_NE(warnings.find(expected), std::string::npos) << warnings;
   EXPECT_EQ(warnings.find(expected), warnings.rfind(expected)) << "warned twice: " << warnings;
   uint64_t count = 0;
@@ -557,7 +569,8 @@ TEST_F(Runtime, FallsBackToTheReferenceBackendFromTheInstallFolder) {
   size_t plugins = 0;
   ASSERT_OK(devplug_context_plugin_count(context_, &plugins));
   EXPECT_EQ(plugins, 1u);  // the fallback's reference plugin is not listed
-  expect_error(devplug_context_fallback_count(context_, 4000, &count), DEVPLUG_CODE_INVALID_ARGUMENT, "op 4000");
+  expect_error(devplug_context_fallback_count(context_, 4000, &count), DEVPLUG_CODE_INVALID_ARGUMENT,
+               "op 4000");
   for (auto* t : {a, at, out}) devplug_tensor_release(t);
 }
 
@@ -613,7 +626,8 @@ TEST(RuntimeDeviceClaims, DevicesThatDifferInDtypesAreDispatchedPerDevice) {
   devplug_device_properties_t p{};
   p.struct_size = sizeof p;
   ASSERT_OK(devplug_device_get_properties(dev[1], &p));
-  EXPECT_EQ(p.dtypes, DEVPLUG_DTYPES_ALL & ~(DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64) | DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_INT32)));
+  EXPECT_EQ(p.dtypes, DEVPLUG_DTYPES_ALL & ~(DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64) |
+                                             DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_INT32)));
 
   bool yes = false;
   ASSERT_OK(devplug_plugin_supports(plugin, DEVPLUG_OP_add, DEVPLUG_DTYPE_INT32, &yes, nullptr));
@@ -651,8 +665,9 @@ TEST(RuntimeDeviceClaims, DevicesThatDifferInDtypesAreDispatchedPerDevice) {
   const std::string warning = testing::internal::GetCapturedStderr();
   ASSERT_OK(devplug_context_fallback_count(context, DEVPLUG_OP_add, &fell_back));
   EXPECT_EQ(fell_back, 1u) << "device 1 falls back";
-  EXPECT_NE(warning.find("add (int32) is not implemented by plugin fixture_claims on device 1 ('fixture device 1'), "
-                         "which does not run int32"),
+  EXPECT_NE(warning.find(
+                "add (int32) is not implemented by plugin fixture_claims on device 1 ('fixture device 1'), "
+                "which does not run int32"),
             std::string::npos)
       << warning;
 
@@ -736,7 +751,8 @@ TEST(RuntimeElementwiseReference, WhereBroadcastsAndPromotesBranchesOnly) {
   ASSERT_OK(devplug_elementwise(nullptr, DEVPLUG_OP_gt, pair, 2, &eq));
   ASSERT_OK(devplug_tensor_describe(eq, &desc));
   EXPECT_EQ(desc.dtype, DEVPLUG_DTYPE_BOOL);
-  expect_error(devplug_elementwise(nullptr, DEVPLUG_OP_sum, &a, 1, &eq), DEVPLUG_CODE_INVALID_ARGUMENT, "not elementwise");
+  expect_error(devplug_elementwise(nullptr, DEVPLUG_OP_sum, &a, 1, &eq), DEVPLUG_CODE_INVALID_ARGUMENT,
+               "not elementwise");
   for (auto* t : {cond, a, b, result, root, eq}) devplug_tensor_release(t);
   devplug_context_destroy(context);
 }
@@ -762,7 +778,8 @@ TEST_F(Runtime, ElementwiseBroadcastsAndAllocates) {
   devplug_tensor_t* three = floats({3}, {1, 2, 3});
   devplug_tensor_t* bad[2] = {row, three};
   devplug_tensor_t* none = nullptr;
-  expect_error(devplug_elementwise(nullptr, DEVPLUG_OP_add, bad, 2, &none), DEVPLUG_CODE_INVALID_ARGUMENT, "");
+  expect_error(devplug_elementwise(nullptr, DEVPLUG_OP_add, bad, 2, &none), DEVPLUG_CODE_INVALID_ARGUMENT,
+               "");
   EXPECT_EQ(none, nullptr);
   devplug_tensor_t* elsewhere = floats({4}, {1, 2, 3, 4}, dev1_);
   devplug_tensor_t* split[2] = {row, elsewhere};
@@ -789,7 +806,8 @@ TEST_F(Runtime, ElementwisePromotesAndCastsIntoTheGivenResult) {
   ASSERT_OK(devplug_elementwise(nullptr, DEVPLUG_OP_add, ins, 2, &f64));
   EXPECT_EQ(read<double>(f64), (std::vector<double>{1.5, 3.5, 5.5}));
   devplug_tensor_t* i32 = tensor(dev0_, DEVPLUG_DTYPE_INT32, {3});
-  expect_error(devplug_elementwise(nullptr, DEVPLUG_OP_add, ins, 2, &i32), DEVPLUG_CODE_INVALID_ARGUMENT, "cannot hold");
+  expect_error(devplug_elementwise(nullptr, DEVPLUG_OP_add, ins, 2, &i32), DEVPLUG_CODE_INVALID_ARGUMENT,
+               "cannot hold");
   // A 0-d float64 tensor does not lift float32 tensors with dims.
   devplug_tensor_t* scalar = tensor(dev0_, DEVPLUG_DTYPE_FLOAT64, {});
   const double two = 2;
@@ -807,7 +825,8 @@ TEST(RuntimePromotion, PublicHelpers) {
   devplug_dtype_t d = -1;
   ASSERT_OK(devplug_promote_types(DEVPLUG_DTYPE_UINT8, DEVPLUG_DTYPE_INT8, &d));
   EXPECT_EQ(d, DEVPLUG_DTYPE_INT16);
-  expect_error(devplug_promote_types(77, DEVPLUG_DTYPE_INT8, &d), DEVPLUG_CODE_INVALID_ARGUMENT, "a is an unknown dtype");
+  expect_error(devplug_promote_types(77, DEVPLUG_DTYPE_INT8, &d), DEVPLUG_CODE_INVALID_ARGUMENT,
+               "a is an unknown dtype");
   const int64_t a[2] = {3, 1}, b[1] = {4};
   int64_t out[DEVPLUG_MAX_RANK] = {};
   int32_t rank = 0;
@@ -823,7 +842,8 @@ TEST_F(Runtime, CachingAllocatorReusesBuffersAndFreesThemAtTheEnd) {
   devplug_tensor_release(tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {100}));
   const int64_t allocations = fixture_counter("good", "fixture_allocations");
   for (int k = 0; k < 10; ++k) devplug_tensor_release(tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {100 + k}));
-  EXPECT_EQ(fixture_counter("good", "fixture_allocations"), allocations);  // 400..436 bytes: one 512-byte class
+  EXPECT_EQ(fixture_counter("good", "fixture_allocations"),
+            allocations);  // 400..436 bytes: one 512-byte class
   devplug_tensor_release(tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {1000}));
   EXPECT_EQ(fixture_counter("good", "fixture_allocations"), allocations + 1);
   tensor(dev1_, DEVPLUG_DTYPE_FLOAT32, {7});  // forgotten by the host: freed with the context
@@ -911,9 +931,11 @@ TEST_F(Runtime, ConcurrentOpCallsOnTheirOwnStreams) {
         devplug_tensor_t* t = nullptr;
         problems[k] = take(devplug_tensor_create(device, DEVPLUG_DTYPE_INT32, 1, shape, &t));
         std::vector<int32_t> v(16, i);
-        if (problems[k].empty()) problems[k] = take(devplug_tensor_copy_from_host(stream, t, v.data(), 64, 0));
+        if (problems[k].empty())
+          problems[k] = take(devplug_tensor_copy_from_host(stream, t, v.data(), 64, 0));
         devplug_tensor_t* ins[2] = {t, t};
-        if (problems[k].empty()) problems[k] = take(devplug_op_call(stream, DEVPLUG_OP_add, ins, 2, &t, 1, nullptr));
+        if (problems[k].empty())
+          problems[k] = take(devplug_op_call(stream, DEVPLUG_OP_add, ins, 2, &t, 1, nullptr));
         if (problems[k].empty()) problems[k] = take(devplug_tensor_copy_to_host(stream, t, v.data(), 64));
         if (problems[k].empty() && v[15] != 2 * i) problems[k] = "wrong value";
         devplug_tensor_release(t);
@@ -926,7 +948,8 @@ TEST_F(Runtime, ConcurrentOpCallsOnTheirOwnStreams) {
 }
 
 TEST(RuntimeArguments, NullAndBadHandlesAreInvalidArguments) {
-  expect_error(devplug_context_create(nullptr, nullptr), DEVPLUG_CODE_INVALID_ARGUMENT, "out_context is NULL");
+  expect_error(devplug_context_create(nullptr, nullptr), DEVPLUG_CODE_INVALID_ARGUMENT,
+               "out_context is NULL");
   devplug_context_options_t bad{4, 0};
   devplug_context_t* context = nullptr;
   expect_error(devplug_context_create(&bad, &context), DEVPLUG_CODE_INVALID_ARGUMENT, "struct_size");
@@ -937,13 +960,13 @@ TEST(RuntimeArguments, NullAndBadHandlesAreInvalidArguments) {
                DEVPLUG_CODE_INVALID_ARGUMENT, "not a live context");
   const int64_t shape[1] = {-3};
   devplug_tensor_t* t = nullptr;
-  expect_error(devplug_tensor_create(nullptr, DEVPLUG_DTYPE_FLOAT32, 1, shape, &t), DEVPLUG_CODE_INVALID_ARGUMENT,
-               "device is NULL");
+  expect_error(devplug_tensor_create(nullptr, DEVPLUG_DTYPE_FLOAT32, 1, shape, &t),
+               DEVPLUG_CODE_INVALID_ARGUMENT, "device is NULL");
   expect_error(devplug_stream_synchronize(nullptr), DEVPLUG_CODE_INVALID_ARGUMENT, "stream is NULL");
   expect_error(devplug_tensor_numel(nullptr, nullptr), DEVPLUG_CODE_INVALID_ARGUMENT, "out_numel is NULL");
   devplug_tensor_t* result = nullptr;
-  expect_error(devplug_elementwise(nullptr, DEVPLUG_OP_add, nullptr, 2, &result), DEVPLUG_CODE_INVALID_ARGUMENT,
-               "inputs is NULL");
+  expect_error(devplug_elementwise(nullptr, DEVPLUG_OP_add, nullptr, 2, &result),
+               DEVPLUG_CODE_INVALID_ARGUMENT, "inputs is NULL");
   devplug_tensor_release(nullptr);
   devplug_context_destroy(nullptr);
   devplug_error_destroy(nullptr);
@@ -957,19 +980,25 @@ TEST(RuntimeArguments, NullAndBadHandlesAreInvalidArguments) {
 TEST_F(Runtime, TensorArgumentsAreChecked) {
   const int64_t negative[1] = {-3};
   devplug_tensor_t* t = reinterpret_cast<devplug_tensor_t*>(1);
-  expect_error(devplug_tensor_create(dev0_, DEVPLUG_DTYPE_FLOAT32, 1, negative, &t), DEVPLUG_CODE_INVALID_ARGUMENT, "shape");
+  expect_error(devplug_tensor_create(dev0_, DEVPLUG_DTYPE_FLOAT32, 1, negative, &t),
+               DEVPLUG_CODE_INVALID_ARGUMENT, "shape");
   EXPECT_EQ(t, nullptr);
   const int64_t ok[1] = {3};
   expect_error(devplug_tensor_create(dev0_, 42, 1, ok, &t), DEVPLUG_CODE_INVALID_ARGUMENT, "");
-  expect_error(devplug_tensor_create(dev0_, DEVPLUG_DTYPE_FLOAT32, 9, ok, &t), DEVPLUG_CODE_INVALID_ARGUMENT, "");
+  expect_error(devplug_tensor_create(dev0_, DEVPLUG_DTYPE_FLOAT32, 9, ok, &t), DEVPLUG_CODE_INVALID_ARGUMENT,
+               "");
   const int64_t huge[2] = {int64_t{1} << 40, int64_t{1} << 40};
-  expect_error(devplug_tensor_create(dev0_, DEVPLUG_DTYPE_FLOAT32, 2, huge, &t), DEVPLUG_CODE_INVALID_ARGUMENT, "");
+  expect_error(devplug_tensor_create(dev0_, DEVPLUG_DTYPE_FLOAT32, 2, huge, &t),
+               DEVPLUG_CODE_INVALID_ARGUMENT, "");
   devplug_tensor_t* base = tensor(dev0_, DEVPLUG_DTYPE_FLOAT32, {4});
   const int64_t shape[1] = {4}, strides[1] = {2};
   devplug_tensor_t* view = nullptr;
-  expect_error(devplug_tensor_as_strided(base, 1, shape, strides, 0, &view), DEVPLUG_CODE_INVALID_ARGUMENT, "");
-  expect_error(devplug_tensor_copy_from_host(nullptr, base, nullptr, 16, 0), DEVPLUG_CODE_INVALID_ARGUMENT, "src is NULL");
-  expect_error(devplug_tensor_copy_from_host(nullptr, base, negative, 16, 77), DEVPLUG_CODE_INVALID_ARGUMENT, "flags");
+  expect_error(devplug_tensor_as_strided(base, 1, shape, strides, 0, &view), DEVPLUG_CODE_INVALID_ARGUMENT,
+               "");
+  expect_error(devplug_tensor_copy_from_host(nullptr, base, nullptr, 16, 0), DEVPLUG_CODE_INVALID_ARGUMENT,
+               "src is NULL");
+  expect_error(devplug_tensor_copy_from_host(nullptr, base, negative, 16, 77), DEVPLUG_CODE_INVALID_ARGUMENT,
+               "flags");
   devplug_tensor_release(base);
 }
 

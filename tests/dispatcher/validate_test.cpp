@@ -100,8 +100,7 @@ Call good_call(devplug_op_t op, devplug_dtype_t dtype, const Attrs& a) {
       return c.in(DEVPLUG_DTYPE_BOOL, {2, 3}).in(dtype, {2, 3}).in(dtype, {2, 3}).out(dtype, {2, 3});
     case DEVPLUG_CATEGORY_data:
       if (info->n_inputs == 1) return c.in(dtype, {2, 3}).out(result, {2, 3});
-      return c.out(dtype, {2, 3}).attrs(op == DEVPLUG_OP_fill ? static_cast<const void*>(&a.fill)
-                                                              : &a.iota);
+      return c.out(dtype, {2, 3}).attrs(op == DEVPLUG_OP_fill ? static_cast<const void*>(&a.fill) : &a.iota);
     case DEVPLUG_CATEGORY_reduce:
       return c.in(dtype, {2, 3}).out(result, {1, 3}).attrs(&a.reduce);
     case DEVPLUG_CATEGORY_scan:
@@ -110,12 +109,10 @@ Call good_call(devplug_op_t op, devplug_dtype_t dtype, const Attrs& a) {
       c.attrs(&a.dim);
       if (op == DEVPLUG_OP_index_select)
         return c.in(dtype, {4, 3}).in(DEVPLUG_DTYPE_INT64, {2}).out(dtype, {2, 3});
-      if (info->n_inputs == 2)
-        return c.in(dtype, {4, 3}).in(DEVPLUG_DTYPE_INT64, {2, 3}).out(dtype, {2, 3});
+      if (info->n_inputs == 2) return c.in(dtype, {4, 3}).in(DEVPLUG_DTYPE_INT64, {2, 3}).out(dtype, {2, 3});
       return c.in(dtype, {4, 3}).in(DEVPLUG_DTYPE_INT64, {2, 3}).in(dtype, {2, 3}).out(dtype, {4, 3});
     case DEVPLUG_CATEGORY_shape:
-      if (info->n_inputs < 0)
-        return c.in(dtype, {2, 3}).in(dtype, {1, 3}).out(dtype, {3, 3}).attrs(&a.dim);
+      if (info->n_inputs < 0) return c.in(dtype, {2, 3}).in(dtype, {1, 3}).out(dtype, {3, 3}).attrs(&a.dim);
       if (op == DEVPLUG_OP_flip) return c.in(dtype, {2, 3}).out(dtype, {2, 3}).attrs(&a.flip);
       return c.in(dtype, {2, 3}).out(dtype, {3, 5}).attrs(&a.pad);
     case DEVPLUG_CATEGORY_linalg:
@@ -125,19 +122,16 @@ Call good_call(devplug_op_t op, devplug_dtype_t dtype, const Attrs& a) {
   }
 }
 
-bool contains(const Problem& p, const std::string& part) {
-  return p.find(part) != std::string::npos;
-}
+bool contains(const Problem& p, const std::string& part) { return p.find(part) != std::string::npos; }
 
-#define EXPECT_REFUSED(call, part)                                             \
-  do {                                                                        \
-    Problem p_ = (call).check();                                              \
+#define EXPECT_REFUSED(call, part)                                                           \
+  do {                                                                                       \
+    Problem p_ = (call).check();                                                             \
     EXPECT_TRUE(contains(p_, part)) << "message: '" << p_ << "', expected '" << part << "'"; \
   } while (0)
 
-constexpr devplug_dtype_t f32 = DEVPLUG_DTYPE_FLOAT32, f64 = DEVPLUG_DTYPE_FLOAT64,
-                          i32 = DEVPLUG_DTYPE_INT32, i64 = DEVPLUG_DTYPE_INT64,
-                          i8 = DEVPLUG_DTYPE_INT8, b = DEVPLUG_DTYPE_BOOL,
+constexpr devplug_dtype_t f32 = DEVPLUG_DTYPE_FLOAT32, f64 = DEVPLUG_DTYPE_FLOAT64, i32 = DEVPLUG_DTYPE_INT32,
+                          i64 = DEVPLUG_DTYPE_INT64, i8 = DEVPLUG_DTYPE_INT8, b = DEVPLUG_DTYPE_BOOL,
                           f16 = DEVPLUG_DTYPE_FLOAT16;
 
 // ---- every op of the table -------------------------------------------------------------
@@ -223,8 +217,7 @@ TEST(ValidateCall, EveryOpWithAttrsRefusesNullAndShortAttrs) {
 // ---- the call itself -------------------------------------------------------------------
 
 TEST(ValidateCall, UnknownOps) {
-  for (devplug_op_t op : {devplug_op_t{DEVPLUG_OP_INVALID}, devplug_op_t{DEVPLUG_OP_END_}, -5,
-                          INT32_MAX}) {
+  for (devplug_op_t op : {devplug_op_t{DEVPLUG_OP_INVALID}, devplug_op_t{DEVPLUG_OP_END_}, -5, INT32_MAX}) {
     Call c(op);
     c.in(f32, {2}).out(f32, {2});
     EXPECT_REFUSED(c, "is not an op");
@@ -242,18 +235,14 @@ TEST(ValidateCall, NullArrays) {
   Layout bad = l;
   bad.dtype = 12;
   CallTensor bad_t{&bad, &bad};
-  EXPECT_TRUE(contains(validate_call(DEVPLUG_OP_exp, &t, 1, &bad_t, 1, nullptr),
-                       "outputs[0]: dtype 12"));
+  EXPECT_TRUE(contains(validate_call(DEVPLUG_OP_exp, &t, 1, &bad_t, 1, nullptr), "outputs[0]: dtype 12"));
   bad = l;
   bad.rank = 9;
-  EXPECT_TRUE(contains(validate_call(DEVPLUG_OP_exp, &bad_t, 1, &t, 1, nullptr),
-                       "inputs[0]: rank 9"));
+  EXPECT_TRUE(contains(validate_call(DEVPLUG_OP_exp, &bad_t, 1, &t, 1, nullptr), "inputs[0]: rank 9"));
   bad = contiguous_layout(f32, 1, std::vector<int64_t>{3}.data());
   bad.shape[0] = -3;
-  EXPECT_TRUE(contains(validate_call(DEVPLUG_OP_exp, &bad_t, 1, &t, 1, nullptr),
-                       "inputs[0].shape[0] is -3"));
-  EXPECT_TRUE(contains(validate_call(DEVPLUG_OP_cat, nullptr, 0, &t, 1, nullptr),
-                       "one or more"));
+  EXPECT_TRUE(contains(validate_call(DEVPLUG_OP_exp, &bad_t, 1, &t, 1, nullptr), "inputs[0].shape[0] is -3"));
+  EXPECT_TRUE(contains(validate_call(DEVPLUG_OP_cat, nullptr, 0, &t, 1, nullptr), "one or more"));
 }
 
 // ---- elementwise -----------------------------------------------------------------------
@@ -355,7 +344,8 @@ TEST(ValidateData, ConvertCopyFillIota) {
   EXPECT_EQ(Call(DEVPLUG_OP_fill).out(b, {2, 2}).attrs(&fill).check(), "");
   EXPECT_REFUSED(Call(DEVPLUG_OP_fill).out(f32, {2}), "attrs is NULL, but op fill takes attributes");
   devplug_iota_attrs_t iota{sizeof(iota), {0, 0}, {1, 1}};
-  EXPECT_REFUSED(Call(DEVPLUG_OP_iota).out(b, {3}).attrs(&iota), "op iota does not allow dtype bool (outputs[0])");
+  EXPECT_REFUSED(Call(DEVPLUG_OP_iota).out(b, {3}).attrs(&iota),
+                 "op iota does not allow dtype bool (outputs[0])");
   Call overlapping_fill(DEVPLUG_OP_fill);
   overlapping_fill.out(f32, {3}).attrs(&fill);
   overlapping_fill.output(0).strides[0] = 0;
@@ -384,8 +374,7 @@ TEST(ValidateReduce, ShapesAndAttrs) {
   EXPECT_EQ(Call(DEVPLUG_OP_argmax).in(f32, {2, 3}).out(i64, {2, 1}).attrs(&last).check(), "");
   EXPECT_REFUSED(Call(DEVPLUG_OP_argmax).in(f32, {2, 3}).out(f32, {2, 1}).attrs(&last),
                  "outputs[0]: dtype float32, expected int64");
-  EXPECT_REFUSED(Call(DEVPLUG_OP_any).in(f32, {2, 3}).out(f32, {2, 1}).attrs(&last),
-                 "expected bool");
+  EXPECT_REFUSED(Call(DEVPLUG_OP_any).in(f32, {2, 3}).out(f32, {2, 1}).attrs(&last), "expected bool");
 }
 
 TEST(ValidateReduce, EmptyReductions) {
@@ -416,13 +405,11 @@ TEST(ValidateReduce, VarCorrection) {
 // ---- scans -----------------------------------------------------------------------------
 
 TEST(ValidateScan, DimAndShape) {
-  devplug_dim_attrs_t d1{sizeof(d1), 1}, d2{sizeof(d2), 2}, neg{sizeof(neg), -1},
-      d0{sizeof(d0), 0};
+  devplug_dim_attrs_t d1{sizeof(d1), 1}, d2{sizeof(d2), 2}, neg{sizeof(neg), -1}, d0{sizeof(d0), 0};
   EXPECT_EQ(Call(DEVPLUG_OP_cumsum).in(i64, {2, 3}).out(i64, {2, 3}).attrs(&d1).check(), "");
   EXPECT_REFUSED(Call(DEVPLUG_OP_cumsum).in(i64, {2, 3}).out(i64, {2, 3}).attrs(&d2),
                  "attrs.dim is 2, expected [0, 2)");
-  EXPECT_REFUSED(Call(DEVPLUG_OP_cumprod).in(i64, {2, 3}).out(i64, {2, 3}).attrs(&neg),
-                 "attrs.dim is -1");
+  EXPECT_REFUSED(Call(DEVPLUG_OP_cumprod).in(i64, {2, 3}).out(i64, {2, 3}).attrs(&neg), "attrs.dim is -1");
   EXPECT_EQ(Call(DEVPLUG_OP_cumprod).in(f32, {}).out(f32, {}).attrs(&d0).check(), "");
   EXPECT_REFUSED(Call(DEVPLUG_OP_cumprod).in(f32, {}).out(f32, {}).attrs(&d1), "attrs.dim is 1");
   EXPECT_REFUSED(Call(DEVPLUG_OP_cumsum).in(f32, {2, 3}).out(f32, {3, 2}).attrs(&d1),
@@ -433,7 +420,8 @@ TEST(ValidateScan, DimAndShape) {
 
 TEST(ValidateIndex, IndexSelect) {
   devplug_dim_attrs_t d1{sizeof(d1), 1}, d2{sizeof(d2), 2};
-  EXPECT_EQ(Call(DEVPLUG_OP_index_select).in(f32, {4, 3}).in(i64, {5}).out(f32, {4, 5}).attrs(&d1).check(), "");
+  EXPECT_EQ(Call(DEVPLUG_OP_index_select).in(f32, {4, 3}).in(i64, {5}).out(f32, {4, 5}).attrs(&d1).check(),
+            "");
   EXPECT_REFUSED(Call(DEVPLUG_OP_index_select).in(f32, {4, 3}).in(i32, {5}).out(f32, {4, 5}).attrs(&d1),
                  "inputs[1]: dtype int32, expected int64 (index tensors are int64)");
   EXPECT_REFUSED(Call(DEVPLUG_OP_index_select).in(f32, {4, 3}).in(i64, {5, 1}).out(f32, {4, 5}).attrs(&d1),
@@ -442,8 +430,7 @@ TEST(ValidateIndex, IndexSelect) {
                  "outputs[0] has shape [5, 3]");
   EXPECT_REFUSED(Call(DEVPLUG_OP_index_select).in(f32, {4, 3}).in(i64, {5}).out(f32, {4, 5}).attrs(&d2),
                  "attrs.dim is 2");
-  EXPECT_REFUSED(Call(DEVPLUG_OP_index_select).in(f32, {}).in(i64, {1}).out(f32, {}).attrs(&d1),
-                 "0-d");
+  EXPECT_REFUSED(Call(DEVPLUG_OP_index_select).in(f32, {}).in(i64, {1}).out(f32, {}).attrs(&d1), "0-d");
 }
 
 TEST(ValidateIndex, Gather) {
@@ -461,17 +448,37 @@ TEST(ValidateIndex, Gather) {
 
 TEST(ValidateIndex, Scatter) {
   devplug_dim_attrs_t d1{sizeof(d1), 1};
-  EXPECT_EQ(Call(DEVPLUG_OP_scatter).in(f32, {4, 3}).in(i64, {2, 5}).in(f32, {3, 6}).out(f32, {4, 3}).attrs(&d1).check(), "");
-  EXPECT_REFUSED(Call(DEVPLUG_OP_scatter).in(f32, {4, 3}).in(i64, {2, 5}).in(f64, {3, 6}).out(f32, {4, 3}).attrs(&d1),
-                 "inputs[2]: dtype float64 does not match inputs[0] dtype float32");
-  EXPECT_REFUSED(Call(DEVPLUG_OP_scatter_add).in(f32, {4, 3}).in(i64, {2, 5}).in(f32, {3, 4}).out(f32, {4, 3}).attrs(&d1),
+  EXPECT_EQ(Call(DEVPLUG_OP_scatter)
+                .in(f32, {4, 3})
+                .in(i64, {2, 5})
+                .in(f32, {3, 6})
+                .out(f32, {4, 3})
+                .attrs(&d1)
+                .check(),
+            "");
+  EXPECT_REFUSED(
+      Call(DEVPLUG_OP_scatter).in(f32, {4, 3}).in(i64, {2, 5}).in(f64, {3, 6}).out(f32, {4, 3}).attrs(&d1),
+      "inputs[2]: dtype float64 does not match inputs[0] dtype float32");
+  EXPECT_REFUSED(Call(DEVPLUG_OP_scatter_add)
+                     .in(f32, {4, 3})
+                     .in(i64, {2, 5})
+                     .in(f32, {3, 4})
+                     .out(f32, {4, 3})
+                     .attrs(&d1),
                  "inputs[1].shape[1] is 5, above inputs[2].shape[1] = 4");
-  EXPECT_REFUSED(Call(DEVPLUG_OP_scatter_add).in(f32, {4, 3}).in(i64, {5, 5}).in(f32, {6, 6}).out(f32, {4, 3}).attrs(&d1),
+  EXPECT_REFUSED(Call(DEVPLUG_OP_scatter_add)
+                     .in(f32, {4, 3})
+                     .in(i64, {5, 5})
+                     .in(f32, {6, 6})
+                     .out(f32, {4, 3})
+                     .attrs(&d1),
                  "inputs[1].shape[0] is 5, above inputs[0].shape[0] = 4");
-  EXPECT_REFUSED(Call(DEVPLUG_OP_scatter).in(f32, {4, 3}).in(i64, {2, 5}).in(f32, {3, 6}).out(f32, {2, 5}).attrs(&d1),
-                 "outputs[0] has shape [2, 5] but inputs[0] has shape [4, 3]");
-  EXPECT_REFUSED(Call(DEVPLUG_OP_scatter).in(f32, {4, 3}).in(i64, {2, 5}).in(f32, {6}).out(f32, {4, 3}).attrs(&d1),
-                 "inputs[2] (src) has rank 1");
+  EXPECT_REFUSED(
+      Call(DEVPLUG_OP_scatter).in(f32, {4, 3}).in(i64, {2, 5}).in(f32, {3, 6}).out(f32, {2, 5}).attrs(&d1),
+      "outputs[0] has shape [2, 5] but inputs[0] has shape [4, 3]");
+  EXPECT_REFUSED(
+      Call(DEVPLUG_OP_scatter).in(f32, {4, 3}).in(i64, {2, 5}).in(f32, {6}).out(f32, {4, 3}).attrs(&d1),
+      "inputs[2] (src) has rank 1");
   Call in_place(DEVPLUG_OP_scatter);  // not elementwise: may not write over its input
   in_place.in(f32, {4, 3}).in(i64, {2, 3}).in(f32, {2, 3}).out(f32, {4, 3}).attrs(&d1);
   in_place.share(false, 0, true, 0);
@@ -482,7 +489,14 @@ TEST(ValidateIndex, Scatter) {
 
 TEST(ValidateShape, Cat) {
   devplug_dim_attrs_t d1{sizeof(d1), 1}, d2{sizeof(d2), 2};
-  EXPECT_EQ(Call(DEVPLUG_OP_cat).in(f32, {2, 3}).in(f32, {2, 0}).in(f32, {2, 4}).out(f32, {2, 7}).attrs(&d1).check(), "");
+  EXPECT_EQ(Call(DEVPLUG_OP_cat)
+                .in(f32, {2, 3})
+                .in(f32, {2, 0})
+                .in(f32, {2, 4})
+                .out(f32, {2, 7})
+                .attrs(&d1)
+                .check(),
+            "");
   EXPECT_EQ(Call(DEVPLUG_OP_cat).in(f32, {2, 3}).out(f32, {2, 3}).attrs(&d1).check(), "");
   EXPECT_REFUSED(Call(DEVPLUG_OP_cat).in(f32, {2, 3}).in(f32, {3, 3}).out(f32, {2, 6}).attrs(&d1),
                  "inputs[1] has shape [3, 3] but inputs[0] has shape [2, 3]");
@@ -499,8 +513,7 @@ TEST(ValidateShape, Cat) {
 TEST(ValidateShape, FlipAndPad) {
   devplug_flip_attrs_t flip{sizeof(flip), 0b11u}, past{sizeof(past), 0b100u};
   EXPECT_EQ(Call(DEVPLUG_OP_flip).in(b, {2, 3}).out(b, {2, 3}).attrs(&flip).check(), "");
-  EXPECT_REFUSED(Call(DEVPLUG_OP_flip).in(b, {2, 3}).out(b, {2, 3}).attrs(&past),
-                 "attrs.dims_mask is 0x4");
+  EXPECT_REFUSED(Call(DEVPLUG_OP_flip).in(b, {2, 3}).out(b, {2, 3}).attrs(&past), "attrs.dims_mask is 0x4");
   EXPECT_REFUSED(Call(DEVPLUG_OP_flip).in(b, {2, 3}).out(b, {3, 2}).attrs(&flip), "shape");
   devplug_pad_attrs_t pad{sizeof(pad), {1, -2}, {2, 0}, {0, 0}};
   EXPECT_EQ(Call(DEVPLUG_OP_constant_pad).in(f32, {2, 3}).out(f32, {5, 1}).attrs(&pad).check(), "");
@@ -521,8 +534,11 @@ TEST(ValidateShape, FlipAndPad) {
 TEST(ValidateLinalg, Matmul) {
   devplug_matmul_attrs_t m{sizeof(m), 0u}, tf32{sizeof(m), DEVPLUG_MATMUL_ALLOW_TF32},
       unknown{sizeof(m), 0x10u};
-  EXPECT_EQ(Call(DEVPLUG_OP_matmul).in(f32, {7, 2, 3}).in(f32, {7, 3, 4}).out(f32, {7, 2, 4}).attrs(&m).check(), "");
-  EXPECT_EQ(Call(DEVPLUG_OP_matmul).in(f32, {2, 0}).in(f32, {0, 4}).out(f32, {2, 4}).attrs(&tf32).check(), "");
+  EXPECT_EQ(
+      Call(DEVPLUG_OP_matmul).in(f32, {7, 2, 3}).in(f32, {7, 3, 4}).out(f32, {7, 2, 4}).attrs(&m).check(),
+      "");
+  EXPECT_EQ(Call(DEVPLUG_OP_matmul).in(f32, {2, 0}).in(f32, {0, 4}).out(f32, {2, 4}).attrs(&tf32).check(),
+            "");
   EXPECT_REFUSED(Call(DEVPLUG_OP_matmul).in(f32, {2, 3}).in(f32, {2, 4}).out(f32, {2, 4}).attrs(&m),
                  "inputs[0] has K = 3 columns but inputs[1] has 2 rows");
   EXPECT_REFUSED(Call(DEVPLUG_OP_matmul).in(f32, {7, 2, 3}).in(f32, {1, 3, 4}).out(f32, {7, 2, 4}).attrs(&m),

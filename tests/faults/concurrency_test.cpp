@@ -36,7 +36,10 @@ struct Shared {
   std::vector<int64_t> rows;
   Tensor ta, tb, tm, trows;
   explicit Shared(const Device& device)
-      : a(values(kLength, 5)), b(values(kLength, 3)), m(values(4 * kLength, 11)), rows{3, 0, 2, 2, 1},
+      : a(values(kLength, 5)),
+        b(values(kLength, 3)),
+        m(values(4 * kLength, 11)),
+        rows{3, 0, 2, 2, 1},
         ta(Tensor::from_host(device, a, {kLength})),
         tb(Tensor::from_host(device, b, {kLength})),
         tm(Tensor::from_host(device, m, {4, kLength})),
@@ -64,29 +67,30 @@ std::string run_thread(const Device& device, const Shared& shared, int t, int64_
     for (int64_t i = 0, done = 0; done < ops; ++i) {
       const float k = static_cast<float>(t * 1000 + i % 1000);
       const devplug_fill_attrs_t fill{sizeof(devplug_fill_attrs_t), {k, static_cast<int64_t>(k)}};
-      devplug::call(DEVPLUG_OP_fill, {}, {filled}, &fill, &first);                          // 1
-      devplug::call(DEVPLUG_OP_add, {shared.ta, filled}, {x}, nullptr, &first);             // 2
-      devplug::call(DEVPLUG_OP_mul, {x, shared.tb}, {y}, nullptr, &first);                  // 3
+      devplug::call(DEVPLUG_OP_fill, {}, {filled}, &fill, &first);                                 // 1
+      devplug::call(DEVPLUG_OP_add, {shared.ta, filled}, {x}, nullptr, &first);                    // 2
+      devplug::call(DEVPLUG_OP_mul, {x, shared.tb}, {y}, nullptr, &first);                         // 3
       devplug::call(DEVPLUG_OP_index_select, {shared.tm, shared.trows}, {picked}, &dim0, &first);  // 4
-      produced.record(first);                                                               // 5
-      second.wait(produced);                                                                // 6
-      devplug::call(DEVPLUG_OP_sum, {y}, {total}, &all, &second);                           // 7
-      devplug::call(DEVPLUG_OP_neg, {picked}, {negated}, nullptr, &second);                 // 8
+      produced.record(first);                                                                      // 5
+      second.wait(produced);                                                                       // 6
+      devplug::call(DEVPLUG_OP_sum, {y}, {total}, &all, &second);                                  // 7
+      devplug::call(DEVPLUG_OP_neg, {picked}, {negated}, nullptr, &second);                        // 8
       float got = 0;
-      total.copy_to_host(&got, sizeof got, &second);                                        // 9: waits for both streams
+      total.copy_to_host(&got, sizeof got, &second);  // 9: waits for both streams
       done += 9;
       float want = 0;
       for (int64_t j = 0; j < kLength; ++j) want += (shared.a[j] + k) * shared.b[j];
       if (got != want)
-        return "thread " + std::to_string(t) + " iteration " + std::to_string(i) + ": sum is " + std::to_string(got) +
-               ", expected " + std::to_string(want);
+        return "thread " + std::to_string(t) + " iteration " + std::to_string(i) + ": sum is " +
+               std::to_string(got) + ", expected " + std::to_string(want);
       if (i % 16 == 0) {
         const std::vector<float> rows = negated.to_host<float>(&second);
         done += 1;
         for (size_t r = 0; r < shared.rows.size(); ++r)
           for (int64_t j = 0; j < kLength; ++j)
             if (rows[r * kLength + j] != -shared.m[static_cast<size_t>(shared.rows[r] * kLength + j)])
-              return "thread " + std::to_string(t) + " iteration " + std::to_string(i) + ": index_select/neg is wrong";
+              return "thread " + std::to_string(t) + " iteration " + std::to_string(i) +
+                     ": index_select/neg is wrong";
       }
       // Both streams have passed this iteration (the copy waited for `second`, which waited
       // for `first`), so the next iteration may overwrite the tensors.

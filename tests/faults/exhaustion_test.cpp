@@ -44,9 +44,11 @@ TEST(DeviceMemory, MoreThanTheDeviceHasIsResourceExhaustedWithTheSizes) {
   const uint64_t memory = device.properties().memory_bytes;
   ASSERT_GT(memory, 0u) << plugin.name << " reports no memory size";
   for (const uint64_t asked : {memory + 4096, 2 * memory, uint64_t{1} << 62}) {
-    const Error e = error_of([&] { Tensor::empty(device, DEVPLUG_DTYPE_INT8, {static_cast<int64_t>(asked)}); });
+    const Error e =
+        error_of([&] { Tensor::empty(device, DEVPLUG_DTYPE_INT8, {static_cast<int64_t>(asked)}); });
     EXPECT_EQ(e.code(), DEVPLUG_CODE_RESOURCE_EXHAUSTED) << e.message();
-    EXPECT_NE(e.message().find(std::to_string(asked)), std::string::npos) << "the request is not named: " << e.message();
+    EXPECT_NE(e.message().find(std::to_string(asked)), std::string::npos)
+        << "the request is not named: " << e.message();
     EXPECT_NE(e.message().find(std::to_string(memory)), std::string::npos)
         << "the device's memory is not named: " << e.message();
   }

@@ -37,8 +37,8 @@ void expect_near(const std::vector<float>& got, const std::vector<float>& want, 
   if (got.size() != want.size()) throw WrongResult{std::string(what) + ": wrong size"};
   for (size_t i = 0; i < got.size(); ++i)
     if (std::fabs(got[i] - want[i]) > 1e-4f * (1.0f + std::fabs(want[i])))
-      throw WrongResult{std::string(what) + ": element " + std::to_string(i) + " is " + std::to_string(got[i]) +
-                        ", expected " + std::to_string(want[i])};
+      throw WrongResult{std::string(what) + ": element " + std::to_string(i) + " is " +
+                        std::to_string(got[i]) + ", expected " + std::to_string(want[i])};
 }
 
 // The workload: two streams ordered by an event, prims (add, matmul on a transposed view,
@@ -99,7 +99,8 @@ void workload(const Device& device) {
   for (int64_t r = 0; r < 3; ++r) {
     float total = 0;
     for (int64_t j = 0; j < n; ++j) total += p[static_cast<size_t>(r * n + j)];
-    if (std::fabs(total - 1.0f) > 1e-4f) throw WrongResult{"softmax: row " + std::to_string(r) + " sums to " + std::to_string(total)};
+    if (std::fabs(total - 1.0f) > 1e-4f)
+      throw WrongResult{"softmax: row " + std::to_string(r) + " sums to " + std::to_string(total)};
   }
 }
 
@@ -147,11 +148,12 @@ int sweep(const Target& target, bool count_fixture_buffers) {
         }
       }
     } catch (const Error& e) {
-      ADD_FAILURE() << (failures > 0 ? "after an injected failure, the context " : "the workload ") << "answered "
-                    << devplug_code_name(e.code()) << ": " << e.message();
+      ADD_FAILURE() << (failures > 0 ? "after an injected failure, the context " : "the workload ")
+                    << "answered " << devplug_code_name(e.code()) << ": " << e.message();
       break;
     } catch (const WrongResult& wrong) {
-      ADD_FAILURE() << "wrong result" << (failures > 0 ? " after an injected failure" : "") << ": " << wrong.what;
+      ADD_FAILURE() << "wrong result" << (failures > 0 ? " after an injected failure" : "") << ": "
+                    << wrong.what;
       break;
     }
     if (!done) {

@@ -36,7 +36,7 @@ struct TestPlugin {
 }  // namespace devplug::faults_test
 
 // Skips the test when DEVPLUG_TEST_PLUGIN is unset or its plugin has no device here.
-#define DEVPLUG_REQUIRE_TEST_DEVICE(plugin)                                              \
+#define DEVPLUG_REQUIRE_TEST_DEVICE(plugin)                                                               \
   if (::devplug::faults_test::test_plugin_path().empty()) GTEST_SKIP() << "DEVPLUG_TEST_PLUGIN is unset"; \
-  ::devplug::faults_test::TestPlugin plugin;                                             \
+  ::devplug::faults_test::TestPlugin plugin;                                                              \
   if (!plugin.device) GTEST_SKIP() << plugin.name << " has no device here"

@@ -53,18 +53,29 @@ class FuzzInput {
     }
     constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
     constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-    static const int64_t edges[15] = {-1,         kMax,          kMin,         kMax / 2 + 1,
-                                      int64_t{1} << 31, int64_t{1} << 32, int64_t{1} << 33,
-                                      int64_t{1} << 40, int64_t{1} << 62, -(int64_t{1} << 62),
-                                      -5,         kMin + 1,      (int64_t{1} << 31) - 1,
-                                      int64_t{1} << 20, 7};
+    static const int64_t edges[15] = {-1,
+                                      kMax,
+                                      kMin,
+                                      kMax / 2 + 1,
+                                      int64_t{1} << 31,
+                                      int64_t{1} << 32,
+                                      int64_t{1} << 33,
+                                      int64_t{1} << 40,
+                                      int64_t{1} << 62,
+                                      -(int64_t{1} << 62),
+                                      -5,
+                                      kMin + 1,
+                                      (int64_t{1} << 31) - 1,
+                                      int64_t{1} << 20,
+                                      7};
     if (b < 0xff) return edges[b - 0xf0];
     return raw<int64_t>();
   }
 
   // The rest of the input as text.
   std::string rest() {
-    std::string s = pos_ < size_ ? std::string(reinterpret_cast<const char*>(data_ + pos_), size_ - pos_) : "";
+    std::string s =
+        pos_ < size_ ? std::string(reinterpret_cast<const char*>(data_ + pos_), size_ - pos_) : "";
     pos_ = size_;
     return s;
   }

@@ -72,7 +72,8 @@ devplug_tensor_t* make_tensor(FuzzInput& in, Tensors& tensors) {
   uint8_t pattern[16];
   in.bytes(pattern, sizeof pattern);
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = pattern[i % sizeof pattern];
-  check(devplug_tensor_copy_from_host(stream, t, bytes.data(), bytes.size(), DEVPLUG_COPY_BLOCKING), "upload");
+  check(devplug_tensor_copy_from_host(stream, t, bytes.data(), bytes.size(), DEVPLUG_COPY_BLOCKING),
+        "upload");
   return t;
 }
 
@@ -130,8 +131,10 @@ std::vector<uint8_t> make_attrs(FuzzInput& in, size_t attrs_size, bool* null_att
   *null_attrs = how < 0x10;
   if (*null_attrs) return {};
   size_t struct_size = attrs_size ? attrs_size : sizeof(size_t);
-  if (how >= 0xe0) struct_size = in.byte() % (struct_size + 1);  // too small (or exact)
-  else if (how >= 0xc0) struct_size += 8 + in.byte() % 57;       // from a newer caller
+  if (how >= 0xe0)
+    struct_size = in.byte() % (struct_size + 1);  // too small (or exact)
+  else if (how >= 0xc0)
+    struct_size += 8 + in.byte() % 57;  // from a newer caller
   std::vector<uint8_t> attrs(std::max(struct_size, sizeof(size_t)));
   in.bytes(attrs.data(), attrs.size());
   std::memcpy(attrs.data(), &struct_size, sizeof struct_size);
@@ -156,14 +159,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   Tensors tensors;
   std::vector<devplug_tensor_t*> made;
-  const std::vector<devplug_tensor_t*> inputs = make_side(in, arity(in, info ? info->n_inputs : 2), made, tensors);
-  const std::vector<devplug_tensor_t*> outputs = make_side(in, arity(in, info ? info->n_outputs : 1), made, tensors);
+  const std::vector<devplug_tensor_t*> inputs =
+      make_side(in, arity(in, info ? info->n_inputs : 2), made, tensors);
+  const std::vector<devplug_tensor_t*> outputs =
+      make_side(in, arity(in, info ? info->n_outputs : 1), made, tensors);
   bool null_attrs = false;
   std::vector<uint8_t> attrs = make_attrs(in, info ? info->attrs_size : 0, &null_attrs);
 
   const std::string what = std::string("op ") + (info ? info->name : std::to_string(op).c_str());
-  devplug_error_t* e = devplug_op_call(stream, op, inputs.data(), inputs.size(), outputs.data(), outputs.size(),
-                                       null_attrs ? nullptr : attrs.data());
+  devplug_error_t* e = devplug_op_call(stream, op, inputs.data(), inputs.size(), outputs.data(),
+                                       outputs.size(), null_attrs ? nullptr : attrs.data());
   if (e) expect_refusal(e, what);
   if ((e = devplug_stream_synchronize(stream))) expect_refusal(e, what + ", at synchronize");
   // The stream still works after whatever happened.

@@ -41,12 +41,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   devplug_context_options_t options{sizeof(options), DEVPLUG_CONTEXT_NO_DISCOVERY};
   devplug_context_t* context = nullptr;
-  if (devplug_error_t* e = devplug_context_create(&options, &context)) fail(std::string("context: ") + e->message);
+  if (devplug_error_t* e = devplug_context_create(&options, &context))
+    fail(std::string("context: ") + e->message);
   devplug_plugin_t* plugin = nullptr;
   devplug_error_t* e = devplug_context_load_plugin(context, plugin_file.c_str(), &plugin);
   if (e == nullptr) fail("a file refused as '" + on_disk + "' was loaded");
   const std::string message = e->message ? e->message : "";
-  if (message.find(on_disk) == std::string::npos) fail("the load error '" + message + "' does not say '" + on_disk + "'");
+  if (message.find(on_disk) == std::string::npos)
+    fail("the load error '" + message + "' does not say '" + on_disk + "'");
   if (plugin != nullptr) fail("a failed load gave a plugin");
   devplug_error_destroy(e);
   size_t failures = 0;

@@ -55,8 +55,10 @@ std::vector<std::string> expected(const std::string& value) {
     entry.clear();
   };
   for (char c : value) {
-    if (c == ':') flush();
-    else entry.push_back(c);
+    if (c == ':')
+      flush();
+    else
+      entry.push_back(c);
   }
   flush();
   return out;
@@ -73,13 +75,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzInput input(data, size);
   std::string value;
   for (char c : input.rest()) {
-    if (c == '@') value += scratch;
-    else value.push_back(c);
+    if (c == '@')
+      value += scratch;
+    else
+      value.push_back(c);
   }
   const std::vector<std::string> got = devplug::detail::plugin_path_candidates(value);
   const std::vector<std::string> want = expected(value);
   if (got != want)
-    fail("'" + value + "' gave " + std::to_string(got.size()) + " candidates, expected " + std::to_string(want.size()));
+    fail("'" + value + "' gave " + std::to_string(got.size()) + " candidates, expected " +
+         std::to_string(want.size()));
   for (const std::string& c : got)
     if (c.empty()) fail("an empty candidate from '" + value + "'");
   return 0;

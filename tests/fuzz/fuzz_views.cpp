@@ -46,8 +46,10 @@ bool shape_is_valid(devplug_dtype_t dtype, int32_t rank, const int64_t* shape) {
   bool empty = false;
   for (int32_t d = 0; d < rank; ++d) {
     if (shape[d] < 0) return false;
-    if (shape[d] == 0) empty = true;
-    else if ((product *= shape[d]) > INT64_MAX) return false;
+    if (shape[d] == 0)
+      empty = true;
+    else if ((product *= shape[d]) > INT64_MAX)
+      return false;
   }
   return (empty ? 0 : product) * static_cast<Wide>(devplug_dtype_size(dtype)) <= INT64_MAX;
 }
@@ -84,7 +86,8 @@ void check_view(const devplug_tensor_t* view, const Storage& storage) {
     fail("a view's byte_offset " + std::to_string(d.byte_offset) + " lies outside its storage");
   if (numel == 0) return;
   const Wide first = static_cast<Wide>(d.byte_offset) - storage.base_offset + low * static_cast<Wide>(esize);
-  const Wide last = static_cast<Wide>(d.byte_offset) - storage.base_offset + (high + 1) * static_cast<Wide>(esize);
+  const Wide last =
+      static_cast<Wide>(d.byte_offset) - storage.base_offset + (high + 1) * static_cast<Wide>(esize);
   if (first < 0 || last > static_cast<Wide>(storage.bytes.size()))
     fail("a view reaches outside its storage of " + std::to_string(storage.bytes.size()) + " bytes");
   if (numel > kMaxReadElements) return;
@@ -94,10 +97,12 @@ void check_view(const devplug_tensor_t* view, const Storage& storage) {
   int64_t index[DEVPLUG_MAX_RANK] = {};
   for (int64_t n = 0; n < static_cast<int64_t>(numel); ++n) {
     Wide at = static_cast<Wide>(d.byte_offset) - storage.base_offset;
-    for (int32_t k = 0; k < d.rank; ++k) at += static_cast<Wide>(index[k]) * d.strides[k] * static_cast<Wide>(esize);
+    for (int32_t k = 0; k < d.rank; ++k)
+      at += static_cast<Wide>(index[k]) * d.strides[k] * static_cast<Wide>(esize);
     const uint8_t* want = storage.bytes.data() + static_cast<size_t>(at);
     const uint8_t* have = got.data() + static_cast<size_t>(n) * esize;
-    const bool same = d.dtype == DEVPLUG_DTYPE_BOOL ? (*want != 0) == (*have != 0) : std::memcmp(want, have, esize) == 0;
+    const bool same =
+        d.dtype == DEVPLUG_DTYPE_BOOL ? (*want != 0) == (*have != 0) : std::memcmp(want, have, esize) == 0;
     if (!same) fail("element " + std::to_string(n) + " of a view differs from the storage");
     for (int32_t k = d.rank - 1; k >= 0 && ++index[k] == d.shape[k]; --k) index[k] = 0;
   }
@@ -159,7 +164,8 @@ devplug_tensor_t* view_step(FuzzInput& in, const devplug_tensor_t* t) {
         strides[k] = in.value(-7, 7);
       }
       const int64_t offset = in.value(-2, 40);
-      ok = retype ? attempt(devplug_tensor_as_strided_dtype(t, dtype, rank, shape, strides, offset, &v), "as_strided_dtype")
+      ok = retype ? attempt(devplug_tensor_as_strided_dtype(t, dtype, rank, shape, strides, offset, &v),
+                            "as_strided_dtype")
                   : attempt(devplug_tensor_as_strided(t, rank, shape, strides, offset, &v), "as_strided");
       break;
     }
@@ -202,7 +208,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i < storage.bytes.size(); ++i) storage.bytes[i] = static_cast<uint8_t>(i * 131 + 7);
   if (dtype == DEVPLUG_DTYPE_BOOL)
     for (uint8_t& b : storage.bytes) b &= 1;
-  check(devplug_tensor_copy_from_host(nullptr, base, storage.bytes.data(), storage.bytes.size(), DEVPLUG_COPY_BLOCKING),
+  check(devplug_tensor_copy_from_host(nullptr, base, storage.bytes.data(), storage.bytes.size(),
+                                      DEVPLUG_COPY_BLOCKING),
         "upload");
   uint64_t storage_bytes = 0;
   check(devplug_tensor_storage_bytes(base, &storage_bytes), "storage_bytes");

@@ -59,8 +59,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string crlf_error;
     const auto crlf = parse(with_crlf(text), &crlf_error);
     if (crlf.size() != entries.size() || crlf_error.empty() != error.empty())
-      fail("CRLF changes the parse: " + std::to_string(entries.size()) + " vs " + std::to_string(crlf.size()) +
-           " entries");
+      fail("CRLF changes the parse: " + std::to_string(entries.size()) + " vs " +
+           std::to_string(crlf.size()) + " entries");
     for (size_t i = 0; i < crlf.size(); ++i)
       if (crlf[i].pattern != entries[i].pattern || crlf[i].reason != entries[i].reason)
         fail("CRLF changes entry " + std::to_string(i));

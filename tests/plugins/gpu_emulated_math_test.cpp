@@ -24,9 +24,10 @@ namespace {
 
 using Big = boost::multiprecision::cpp_bin_float_50;
 // Overflow (erf_inv(1)) gives infinity and a domain error NaN, instead of an exception.
-using NoThrow = boost::math::policies::policy<boost::math::policies::overflow_error<boost::math::policies::ignore_error>,
-                                              boost::math::policies::domain_error<boost::math::policies::ignore_error>,
-                                              boost::math::policies::pole_error<boost::math::policies::ignore_error>>;
+using NoThrow =
+    boost::math::policies::policy<boost::math::policies::overflow_error<boost::math::policies::ignore_error>,
+                                  boost::math::policies::domain_error<boost::math::policies::ignore_error>,
+                                  boost::math::policies::pole_error<boost::math::policies::ignore_error>>;
 
 // sin(pi x) and cos(pi x) with the argument reduced exactly (x - 2 floor(x / 2) is exact in
 // 166 bits for any double), then evaluated in 50 digits; their zeros are exact.
@@ -47,7 +48,8 @@ template <typename T>
 double ulps(T got, const Big& want) {
   if (std::isnan(got)) return isnan(want) ? 0.0 : std::numeric_limits<double>::infinity();
   const T rounded = static_cast<T>(want);
-  if (std::isinf(got) || std::isinf(rounded)) return got == rounded ? 0.0 : std::numeric_limits<double>::infinity();
+  if (std::isinf(got) || std::isinf(rounded))
+    return got == rounded ? 0.0 : std::numeric_limits<double>::infinity();
   int e = 0;
   boost::multiprecision::frexp(want, &e);  // |want| in [2^(e-1), 2^e)
   const int digits = std::numeric_limits<T>::digits;
@@ -91,8 +93,8 @@ void check(const char* name, const std::vector<double>& inputs, double (*f)(doub
     if (err_f > worst_f) worst_f = err_f, at_f = xf;
     EXPECT_LE(err_f, bound_f) << name << "f(" << xf << ") = " << ff(xf);
   }
-  std::printf("%-11s worst %.3f ulp at %.17g (CUDA: %g); float %.3f ulp at %.9g (CUDA: %g)\n", name, worst, at,
-              bound, worst_f, at_f, bound_f);
+  std::printf("%-11s worst %.3f ulp at %.17g (CUDA: %g); float %.3f ulp at %.9g (CUDA: %g)\n", name, worst,
+              at, bound, worst_f, at_f, bound_f);
 }
 
 const Big kPi = boost::math::constants::pi<Big>();
@@ -103,10 +105,12 @@ constexpr double kTiny = std::numeric_limits<double>::denorm_min();
 
 TEST(EmulatedMath, RsqrtAndRcbrt) {
   const auto positive = sample_log(-1074, 1023, 3000, {kTiny, 1e-310, 0.25, 1.0, 2.0, 3.0, 1e308});
-  check("rsqrt", positive, rsqrt, rsqrtf, [](const Big& x) { return 1 / sqrt(x); }, 1, 2);
+  check(
+      "rsqrt", positive, rsqrt, rsqrtf, [](const Big& x) { return 1 / sqrt(x); }, 1, 2);
   auto both = positive;
   for (double x : positive) both.push_back(-x);
-  check("rcbrt", both, rcbrt, rcbrtf, [](const Big& x) { return 1 / (x < 0 ? -cbrt(-x) : cbrt(x)); }, 1, 1);
+  check(
+      "rcbrt", both, rcbrt, rcbrtf, [](const Big& x) { return 1 / (x < 0 ? -cbrt(-x) : cbrt(x)); }, 1, 1);
   EXPECT_EQ(rsqrt(0.0), kInf);
   EXPECT_EQ(rsqrt(-0.0), -kInf);
   EXPECT_EQ(rsqrt(kInf), 0.0);
@@ -118,10 +122,13 @@ TEST(EmulatedMath, RsqrtAndRcbrt) {
 }
 
 TEST(EmulatedMath, Erfinv) {
-  std::vector<double> inputs = sample(-1, 1, 1500, {1e-300, kTiny, 1e-20, 0.5, -0.5, 0.9, 0.999999,
-                                                    1 - 0x1p-53, -1 + 0x1p-53, 1 - 0x1p-24, 0x1p-1022});
+  std::vector<double> inputs = sample(
+      -1, 1, 1500,
+      {1e-300, kTiny, 1e-20, 0.5, -0.5, 0.9, 0.999999, 1 - 0x1p-53, -1 + 0x1p-53, 1 - 0x1p-24, 0x1p-1022});
   for (double q : sample_log(-53, -1, 500, {})) inputs.push_back(1 - q);  // the tails
-  check("erfinv", inputs, erfinv, erfinvf, [](const Big& x) { return boost::math::erf_inv(x, NoThrow()); }, 5, 2);
+  check(
+      "erfinv", inputs, erfinv, erfinvf, [](const Big& x) { return boost::math::erf_inv(x, NoThrow()); }, 5,
+      2);
   EXPECT_EQ(erfinv(1.0), kInf);
   EXPECT_EQ(erfinv(-1.0), -kInf);
   EXPECT_TRUE(std::signbit(erfinv(-0.0)));
@@ -131,9 +138,12 @@ TEST(EmulatedMath, Erfinv) {
 }
 
 TEST(EmulatedMath, Erfcinv) {
-  std::vector<double> inputs = sample(0, 2, 1500, {kTiny, 1e-310, 1e-300, 1e-20, 0.5, 1.0, 1.5, 2 - 0x1p-52, 0x1p-52});
+  std::vector<double> inputs =
+      sample(0, 2, 1500, {kTiny, 1e-310, 1e-300, 1e-20, 0.5, 1.0, 1.5, 2 - 0x1p-52, 0x1p-52});
   for (double q : sample_log(-1074, -1, 800, {})) inputs.push_back(q);
-  check("erfcinv", inputs, erfcinv, erfcinvf, [](const Big& x) { return boost::math::erfc_inv(x, NoThrow()); }, 6, 4);
+  check(
+      "erfcinv", inputs, erfcinv, erfcinvf, [](const Big& x) { return boost::math::erfc_inv(x, NoThrow()); },
+      6, 4);
   EXPECT_EQ(erfcinv(0.0), kInf);
   EXPECT_EQ(erfcinv(2.0), -kInf);
   EXPECT_EQ(erfcinv(1.0), 0.0);
@@ -143,7 +153,9 @@ TEST(EmulatedMath, Erfcinv) {
 
 TEST(EmulatedMath, Normcdf) {
   const auto inputs = sample(-38, 9, 2500, {-38.4, -37.5, -20, -1e-300, 0.0, 1e-10, 5.0, 8.3, 40.0});
-  check("normcdf", inputs, normcdf, normcdff, [](const Big& x) { return boost::math::erfc(-x / kSqrt2, NoThrow()) / 2; }, 5, 5);
+  check(
+      "normcdf", inputs, normcdf, normcdff,
+      [](const Big& x) { return boost::math::erfc(-x / kSqrt2, NoThrow()) / 2; }, 5, 5);
   EXPECT_EQ(normcdf(-kInf), 0.0);
   EXPECT_EQ(normcdf(kInf), 1.0);
   EXPECT_EQ(normcdf(0.0), 0.5);
@@ -153,19 +165,23 @@ TEST(EmulatedMath, Normcdf) {
 TEST(EmulatedMath, Normcdfinv) {
   std::vector<double> inputs = sample(0, 1, 1500, {kTiny, 1e-300, 0.5, 1 - 0x1p-53, 0x1p-30});
   for (double q : sample_log(-1074, -1, 800, {})) inputs.push_back(q);
-  check("normcdfinv", inputs, normcdfinv, normcdfinvf,
-        [](const Big& x) { return -kSqrt2 * boost::math::erfc_inv(2 * x, NoThrow()); }, 8, 5);
+  check(
+      "normcdfinv", inputs, normcdfinv, normcdfinvf,
+      [](const Big& x) { return -kSqrt2 * boost::math::erfc_inv(2 * x, NoThrow()); }, 8, 5);
   EXPECT_EQ(normcdfinv(0.0), -kInf);
   EXPECT_EQ(normcdfinv(1.0), kInf);
   EXPECT_TRUE(std::isnan(normcdfinv(1.5)));
 }
 
 TEST(EmulatedMath, SinpiAndCospi) {
-  std::vector<double> inputs = sample(-4, 4, 2000, {0.5, 1.0, 1.5, 0.25, 0.75, 1.0 / 3, 1e-300, kTiny, 0x1p52 + 1,
-                                                    0x1p53, 1e300, 2.5, -0.5, 0x1p-30, 1 - 0x1p-53});
+  std::vector<double> inputs = sample(-4, 4, 2000,
+                                      {0.5, 1.0, 1.5, 0.25, 0.75, 1.0 / 3, 1e-300, kTiny, 0x1p52 + 1, 0x1p53,
+                                       1e300, 2.5, -0.5, 0x1p-30, 1 - 0x1p-53});
   for (double x : sample_log(-60, 60, 500, {})) inputs.push_back(x);
-  check("sinpi", inputs, sinpi, sinpif, [](const Big& x) { return sin_pi(x); }, 2, 1);
-  check("cospi", inputs, cospi, cospif, [](const Big& x) { return cos_pi(x); }, 2, 1);
+  check(
+      "sinpi", inputs, sinpi, sinpif, [](const Big& x) { return sin_pi(x); }, 2, 1);
+  check(
+      "cospi", inputs, cospi, cospif, [](const Big& x) { return cos_pi(x); }, 2, 1);
   double s = 0, c = 0;
   sincospi(0.25, &s, &c);
   EXPECT_EQ(s, sinpi(0.25));
@@ -207,7 +223,8 @@ TEST(EmulatedMath, KernelMathIsWithinCudasBounds) {
       {"log10", gpu::m_log10, gpu::m_log10, [](const Big& x) { return log10(x); }, 0.01, 100, 1, 2},
       {"log1p", gpu::m_log1p, gpu::m_log1p, [](const Big& x) { return log1p(x); }, -0.99, 50, 1, 1},
       {"sqrt", gpu::m_sqrt, gpu::m_sqrt, [](const Big& x) { return sqrt(x); }, 0, 1e6, 0.5, 0.5},
-      {"cbrt", gpu::m_cbrt, gpu::m_cbrt, [](const Big& x) { return x < 0 ? Big(-cbrt(-x)) : Big(cbrt(x)); }, -100, 100, 1, 1},
+      {"cbrt", gpu::m_cbrt, gpu::m_cbrt, [](const Big& x) { return x < 0 ? Big(-cbrt(-x)) : Big(cbrt(x)); },
+       -100, 100, 1, 1},
       {"sin", gpu::m_sin, gpu::m_sin, [](const Big& x) { return sin(x); }, -10, 10, 2, 2},
       {"cos", gpu::m_cos, gpu::m_cos, [](const Big& x) { return cos(x); }, -10, 10, 2, 2},
       {"tan", gpu::m_tan, gpu::m_tan, [](const Big& x) { return tan(x); }, -1.5, 1.5, 2, 4},
@@ -217,16 +234,24 @@ TEST(EmulatedMath, KernelMathIsWithinCudasBounds) {
       {"sinh", gpu::m_sinh, gpu::m_sinh, [](const Big& x) { return sinh(x); }, -10, 10, 2, 3},
       {"cosh", gpu::m_cosh, gpu::m_cosh, [](const Big& x) { return cosh(x); }, -10, 10, 1, 2},
       {"tanh", gpu::m_tanh, gpu::m_tanh, [](const Big& x) { return tanh(x); }, -10, 10, 2, 2},
-      {"asinh", gpu::m_asinh, gpu::m_asinh, [](const Big& x) { return log(x + sqrt(x * x + 1)); }, 0.001, 10, 3, 3},
-      {"acosh", gpu::m_acosh, gpu::m_acosh, [](const Big& x) { return log(x + sqrt(x * x - 1)); }, 1, 100, 3, 4},
-      {"atanh", gpu::m_atanh, gpu::m_atanh, [](const Big& x) { return log((1 + x) / (1 - x)) / 2; }, -0.999, 0.999, 2, 3},
-      {"erf", gpu::m_erf, gpu::m_erf, [](const Big& x) { return boost::math::erf(x, NoThrow()); }, -4, 4, 2, 2},
-      {"erfc", gpu::m_erfc, gpu::m_erfc, [](const Big& x) { return boost::math::erfc(x, NoThrow()); }, -4, 9, 5, 4},
-      {"lgamma", gpu::m_lgamma, gpu::m_lgamma, [](const Big& x) { return boost::math::lgamma(x, NoThrow()); }, 2.5, 20, 4, 6},
-      {"erfinv", gpu::m_erfinv, gpu::m_erfinv, [](const Big& x) { return boost::math::erf_inv(x, NoThrow()); }, -1, 1, 5, 2},
+      {"asinh", gpu::m_asinh, gpu::m_asinh, [](const Big& x) { return log(x + sqrt(x * x + 1)); }, 0.001, 10,
+       3, 3},
+      {"acosh", gpu::m_acosh, gpu::m_acosh, [](const Big& x) { return log(x + sqrt(x * x - 1)); }, 1, 100, 3,
+       4},
+      {"atanh", gpu::m_atanh, gpu::m_atanh, [](const Big& x) { return log((1 + x) / (1 - x)) / 2; }, -0.999,
+       0.999, 2, 3},
+      {"erf", gpu::m_erf, gpu::m_erf, [](const Big& x) { return boost::math::erf(x, NoThrow()); }, -4, 4, 2,
+       2},
+      {"erfc", gpu::m_erfc, gpu::m_erfc, [](const Big& x) { return boost::math::erfc(x, NoThrow()); }, -4, 9,
+       5, 4},
+      {"lgamma", gpu::m_lgamma, gpu::m_lgamma, [](const Big& x) { return boost::math::lgamma(x, NoThrow()); },
+       2.5, 20, 4, 6},
+      {"erfinv", gpu::m_erfinv, gpu::m_erfinv,
+       [](const Big& x) { return boost::math::erf_inv(x, NoThrow()); }, -1, 1, 5, 2},
       {"rsqrt", gpu::m_rsqrt, gpu::m_rsqrt, [](const Big& x) { return 1 / sqrt(x); }, 1e-3, 1e3, 1, 2},
   };
-  for (const Row& r : rows) check(r.name, sample(r.lo, r.hi, 3000, {}), r.d, r.f, r.exact, r.bound, r.bound_f);
+  for (const Row& r : rows)
+    check(r.name, sample(r.lo, r.hi, 3000, {}), r.d, r.f, r.exact, r.bound, r.bound_f);
 }
 
 }  // namespace

@@ -40,7 +40,8 @@ using devplug::opencl_test::values_of;
 const std::string& trace_path() {
   static const std::string path = [] {
     const std::string p = (std::filesystem::temp_directory_path() /
-                           ("devplug_emu_trace_" + std::to_string(::getpid()) + ".txt")).string();
+                           ("devplug_emu_trace_" + std::to_string(::getpid()) + ".txt"))
+                              .string();
     std::remove(p.c_str());
     ::setenv("DEVPLUG_GPU_EMULATED_TRACE", p.c_str(), 1);  // read by the plugin's first launch
     return p;
@@ -72,7 +73,8 @@ std::streamoff trace_end() {
   return in ? static_cast<std::streamoff>(in.tellg()) : 0;
 }
 // Whether some launch's signature contains every one of `parts`.
-bool launched(const std::vector<Launch>& ls, std::initializer_list<const char*> parts, const Launch** which = nullptr) {
+bool launched(const std::vector<Launch>& ls, std::initializer_list<const char*> parts,
+              const Launch** which = nullptr) {
   for (const Launch& l : ls) {
     bool all = true;
     for (const char* p : parts) all = all && l.signature.find(p) != std::string::npos;
@@ -117,17 +119,50 @@ Host dense(devplug_dtype_t dtype, std::vector<int64_t> shape, const std::vector<
     unsigned char* p = h.storage.data() + i * es;
     const double v = values[i];
     switch (dtype) {
-      case DEVPLUG_DTYPE_BOOL: *p = v != 0; break;
-      case DEVPLUG_DTYPE_UINT8: *p = static_cast<uint8_t>(static_cast<int64_t>(v)); break;
-      case DEVPLUG_DTYPE_INT8: *reinterpret_cast<int8_t*>(p) = static_cast<int8_t>(v); break;
-      case DEVPLUG_DTYPE_INT16: { const int16_t x = static_cast<int16_t>(v); std::memcpy(p, &x, 2); break; }
-      case DEVPLUG_DTYPE_INT32: { const int32_t x = static_cast<int32_t>(v); std::memcpy(p, &x, 4); break; }
-      case DEVPLUG_DTYPE_INT64: { const int64_t x = static_cast<int64_t>(v); std::memcpy(p, &x, 8); break; }
-      case DEVPLUG_DTYPE_FLOAT16: { const uint16_t x = devplug::sdk::double_to_half_bits(v); std::memcpy(p, &x, 2); break; }
-      case DEVPLUG_DTYPE_BFLOAT16: { const uint16_t x = devplug::sdk::double_to_bfloat16_bits(v); std::memcpy(p, &x, 2); break; }
-      case DEVPLUG_DTYPE_FLOAT32: { const float x = static_cast<float>(v); std::memcpy(p, &x, 4); break; }
-      case DEVPLUG_DTYPE_FLOAT64: std::memcpy(p, &v, 8); break;
-      default: ADD_FAILURE() << "dtype " << dtype;
+      case DEVPLUG_DTYPE_BOOL:
+        *p = v != 0;
+        break;
+      case DEVPLUG_DTYPE_UINT8:
+        *p = static_cast<uint8_t>(static_cast<int64_t>(v));
+        break;
+      case DEVPLUG_DTYPE_INT8:
+        *reinterpret_cast<int8_t*>(p) = static_cast<int8_t>(v);
+        break;
+      case DEVPLUG_DTYPE_INT16: {
+        const int16_t x = static_cast<int16_t>(v);
+        std::memcpy(p, &x, 2);
+        break;
+      }
+      case DEVPLUG_DTYPE_INT32: {
+        const int32_t x = static_cast<int32_t>(v);
+        std::memcpy(p, &x, 4);
+        break;
+      }
+      case DEVPLUG_DTYPE_INT64: {
+        const int64_t x = static_cast<int64_t>(v);
+        std::memcpy(p, &x, 8);
+        break;
+      }
+      case DEVPLUG_DTYPE_FLOAT16: {
+        const uint16_t x = devplug::sdk::double_to_half_bits(v);
+        std::memcpy(p, &x, 2);
+        break;
+      }
+      case DEVPLUG_DTYPE_BFLOAT16: {
+        const uint16_t x = devplug::sdk::double_to_bfloat16_bits(v);
+        std::memcpy(p, &x, 2);
+        break;
+      }
+      case DEVPLUG_DTYPE_FLOAT32: {
+        const float x = static_cast<float>(v);
+        std::memcpy(p, &x, 4);
+        break;
+      }
+      case DEVPLUG_DTYPE_FLOAT64:
+        std::memcpy(p, &v, 8);
+        break;
+      default:
+        ADD_FAILURE() << "dtype " << dtype;
     }
   }
   return h;
@@ -137,16 +172,48 @@ Host dense(devplug_dtype_t dtype, std::vector<int64_t> shape, const std::vector<
 double element(const std::vector<unsigned char>& storage, devplug_dtype_t dtype, size_t i) {
   const unsigned char* p = storage.data() + i * dtype_size(dtype);
   switch (dtype) {
-    case DEVPLUG_DTYPE_BOOL: case DEVPLUG_DTYPE_UINT8: return *p;
-    case DEVPLUG_DTYPE_INT8: return *reinterpret_cast<const int8_t*>(p);
-    case DEVPLUG_DTYPE_INT16: { int16_t x; std::memcpy(&x, p, 2); return x; }
-    case DEVPLUG_DTYPE_INT32: { int32_t x; std::memcpy(&x, p, 4); return x; }
-    case DEVPLUG_DTYPE_INT64: { int64_t x; std::memcpy(&x, p, 8); return static_cast<double>(x); }
-    case DEVPLUG_DTYPE_FLOAT16: { uint16_t x; std::memcpy(&x, p, 2); return devplug::sdk::half_bits_to_double(x); }
-    case DEVPLUG_DTYPE_BFLOAT16: { uint16_t x; std::memcpy(&x, p, 2); return devplug::sdk::bfloat16_bits_to_double(x); }
-    case DEVPLUG_DTYPE_FLOAT32: { float x; std::memcpy(&x, p, 4); return x; }
-    case DEVPLUG_DTYPE_FLOAT64: { double x; std::memcpy(&x, p, 8); return x; }
-    default: return NAN;
+    case DEVPLUG_DTYPE_BOOL:
+    case DEVPLUG_DTYPE_UINT8:
+      return *p;
+    case DEVPLUG_DTYPE_INT8:
+      return *reinterpret_cast<const int8_t*>(p);
+    case DEVPLUG_DTYPE_INT16: {
+      int16_t x;
+      std::memcpy(&x, p, 2);
+      return x;
+    }
+    case DEVPLUG_DTYPE_INT32: {
+      int32_t x;
+      std::memcpy(&x, p, 4);
+      return x;
+    }
+    case DEVPLUG_DTYPE_INT64: {
+      int64_t x;
+      std::memcpy(&x, p, 8);
+      return static_cast<double>(x);
+    }
+    case DEVPLUG_DTYPE_FLOAT16: {
+      uint16_t x;
+      std::memcpy(&x, p, 2);
+      return devplug::sdk::half_bits_to_double(x);
+    }
+    case DEVPLUG_DTYPE_BFLOAT16: {
+      uint16_t x;
+      std::memcpy(&x, p, 2);
+      return devplug::sdk::bfloat16_bits_to_double(x);
+    }
+    case DEVPLUG_DTYPE_FLOAT32: {
+      float x;
+      std::memcpy(&x, p, 4);
+      return x;
+    }
+    case DEVPLUG_DTYPE_FLOAT64: {
+      double x;
+      std::memcpy(&x, p, 8);
+      return x;
+    }
+    default:
+      return NAN;
   }
 }
 
@@ -207,14 +274,16 @@ class EmulatedPaths : public ::testing::Test {
     const std::vector<unsigned char> got = emu_->run(op, inputs, output, attrs);
     const std::vector<unsigned char> want = ref_->run(op, inputs, output, attrs);
     if (rel == 0 && abs == 0) {
-      EXPECT_TRUE(got == want) << devplug_op_name(op) << ": outputs differ\n" << first_difference(output.dtype, got, want);
+      EXPECT_TRUE(got == want) << devplug_op_name(op) << ": outputs differ\n"
+                               << first_difference(output.dtype, got, want);
       return got;
     }
     const size_t n = got.size() / dtype_size(output.dtype);
     int bad = 0;
     for (size_t i = 0; i < n && bad < 5; ++i) {
       const double g = element(got, output.dtype, i), w = element(want, output.dtype, i);
-      const bool ok = (std::isnan(g) && std::isnan(w)) || g == w || std::fabs(g - w) <= abs + rel * std::fabs(w);
+      const bool ok =
+          (std::isnan(g) && std::isnan(w)) || g == w || std::fabs(g - w) <= abs + rel * std::fabs(w);
       if (!ok) ++bad;
       EXPECT_TRUE(ok) << devplug_op_name(op) << " element " << i << ": got " << g << ", expected " << w;
     }
@@ -225,8 +294,8 @@ class EmulatedPaths : public ::testing::Test {
     const size_t es = dtype_size(dtype);
     for (size_t i = 0; i * es < std::min(got.size(), want.size()); ++i)
       if (std::memcmp(got.data() + i * es, want.data() + i * es, es) != 0)
-        return "element " + std::to_string(i) + ": got " + std::to_string(element(got, dtype, i)) + ", expected " +
-               std::to_string(element(want, dtype, i));
+        return "element " + std::to_string(i) + ": got " + std::to_string(element(got, dtype, i)) +
+               ", expected " + std::to_string(element(want, dtype, i));
     return "sizes " + std::to_string(got.size()) + " and " + std::to_string(want.size());
   }
 
@@ -247,7 +316,8 @@ Host poison(devplug_dtype_t dtype, std::vector<int64_t> shape) {
 
 TEST_F(EmulatedPaths, DenseVectorisedElementwiseWithScalarTail) {
   // 16 / element size elements per access: 16 for int8, 8 for float16, 4, 2; 1003 leaves a tail.
-  for (devplug_dtype_t d : {DEVPLUG_DTYPE_INT8, DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT64}) {
+  for (devplug_dtype_t d :
+       {DEVPLUG_DTYPE_INT8, DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT64}) {
     const int64_t n = 1003;
     const Host a = dense(d, {n}, random_values(n, -60, 60, 1, true));
     const Host b = dense(d, {n}, random_values(n, -60, 60, 2, true));
@@ -256,7 +326,8 @@ TEST_F(EmulatedPaths, DenseVectorisedElementwiseWithScalarTail) {
   const auto ls = launches();
   EXPECT_EQ(ls.size(), 4u) << describe(ls);
   for (const Launch& l : ls) {
-    EXPECT_NE(l.signature.find("Pointers<3>, long"), std::string::npos) << "not the dense kernel: " << l.signature;
+    EXPECT_NE(l.signature.find("Pointers<3>, long"), std::string::npos)
+        << "not the dense kernel: " << l.signature;
     EXPECT_EQ(l.signature.find("Layouts"), std::string::npos) << l.signature;
   }
 }
@@ -266,7 +337,8 @@ TEST_F(EmulatedPaths, MixedWidthsVectoriseByTheWidestType) {
   const Host a = dense(DEVPLUG_DTYPE_FLOAT64, {n}, random_values(n, -1e5, 1e5, 3));
   Host out = poison(DEVPLUG_DTYPE_FLOAT16, {n});
   compare(DEVPLUG_OP_convert_element_type, {a}, out, nullptr);
-  EXPECT_TRUE(launched(launches(), {"Pointers<2>, long", "Convert<devplug::gpu::f16, double>"})) << describe(launches());
+  EXPECT_TRUE(launched(launches(), {"Pointers<2>, long", "Convert<devplug::gpu::f16, double>"}))
+      << describe(launches());
 }
 
 TEST_F(EmulatedPaths, MisalignedDenseDataTakesTheStridedKernel) {
@@ -300,21 +372,30 @@ constexpr int64_t kFar = int64_t{1} << 31;
 struct SparseBuffer {
   explicit SparseBuffer(Session& s) : session(s) {
     const auto* api = s.api();
-    EXPECT_EQ(devplug::opencl_test::take(api, api->buffer_allocate(s.device(), kFar + 4, &buffer)).code, DEVPLUG_CODE_OK);
+    EXPECT_EQ(devplug::opencl_test::take(api, api->buffer_allocate(s.device(), kFar + 4, &buffer)).code,
+              DEVPLUG_CODE_OK);
   }
   ~SparseBuffer() {
     if (buffer) devplug::opencl_test::take(session.api(), session.api()->buffer_release(buffer));
   }
   void write(uint64_t at, const std::vector<uint8_t>& bytes) {
     const auto* api = session.api();
-    EXPECT_EQ(devplug::opencl_test::take(api, api->buffer_copy_from_host(session.stream(), bytes.data(), buffer, at, bytes.size())).code, DEVPLUG_CODE_OK);
-    EXPECT_EQ(devplug::opencl_test::take(api, api->stream_synchronize(session.stream())).code, DEVPLUG_CODE_OK);
+    EXPECT_EQ(devplug::opencl_test::take(
+                  api, api->buffer_copy_from_host(session.stream(), bytes.data(), buffer, at, bytes.size()))
+                  .code,
+              DEVPLUG_CODE_OK);
+    EXPECT_EQ(devplug::opencl_test::take(api, api->stream_synchronize(session.stream())).code,
+              DEVPLUG_CODE_OK);
   }
   std::vector<uint8_t> read(uint64_t at, size_t n) {
     std::vector<uint8_t> out(n);
     const auto* api = session.api();
-    EXPECT_EQ(devplug::opencl_test::take(api, api->buffer_copy_to_host(session.stream(), buffer, at, out.data(), n)).code, DEVPLUG_CODE_OK);
-    EXPECT_EQ(devplug::opencl_test::take(api, api->stream_synchronize(session.stream())).code, DEVPLUG_CODE_OK);
+    EXPECT_EQ(
+        devplug::opencl_test::take(api, api->buffer_copy_to_host(session.stream(), buffer, at, out.data(), n))
+            .code,
+        DEVPLUG_CODE_OK);
+    EXPECT_EQ(devplug::opencl_test::take(api, api->stream_synchronize(session.stream())).code,
+              DEVPLUG_CODE_OK);
     return out;
   }
   Session& session;
@@ -331,9 +412,11 @@ TEST_F(EmulatedPaths, ElementwiseWith64BitIndices) {
   const devplug_tensor_desc_t a = tensor(far.buffer, DEVPLUG_DTYPE_UINT8, {2, 4}, {kFar, 1});
   const std::vector<uint8_t> b_values = {5, 5, 5, 5, 250, 250, 250, 250};
   const devplug_tensor_desc_t b = tensor(s.upload(bytes_of(b_values)), DEVPLUG_DTYPE_UINT8, {2, 4});
-  const devplug_tensor_desc_t out = tensor(s.upload(std::vector<unsigned char>(8, 0)), DEVPLUG_DTYPE_UINT8, {2, 4});
+  const devplug_tensor_desc_t out =
+      tensor(s.upload(std::vector<unsigned char>(8, 0)), DEVPLUG_DTYPE_UINT8, {2, 4});
   ASSERT_EQ(s.run(DEVPLUG_OP_add, {a, b}, out, nullptr).code, DEVPLUG_CODE_OK);
-  EXPECT_EQ(s.download(out.buffer, 8), (std::vector<unsigned char>{6, 7, 8, 9, 4, 14, 24, 34}));  // uint8 wraps
+  EXPECT_EQ(s.download(out.buffer, 8),
+            (std::vector<unsigned char>{6, 7, 8, 9, 4, 14, 24, 34}));  // uint8 wraps
   EXPECT_TRUE(launched(launches(), {"Layouts<3>, long,"})) << describe(launches());
 }
 
@@ -362,12 +445,14 @@ TEST_F(EmulatedPaths, GatherAndReductionWith64BitIndices) {
   // index_select along dim 1: columns 3, 0, 3.
   const std::vector<int64_t> index_values = {3, 0, 3};
   const devplug_tensor_desc_t index = tensor(s.upload(bytes_of(index_values)), DEVPLUG_DTYPE_INT64, {3});
-  const devplug_tensor_desc_t picked = tensor(s.upload(std::vector<unsigned char>(6, 0)), DEVPLUG_DTYPE_UINT8, {2, 3});
+  const devplug_tensor_desc_t picked =
+      tensor(s.upload(std::vector<unsigned char>(6, 0)), DEVPLUG_DTYPE_UINT8, {2, 3});
   devplug_dim_attrs_t dim1{sizeof dim1, 1};
   ASSERT_EQ(s.run(DEVPLUG_OP_index_select, {in, index}, picked, &dim1).code, DEVPLUG_CODE_OK);
   EXPECT_EQ(s.download(picked.buffer, 6), (std::vector<unsigned char>{4, 1, 4, 80, 50, 80}));
   // sum over dim 1, wrapping in uint8: 10 and 260 % 256.
-  const devplug_tensor_desc_t sums = tensor(s.upload(std::vector<unsigned char>(2, 0)), DEVPLUG_DTYPE_UINT8, {2, 1});
+  const devplug_tensor_desc_t sums =
+      tensor(s.upload(std::vector<unsigned char>(2, 0)), DEVPLUG_DTYPE_UINT8, {2, 1});
   devplug_reduce_attrs_t over1{sizeof over1, 2u, 0.0};
   ASSERT_EQ(s.run(DEVPLUG_OP_sum, {in}, sums, &over1).code, DEVPLUG_CODE_OK);
   EXPECT_EQ(s.download(sums.buffer, 2), (std::vector<unsigned char>{10, 4}));
@@ -402,7 +487,8 @@ TEST_F(EmulatedPaths, TwoPassReductionsWithManyBlocksPerOutput) {
   // appears in several blocks' ranges.
   std::vector<double> values = random_values(3 * length, -100, 100, 10, true);
   for (int64_t r = 0; r < 3; ++r)
-    for (int64_t at : {int64_t{77777}, int64_t{5}, int64_t{150001}}) values[static_cast<size_t>(r * length + at + r)] = 1000;
+    for (int64_t at : {int64_t{77777}, int64_t{5}, int64_t{150001}})
+      values[static_cast<size_t>(r * length + at + r)] = 1000;
   const Host floats = dense(DEVPLUG_DTYPE_FLOAT32, {3, length}, values);
   compare(DEVPLUG_OP_argmax, {floats}, poison(DEVPLUG_DTYPE_INT64, {3, 1}), &over1);
   compare(DEVPLUG_OP_sum, {floats}, poison(DEVPLUG_DTYPE_FLOAT32, {3, 1}), &over1, 1e-5, 1e-2);
@@ -445,7 +531,8 @@ TEST_F(EmulatedPaths, ScansByThreadAndByBlock) {
 
 TEST_F(EmulatedPaths, TiledMatmulOnEveryFloatType) {
   devplug_matmul_attrs_t attrs{sizeof attrs, 0};
-  for (devplug_dtype_t d : {DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BFLOAT16, DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT64}) {
+  for (devplug_dtype_t d :
+       {DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BFLOAT16, DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT64}) {
     // [2, 37, 45] x [2, 45, 29], b read transposed from a [2, 29, 45] storage; sizes are not
     // multiples of the 16 x 16 tile.
     const Host a = dense(d, {2, 37, 45}, random_values(2 * 37 * 45, -2, 2, 15));
@@ -475,8 +562,8 @@ TEST_F(EmulatedPaths, ScatterAddAtomicsOnEveryDtype) {
   const Host index = dense(DEVPLUG_DTYPE_INT64, {rows, 5}, index_values);
   devplug_dim_attrs_t dim0{sizeof dim0, 0};
   for (devplug_dtype_t d : {DEVPLUG_DTYPE_UINT8, DEVPLUG_DTYPE_INT8, DEVPLUG_DTYPE_INT16, DEVPLUG_DTYPE_INT32,
-                            DEVPLUG_DTYPE_INT64, DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BFLOAT16, DEVPLUG_DTYPE_FLOAT32,
-                            DEVPLUG_DTYPE_FLOAT64}) {
+                            DEVPLUG_DTYPE_INT64, DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BFLOAT16,
+                            DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT64}) {
     const Host in = dense(d, {5, 5}, random_values(25, 0, 20, 18, true));
     const Host src = dense(d, {rows, 5}, random_values(rows * 5, 0, 2, 19, true));
     compare(DEVPLUG_OP_scatter_add, {in, index, src}, poison(d, {5, 5}), &dim0);
@@ -490,7 +577,8 @@ TEST_F(EmulatedPaths, ScatterAddKeepsSubnormals) {
   const double tiny = std::numeric_limits<float>::denorm_min();
   const Host in = dense(DEVPLUG_DTYPE_FLOAT32, {4}, {0.0, tiny, -tiny * 3, 1.0});
   const Host index = dense(DEVPLUG_DTYPE_INT64, {8}, {0, 0, 1, 2, 2, 3, 0, 1});
-  const Host src = dense(DEVPLUG_DTYPE_FLOAT32, {8}, {tiny, tiny * 2, tiny, tiny, tiny * 5, tiny, tiny * 4, tiny});
+  const Host src =
+      dense(DEVPLUG_DTYPE_FLOAT32, {8}, {tiny, tiny * 2, tiny, tiny, tiny * 5, tiny, tiny * 4, tiny});
   devplug_dim_attrs_t dim0{sizeof dim0, 0};
   compare(DEVPLUG_OP_scatter_add, {in, index, src}, poison(DEVPLUG_DTYPE_FLOAT32, {4}), &dim0);
 }
@@ -503,7 +591,8 @@ TEST_F(EmulatedPaths, PhiloxOnDenseAndStridedOutputsAcrossManyBlocks) {
   // Bits and uniforms are bit-identical on every plugin (docs/random.md).
   compare(DEVPLUG_OP_philox_bits, {}, poison(DEVPLUG_DTYPE_INT32, {n}), &attrs);
   compare(DEVPLUG_OP_philox_bits, {}, poison(DEVPLUG_DTYPE_INT64, {n}), &attrs);
-  for (devplug_dtype_t d : {DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BFLOAT16, DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT64})
+  for (devplug_dtype_t d :
+       {DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BFLOAT16, DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT64})
     compare(DEVPLUG_OP_philox_uniform, {}, poison(d, {n}), &attrs);
   compare(DEVPLUG_OP_philox_normal, {}, poison(DEVPLUG_DTYPE_FLOAT32, {n}), &attrs, 1e-5, 1e-5);
   compare(DEVPLUG_OP_philox_normal, {}, poison(DEVPLUG_DTYPE_FLOAT64, {n}), &attrs, 1e-12, 1e-12);

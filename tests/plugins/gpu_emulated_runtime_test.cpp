@@ -108,7 +108,8 @@ T* device_alloc(size_t count) {
 template <typename T>
 std::vector<T> download(const T* device, size_t count, emuStream_t stream = nullptr) {
   std::vector<T> host(count);
-  EXPECT_EQ(emuMemcpyAsync(host.data(), device, count * sizeof(T), emuMemcpyDeviceToHost, stream), emuSuccess);
+  EXPECT_EQ(emuMemcpyAsync(host.data(), device, count * sizeof(T), emuMemcpyDeviceToHost, stream),
+            emuSuccess);
   EXPECT_EQ(emuStreamSynchronize(stream), emuSuccess);
   return host;
 }
@@ -152,7 +153,8 @@ TEST_F(EmulatedRuntime, MemoryIsCheckedOnEveryCopy) {
   EXPECT_EQ(emuMemcpyAsync(d + 1, host.data(), 100, emuMemcpyHostToDevice, stream_), emuErrorInvalidValue)
       << "one byte past the allocation";
   EXPECT_EQ(emuMemcpyAsync(host.data(), d, 101, emuMemcpyDeviceToHost, stream_), emuErrorInvalidValue);
-  EXPECT_EQ(emuMemcpyAsync(host.data(), host.data() + 100, 10, emuMemcpyDeviceToHost, stream_), emuErrorInvalidValue)
+  EXPECT_EQ(emuMemcpyAsync(host.data(), host.data() + 100, 10, emuMemcpyDeviceToHost, stream_),
+            emuErrorInvalidValue)
       << "host memory given as device memory";
   EXPECT_EQ(emuMemcpyAsync(d, d + 50, 10, emuMemcpyHostToDevice, stream_), emuErrorInvalidValue)
       << "device memory given as host memory";
@@ -228,7 +230,8 @@ TEST_F(EmulatedRuntime, SyncthreadsOrdersSharedMemoryWithinABlock) {
   for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<int>(i % 97) - 40;
   int* in = device_alloc<int>(host.size());
   int* out = device_alloc<int>(blocks);
-  ASSERT_EQ(emuMemcpyAsync(in, host.data(), host.size() * sizeof(int), emuMemcpyHostToDevice, stream_), emuSuccess);
+  ASSERT_EQ(emuMemcpyAsync(in, host.data(), host.size() * sizeof(int), emuMemcpyHostToDevice, stream_),
+            emuSuccess);
   launch(block_sums, dim3(blocks), dim3(threads), 0, stream_, static_cast<const int*>(in), out);
   const std::vector<int> got = download(out, blocks, stream_);
   for (unsigned b = 0; b < blocks; ++b) {
@@ -280,7 +283,8 @@ TEST_F(EmulatedRuntime, FloatAtomicAddFlushesSubnormalsAsNvidiasDoes) {
   EXPECT_EQ(got[0], 0.0f) << "PTX atom.add.f32 flushes a subnormal addend";
   EXPECT_FALSE(std::signbit(got[0]));
   EXPECT_EQ(got[1], 1.5f);
-  EXPECT_EQ(download(d, 1, stream_)[0], std::numeric_limits<double>::denorm_min()) << "double keeps subnormals";
+  EXPECT_EQ(download(d, 1, stream_)[0], std::numeric_limits<double>::denorm_min())
+      << "double keeps subnormals";
   emuFree(f);
   emuFree(d);
 }

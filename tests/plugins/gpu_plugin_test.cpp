@@ -36,10 +36,12 @@ std::vector<PluginCase> plugins() {
                   "cudaGetDeviceCount: cudaErrorInsufficientDriver (35): no NVIDIA driver"});
 #endif
 #ifdef DEVPLUG_HIP_PLUGIN
-  list.push_back({"hip", plugin_path("DEVPLUG_TEST_HIP_PLUGIN", DEVPLUG_HIP_PLUGIN), "hipGetDeviceCount: hipErrorNoDevice (100): no AMD GPU"});
+  list.push_back({"hip", plugin_path("DEVPLUG_TEST_HIP_PLUGIN", DEVPLUG_HIP_PLUGIN),
+                  "hipGetDeviceCount: hipErrorNoDevice (100): no AMD GPU"});
 #endif
 #ifdef DEVPLUG_GPU_EMULATED_PLUGIN
-  list.push_back({"gpu_emulated", plugin_path("DEVPLUG_TEST_GPU_EMULATED_PLUGIN", DEVPLUG_GPU_EMULATED_PLUGIN), ""});
+  list.push_back(
+      {"gpu_emulated", plugin_path("DEVPLUG_TEST_GPU_EMULATED_PLUGIN", DEVPLUG_GPU_EMULATED_PLUGIN), ""});
 #endif
   return list;
 }
@@ -165,15 +167,19 @@ TEST_P(GpuPluginTest, HandleEntryPointsRejectNullHandles) {
   devplug_buffer_handle_t* buffer = bogus<devplug_buffer_handle_t>();
   EXPECT_EQ(check(api_->buffer_allocate(nullptr, 64, &buffer)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(buffer, nullptr);
-  EXPECT_EQ(check(api_->buffer_allocate(bogus<devplug_device_handle_t>(), 64, nullptr)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
+  EXPECT_EQ(check(api_->buffer_allocate(bogus<devplug_device_handle_t>(), 64, nullptr)).code(),
+            DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(check(api_->buffer_release(nullptr)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
   uint64_t size = 7;
   EXPECT_EQ(check(api_->buffer_get_size(nullptr, &size)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(size, 0u);
   char host[8] = {};
-  EXPECT_EQ(check(api_->buffer_copy_from_host(nullptr, host, bogus<devplug_buffer_handle_t>(), 0, 8)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
-  EXPECT_EQ(check(api_->buffer_copy_to_host(bogus<devplug_stream_handle_t>(), nullptr, 0, host, 8)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
-  EXPECT_EQ(check(api_->buffer_copy(nullptr, nullptr, 0, nullptr, 0, 8)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
+  EXPECT_EQ(check(api_->buffer_copy_from_host(nullptr, host, bogus<devplug_buffer_handle_t>(), 0, 8)).code(),
+            DEVPLUG_CODE_INVALID_ARGUMENT);
+  EXPECT_EQ(check(api_->buffer_copy_to_host(bogus<devplug_stream_handle_t>(), nullptr, 0, host, 8)).code(),
+            DEVPLUG_CODE_INVALID_ARGUMENT);
+  EXPECT_EQ(check(api_->buffer_copy(nullptr, nullptr, 0, nullptr, 0, 8)).code(),
+            DEVPLUG_CODE_INVALID_ARGUMENT);
   devplug_stream_handle_t* stream = bogus<devplug_stream_handle_t>();
   EXPECT_EQ(check(api_->stream_create(nullptr, &stream)).code(), DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(stream, nullptr);

@@ -36,9 +36,9 @@ inline ErrorText take(const devplug_plugin_api_t* api, devplug_error_t* error) {
   return text;
 }
 
-#define DEVPLUG_EXPECT_OK(api, call)                                \
-  do {                                                              \
-    const auto text_ = ::devplug::opencl_test::take(api, (call));   \
+#define DEVPLUG_EXPECT_OK(api, call)                                          \
+  do {                                                                        \
+    const auto text_ = ::devplug::opencl_test::take(api, (call));             \
     ASSERT_EQ(text_.code, DEVPLUG_CODE_OK) << #call << ": " << text_.message; \
   } while (0)
 
@@ -114,7 +114,8 @@ class Session {
     take_or_fail(api_->buffer_allocate(device_, std::max<size_t>(bytes.size(), 8), &buffer));
     if (buffer == nullptr) return nullptr;
     buffers_.push_back(buffer);
-    if (!bytes.empty()) take_or_fail(api_->buffer_copy_from_host(stream_, bytes.data(), buffer, 0, bytes.size()));
+    if (!bytes.empty())
+      take_or_fail(api_->buffer_copy_from_host(stream_, bytes.data(), buffer, 0, bytes.size()));
     take_or_fail(api_->stream_synchronize(stream_));
     return buffer;
   }
@@ -163,8 +164,9 @@ class Session {
 };
 
 // A tensor descriptor over `buffer`.
-inline devplug_tensor_desc_t tensor(devplug_buffer_handle_t* buffer, devplug_dtype_t dtype, std::vector<int64_t> shape,
-                               std::vector<int64_t> strides = {}, uint64_t byte_offset = 0) {
+inline devplug_tensor_desc_t tensor(devplug_buffer_handle_t* buffer, devplug_dtype_t dtype,
+                                    std::vector<int64_t> shape, std::vector<int64_t> strides = {},
+                                    uint64_t byte_offset = 0) {
   devplug_tensor_desc_t t{};
   t.struct_size = sizeof t;
   t.buffer = buffer;

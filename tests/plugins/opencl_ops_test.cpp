@@ -30,23 +30,38 @@ HostTensor host(devplug_dtype_t dtype, std::vector<int64_t> shape, std::vector<T
 HostTensor output(devplug_dtype_t dtype, std::vector<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
-  return HostTensor{dtype, std::move(shape), {}, 0,
+  return HostTensor{dtype,
+                    std::move(shape),
+                    {},
+                    0,
                     std::vector<unsigned char>(static_cast<size_t>(n) * devplug_dtype_size(dtype))};
 }
 
 std::vector<float> float_grid(int n, float lo, float hi) {
   std::vector<float> v;
   for (int i = 0; i < n; ++i) v.push_back(lo + (hi - lo) * static_cast<float>(i) / static_cast<float>(n - 1));
-  const float specials[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 2.5f, 1e-40f, -1e-40f,
-                            std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-                            std::numeric_limits<float>::quiet_NaN(), 3e38f, -3e38f, 1e-7f};
+  const float specials[] = {0.0f,
+                            -0.0f,
+                            1.0f,
+                            -1.0f,
+                            0.5f,
+                            -0.5f,
+                            2.5f,
+                            1e-40f,
+                            -1e-40f,
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(),
+                            3e38f,
+                            -3e38f,
+                            1e-7f};
   v.insert(v.end(), std::begin(specials), std::end(specials));
   return v;
 }
 
 // Re-encodes float32 values into `dtype` (rounding once) for 16-bit and 64-bit inputs.
-HostTensor float_tensor(devplug_dtype_t dtype, const std::vector<float>& values, std::vector<int64_t> shape = {},
-                        std::vector<int64_t> strides = {}) {
+HostTensor float_tensor(devplug_dtype_t dtype, const std::vector<float>& values,
+                        std::vector<int64_t> shape = {}, std::vector<int64_t> strides = {}) {
   if (shape.empty()) shape = {static_cast<int64_t>(values.size())};
   switch (dtype) {
     case DEVPLUG_DTYPE_FLOAT16: {
@@ -59,24 +74,46 @@ HostTensor float_tensor(devplug_dtype_t dtype, const std::vector<float>& values,
       for (float x : values) v.push_back(sdk::double_to_bfloat16_bits(x));
       return host(dtype, shape, v, strides);
     }
-    case DEVPLUG_DTYPE_FLOAT64: return host(dtype, shape, std::vector<double>(values.begin(), values.end()), strides);
-    default: return host(dtype, shape, values, strides);
+    case DEVPLUG_DTYPE_FLOAT64:
+      return host(dtype, shape, std::vector<double>(values.begin(), values.end()), strides);
+    default:
+      return host(dtype, shape, values, strides);
   }
 }
 
 double decode(devplug_dtype_t dtype, const unsigned char* p) {
   switch (dtype) {
-    case DEVPLUG_DTYPE_FLOAT16: { uint16_t b; std::memcpy(&b, p, 2); return sdk::half_bits_to_double(b); }
-    case DEVPLUG_DTYPE_BFLOAT16: { uint16_t b; std::memcpy(&b, p, 2); return sdk::bfloat16_bits_to_double(b); }
-    case DEVPLUG_DTYPE_FLOAT32: { float f; std::memcpy(&f, p, 4); return f; }
-    case DEVPLUG_DTYPE_FLOAT64: { double d; std::memcpy(&d, p, 8); return d; }
-    default: return 0;
+    case DEVPLUG_DTYPE_FLOAT16: {
+      uint16_t b;
+      std::memcpy(&b, p, 2);
+      return sdk::half_bits_to_double(b);
+    }
+    case DEVPLUG_DTYPE_BFLOAT16: {
+      uint16_t b;
+      std::memcpy(&b, p, 2);
+      return sdk::bfloat16_bits_to_double(b);
+    }
+    case DEVPLUG_DTYPE_FLOAT32: {
+      float f;
+      std::memcpy(&f, p, 4);
+      return f;
+    }
+    case DEVPLUG_DTYPE_FLOAT64: {
+      double d;
+      std::memcpy(&d, p, 8);
+      return d;
+    }
+    default:
+      return 0;
   }
 }
 
 // The spacing of `dtype` values near `x` (one ULP).
 double ulp(devplug_dtype_t dtype, double x) {
-  const int mantissa = dtype == DEVPLUG_DTYPE_FLOAT16 ? 10 : dtype == DEVPLUG_DTYPE_BFLOAT16 ? 7 : dtype == DEVPLUG_DTYPE_FLOAT32 ? 23 : 52;
+  const int mantissa = dtype == DEVPLUG_DTYPE_FLOAT16    ? 10
+                       : dtype == DEVPLUG_DTYPE_BFLOAT16 ? 7
+                       : dtype == DEVPLUG_DTYPE_FLOAT32  ? 23
+                                                         : 52;
   const int min_exp = dtype == DEVPLUG_DTYPE_FLOAT16 ? -14 : dtype == DEVPLUG_DTYPE_FLOAT64 ? -1022 : -126;
   int e = 0;
   std::frexp(x, &e);
@@ -117,8 +154,8 @@ class OpenclOps : public ::testing::Test {
     return s.download(out_buffer, out.bytes.size());
   }
 
-  std::vector<unsigned char> run(devplug_op_t op, const std::vector<HostTensor>& inputs, const HostTensor& out,
-                                 const void* attrs = nullptr) {
+  std::vector<unsigned char> run(devplug_op_t op, const std::vector<HostTensor>& inputs,
+                                 const HostTensor& out, const void* attrs = nullptr) {
     ErrorText e;
     std::vector<unsigned char> bytes = run_on(opencl_->api(), op, inputs, out, attrs, &e);
     EXPECT_EQ(e.code, DEVPLUG_CODE_OK) << devplug_op_name(op) << ": " << e.message;
@@ -150,8 +187,8 @@ class OpenclOps : public ::testing::Test {
                std::fabs(a - b) <= abs_tol;
       }
       if (!same && reported++ < 8)
-        ADD_FAILURE() << devplug_op_name(op) << " " << devplug_dtype_name(out.dtype) << " element " << i / size
-                      << ": opencl " << a << " reference " << b;
+        ADD_FAILURE() << devplug_op_name(op) << " " << devplug_dtype_name(out.dtype) << " element "
+                      << i / size << ": opencl " << a << " reference " << b;
     }
   }
 
@@ -165,47 +202,57 @@ std::unique_ptr<LoadedPlugin> OpenclOps::reference_;
 
 TEST_F(OpenclOps, PhiloxKnownAnswer) {
   devplug_philox_attrs_t attrs{sizeof attrs, 0, 0};
-  const auto words = values_of<uint32_t>(run(DEVPLUG_OP_philox_bits, {}, output(DEVPLUG_DTYPE_INT32, {4}), &attrs));
+  const auto words =
+      values_of<uint32_t>(run(DEVPLUG_OP_philox_bits, {}, output(DEVPLUG_DTYPE_INT32, {4}), &attrs));
   EXPECT_EQ(words, (std::vector<uint32_t>{0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u}));
 }
 
 TEST_F(OpenclOps, EdgeCasesOfTheOpTable) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  const auto sign = values_of<float>(run(DEVPLUG_OP_sign, {host(DEVPLUG_DTYPE_FLOAT32, {4}, std::vector<float>{nan, -0.0f, -3.0f, 2.0f})},
-                                         output(DEVPLUG_DTYPE_FLOAT32, {4})));
+  const auto sign = values_of<float>(
+      run(DEVPLUG_OP_sign, {host(DEVPLUG_DTYPE_FLOAT32, {4}, std::vector<float>{nan, -0.0f, -3.0f, 2.0f})},
+          output(DEVPLUG_DTYPE_FLOAT32, {4})));
   EXPECT_EQ(sign[0], 0.0f);
   EXPECT_FALSE(std::signbit(sign[1]));
   EXPECT_EQ(sign[2], -1.0f);
-  const auto round = values_of<float>(run(DEVPLUG_OP_round, {host(DEVPLUG_DTYPE_FLOAT32, {3}, std::vector<float>{2.5f, -0.5f, 3.5f})},
-                                          output(DEVPLUG_DTYPE_FLOAT32, {3})));
+  const auto round = values_of<float>(
+      run(DEVPLUG_OP_round, {host(DEVPLUG_DTYPE_FLOAT32, {3}, std::vector<float>{2.5f, -0.5f, 3.5f})},
+          output(DEVPLUG_DTYPE_FLOAT32, {3})));
   EXPECT_EQ(round[0], 2.0f);
   EXPECT_TRUE(std::signbit(round[1]) && round[1] == 0.0f);
   EXPECT_EQ(round[2], 4.0f);
-  const auto dg = values_of<double>(run(DEVPLUG_OP_digamma, {host(DEVPLUG_DTYPE_FLOAT64, {3}, std::vector<double>{0.0, -2.0, 1.0})},
-                                        output(DEVPLUG_DTYPE_FLOAT64, {3})));
+  const auto dg = values_of<double>(
+      run(DEVPLUG_OP_digamma, {host(DEVPLUG_DTYPE_FLOAT64, {3}, std::vector<double>{0.0, -2.0, 1.0})},
+          output(DEVPLUG_DTYPE_FLOAT64, {3})));
   EXPECT_EQ(dg[0], -std::numeric_limits<double>::infinity());
   EXPECT_TRUE(std::isnan(dg[1]));
   EXPECT_NEAR(dg[2], -0.5772156649015329, 1e-15);
-  const auto mx = values_of<float>(run(DEVPLUG_OP_maximum, {host(DEVPLUG_DTYPE_FLOAT32, {2}, std::vector<float>{-0.0f, nan}),
-                                                            host(DEVPLUG_DTYPE_FLOAT32, {2}, std::vector<float>{0.0f, 1.0f})},
+  const auto mx = values_of<float>(run(DEVPLUG_OP_maximum,
+                                       {host(DEVPLUG_DTYPE_FLOAT32, {2}, std::vector<float>{-0.0f, nan}),
+                                        host(DEVPLUG_DTYPE_FLOAT32, {2}, std::vector<float>{0.0f, 1.0f})},
                                        output(DEVPLUG_DTYPE_FLOAT32, {2})));
   EXPECT_FALSE(std::signbit(mx[0]));
   EXPECT_TRUE(std::isnan(mx[1]));
-  const auto div = values_of<int32_t>(run(DEVPLUG_OP_div, {host(DEVPLUG_DTYPE_INT32, {2}, std::vector<int32_t>{INT32_MIN, -7}),
-                                                           host(DEVPLUG_DTYPE_INT32, {2}, std::vector<int32_t>{-1, 2})},
-                                          output(DEVPLUG_DTYPE_INT32, {2})));
+  const auto div =
+      values_of<int32_t>(run(DEVPLUG_OP_div,
+                             {host(DEVPLUG_DTYPE_INT32, {2}, std::vector<int32_t>{INT32_MIN, -7}),
+                              host(DEVPLUG_DTYPE_INT32, {2}, std::vector<int32_t>{-1, 2})},
+                             output(DEVPLUG_DTYPE_INT32, {2})));
   EXPECT_EQ(div, (std::vector<int32_t>{INT32_MIN, -3}));
-  const auto rem = values_of<int32_t>(run(DEVPLUG_OP_remainder, {host(DEVPLUG_DTYPE_INT32, {2}, std::vector<int32_t>{-7, 7}),
-                                                                 host(DEVPLUG_DTYPE_INT32, {2}, std::vector<int32_t>{3, -3})},
+  const auto rem = values_of<int32_t>(run(DEVPLUG_OP_remainder,
+                                          {host(DEVPLUG_DTYPE_INT32, {2}, std::vector<int32_t>{-7, 7}),
+                                           host(DEVPLUG_DTYPE_INT32, {2}, std::vector<int32_t>{3, -3})},
                                           output(DEVPLUG_DTYPE_INT32, {2})));
   EXPECT_EQ(rem, (std::vector<int32_t>{2, -2}));
-  const auto shl = values_of<int8_t>(run(DEVPLUG_OP_shift_right_arithmetic, {host(DEVPLUG_DTYPE_INT8, {3}, std::vector<int8_t>{-128, -128, 64}),
-                                                                             host(DEVPLUG_DTYPE_INT8, {3}, std::vector<int8_t>{9, -1, 3})},
+  const auto shl = values_of<int8_t>(run(DEVPLUG_OP_shift_right_arithmetic,
+                                         {host(DEVPLUG_DTYPE_INT8, {3}, std::vector<int8_t>{-128, -128, 64}),
+                                          host(DEVPLUG_DTYPE_INT8, {3}, std::vector<int8_t>{9, -1, 3})},
                                          output(DEVPLUG_DTYPE_INT8, {3})));
   EXPECT_EQ(shl, (std::vector<int8_t>{-1, -1, 8}));
   // nextafter in bfloat16's own format: 1.0 toward 2.0 is 1 + 2^-7.
-  const auto na = values_of<uint16_t>(run(DEVPLUG_OP_nextafter, {float_tensor(DEVPLUG_DTYPE_BFLOAT16, {1.0f, 0.0f}),
-                                                                 float_tensor(DEVPLUG_DTYPE_BFLOAT16, {2.0f, -1.0f})},
+  const auto na = values_of<uint16_t>(run(DEVPLUG_OP_nextafter,
+                                          {float_tensor(DEVPLUG_DTYPE_BFLOAT16, {1.0f, 0.0f}),
+                                           float_tensor(DEVPLUG_DTYPE_BFLOAT16, {2.0f, -1.0f})},
                                           output(DEVPLUG_DTYPE_BFLOAT16, {2})));
   EXPECT_EQ(na[0], 0x3F81u);
   EXPECT_EQ(na[1], 0x8001u);
@@ -215,7 +262,7 @@ TEST_F(OpenclOps, EdgeCasesOfTheOpTable) {
 
 TEST_F(OpenclOps, UnaryFloatOpsMatchOnTransposedLayouts) {
   const std::vector<float> grid = float_grid(20, -6.0f, 6.0f);  // 35 values: 5 x 7
-  const devplug_op_t ops[] = {DEVPLUG_OP_exp, DEVPLUG_OP_log1p, DEVPLUG_OP_tan, DEVPLUG_OP_erfinv,
+  const devplug_op_t ops[] = {DEVPLUG_OP_exp,    DEVPLUG_OP_log1p,   DEVPLUG_OP_tan,  DEVPLUG_OP_erfinv,
                               DEVPLUG_OP_lgamma, DEVPLUG_OP_digamma, DEVPLUG_OP_rsqrt};
   for (devplug_dtype_t dtype : {DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_BFLOAT16}) {
     for (devplug_op_t op : ops) {
@@ -235,13 +282,16 @@ TEST_F(OpenclOps, BinaryOpsHandleBroadcastNegativeStridesAndOffsets) {
   // a broadcast along dim 0 (stride 0); b read backwards from an offset.
   const HostTensor ta = host(DEVPLUG_DTYPE_INT32, {4, 5}, a, {0, 1});
   const HostTensor tb = host(DEVPLUG_DTYPE_INT32, {4, 5}, b, {-5, -1}, 19 * 4);
-  for (devplug_op_t op : {DEVPLUG_OP_add, DEVPLUG_OP_mul, DEVPLUG_OP_remainder, DEVPLUG_OP_shift_left, DEVPLUG_OP_gcd, DEVPLUG_OP_lt}) {
+  for (devplug_op_t op : {DEVPLUG_OP_add, DEVPLUG_OP_mul, DEVPLUG_OP_remainder, DEVPLUG_OP_shift_left,
+                          DEVPLUG_OP_gcd, DEVPLUG_OP_lt}) {
     SCOPED_TRACE(devplug_op_name(op));
-    const devplug_dtype_t out = devplug_op_info(op)->result == DEVPLUG_RESULT_bool ? DEVPLUG_DTYPE_BOOL : DEVPLUG_DTYPE_INT32;
+    const devplug_dtype_t out =
+        devplug_op_info(op)->result == DEVPLUG_RESULT_bool ? DEVPLUG_DTYPE_BOOL : DEVPLUG_DTYPE_INT32;
     compare(op, {ta, tb}, output(out, {4, 5}));
   }
   const std::vector<float> x = float_grid(10, -3.0f, 3.0f), y = float_grid(10, 2.0f, -2.0f);
-  for (devplug_op_t op : {DEVPLUG_OP_remainder, DEVPLUG_OP_fmin, DEVPLUG_OP_atan2, DEVPLUG_OP_pow, DEVPLUG_OP_nextafter}) {
+  for (devplug_op_t op :
+       {DEVPLUG_OP_remainder, DEVPLUG_OP_fmin, DEVPLUG_OP_atan2, DEVPLUG_OP_pow, DEVPLUG_OP_nextafter}) {
     for (devplug_dtype_t dtype : {DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_FLOAT64}) {
       SCOPED_TRACE(devplug_op_name(op));
       compare(op, {float_tensor(dtype, x), float_tensor(dtype, y)}, output(dtype, {25}), nullptr, 1);
@@ -251,12 +301,14 @@ TEST_F(OpenclOps, BinaryOpsHandleBroadcastNegativeStridesAndOffsets) {
 
 TEST_F(OpenclOps, CastsRoundOnce) {
   const std::vector<float> x = float_grid(30, -70000.0f, 70000.0f);
-  for (devplug_dtype_t to : {DEVPLUG_DTYPE_BFLOAT16, DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BOOL, DEVPLUG_DTYPE_FLOAT64}) {
+  for (devplug_dtype_t to :
+       {DEVPLUG_DTYPE_BFLOAT16, DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BOOL, DEVPLUG_DTYPE_FLOAT64}) {
     SCOPED_TRACE(devplug_dtype_name(to));
     compare(DEVPLUG_OP_convert_element_type, {float_tensor(DEVPLUG_DTYPE_FLOAT32, x)}, output(to, {45}));
   }
   const std::vector<int64_t> big = {INT64_MAX, INT64_MIN, (1ll << 40) + (1ll << 32) + 1, -3, 0, 255, 65519};
-  for (devplug_dtype_t to : {DEVPLUG_DTYPE_BFLOAT16, DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_INT8}) {
+  for (devplug_dtype_t to :
+       {DEVPLUG_DTYPE_BFLOAT16, DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_INT8}) {
     SCOPED_TRACE(devplug_dtype_name(to));
     compare(DEVPLUG_OP_convert_element_type, {host(DEVPLUG_DTYPE_INT64, {7}, big)}, output(to, {7}));
   }
@@ -277,17 +329,21 @@ TEST_F(OpenclOps, ReductionsAndScans) {
   compare(DEVPLUG_OP_amin, {t}, output(DEVPLUG_DTYPE_FLOAT32, {1, 40, 1}), &outer);
   // NaN wins argmax (first one) and amax.
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  const HostTensor with_nan = host(DEVPLUG_DTYPE_FLOAT32, {2, 4}, std::vector<float>{1, nan, 3, nan, 5, 5, -1, 2});
+  const HostTensor with_nan =
+      host(DEVPLUG_DTYPE_FLOAT32, {2, 4}, std::vector<float>{1, nan, 3, nan, 5, 5, -1, 2});
   devplug_reduce_attrs_t last{sizeof last, 2u, 1.0};
   compare(DEVPLUG_OP_argmax, {with_nan}, output(DEVPLUG_DTYPE_INT64, {2, 1}), &last);
   compare(DEVPLUG_OP_amax, {with_nan}, output(DEVPLUG_DTYPE_FLOAT32, {2, 1}), &last);
   std::vector<int32_t> ints(6 * 9);
   for (size_t i = 0; i < ints.size(); ++i) ints[i] = static_cast<int32_t>(i * 40503u) - 1000000;
   devplug_dim_attrs_t dim1{sizeof dim1, 1};
-  compare(DEVPLUG_OP_cumsum, {host(DEVPLUG_DTYPE_INT32, {9, 6}, ints, {1, 9})}, output(DEVPLUG_DTYPE_INT32, {9, 6}), &dim1);
-  compare(DEVPLUG_OP_prod, {host(DEVPLUG_DTYPE_INT32, {9, 6}, ints)}, output(DEVPLUG_DTYPE_INT32, {9, 1}), &last);
+  compare(DEVPLUG_OP_cumsum, {host(DEVPLUG_DTYPE_INT32, {9, 6}, ints, {1, 9})},
+          output(DEVPLUG_DTYPE_INT32, {9, 6}), &dim1);
+  compare(DEVPLUG_OP_prod, {host(DEVPLUG_DTYPE_INT32, {9, 6}, ints)}, output(DEVPLUG_DTYPE_INT32, {9, 1}),
+          &last);
   devplug_reduce_attrs_t none_dims{sizeof none_dims, 1u, 1.0};
-  compare(DEVPLUG_OP_sum, {host(DEVPLUG_DTYPE_INT32, {0, 3}, std::vector<int32_t>{})}, output(DEVPLUG_DTYPE_INT32, {1, 3}), &none_dims);
+  compare(DEVPLUG_OP_sum, {host(DEVPLUG_DTYPE_INT32, {0, 3}, std::vector<int32_t>{})},
+          output(DEVPLUG_DTYPE_INT32, {1, 3}), &none_dims);
 }
 
 TEST_F(OpenclOps, MatmulIsTiledCorrectly) {
@@ -296,10 +352,14 @@ TEST_F(OpenclOps, MatmulIsTiledCorrectly) {
   for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>((i * 11) % 13) / 6.0f - 1.0f;
   devplug_matmul_attrs_t attrs{sizeof attrs, 0};
   // Batch of 2 with b broadcast (stride 0) and transposed (stored 17 x 29).
-  compare(DEVPLUG_OP_matmul, {host(DEVPLUG_DTYPE_FLOAT32, {2, 33, 29}, a), host(DEVPLUG_DTYPE_FLOAT32, {2, 29, 17}, b, {0, 1, 29})},
-          output(DEVPLUG_DTYPE_FLOAT32, {2, 33, 17}), &attrs, 4,
-          29 * 29 * std::ldexp(1.0, -24));  // summation order: K * eps * sum |a b|, |a|, |b| <= 1
-  compare(DEVPLUG_OP_matmul, {float_tensor(DEVPLUG_DTYPE_BFLOAT16, a, {2, 33, 29}), float_tensor(DEVPLUG_DTYPE_BFLOAT16, b, {2, 29, 17}, {0, 1, 29})},
+  compare(
+      DEVPLUG_OP_matmul,
+      {host(DEVPLUG_DTYPE_FLOAT32, {2, 33, 29}, a), host(DEVPLUG_DTYPE_FLOAT32, {2, 29, 17}, b, {0, 1, 29})},
+      output(DEVPLUG_DTYPE_FLOAT32, {2, 33, 17}), &attrs, 4,
+      29 * 29 * std::ldexp(1.0, -24));  // summation order: K * eps * sum |a b|, |a|, |b| <= 1
+  compare(DEVPLUG_OP_matmul,
+          {float_tensor(DEVPLUG_DTYPE_BFLOAT16, a, {2, 33, 29}),
+           float_tensor(DEVPLUG_DTYPE_BFLOAT16, b, {2, 29, 17}, {0, 1, 29})},
           output(DEVPLUG_DTYPE_BFLOAT16, {2, 33, 17}), &attrs, 1);
 }
 
@@ -320,13 +380,16 @@ TEST_F(OpenclOps, IndexingAndShapeOps) {
           output(DEVPLUG_DTYPE_INT16, {4, 3}), &dim1);
   std::vector<int64_t> index(4 * 2);
   for (size_t i = 0; i < index.size(); ++i) index[i] = static_cast<int64_t>((i * 5) % 4);
-  compare(DEVPLUG_OP_gather, {t, host(DEVPLUG_DTYPE_INT64, {4, 2}, index)}, output(DEVPLUG_DTYPE_INT16, {4, 2}), &dim1);
+  compare(DEVPLUG_OP_gather, {t, host(DEVPLUG_DTYPE_INT64, {4, 2}, index)},
+          output(DEVPLUG_DTYPE_INT16, {4, 2}), &dim1);
   compare(DEVPLUG_OP_scatter_add, {t, host(DEVPLUG_DTYPE_INT64, {2, 2}, std::vector<int64_t>{3, 3, 0, 3}), t},
           output(DEVPLUG_DTYPE_INT16, {4, 6}), &dim0);
-  compare(DEVPLUG_OP_cat, {t, host(DEVPLUG_DTYPE_INT16, {4, 2}, std::vector<int16_t>{1, 2, 3, 4, 5, 6, 7, 8})},
+  compare(DEVPLUG_OP_cat,
+          {t, host(DEVPLUG_DTYPE_INT16, {4, 2}, std::vector<int16_t>{1, 2, 3, 4, 5, 6, 7, 8})},
           output(DEVPLUG_DTYPE_INT16, {4, 8}), &dim1);
   devplug_flip_attrs_t flip{sizeof flip, 3u};
-  compare(DEVPLUG_OP_flip, {host(DEVPLUG_DTYPE_INT16, {6, 4}, x, {1, 6})}, output(DEVPLUG_DTYPE_INT16, {6, 4}), &flip);
+  compare(DEVPLUG_OP_flip, {host(DEVPLUG_DTYPE_INT16, {6, 4}, x, {1, 6})},
+          output(DEVPLUG_DTYPE_INT16, {6, 4}), &flip);
   devplug_pad_attrs_t pad{};
   pad.struct_size = sizeof pad;
   pad.before[0] = 2;

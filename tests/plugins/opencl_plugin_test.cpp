@@ -22,7 +22,7 @@ const auto* const kEnvironment =
     ::testing::AddGlobalTestEnvironment(new CacheEnvironment("DEVPLUG_OPENCL_CACHE_DIR"));
 
 // Skips the test when the machine has no OpenCL device (the no-device path has its own test).
-#define REQUIRE_DEVICE(api)                                                         \
+#define REQUIRE_DEVICE(api)                                                        \
   do {                                                                             \
     int32_t count_ = 0;                                                            \
     const char* note_ = nullptr;                                                   \
@@ -89,8 +89,10 @@ TEST(OpenclDevice, PropertiesAreFilledHonestly) {
     EXPECT_FALSE(p.capabilities & DEVPLUG_DEVICE_FP16);
   }
   // PoCL runs float64, so the device claims every dtype (ABI 1.1's per-device claim).
-  if (p.capabilities & DEVPLUG_DEVICE_FP64) EXPECT_EQ(p.dtypes, DEVPLUG_DTYPES_ALL);
-  else EXPECT_EQ(p.dtypes, DEVPLUG_DTYPES_ALL & ~DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64));
+  if (p.capabilities & DEVPLUG_DEVICE_FP64)
+    EXPECT_EQ(p.dtypes, DEVPLUG_DTYPES_ALL);
+  else
+    EXPECT_EQ(p.dtypes, DEVPLUG_DTYPES_ALL & ~DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64));
   // A caller with the ABI 1.0 struct gets only the fields it has; a shorter one is refused.
   devplug_device_properties_t short_props{};
   std::memset(&short_props, 0x5A, sizeof short_props);
@@ -124,10 +126,14 @@ TEST(OpenclEntry, BadArgumentsAreErrorsNotCrashes) {
   EXPECT_EQ(take(api, api->event_synchronize(nullptr)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
   devplug_buffer_handle_t* small = s.upload(std::vector<unsigned char>(16, 0));
   unsigned char host[64];
-  EXPECT_EQ(take(api, api->buffer_copy_to_host(s.stream(), small, 8, host, 16)).code, DEVPLUG_CODE_OUT_OF_RANGE);
-  EXPECT_EQ(take(api, api->buffer_copy_from_host(s.stream(), host, small, 0, 17)).code, DEVPLUG_CODE_OUT_OF_RANGE);
-  EXPECT_EQ(take(api, api->buffer_copy(s.stream(), small, 0, small, 4, 8)).code, DEVPLUG_CODE_INVALID_ARGUMENT);  // overlap
-  EXPECT_EQ(take(api, api->buffer_copy_to_host(s.stream(), small, 0, nullptr, 16)).code, DEVPLUG_CODE_INVALID_ARGUMENT);
+  EXPECT_EQ(take(api, api->buffer_copy_to_host(s.stream(), small, 8, host, 16)).code,
+            DEVPLUG_CODE_OUT_OF_RANGE);
+  EXPECT_EQ(take(api, api->buffer_copy_from_host(s.stream(), host, small, 0, 17)).code,
+            DEVPLUG_CODE_OUT_OF_RANGE);
+  EXPECT_EQ(take(api, api->buffer_copy(s.stream(), small, 0, small, 4, 8)).code,
+            DEVPLUG_CODE_INVALID_ARGUMENT);  // overlap
+  EXPECT_EQ(take(api, api->buffer_copy_to_host(s.stream(), small, 0, nullptr, 16)).code,
+            DEVPLUG_CODE_INVALID_ARGUMENT);
 
   // Kernel calls: null call, short struct, wrong arity, null attrs for an op with attrs.
   const devplug_kernel_t* exp_kernel = nullptr;
@@ -205,7 +211,9 @@ class CacheRun {
     *result = values_of<float>(s.download(out, 16));
   }
   std::string log() const { return read_text(log_); }
-  bool binary_stored(const std::string& key) const { return std::filesystem::exists(cache_ + "/" + key + ".clbin"); }
+  bool binary_stored(const std::string& key) const {
+    return std::filesystem::exists(cache_ + "/" + key + ".clbin");
+  }
 
  private:
   TempDir dir_;
@@ -277,7 +285,8 @@ TEST(OpenclBuild, FailureCarriesTheBuildLogInTheNativeFormat) {
   unsetenv("DEVPLUG_OPENCL_TEST_BREAK_SOURCE");
   EXPECT_EQ(e.code, DEVPLUG_CODE_INTERNAL);
   EXPECT_EQ(e.native_code, -11);
-  const std::regex format(R"(^clBuildProgram: CL_BUILD_PROGRAM_FAILURE \(-11\) while building kernels with options '[^']*-DOP_sin[^']*'; build log:\n[\s\S]*error:[\s\S]* \[program_cache\.cpp:[0-9]+\]$)");
+  const std::regex format(
+      R"(^clBuildProgram: CL_BUILD_PROGRAM_FAILURE \(-11\) while building kernels with options '[^']*-DOP_sin[^']*'; build log:\n[\s\S]*error:[\s\S]* \[program_cache\.cpp:[0-9]+\]$)");
   EXPECT_TRUE(std::regex_search(e.message, format)) << e.message;
 }
 
@@ -301,7 +310,8 @@ TEST(OpenclStream, EventsOrderWorkAcrossStreams) {
   const devplug_tensor_desc_t* outs[1] = {&ta};
   devplug_op_call_t call{sizeof call, DEVPLUG_OP_fill, nullptr, 0, outs, 1, &fill};
   for (size_t i = 0; i < api->kernel_count; ++i)
-    if (api->kernels[i]->op == DEVPLUG_OP_fill) DEVPLUG_EXPECT_OK(api, api->kernels[i]->fn(s.stream(), &call));
+    if (api->kernels[i]->op == DEVPLUG_OP_fill)
+      DEVPLUG_EXPECT_OK(api, api->kernels[i]->fn(s.stream(), &call));
   DEVPLUG_EXPECT_OK(api, api->event_record(event, s.stream()));
   DEVPLUG_EXPECT_OK(api, api->stream_wait_event(second, event));
   DEVPLUG_EXPECT_OK(api, api->buffer_copy(second, a, 0, b, 0, n * 4));

@@ -53,9 +53,11 @@ std::vector<float> to_floats(const std::vector<double>& xs) {
 // Checks every result of one op and dtype; reports the first few misses.
 void check(devplug_op_t op, devplug_dtype_t dtype, const std::vector<double>& got,
            const std::vector<__float128>& exact, const std::vector<std::string>& inputs, double bound) {
-  rt::expect_within_ulps(dtype, exact.size(), got, bound, [&](size_t i) { return exact[i]; }, [&](size_t i) {
-    return std::string(devplug_op_name(op)) + " " + devplug_dtype_name(dtype) + "(" + inputs[i] + ")";
-  });
+  rt::expect_within_ulps(
+      dtype, exact.size(), got, bound, [&](size_t i) { return exact[i]; },
+      [&](size_t i) {
+        return std::string(devplug_op_name(op)) + " " + devplug_dtype_name(dtype) + "(" + inputs[i] + ")";
+      });
 }
 
 TEST(Binary128, UnaryFunctionsFromTheCLibrary) {
@@ -86,7 +88,8 @@ TEST(Binary128, UnaryFunctionsFromTheCLibrary) {
     }
     check(u.op, DEVPLUG_DTYPE_FLOAT64, rt::apply<double, double>(u.op, {xs}), exact64, inputs, kBound);
     const std::vector<float> got32 = rt::apply<float, float>(u.op, {xs32});
-    check(u.op, DEVPLUG_DTYPE_FLOAT32, std::vector<double>(got32.begin(), got32.end()), exact32, inputs, kBound);
+    check(u.op, DEVPLUG_DTYPE_FLOAT32, std::vector<double>(got32.begin(), got32.end()), exact32, inputs,
+          kBound);
   }
 }
 

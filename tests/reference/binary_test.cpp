@@ -28,9 +28,11 @@ using rt::to_dtype;
 // Runs a binary or comparison op on float inputs (representable in `dtype`).
 std::vector<double> run_binary(devplug_op_t op, devplug_dtype_t dtype, const std::vector<double>& a,
                                const std::vector<double>& b) {
-  const devplug_dtype_t out_dtype = devplug_op_info(op)->result == DEVPLUG_RESULT_bool ? DEVPLUG_DTYPE_BOOL : dtype;
+  const devplug_dtype_t out_dtype =
+      devplug_op_info(op)->result == DEVPLUG_RESULT_bool ? DEVPLUG_DTYPE_BOOL : dtype;
   const int64_t n = static_cast<int64_t>(a.size());
-  rt::Tensor ta = rt::make_tensor(dtype, {n}), tb = rt::make_tensor(dtype, {n}), out = rt::make_tensor(out_dtype, {n});
+  rt::Tensor ta = rt::make_tensor(dtype, {n}), tb = rt::make_tensor(dtype, {n}),
+             out = rt::make_tensor(out_dtype, {n});
   rt::write_doubles(ta, a);
   rt::write_doubles(tb, b);
   const rt::Result r = rt::run(op, {&ta, &tb}, {&out});
@@ -43,7 +45,8 @@ std::vector<double> run_binary(devplug_op_t op, devplug_dtype_t dtype, const std
 
 std::string describe(devplug_op_t op, devplug_dtype_t dtype, double a, double b) {
   char text[200];
-  std::snprintf(text, sizeof text, "%s %s a=%.17g b=%.17g", devplug_op_name(op), devplug_dtype_name(dtype), a, b);
+  std::snprintf(text, sizeof text, "%s %s a=%.17g b=%.17g", devplug_op_name(op), devplug_dtype_name(dtype), a,
+                b);
   return text;
 }
 
@@ -57,45 +60,116 @@ struct Edge {
 
 const std::vector<Edge>& edges() {
   static const std::vector<Edge> table = {
-      {DEVPLUG_OP_add, kInf, -kInf, kNaN}, {DEVPLUG_OP_add, -0.0, -0.0, -0.0}, {DEVPLUG_OP_add, 0.0, -0.0, 0.0},
-      {DEVPLUG_OP_add, 1, 2, 3}, {DEVPLUG_OP_add, kNaN, 1, kNaN},
-      {DEVPLUG_OP_sub, kInf, kInf, kNaN}, {DEVPLUG_OP_sub, 0.0, 0.0, 0.0}, {DEVPLUG_OP_sub, -0.0, 0.0, -0.0},
-      {DEVPLUG_OP_mul, 0.0, kInf, kNaN}, {DEVPLUG_OP_mul, -0.0, 1, -0.0}, {DEVPLUG_OP_mul, -2, 3, -6},
-      {DEVPLUG_OP_div, 1, 0.0, kInf}, {DEVPLUG_OP_div, -1, 0.0, -kInf}, {DEVPLUG_OP_div, 0.0, 0.0, kNaN},
-      {DEVPLUG_OP_div, 1, -0.0, -kInf}, {DEVPLUG_OP_div, 6, 4, 1.5}, {DEVPLUG_OP_div, 1, 3, 1.0L / 3},
+      {DEVPLUG_OP_add, kInf, -kInf, kNaN},
+      {DEVPLUG_OP_add, -0.0, -0.0, -0.0},
+      {DEVPLUG_OP_add, 0.0, -0.0, 0.0},
+      {DEVPLUG_OP_add, 1, 2, 3},
+      {DEVPLUG_OP_add, kNaN, 1, kNaN},
+      {DEVPLUG_OP_sub, kInf, kInf, kNaN},
+      {DEVPLUG_OP_sub, 0.0, 0.0, 0.0},
+      {DEVPLUG_OP_sub, -0.0, 0.0, -0.0},
+      {DEVPLUG_OP_mul, 0.0, kInf, kNaN},
+      {DEVPLUG_OP_mul, -0.0, 1, -0.0},
+      {DEVPLUG_OP_mul, -2, 3, -6},
+      {DEVPLUG_OP_div, 1, 0.0, kInf},
+      {DEVPLUG_OP_div, -1, 0.0, -kInf},
+      {DEVPLUG_OP_div, 0.0, 0.0, kNaN},
+      {DEVPLUG_OP_div, 1, -0.0, -kInf},
+      {DEVPLUG_OP_div, 6, 4, 1.5},
+      {DEVPLUG_OP_div, 1, 3, 1.0L / 3},
       {DEVPLUG_OP_div, kInf, kInf, kNaN},
-      {DEVPLUG_OP_remainder, 5, 3, 2}, {DEVPLUG_OP_remainder, -5, 3, 1}, {DEVPLUG_OP_remainder, 5, -3, -1},
-      {DEVPLUG_OP_remainder, -5, -3, -2}, {DEVPLUG_OP_remainder, 5, 0.0, kNaN}, {DEVPLUG_OP_remainder, kInf, 3, kNaN},
-      {DEVPLUG_OP_remainder, 3, kInf, 3}, {DEVPLUG_OP_remainder, -3, kInf, kInf}, {DEVPLUG_OP_remainder, 6, 3, 0.0},
-      {DEVPLUG_OP_remainder, -6, 3, 0.0}, {DEVPLUG_OP_remainder, 6, -3, -0.0}, {DEVPLUG_OP_remainder, 5.5, 2, 1.5},
+      {DEVPLUG_OP_remainder, 5, 3, 2},
+      {DEVPLUG_OP_remainder, -5, 3, 1},
+      {DEVPLUG_OP_remainder, 5, -3, -1},
+      {DEVPLUG_OP_remainder, -5, -3, -2},
+      {DEVPLUG_OP_remainder, 5, 0.0, kNaN},
+      {DEVPLUG_OP_remainder, kInf, 3, kNaN},
+      {DEVPLUG_OP_remainder, 3, kInf, 3},
+      {DEVPLUG_OP_remainder, -3, kInf, kInf},
+      {DEVPLUG_OP_remainder, 6, 3, 0.0},
+      {DEVPLUG_OP_remainder, -6, 3, 0.0},
+      {DEVPLUG_OP_remainder, 6, -3, -0.0},
+      {DEVPLUG_OP_remainder, 5.5, 2, 1.5},
       {DEVPLUG_OP_remainder, -5.5, 2, 0.5},
-      {DEVPLUG_OP_fmod, 5, 3, 2}, {DEVPLUG_OP_fmod, -5, 3, -2}, {DEVPLUG_OP_fmod, 5, -3, 2},
-      {DEVPLUG_OP_fmod, 5, 0.0, kNaN}, {DEVPLUG_OP_fmod, -6, 3, -0.0}, {DEVPLUG_OP_fmod, 3, kInf, 3},
-      {DEVPLUG_OP_fmod, kInf, 2, kNaN}, {DEVPLUG_OP_fmod, -5.5, 2, -1.5},
-      {DEVPLUG_OP_pow, 0.0, -1, kInf}, {DEVPLUG_OP_pow, -0.0, -1, -kInf}, {DEVPLUG_OP_pow, kNaN, 0.0, 1},
-      {DEVPLUG_OP_pow, 1, kNaN, 1}, {DEVPLUG_OP_pow, 2, 10, 1024}, {DEVPLUG_OP_pow, -2, 3, -8},
-      {DEVPLUG_OP_pow, -2, 0.5, kNaN}, {DEVPLUG_OP_pow, 2, -1, 0.5}, {DEVPLUG_OP_pow, kInf, -1, 0.0},
-      {DEVPLUG_OP_pow, -kInf, 3, -kInf}, {DEVPLUG_OP_pow, 4, 0.5, 2}, {DEVPLUG_OP_pow, -1, kInf, 1},
-      {DEVPLUG_OP_atan2, 0.0, -0.0, kPiL}, {DEVPLUG_OP_atan2, -0.0, -0.0, -kPiL}, {DEVPLUG_OP_atan2, 1, 0.0, kPiL / 2},
-      {DEVPLUG_OP_atan2, kInf, kInf, kPiL / 4}, {DEVPLUG_OP_atan2, -0.0, 1, -0.0}, {DEVPLUG_OP_atan2, -1, -kInf, -kPiL},
-      {DEVPLUG_OP_hypot, kInf, kNaN, kInf}, {DEVPLUG_OP_hypot, kNaN, -kInf, kInf}, {DEVPLUG_OP_hypot, 3, 4, 5},
-      {DEVPLUG_OP_hypot, kNaN, 1, kNaN}, {DEVPLUG_OP_hypot, -0.0, -0.0, 0.0},
-      {DEVPLUG_OP_copysign, 1, -0.0, -1}, {DEVPLUG_OP_copysign, -1, 0.0, 1}, {DEVPLUG_OP_copysign, 1, -kNaN, -1},
-      {DEVPLUG_OP_copysign, kInf, -2, -kInf}, {DEVPLUG_OP_copysign, -0.0, 1, 0.0}, {DEVPLUG_OP_copysign, 0.0, -1, -0.0},
-      {DEVPLUG_OP_maximum, kNaN, 1, kNaN}, {DEVPLUG_OP_maximum, 1, kNaN, kNaN}, {DEVPLUG_OP_maximum, -0.0, 0.0, 0.0},
-      {DEVPLUG_OP_maximum, 0.0, -0.0, 0.0}, {DEVPLUG_OP_maximum, 1, 2, 2}, {DEVPLUG_OP_maximum, -kInf, 3, 3},
-      {DEVPLUG_OP_minimum, -0.0, 0.0, -0.0}, {DEVPLUG_OP_minimum, 0.0, -0.0, -0.0}, {DEVPLUG_OP_minimum, kNaN, 1, kNaN},
-      {DEVPLUG_OP_minimum, 1, kNaN, kNaN}, {DEVPLUG_OP_minimum, 1, -2, -2},
-      {DEVPLUG_OP_fmax, kNaN, 1, 1}, {DEVPLUG_OP_fmax, 1, kNaN, 1}, {DEVPLUG_OP_fmax, kNaN, kNaN, kNaN},
-      {DEVPLUG_OP_fmax, -0.0, 0.0, 0.0}, {DEVPLUG_OP_fmax, 0.0, -0.0, 0.0}, {DEVPLUG_OP_fmax, -3, -kInf, -3},
-      {DEVPLUG_OP_fmin, kNaN, 1, 1}, {DEVPLUG_OP_fmin, 1, kNaN, 1}, {DEVPLUG_OP_fmin, -0.0, 0.0, -0.0},
-      {DEVPLUG_OP_fmin, 0.0, -0.0, -0.0}, {DEVPLUG_OP_fmin, kNaN, kNaN, kNaN},
-      {DEVPLUG_OP_eq, kNaN, kNaN, 0}, {DEVPLUG_OP_eq, -0.0, 0.0, 1}, {DEVPLUG_OP_eq, 1, 1, 1}, {DEVPLUG_OP_eq, kInf, kInf, 1},
-      {DEVPLUG_OP_ne, kNaN, kNaN, 1}, {DEVPLUG_OP_ne, kNaN, 1, 1}, {DEVPLUG_OP_ne, -0.0, 0.0, 0},
-      {DEVPLUG_OP_lt, kNaN, 1, 0}, {DEVPLUG_OP_lt, 1, kNaN, 0}, {DEVPLUG_OP_lt, -0.0, 0.0, 0}, {DEVPLUG_OP_lt, -kInf, 0, 1},
-      {DEVPLUG_OP_le, kNaN, kNaN, 0}, {DEVPLUG_OP_le, -0.0, 0.0, 1}, {DEVPLUG_OP_le, 2, 1, 0},
-      {DEVPLUG_OP_gt, kNaN, 1, 0}, {DEVPLUG_OP_gt, kInf, 1, 1}, {DEVPLUG_OP_gt, 0.0, -0.0, 0},
-      {DEVPLUG_OP_ge, kNaN, 1, 0}, {DEVPLUG_OP_ge, 0.0, -0.0, 1}, {DEVPLUG_OP_ge, 1, 2, 0},
+      {DEVPLUG_OP_fmod, 5, 3, 2},
+      {DEVPLUG_OP_fmod, -5, 3, -2},
+      {DEVPLUG_OP_fmod, 5, -3, 2},
+      {DEVPLUG_OP_fmod, 5, 0.0, kNaN},
+      {DEVPLUG_OP_fmod, -6, 3, -0.0},
+      {DEVPLUG_OP_fmod, 3, kInf, 3},
+      {DEVPLUG_OP_fmod, kInf, 2, kNaN},
+      {DEVPLUG_OP_fmod, -5.5, 2, -1.5},
+      {DEVPLUG_OP_pow, 0.0, -1, kInf},
+      {DEVPLUG_OP_pow, -0.0, -1, -kInf},
+      {DEVPLUG_OP_pow, kNaN, 0.0, 1},
+      {DEVPLUG_OP_pow, 1, kNaN, 1},
+      {DEVPLUG_OP_pow, 2, 10, 1024},
+      {DEVPLUG_OP_pow, -2, 3, -8},
+      {DEVPLUG_OP_pow, -2, 0.5, kNaN},
+      {DEVPLUG_OP_pow, 2, -1, 0.5},
+      {DEVPLUG_OP_pow, kInf, -1, 0.0},
+      {DEVPLUG_OP_pow, -kInf, 3, -kInf},
+      {DEVPLUG_OP_pow, 4, 0.5, 2},
+      {DEVPLUG_OP_pow, -1, kInf, 1},
+      {DEVPLUG_OP_atan2, 0.0, -0.0, kPiL},
+      {DEVPLUG_OP_atan2, -0.0, -0.0, -kPiL},
+      {DEVPLUG_OP_atan2, 1, 0.0, kPiL / 2},
+      {DEVPLUG_OP_atan2, kInf, kInf, kPiL / 4},
+      {DEVPLUG_OP_atan2, -0.0, 1, -0.0},
+      {DEVPLUG_OP_atan2, -1, -kInf, -kPiL},
+      {DEVPLUG_OP_hypot, kInf, kNaN, kInf},
+      {DEVPLUG_OP_hypot, kNaN, -kInf, kInf},
+      {DEVPLUG_OP_hypot, 3, 4, 5},
+      {DEVPLUG_OP_hypot, kNaN, 1, kNaN},
+      {DEVPLUG_OP_hypot, -0.0, -0.0, 0.0},
+      {DEVPLUG_OP_copysign, 1, -0.0, -1},
+      {DEVPLUG_OP_copysign, -1, 0.0, 1},
+      {DEVPLUG_OP_copysign, 1, -kNaN, -1},
+      {DEVPLUG_OP_copysign, kInf, -2, -kInf},
+      {DEVPLUG_OP_copysign, -0.0, 1, 0.0},
+      {DEVPLUG_OP_copysign, 0.0, -1, -0.0},
+      {DEVPLUG_OP_maximum, kNaN, 1, kNaN},
+      {DEVPLUG_OP_maximum, 1, kNaN, kNaN},
+      {DEVPLUG_OP_maximum, -0.0, 0.0, 0.0},
+      {DEVPLUG_OP_maximum, 0.0, -0.0, 0.0},
+      {DEVPLUG_OP_maximum, 1, 2, 2},
+      {DEVPLUG_OP_maximum, -kInf, 3, 3},
+      {DEVPLUG_OP_minimum, -0.0, 0.0, -0.0},
+      {DEVPLUG_OP_minimum, 0.0, -0.0, -0.0},
+      {DEVPLUG_OP_minimum, kNaN, 1, kNaN},
+      {DEVPLUG_OP_minimum, 1, kNaN, kNaN},
+      {DEVPLUG_OP_minimum, 1, -2, -2},
+      {DEVPLUG_OP_fmax, kNaN, 1, 1},
+      {DEVPLUG_OP_fmax, 1, kNaN, 1},
+      {DEVPLUG_OP_fmax, kNaN, kNaN, kNaN},
+      {DEVPLUG_OP_fmax, -0.0, 0.0, 0.0},
+      {DEVPLUG_OP_fmax, 0.0, -0.0, 0.0},
+      {DEVPLUG_OP_fmax, -3, -kInf, -3},
+      {DEVPLUG_OP_fmin, kNaN, 1, 1},
+      {DEVPLUG_OP_fmin, 1, kNaN, 1},
+      {DEVPLUG_OP_fmin, -0.0, 0.0, -0.0},
+      {DEVPLUG_OP_fmin, 0.0, -0.0, -0.0},
+      {DEVPLUG_OP_fmin, kNaN, kNaN, kNaN},
+      {DEVPLUG_OP_eq, kNaN, kNaN, 0},
+      {DEVPLUG_OP_eq, -0.0, 0.0, 1},
+      {DEVPLUG_OP_eq, 1, 1, 1},
+      {DEVPLUG_OP_eq, kInf, kInf, 1},
+      {DEVPLUG_OP_ne, kNaN, kNaN, 1},
+      {DEVPLUG_OP_ne, kNaN, 1, 1},
+      {DEVPLUG_OP_ne, -0.0, 0.0, 0},
+      {DEVPLUG_OP_lt, kNaN, 1, 0},
+      {DEVPLUG_OP_lt, 1, kNaN, 0},
+      {DEVPLUG_OP_lt, -0.0, 0.0, 0},
+      {DEVPLUG_OP_lt, -kInf, 0, 1},
+      {DEVPLUG_OP_le, kNaN, kNaN, 0},
+      {DEVPLUG_OP_le, -0.0, 0.0, 1},
+      {DEVPLUG_OP_le, 2, 1, 0},
+      {DEVPLUG_OP_gt, kNaN, 1, 0},
+      {DEVPLUG_OP_gt, kInf, 1, 1},
+      {DEVPLUG_OP_gt, 0.0, -0.0, 0},
+      {DEVPLUG_OP_ge, kNaN, 1, 0},
+      {DEVPLUG_OP_ge, 0.0, -0.0, 1},
+      {DEVPLUG_OP_ge, 1, 2, 0},
   };
   return table;
 }
@@ -106,7 +180,8 @@ TEST(BinaryFloat, EdgeValuesEveryFloatDtype) {
       const double got = run_binary(e.op, dtype, {e.a}, {e.b})[0];
       const bool bool_out = devplug_op_info(e.op)->result == DEVPLUG_RESULT_bool;
       const double expected = bool_out ? static_cast<double>(e.expected) : to_dtype(dtype, e.expected);
-      EXPECT_TRUE(rt::same_value(got, expected)) << describe(e.op, dtype, e.a, e.b) << ": got " << got << ", expected " << expected;
+      EXPECT_TRUE(rt::same_value(got, expected))
+          << describe(e.op, dtype, e.a, e.b) << ": got " << got << ", expected " << expected;
     }
   }
 }
@@ -130,18 +205,30 @@ TEST(BinaryFloat, NextafterStepsInTheDtypesFormat) {
       {DEVPLUG_DTYPE_FLOAT16, std::ldexp(1.0, -10), std::ldexp(1.0, -24), 65504},
       {DEVPLUG_DTYPE_BFLOAT16, std::ldexp(1.0, -7), std::ldexp(1.0, -133), std::ldexp(255.0, 120)},
       {DEVPLUG_DTYPE_FLOAT32, std::ldexp(1.0, -23), std::ldexp(1.0, -149), std::numeric_limits<float>::max()},
-      {DEVPLUG_DTYPE_FLOAT64, std::ldexp(1.0, -52), std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::max()},
+      {DEVPLUG_DTYPE_FLOAT64, std::ldexp(1.0, -52), std::numeric_limits<double>::denorm_min(),
+       std::numeric_limits<double>::max()},
   };
   for (const Format& f : formats) {
-    const std::vector<double> a = {1, 1, 0.0, 0.0, -0.0, 1, kNaN, 1, f.max_finite, kInf, -f.min_subnormal, 2, -1};
+    const std::vector<double> a = {1, 1, 0.0, 0.0, -0.0, 1, kNaN, 1, f.max_finite, kInf, -f.min_subnormal,
+                                   2, -1};
     const std::vector<double> b = {2, 0, 1, -1, 0.0, 1, 1, kNaN, kInf, 0, 0, 0, -2};
-    const std::vector<double> expected = {1 + f.epsilon, 1 - f.epsilon / 2, f.min_subnormal, -f.min_subnormal,
-                                          0.0, 1, kNaN, kNaN, kInf, f.max_finite, -0.0, 2 - f.epsilon,
+    const std::vector<double> expected = {1 + f.epsilon,
+                                          1 - f.epsilon / 2,
+                                          f.min_subnormal,
+                                          -f.min_subnormal,
+                                          0.0,
+                                          1,
+                                          kNaN,
+                                          kNaN,
+                                          kInf,
+                                          f.max_finite,
+                                          -0.0,
+                                          2 - f.epsilon,
                                           -1 - f.epsilon};
     const std::vector<double> got = run_binary(DEVPLUG_OP_nextafter, f.dtype, a, b);
     for (size_t i = 0; i < a.size(); ++i)
-      EXPECT_TRUE(rt::same_value(got[i], expected[i]))
-          << describe(DEVPLUG_OP_nextafter, f.dtype, a[i], b[i]) << ": got " << got[i] << ", expected " << expected[i];
+      EXPECT_TRUE(rt::same_value(got[i], expected[i])) << describe(DEVPLUG_OP_nextafter, f.dtype, a[i], b[i])
+                                                       << ": got " << got[i] << ", expected " << expected[i];
   }
 }
 
@@ -168,7 +255,8 @@ const std::vector<Reference>& references() {
          return r;
        },
        -1e4, 1e4, 1},
-      {DEVPLUG_OP_pow, [](long double a, long double b) { return std::pow(std::fabs(a), b / 1000); }, 0, 1e4, 1},
+      {DEVPLUG_OP_pow, [](long double a, long double b) { return std::pow(std::fabs(a), b / 1000); }, 0, 1e4,
+       1},
       {DEVPLUG_OP_atan2, [](long double a, long double b) { return std::atan2(a, b); }, -1e4, 1e4, 1},
       {DEVPLUG_OP_hypot, [](long double a, long double b) { return std::sqrt(a * a + b * b); }, -1e4, 1e4, 1},
   };
@@ -195,7 +283,8 @@ TEST(BinaryFloat, RandomValuesAgainstLongDouble) {
         const long double bb = ref.op == DEVPLUG_OP_pow ? static_cast<long double>(b[i]) * 1000 : b[i];
         const double expected = to_dtype(dtype, ref.f(a[i], bb));
         if (rt::ulp_diff(dtype, got[i], expected) > tolerance && reported++ < 5)
-          ADD_FAILURE() << describe(ref.op, dtype, a[i], b[i]) << ": got " << got[i] << ", expected " << expected;
+          ADD_FAILURE() << describe(ref.op, dtype, a[i], b[i]) << ": got " << got[i] << ", expected "
+                        << expected;
       }
     }
   }
@@ -208,10 +297,11 @@ using rt::for_each_int_type;
 template <typename T>
 std::vector<T> int_values() {
   using L = std::numeric_limits<T>;
-  std::vector<T> v = {L::min(), static_cast<T>(L::min() + 1), 0, 1, 2, 3, 7, static_cast<T>(L::max() - 1), L::max(),
-                      static_cast<T>(L::max() / 3)};
+  std::vector<T> v = {L::min(), static_cast<T>(L::min() + 1), 0, 1, 2, 3, 7, static_cast<T>(L::max() - 1),
+                      L::max(), static_cast<T>(L::max() / 3)};
   if constexpr (std::is_signed_v<T>)
-    for (T x : {static_cast<T>(-1), static_cast<T>(-2), static_cast<T>(-7), static_cast<T>(L::min() / 3)}) v.push_back(x);
+    for (T x : {static_cast<T>(-1), static_cast<T>(-2), static_cast<T>(-7), static_cast<T>(L::min() / 3)})
+      v.push_back(x);
   std::mt19937_64 gen(5);
   for (int i = 0; i < 6; ++i) v.push_back(static_cast<T>(gen()));
   return v;
@@ -241,9 +331,16 @@ bool expected_int(devplug_op_t op, T x, T y, T* out) {
   const __int128 a = x, b = y;
   const int bits = kBitsPerByte * static_cast<int>(sizeof(T));
   switch (op) {
-    case DEVPLUG_OP_add: *out = wrap128<T>(a + b); return true;
-    case DEVPLUG_OP_sub: *out = wrap128<T>(a - b); return true;
-    case DEVPLUG_OP_mul: *out = wrap128<T>(static_cast<__int128>(static_cast<unsigned __int128>(a) * static_cast<unsigned __int128>(b))); return true;
+    case DEVPLUG_OP_add:
+      *out = wrap128<T>(a + b);
+      return true;
+    case DEVPLUG_OP_sub:
+      *out = wrap128<T>(a - b);
+      return true;
+    case DEVPLUG_OP_mul:
+      *out = wrap128<T>(
+          static_cast<__int128>(static_cast<unsigned __int128>(a) * static_cast<unsigned __int128>(b)));
+      return true;
     case DEVPLUG_OP_div:
       if (b == 0) return false;
       *out = wrap128<T>(a / b);  // __int128 division truncates; min / -1 then wraps
@@ -275,16 +372,30 @@ bool expected_int(devplug_op_t op, T x, T y, T* out) {
       *out = wrap128<T>(static_cast<__int128>(result));
       return true;
     }
-    case DEVPLUG_OP_maximum: case DEVPLUG_OP_fmax: *out = a > b ? x : y; return true;
-    case DEVPLUG_OP_minimum: case DEVPLUG_OP_fmin: *out = a < b ? x : y; return true;
-    case DEVPLUG_OP_bitwise_and: *out = wrap128<T>(static_cast<__int128>(pattern(x) & pattern(y))); return true;
-    case DEVPLUG_OP_bitwise_or: *out = wrap128<T>(static_cast<__int128>(pattern(x) | pattern(y))); return true;
-    case DEVPLUG_OP_bitwise_xor: *out = wrap128<T>(static_cast<__int128>(pattern(x) ^ pattern(y))); return true;
+    case DEVPLUG_OP_maximum:
+    case DEVPLUG_OP_fmax:
+      *out = a > b ? x : y;
+      return true;
+    case DEVPLUG_OP_minimum:
+    case DEVPLUG_OP_fmin:
+      *out = a < b ? x : y;
+      return true;
+    case DEVPLUG_OP_bitwise_and:
+      *out = wrap128<T>(static_cast<__int128>(pattern(x) & pattern(y)));
+      return true;
+    case DEVPLUG_OP_bitwise_or:
+      *out = wrap128<T>(static_cast<__int128>(pattern(x) | pattern(y)));
+      return true;
+    case DEVPLUG_OP_bitwise_xor:
+      *out = wrap128<T>(static_cast<__int128>(pattern(x) ^ pattern(y)));
+      return true;
     case DEVPLUG_OP_shift_left:
-      *out = (b < 0 || b >= bits) ? T(0) : wrap128<T>(static_cast<__int128>(pattern(x) << static_cast<int>(b)));
+      *out =
+          (b < 0 || b >= bits) ? T(0) : wrap128<T>(static_cast<__int128>(pattern(x) << static_cast<int>(b)));
       return true;
     case DEVPLUG_OP_shift_right_logical:
-      *out = (b < 0 || b >= bits) ? T(0) : wrap128<T>(static_cast<__int128>(pattern(x) >> static_cast<int>(b)));
+      *out =
+          (b < 0 || b >= bits) ? T(0) : wrap128<T>(static_cast<__int128>(pattern(x) >> static_cast<int>(b)));
       return true;
     case DEVPLUG_OP_shift_right_arithmetic: {
       if (b < 0 || b >= bits) {
@@ -304,16 +415,30 @@ bool expected_int(devplug_op_t op, T x, T y, T* out) {
       *out = wrap128<T>(static_cast<__int128>(std::gcd(u, v)));
       return true;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
 TEST(BinaryInteger, EveryIntegerOpEveryIntegerDtypeAllPairs) {
-  const devplug_op_t ops[] = {DEVPLUG_OP_add, DEVPLUG_OP_sub, DEVPLUG_OP_mul, DEVPLUG_OP_div, DEVPLUG_OP_remainder,
-                              DEVPLUG_OP_fmod, DEVPLUG_OP_pow, DEVPLUG_OP_maximum, DEVPLUG_OP_minimum, DEVPLUG_OP_fmax,
-                              DEVPLUG_OP_fmin, DEVPLUG_OP_bitwise_and, DEVPLUG_OP_bitwise_or, DEVPLUG_OP_bitwise_xor,
-                              DEVPLUG_OP_shift_left, DEVPLUG_OP_shift_right_arithmetic,
-                              DEVPLUG_OP_shift_right_logical, DEVPLUG_OP_gcd};
+  const devplug_op_t ops[] = {DEVPLUG_OP_add,
+                              DEVPLUG_OP_sub,
+                              DEVPLUG_OP_mul,
+                              DEVPLUG_OP_div,
+                              DEVPLUG_OP_remainder,
+                              DEVPLUG_OP_fmod,
+                              DEVPLUG_OP_pow,
+                              DEVPLUG_OP_maximum,
+                              DEVPLUG_OP_minimum,
+                              DEVPLUG_OP_fmax,
+                              DEVPLUG_OP_fmin,
+                              DEVPLUG_OP_bitwise_and,
+                              DEVPLUG_OP_bitwise_or,
+                              DEVPLUG_OP_bitwise_xor,
+                              DEVPLUG_OP_shift_left,
+                              DEVPLUG_OP_shift_right_arithmetic,
+                              DEVPLUG_OP_shift_right_logical,
+                              DEVPLUG_OP_gcd};
   for_each_int_type([&](auto tag) {
     using T = typename decltype(tag)::type;
     const std::vector<T> values = int_values<T>();
@@ -323,7 +448,8 @@ TEST(BinaryInteger, EveryIntegerOpEveryIntegerDtypeAllPairs) {
     // Shift amounts around the width, including negative and too large ones.
     for (int s : {-1, 0, 1, 7, 8, 15, 16, 31, 32, 63, 64, 100})
       for (T x : values) {
-        if (static_cast<__int128>(s) < std::numeric_limits<T>::min() || s > std::numeric_limits<T>::max()) continue;
+        if (static_cast<__int128>(s) < std::numeric_limits<T>::min() || s > std::numeric_limits<T>::max())
+          continue;
         a.push_back(x);
         b.push_back(static_cast<T>(s));
       }
@@ -335,9 +461,10 @@ TEST(BinaryInteger, EveryIntegerOpEveryIntegerDtypeAllPairs) {
         T expected{};
         if (!expected_int<T>(op, a[i], b[i], &expected)) continue;
         if (got[i] != expected && reported++ < 5)
-          ADD_FAILURE() << devplug_op_name(op) << " " << devplug_dtype_name(sdk::dtype_of<T>()) << " a="
-                        << static_cast<long long>(a[i]) << " b=" << static_cast<long long>(b[i]) << ": got "
-                        << static_cast<long long>(got[i]) << ", expected " << static_cast<long long>(expected);
+          ADD_FAILURE() << devplug_op_name(op) << " " << devplug_dtype_name(sdk::dtype_of<T>())
+                        << " a=" << static_cast<long long>(a[i]) << " b=" << static_cast<long long>(b[i])
+                        << ": got " << static_cast<long long>(got[i]) << ", expected "
+                        << static_cast<long long>(expected);
       }
     }
   });
@@ -350,17 +477,20 @@ TEST(BinaryInteger, WorkedExamples) {
             (std::vector<int32_t>{1, 2, -2, -1}));
   EXPECT_EQ((rt::apply<int32_t, int32_t>(DEVPLUG_OP_fmod, {{7, -7, 7, -7}, {3, 3, -3, -3}})),
             (std::vector<int32_t>{1, -1, 1, -1}));
-  EXPECT_EQ((rt::apply<int16_t, int16_t>(DEVPLUG_OP_pow, {{2, 3, -2, 2, 1, -1, -1, 5}, {15, 2, 3, 16, -5, -3, -4, -1}})),
+  EXPECT_EQ((rt::apply<int16_t, int16_t>(DEVPLUG_OP_pow,
+                                         {{2, 3, -2, 2, 1, -1, -1, 5}, {15, 2, 3, 16, -5, -3, -4, -1}})),
             (std::vector<int16_t>{-32768, 9, -8, 0, 1, -1, 1, 0}));
   EXPECT_EQ((rt::apply<int8_t, int8_t>(DEVPLUG_OP_gcd, {{12, -12, 0, -128, -128, 0}, {18, 18, 5, 0, 6, 0}})),
             (std::vector<int8_t>{6, 6, 5, -128, 2, 0}));
-  EXPECT_EQ((rt::apply<int8_t, int8_t>(DEVPLUG_OP_shift_right_arithmetic, {{-128, -1, 64, -5, -5}, {7, 3, 6, 1, 8}})),
+  EXPECT_EQ((rt::apply<int8_t, int8_t>(DEVPLUG_OP_shift_right_arithmetic,
+                                       {{-128, -1, 64, -5, -5}, {7, 3, 6, 1, 8}})),
             (std::vector<int8_t>{-1, -1, 1, -3, -1}));
   EXPECT_EQ((rt::apply<int8_t, int8_t>(DEVPLUG_OP_shift_right_logical, {{-128, -1, 64}, {7, 4, 6}})),
             (std::vector<int8_t>{1, 15, 1}));
   EXPECT_EQ((rt::apply<uint8_t, uint8_t>(DEVPLUG_OP_shift_left, {{1, 255, 3}, {7, 1, 8}})),
             (std::vector<uint8_t>{128, 254, 0}));
-  EXPECT_EQ((rt::apply<uint8_t, uint8_t>(DEVPLUG_OP_sub, {{0, 5}, {1, 10}})), (std::vector<uint8_t>{255, 251}));
+  EXPECT_EQ((rt::apply<uint8_t, uint8_t>(DEVPLUG_OP_sub, {{0, 5}, {1, 10}})),
+            (std::vector<uint8_t>{255, 251}));
   EXPECT_EQ((rt::apply<int64_t, int64_t>(DEVPLUG_OP_mul, {{INT64_MAX, INT64_MIN}, {2, -1}})),
             (std::vector<int64_t>{-2, INT64_MIN}));
 }
@@ -426,8 +556,8 @@ TEST(Compare, IntegersAllPairs) {
       const std::vector<bool> got = rt::apply<bool, T>(op, {a, b});
       ASSERT_EQ(got.size(), a.size());
       for (size_t i = 0; i < a.size(); ++i)
-        EXPECT_EQ(got[i], cmp(a[i], b[i])) << devplug_op_name(op) << " " << static_cast<long long>(a[i]) << " "
-                                           << static_cast<long long>(b[i]);
+        EXPECT_EQ(got[i], cmp(a[i], b[i])) << devplug_op_name(op) << " " << static_cast<long long>(a[i])
+                                           << " " << static_cast<long long>(b[i]);
     }
   });
 }
@@ -438,7 +568,8 @@ TEST(Where, SelectsEveryDtypeBitExactly) {
   const std::vector<bool> cond = {true, false, true, false};
   // Floats: NaN payloads and -0.0 are copied, not recomputed.
   for (devplug_dtype_t dtype : kFloatDtypes) {
-    rt::Tensor c = rt::make_tensor(DEVPLUG_DTYPE_BOOL, {4}), a = rt::make_tensor(dtype, {4}), b = rt::make_tensor(dtype, {4});
+    rt::Tensor c = rt::make_tensor(DEVPLUG_DTYPE_BOOL, {4}), a = rt::make_tensor(dtype, {4}),
+               b = rt::make_tensor(dtype, {4});
     rt::Tensor out = rt::make_tensor(dtype, {4});
     rt::write<bool>(c, cond);
     rt::write_doubles(a, {-0.0, 1, -kNaN, 3});

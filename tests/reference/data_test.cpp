@@ -41,20 +41,25 @@ long double round_to_digits(long double v, int digits) {
 // ---- convert_element_type ---------------------------------------------------------------------
 
 TEST(Convert, FloatToIntegerTruncatesTowardZero) {
-  for (devplug_dtype_t from : {DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BFLOAT16, DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT64})
-    for (devplug_dtype_t to : {DEVPLUG_DTYPE_INT8, DEVPLUG_DTYPE_INT16, DEVPLUG_DTYPE_INT32, DEVPLUG_DTYPE_INT64})
+  for (devplug_dtype_t from :
+       {DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BFLOAT16, DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT64})
+    for (devplug_dtype_t to :
+         {DEVPLUG_DTYPE_INT8, DEVPLUG_DTYPE_INT16, DEVPLUG_DTYPE_INT32, DEVPLUG_DTYPE_INT64})
       EXPECT_EQ(convert(from, to, {2.75, -2.75, -0.5, 0.5, -0.0, 100, -100, 1}),
                 (std::vector<double>{2, -2, 0, 0, 0, 100, -100, 1}))
           << devplug_dtype_name(from) << " -> " << devplug_dtype_name(to);
-  EXPECT_EQ(convert(DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_UINT8, {255.9, 0.9, 3}), (std::vector<double>{255, 0, 3}));
+  EXPECT_EQ(convert(DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_UINT8, {255.9, 0.9, 3}),
+            (std::vector<double>{255, 0, 3}));
 }
 
 TEST(Convert, UnspecifiedFloatToIntegerCasesSaturateAndSendNaNToZero) {
   // ops.def leaves these unspecified; the reference defines them (and must never trap).
   EXPECT_EQ(convert(DEVPLUG_DTYPE_FLOAT64, DEVPLUG_DTYPE_INT8, {kNaN, kInf, -kInf, 1e10, -1e10, 128, -129}),
             (std::vector<double>{0, 127, -128, 127, -128, 127, -128}));
-  EXPECT_EQ(convert(DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_UINT8, {-1, 256, kNaN}), (std::vector<double>{0, 255, 0}));
-  rt::Tensor in = rt::make_tensor(DEVPLUG_DTYPE_FLOAT64, {3}), out = rt::make_tensor(DEVPLUG_DTYPE_INT64, {3});
+  EXPECT_EQ(convert(DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_UINT8, {-1, 256, kNaN}),
+            (std::vector<double>{0, 255, 0}));
+  rt::Tensor in = rt::make_tensor(DEVPLUG_DTYPE_FLOAT64, {3}),
+             out = rt::make_tensor(DEVPLUG_DTYPE_INT64, {3});
   rt::write<double>(in, {9.3e18, -9.3e18, 9223372036854774784.0});
   rt::run_ok(DEVPLUG_OP_convert_element_type, {&in}, {&out});
   EXPECT_EQ(rt::read<int64_t>(out), (std::vector<int64_t>{INT64_MAX, INT64_MIN, 9223372036854774784}));
@@ -62,7 +67,8 @@ TEST(Convert, UnspecifiedFloatToIntegerCasesSaturateAndSendNaNToZero) {
 
 TEST(Convert, IntegerToIntegerWraps) {
   rt::Tensor in = rt::make_tensor(DEVPLUG_DTYPE_INT64, {5}), out8 = rt::make_tensor(DEVPLUG_DTYPE_UINT8, {5});
-  rt::Tensor outi8 = rt::make_tensor(DEVPLUG_DTYPE_INT8, {5}), out32 = rt::make_tensor(DEVPLUG_DTYPE_INT32, {5});
+  rt::Tensor outi8 = rt::make_tensor(DEVPLUG_DTYPE_INT8, {5}),
+             out32 = rt::make_tensor(DEVPLUG_DTYPE_INT32, {5});
   rt::write<int64_t>(in, {300, -1, 128, INT64_MIN, 0x123456789});
   rt::run_ok(DEVPLUG_OP_convert_element_type, {&in}, {&out8});
   rt::run_ok(DEVPLUG_OP_convert_element_type, {&in}, {&outi8});
@@ -72,11 +78,13 @@ TEST(Convert, IntegerToIntegerWraps) {
   EXPECT_EQ(rt::read<int32_t>(out32), (std::vector<int32_t>{300, -1, 128, 0, 0x23456789}));
   EXPECT_EQ(convert(DEVPLUG_DTYPE_UINT8, DEVPLUG_DTYPE_INT8, {200, 127}), (std::vector<double>{-56, 127}));
   EXPECT_EQ(convert(DEVPLUG_DTYPE_INT8, DEVPLUG_DTYPE_UINT8, {-56, -128}), (std::vector<double>{200, 128}));
-  EXPECT_EQ(convert(DEVPLUG_DTYPE_INT16, DEVPLUG_DTYPE_INT64, {-32768, 32767}), (std::vector<double>{-32768, 32767}));
+  EXPECT_EQ(convert(DEVPLUG_DTYPE_INT16, DEVPLUG_DTYPE_INT64, {-32768, 32767}),
+            (std::vector<double>{-32768, 32767}));
 }
 
 TEST(Convert, ToBoolIsNonZeroWithNaNTrue) {
-  for (devplug_dtype_t from : {DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BFLOAT16, DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT64})
+  for (devplug_dtype_t from :
+       {DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BFLOAT16, DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT64})
     EXPECT_EQ(convert(from, DEVPLUG_DTYPE_BOOL, {kNaN, -0.0, 0.0, 0.5, -kInf, 1e-30}),
               (std::vector<double>{1, 0, 0, 1, 1, from == DEVPLUG_DTYPE_FLOAT16 ? 0.0 : 1.0}))
         << devplug_dtype_name(from);  // 1e-30 is 0 in float16
@@ -99,19 +107,34 @@ TEST(Convert, Int64ToFloatRoundsOnce) {
   // Going through double would round twice: 2^60 + 2^36 + 1 becomes 2^60 + 2^36 in double, a
   // tie that float32 breaks to even (2^60); rounded once it is above the tie.
   const int64_t p60 = int64_t{1} << 60;
-  const std::vector<int64_t> values = {p60 + (int64_t{1} << 36) + 1, p60 + (int64_t{1} << 52) + 1,
-                                       (int64_t{1} << 53) + 1, INT64_MAX, INT64_MIN, -p60 - (int64_t{1} << 36) - 1,
-                                       65519, 65520, 2049, 2051, -2051, 0, 12345678901234567};
+  const std::vector<int64_t> values = {p60 + (int64_t{1} << 36) + 1,
+                                       p60 + (int64_t{1} << 52) + 1,
+                                       (int64_t{1} << 53) + 1,
+                                       INT64_MAX,
+                                       INT64_MIN,
+                                       -p60 - (int64_t{1} << 36) - 1,
+                                       65519,
+                                       65520,
+                                       2049,
+                                       2051,
+                                       -2051,
+                                       0,
+                                       12345678901234567};
   rt::Tensor in = rt::make_tensor(DEVPLUG_DTYPE_INT64, {static_cast<int64_t>(values.size())});
   rt::write<int64_t>(in, values);
-  for (devplug_dtype_t to : {DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BFLOAT16, DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT64}) {
+  for (devplug_dtype_t to :
+       {DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BFLOAT16, DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT64}) {
     rt::Tensor out = rt::make_tensor(to, {static_cast<int64_t>(values.size())});
     rt::run_ok(DEVPLUG_OP_convert_element_type, {&in}, {&out});
     const std::vector<double> got = rt::read_doubles(out);
-    const int digits = to == DEVPLUG_DTYPE_FLOAT16 ? 11 : to == DEVPLUG_DTYPE_BFLOAT16 ? 8 : to == DEVPLUG_DTYPE_FLOAT32 ? 24 : 53;
+    const int digits = to == DEVPLUG_DTYPE_FLOAT16    ? 11
+                       : to == DEVPLUG_DTYPE_BFLOAT16 ? 8
+                       : to == DEVPLUG_DTYPE_FLOAT32  ? 24
+                                                      : 53;
     for (size_t i = 0; i < values.size(); ++i) {
       long double expected = round_to_digits(static_cast<long double>(values[i]), digits);
-      if (to == DEVPLUG_DTYPE_FLOAT16 && std::fabs(expected) > 65504) expected = std::copysign(INFINITY, expected);
+      if (to == DEVPLUG_DTYPE_FLOAT16 && std::fabs(expected) > 65504)
+        expected = std::copysign(INFINITY, expected);
       EXPECT_EQ(got[i], static_cast<double>(expected)) << values[i] << " -> " << devplug_dtype_name(to);
     }
   }
@@ -121,17 +144,22 @@ TEST(Convert, Int64ToFloatRoundsOnce) {
 
 TEST(Convert, FloatToFloatRoundsOnceToNearestEven) {
   const double tie = 1 + std::ldexp(1.0, -11), above = 1 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40);
-  EXPECT_EQ(convert(DEVPLUG_DTYPE_FLOAT64, DEVPLUG_DTYPE_FLOAT16, {tie, above, 65520, 65519.99, std::ldexp(1.0, -25), std::ldexp(3.0, -26)}),
+  EXPECT_EQ(convert(DEVPLUG_DTYPE_FLOAT64, DEVPLUG_DTYPE_FLOAT16,
+                    {tie, above, 65520, 65519.99, std::ldexp(1.0, -25), std::ldexp(3.0, -26)}),
             (std::vector<double>{1, 1 + std::ldexp(1.0, -10), kInf, 65504, 0, std::ldexp(1.0, -24)}));
   // float64 -> float16 directly, not through float32: 1 + 2^-11 + 2^-30 is above the tie, but
   // float32 rounds it to the tie (1 + 2^-11), which float16 would then break to 1.
-  EXPECT_EQ(convert(DEVPLUG_DTYPE_FLOAT64, DEVPLUG_DTYPE_FLOAT16, {1 + std::ldexp(1.0, -11) + std::ldexp(1.0, -30)}),
+  EXPECT_EQ(convert(DEVPLUG_DTYPE_FLOAT64, DEVPLUG_DTYPE_FLOAT16,
+                    {1 + std::ldexp(1.0, -11) + std::ldexp(1.0, -30)}),
             (std::vector<double>{1 + std::ldexp(1.0, -10)}));
-  EXPECT_EQ(convert(DEVPLUG_DTYPE_FLOAT64, DEVPLUG_DTYPE_FLOAT32, {1e39, -1e39, 1e-46, std::ldexp(1.0, -149)}),
-            (std::vector<double>{kInf, -kInf, 0, std::ldexp(1.0, -149)}));
-  EXPECT_EQ(convert(DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_BFLOAT16, {1 + std::ldexp(1.0, -8), 1 + std::ldexp(3.0, -9)}),
+  EXPECT_EQ(
+      convert(DEVPLUG_DTYPE_FLOAT64, DEVPLUG_DTYPE_FLOAT32, {1e39, -1e39, 1e-46, std::ldexp(1.0, -149)}),
+      (std::vector<double>{kInf, -kInf, 0, std::ldexp(1.0, -149)}));
+  EXPECT_EQ(convert(DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_BFLOAT16,
+                    {1 + std::ldexp(1.0, -8), 1 + std::ldexp(3.0, -9)}),
             (std::vector<double>{1, 1 + std::ldexp(1.0, -7)}));
-  const std::vector<double> specials = convert(DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT16, {kNaN, -kInf, -0.0});
+  const std::vector<double> specials =
+      convert(DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT16, {kNaN, -kInf, -0.0});
   EXPECT_TRUE(std::isnan(specials[0]));
   EXPECT_EQ(specials[1], -kInf);
   EXPECT_TRUE(rt::same_value(specials[2], -0.0));
@@ -141,14 +169,17 @@ TEST(Convert, Every16BitValueWidensExactly) {
   for (devplug_dtype_t from : {DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BFLOAT16}) {
     std::vector<double> values;
     for (uint32_t bits = 0; bits <= 0xFFFF; ++bits)
-      values.push_back(from == DEVPLUG_DTYPE_FLOAT16 ? sdk::half_bits_to_double(static_cast<uint16_t>(bits))
-                                                     : sdk::bfloat16_bits_to_double(static_cast<uint16_t>(bits)));
-    for (devplug_dtype_t to : std::vector<devplug_dtype_t>{DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT64, from}) {
+      values.push_back(from == DEVPLUG_DTYPE_FLOAT16
+                           ? sdk::half_bits_to_double(static_cast<uint16_t>(bits))
+                           : sdk::bfloat16_bits_to_double(static_cast<uint16_t>(bits)));
+    for (devplug_dtype_t to :
+         std::vector<devplug_dtype_t>{DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT64, from}) {
       const std::vector<double> got = convert(from, to, values);
       int reported = 0;
       for (size_t i = 0; i < values.size(); ++i)
         if (!rt::same_value(got[i], values[i]) && reported++ < 3)
-          ADD_FAILURE() << devplug_dtype_name(from) << " -> " << devplug_dtype_name(to) << ": " << values[i] << " became " << got[i];
+          ADD_FAILURE() << devplug_dtype_name(from) << " -> " << devplug_dtype_name(to) << ": " << values[i]
+                        << " became " << got[i];
     }
   }
 }
@@ -160,7 +191,8 @@ TEST(Convert, Float64To16BitMatchesTheSdkRoundingEverywhere) {
   std::uniform_int_distribution<int> exponent(-160, 140);
   std::uniform_real_distribution<double> mantissa(1, 2);
   std::vector<double> values;
-  for (int i = 0; i < 60000; ++i) values.push_back((i % 2 ? -1 : 1) * std::ldexp(mantissa(gen), exponent(gen)));
+  for (int i = 0; i < 60000; ++i)
+    values.push_back((i % 2 ? -1 : 1) * std::ldexp(mantissa(gen), exponent(gen)));
   for (uint32_t bits = 0; bits < 0x7C00; bits += 7) {
     const double lo = sdk::half_bits_to_double(static_cast<uint16_t>(bits));
     const double hi = sdk::half_bits_to_double(static_cast<uint16_t>(bits + 1));
@@ -188,8 +220,8 @@ TEST(Convert, Float64To16BitMatchesTheSdkRoundingEverywhere) {
       const uint16_t expected = to == DEVPLUG_DTYPE_FLOAT16 ? sdk::double_to_half_bits(values[i])
                                                             : sdk::double_to_bfloat16_bits(values[i]);
       if (got[i] != expected && reported++ < 5)
-        ADD_FAILURE() << std::hexfloat << values[i] << " -> " << devplug_dtype_name(to) << ": got " << std::hex
-                      << got[i] << ", expected " << expected;
+        ADD_FAILURE() << std::hexfloat << values[i] << " -> " << devplug_dtype_name(to) << ": got "
+                      << std::hex << got[i] << ", expected " << expected;
     }
   }
 }
@@ -206,7 +238,8 @@ TEST(Fill, RoundsOnceAndWrapsIntegers) {
   EXPECT_EQ(fill(DEVPLUG_DTYPE_FLOAT16, 0.1, 0)[0], sdk::half_bits_to_double(sdk::double_to_half_bits(0.1)));
   EXPECT_EQ(fill(DEVPLUG_DTYPE_FLOAT32, 1.0 / 3, 0)[5], static_cast<float>(1.0 / 3));
   EXPECT_EQ(fill(DEVPLUG_DTYPE_FLOAT64, 1.0 / 3, 0)[3], 1.0 / 3);
-  EXPECT_EQ(fill(DEVPLUG_DTYPE_BFLOAT16, 1e39, 0)[1], 1e39 > 3.39e38 ? kInf : 0) << "bfloat16 overflows above its max";
+  EXPECT_EQ(fill(DEVPLUG_DTYPE_BFLOAT16, 1e39, 0)[1], 1e39 > 3.39e38 ? kInf : 0)
+      << "bfloat16 overflows above its max";
   EXPECT_TRUE(rt::same_value(fill(DEVPLUG_DTYPE_FLOAT32, -0.0, 0)[2], -0.0));
   EXPECT_TRUE(std::isnan(fill(DEVPLUG_DTYPE_FLOAT64, kNaN, 0)[4]));
   EXPECT_EQ(fill(DEVPLUG_DTYPE_INT8, 999, 300), std::vector<double>(6, 44)) << "integers read .i and wrap";
@@ -227,10 +260,13 @@ TEST(Iota, IntegersWrap) {
     return out;
   };
   EXPECT_EQ(rt::read_doubles(iota(DEVPLUG_DTYPE_INT32, -5, 3, {2, 2})), (std::vector<double>{-5, -2, 1, 4}));
-  EXPECT_EQ(rt::read_doubles(iota(DEVPLUG_DTYPE_INT8, 120, 5, {4})), (std::vector<double>{120, 125, -126, -121}));
+  EXPECT_EQ(rt::read_doubles(iota(DEVPLUG_DTYPE_INT8, 120, 5, {4})),
+            (std::vector<double>{120, 125, -126, -121}));
   EXPECT_EQ(rt::read_doubles(iota(DEVPLUG_DTYPE_UINT8, 2, -1, {4})), (std::vector<double>{2, 1, 0, 255}));
-  EXPECT_EQ(rt::read<int64_t>(iota(DEVPLUG_DTYPE_INT64, INT64_MAX, 1, {2})), (std::vector<int64_t>{INT64_MAX, INT64_MIN}));
-  EXPECT_EQ(rt::read<int16_t>(iota(DEVPLUG_DTYPE_INT16, 0, 1000, {1, 3, 1})), (std::vector<int16_t>{0, 1000, 2000}));
+  EXPECT_EQ(rt::read<int64_t>(iota(DEVPLUG_DTYPE_INT64, INT64_MAX, 1, {2})),
+            (std::vector<int64_t>{INT64_MAX, INT64_MIN}));
+  EXPECT_EQ(rt::read<int16_t>(iota(DEVPLUG_DTYPE_INT16, 0, 1000, {1, 3, 1})),
+            (std::vector<int16_t>{0, 1000, 2000}));
 }
 
 TEST(Iota, FloatsAreExactThenRoundedOnce) {
@@ -246,12 +282,16 @@ TEST(Iota, FloatsAreExactThenRoundedOnce) {
   // breaks what would otherwise be a tie.
   const double f64_step = std::ldexp(1.0, -53) + std::ldexp(1.0, -100);
   EXPECT_EQ(iota(DEVPLUG_DTYPE_FLOAT64, 1, f64_step, 2)[1], 1 + std::ldexp(1.0, -52));
-  EXPECT_EQ(iota(DEVPLUG_DTYPE_FLOAT32, 1, std::ldexp(1.0, -24) + std::ldexp(1.0, -60), 2)[1], 1 + std::ldexp(1.0, -23));
-  EXPECT_EQ(iota(DEVPLUG_DTYPE_FLOAT16, 1, std::ldexp(1.0, -11) + std::ldexp(1.0, -60), 2)[1], 1 + std::ldexp(1.0, -10));
-  EXPECT_EQ(iota(DEVPLUG_DTYPE_BFLOAT16, 1, std::ldexp(1.0, -8) + std::ldexp(1.0, -60), 2)[1], 1 + std::ldexp(1.0, -7));
+  EXPECT_EQ(iota(DEVPLUG_DTYPE_FLOAT32, 1, std::ldexp(1.0, -24) + std::ldexp(1.0, -60), 2)[1],
+            1 + std::ldexp(1.0, -23));
+  EXPECT_EQ(iota(DEVPLUG_DTYPE_FLOAT16, 1, std::ldexp(1.0, -11) + std::ldexp(1.0, -60), 2)[1],
+            1 + std::ldexp(1.0, -10));
+  EXPECT_EQ(iota(DEVPLUG_DTYPE_BFLOAT16, 1, std::ldexp(1.0, -8) + std::ldexp(1.0, -60), 2)[1],
+            1 + std::ldexp(1.0, -7));
   // 0.1 steps: element k is the double nearest k * 0.1(double), no accumulated error.
   const std::vector<double> tenths = iota(DEVPLUG_DTYPE_FLOAT64, 0, 0.1, 50);
-  for (int k = 0; k < 50; ++k) EXPECT_EQ(tenths[k], static_cast<double>(k * static_cast<long double>(0.1))) << k;
+  for (int k = 0; k < 50; ++k)
+    EXPECT_EQ(tenths[k], static_cast<double>(k * static_cast<long double>(0.1))) << k;
 }
 
 // ---- layouts: every elementwise and data op, every dtype ----------------------------------------
@@ -325,7 +365,8 @@ void check_layout(devplug_op_t op, const std::vector<devplug_dtype_t>& in_dtypes
     // The dense copy gets the strided tensor's logical values byte for byte.
     std::vector<unsigned char> buffer = rt::read_bytes(dense.back());
     const std::vector<unsigned char> values = logical_bytes(strided.back());
-    std::copy(values.begin(), values.end(), buffer.begin() + static_cast<int64_t>(dense.back().desc.byte_offset));
+    std::copy(values.begin(), values.end(),
+              buffer.begin() + static_cast<int64_t>(dense.back().desc.byte_offset));
     rt::write_bytes(dense.back(), buffer);
   }
   rt::Tensor out_strided = rt::make_tensor(out_dtype, layout.shape, layout.out_strides, layout.out_offset);
@@ -333,8 +374,8 @@ void check_layout(devplug_op_t op, const std::vector<devplug_dtype_t>& in_dtypes
   const std::vector<unsigned char> untouched = rt::read_bytes(out_strided);
   std::vector<const rt::Tensor*> in_s, in_d;
   for (size_t i = 0; i < strided.size(); ++i) in_s.push_back(&strided[i]), in_d.push_back(&dense[i]);
-  const std::string what = std::string(devplug_op_name(op)) + " " + devplug_dtype_name(in_dtypes.back()) + " -> " +
-                           devplug_dtype_name(out_dtype) + " " + layout.name;
+  const std::string what = std::string(devplug_op_name(op)) + " " + devplug_dtype_name(in_dtypes.back()) +
+                           " -> " + devplug_dtype_name(out_dtype) + " " + layout.name;
   const rt::Result rs = rt::run(op, in_s, {&out_strided});
   const rt::Result rd = rt::run(op, in_d, {&out_dense});
   ASSERT_TRUE(rs.ok()) << what << ": " << rs.message;
@@ -345,7 +386,8 @@ void check_layout(devplug_op_t op, const std::vector<devplug_dtype_t>& in_dtypes
   const size_t size = devplug_dtype_size(out_dtype);
   sdk::for_each_offset<1>(out_strided.desc.rank, out_strided.desc.shape, {out_strided.desc.strides},
                           [&](const std::array<int64_t, 1>& at) {
-                            const size_t at_byte = out_strided.desc.byte_offset + at[0] * static_cast<int64_t>(size);
+                            const size_t at_byte =
+                                out_strided.desc.byte_offset + at[0] * static_cast<int64_t>(size);
                             std::fill(after.begin() + at_byte, after.begin() + at_byte + size, 0);
                             std::fill(before.begin() + at_byte, before.begin() + at_byte + size, 0);
                           });
@@ -385,7 +427,8 @@ TEST(Layouts, ConvertEveryDtypePairMatchesItsDenseCopy) {
   std::mt19937_64 gen(7);
   for (devplug_dtype_t from = 0; from < DEVPLUG_DTYPE_COUNT; ++from)
     for (devplug_dtype_t to = 0; to < DEVPLUG_DTYPE_COUNT; ++to)
-      for (const Layout& layout : layouts()) check_layout(DEVPLUG_OP_convert_element_type, {from}, to, layout, gen);
+      for (const Layout& layout : layouts())
+        check_layout(DEVPLUG_OP_convert_element_type, {from}, to, layout, gen);
 }
 
 TEST(Layouts, FillAndIotaFollowRowMajorOrderInAnyOutputLayout) {

@@ -44,9 +44,10 @@ std::vector<double> around(const std::vector<double>& points, bool symmetric) {
 }
 
 void expect_close(const Function& f, const std::vector<double>& xs) {
-  rt::expect_within_ulps(DEVPLUG_DTYPE_FLOAT64, xs.size(), rt::apply<double, double>(f.op, {xs}), kBound,
-                         [&](size_t i) { return f.exact(xs[i]); },
-                         [&](size_t i) { return std::string(devplug_op_name(f.op)) + "(" + rt::digits(xs[i]) + ")"; });
+  rt::expect_within_ulps(
+      DEVPLUG_DTYPE_FLOAT64, xs.size(), rt::apply<double, double>(f.op, {xs}), kBound,
+      [&](size_t i) { return f.exact(xs[i]); },
+      [&](size_t i) { return std::string(devplug_op_name(f.op)) + "(" + rt::digits(xs[i]) + ")"; });
 }
 
 void expect_values(devplug_op_t op, const std::vector<double>& xs, const std::vector<double>& expected) {
@@ -129,14 +130,18 @@ TEST(Elementary, SpecialValues) {
   const double kMin = std::numeric_limits<double>::denorm_min();
   expect_values(DEVPLUG_OP_sinh, {0.0, -0.0, kInf, -kInf, kNaN, 1e-300, -kMin, 711, -711},
                 {0.0, -0.0, kInf, -kInf, kNaN, 1e-300, -kMin, kInf, -kInf});
-  expect_values(DEVPLUG_OP_cosh, {0.0, -0.0, kInf, -kInf, kNaN, 711, -711}, {1, 1, kInf, kInf, kNaN, kInf, kInf});
-  expect_values(DEVPLUG_OP_asinh, {0.0, -0.0, kInf, -kInf, kNaN, -kMin}, {0.0, -0.0, kInf, -kInf, kNaN, -kMin});
-  expect_values(DEVPLUG_OP_acosh, {1, kInf, kNaN, 0.5, -1, -kInf, 0.0}, {0.0, kInf, kNaN, kNaN, kNaN, kNaN, kNaN});
+  expect_values(DEVPLUG_OP_cosh, {0.0, -0.0, kInf, -kInf, kNaN, 711, -711},
+                {1, 1, kInf, kInf, kNaN, kInf, kInf});
+  expect_values(DEVPLUG_OP_asinh, {0.0, -0.0, kInf, -kInf, kNaN, -kMin},
+                {0.0, -0.0, kInf, -kInf, kNaN, -kMin});
+  expect_values(DEVPLUG_OP_acosh, {1, kInf, kNaN, 0.5, -1, -kInf, 0.0},
+                {0.0, kInf, kNaN, kNaN, kNaN, kNaN, kNaN});
   expect_values(DEVPLUG_OP_atanh, {0.0, -0.0, 1, -1, kNaN, 1.5, -kInf, -kMin},
                 {0.0, -0.0, kInf, -kInf, kNaN, kNaN, kNaN, -kMin});
   expect_values(DEVPLUG_OP_asin, {0.0, -0.0, kNaN, 1.5, -kInf, -kMin}, {0.0, -0.0, kNaN, kNaN, kNaN, -kMin});
   expect_values(DEVPLUG_OP_acos, {1, kNaN, -1.5, kInf}, {0.0, kNaN, kNaN, kNaN});
-  expect_values(DEVPLUG_OP_cbrt, {0.0, -0.0, kInf, -kInf, kNaN, 27, -0.125}, {0.0, -0.0, kInf, -kInf, kNaN, 3, -0.5});
+  expect_values(DEVPLUG_OP_cbrt, {0.0, -0.0, kInf, -kInf, kNaN, 27, -0.125},
+                {0.0, -0.0, kInf, -kInf, kNaN, 3, -0.5});
   expect_values(DEVPLUG_OP_erfc, {kInf, -kInf, kNaN, 0.0, -0.0, 30, -30}, {0.0, 2, kNaN, 1, 1, 0.0, 2});
   expect_values(DEVPLUG_OP_exp2, {0.0, -0.0, kInf, -kInf, kNaN, 10, -1074, -1075, 1024, -3000, 3000},
                 {1, 1, kInf, 0.0, kNaN, 1024, kMin, 0.0, kInf, 0.0, kInf});

@@ -60,19 +60,24 @@ std::vector<double> inputs(int digits, int min_exponent, Convert convert, uint64
 }
 
 void check(devplug_dtype_t dtype, const std::vector<double>& ys, const std::vector<double>& got) {
-  rt::expect_within_ulps(dtype, ys.size(), got, kBound, [&](size_t i) { return exact_erfinv(ys[i]); }, [&](size_t i) {
-    return std::string("erfinv ") + devplug_dtype_name(dtype) + "(" + rt::digits(ys[i]) + ")";
-  });
+  rt::expect_within_ulps(
+      dtype, ys.size(), got, kBound, [&](size_t i) { return exact_erfinv(ys[i]); },
+      [&](size_t i) {
+        return std::string("erfinv ") + devplug_dtype_name(dtype) + "(" + rt::digits(ys[i]) + ")";
+      });
 }
 
 TEST(Erfinv, Float64IsCorrectlyRoundedUpToASliver) {
-  const std::vector<double> ys = inputs(53, -1074, [](double v) { return v; }, 1);
+  const std::vector<double> ys = inputs(
+      53, -1074, [](double v) { return v; }, 1);
   check(DEVPLUG_DTYPE_FLOAT64, ys, rt::apply<double, double>(DEVPLUG_OP_erfinv, {ys}));
 }
 
 TEST(Erfinv, Float32IsCorrectlyRoundedUpToASliver) {
-  const std::vector<double> ys = inputs(24, -149, [](double v) { return static_cast<double>(static_cast<float>(v)); }, 2);
-  const std::vector<float> got = rt::apply<float, float>(DEVPLUG_OP_erfinv, {std::vector<float>(ys.begin(), ys.end())});
+  const std::vector<double> ys = inputs(
+      24, -149, [](double v) { return static_cast<double>(static_cast<float>(v)); }, 2);
+  const std::vector<float> got =
+      rt::apply<float, float>(DEVPLUG_OP_erfinv, {std::vector<float>(ys.begin(), ys.end())});
   check(DEVPLUG_DTYPE_FLOAT32, ys, std::vector<double>(got.begin(), got.end()));
 }
 

@@ -101,8 +101,10 @@ void expect_accurate(devplug_op_t op, const std::vector<T>& xs) {
     const Reference exact = reference(op, xs[i]);
     const Quad reference_error = Quad(kReferenceError) * exact.scale;
     const double error = rt::ulp_error(kDtype<T>, got[i], exact.value);
-    const bool within = error <= rt::kRoundedOnceUlps + static_cast<double>(reference_error) / ulp_at<T>(exact.value);
-    const bool decided = static_cast<T>(exact.value - reference_error) == static_cast<T>(exact.value + reference_error);
+    const bool within =
+        error <= rt::kRoundedOnceUlps + static_cast<double>(reference_error) / ulp_at<T>(exact.value);
+    const bool decided =
+        static_cast<T>(exact.value - reference_error) == static_cast<T>(exact.value + reference_error);
     const bool rounded = !decided || got[i] == static_cast<T>(exact.value);
     if ((!within || !rounded) && reported++ < 10)
       ADD_FAILURE() << describe(op, xs[i], got[i], exact.value) << ", " << error << " ulp from it"

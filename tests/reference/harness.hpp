@@ -92,8 +92,10 @@ void for_each_int_type(F&& f) {
 // `v` rounded to the floating `dtype` (from long double), as a double.
 inline double to_dtype(devplug_dtype_t dtype, long double v) {
   switch (dtype) {
-    case DEVPLUG_DTYPE_FLOAT64: return static_cast<double>(v);
-    case DEVPLUG_DTYPE_FLOAT32: return static_cast<float>(v);
+    case DEVPLUG_DTYPE_FLOAT64:
+      return static_cast<double>(v);
+    case DEVPLUG_DTYPE_FLOAT32:
+      return static_cast<float>(v);
     case DEVPLUG_DTYPE_FLOAT16:
       return sdk::half_bits_to_double(sdk::double_to_half_bits(static_cast<double>(v)));
     default:
@@ -227,12 +229,14 @@ void check_element_type(const Tensor& t) {
 template <typename T>
 void write(const Tensor& t, const std::vector<T>& values) {
   check_element_type<T>(t);
-  if (static_cast<int64_t>(values.size()) != t.numel()) throw std::invalid_argument("write: wrong number of values");
+  if (static_cast<int64_t>(values.size()) != t.numel())
+    throw std::invalid_argument("write: wrong number of values");
   std::vector<unsigned char> bytes = read_bytes(t);
   auto* base = reinterpret_cast<StorageOf<T>*>(bytes.data() + t.desc.byte_offset);
   size_t k = 0;
-  sdk::for_each_offset<1>(t.desc.rank, t.desc.shape, {t.desc.strides},
-                          [&](const std::array<int64_t, 1>& at) { base[at[0]] = static_cast<StorageOf<T>>(values[k++]); });
+  sdk::for_each_offset<1>(t.desc.rank, t.desc.shape, {t.desc.strides}, [&](const std::array<int64_t, 1>& at) {
+    base[at[0]] = static_cast<StorageOf<T>>(values[k++]);
+  });
   write_bytes(t, bytes);
 }
 
@@ -241,7 +245,8 @@ template <typename T>
 void write_buffer(const Tensor& t, const std::vector<T>& values) {
   check_element_type<T>(t);
   std::vector<unsigned char> bytes = read_bytes(t);
-  if (values.size() * sizeof(StorageOf<T>) > bytes.size()) throw std::invalid_argument("write_buffer: too many values");
+  if (values.size() * sizeof(StorageOf<T>) > bytes.size())
+    throw std::invalid_argument("write_buffer: too many values");
   for (size_t i = 0; i < values.size(); ++i) {
     const StorageOf<T> v = static_cast<StorageOf<T>>(values[i]);
     std::memcpy(bytes.data() + i * sizeof v, &v, sizeof v);
@@ -257,8 +262,9 @@ std::vector<T> read(const Tensor& t) {
   const auto* base = reinterpret_cast<const StorageOf<T>*>(bytes.data() + t.desc.byte_offset);
   std::vector<T> values;
   values.reserve(static_cast<size_t>(t.numel()));
-  sdk::for_each_offset<1>(t.desc.rank, t.desc.shape, {t.desc.strides},
-                          [&](const std::array<int64_t, 1>& at) { values.push_back(static_cast<T>(base[at[0]])); });
+  sdk::for_each_offset<1>(t.desc.rank, t.desc.shape, {t.desc.strides}, [&](const std::array<int64_t, 1>& at) {
+    values.push_back(static_cast<T>(base[at[0]]));
+  });
   return values;
 }
 
@@ -270,9 +276,12 @@ inline void write_doubles(const Tensor& t, const std::vector<double>& values) {
     std::vector<T> typed;
     typed.reserve(values.size());
     for (double v : values) {
-      if constexpr (sdk::is_floating_v<T>) typed.push_back(sdk::from_double<T>(v));
-      else if constexpr (std::is_same_v<T, bool>) typed.push_back(v != 0);
-      else typed.push_back(static_cast<T>(v));
+      if constexpr (sdk::is_floating_v<T>)
+        typed.push_back(sdk::from_double<T>(v));
+      else if constexpr (std::is_same_v<T, bool>)
+        typed.push_back(v != 0);
+      else
+        typed.push_back(static_cast<T>(v));
     }
     write<T>(t, typed);
   });
@@ -284,8 +293,10 @@ inline std::vector<double> read_doubles(const Tensor& t) {
     using T = typename decltype(tag)::type;
     std::vector<double> out;
     for (const T& v : read<T>(t)) {
-      if constexpr (sdk::is_floating_v<T>) out.push_back(sdk::to_double(v));
-      else out.push_back(static_cast<double>(v));
+      if constexpr (sdk::is_floating_v<T>)
+        out.push_back(sdk::to_double(v));
+      else
+        out.push_back(static_cast<double>(v));
     }
     return out;
   });
@@ -317,9 +328,12 @@ inline Result run(devplug_op_t op, const std::vector<const Tensor*>& inputs,
   const devplug_op_info_t* info = devplug_op_info(op);
   if (info == nullptr) return {DEVPLUG_CODE_INVALID_ARGUMENT, "unknown op"};
   devplug_dtype_t dtype;
-  if (info->result == DEVPLUG_RESULT_made) dtype = out.empty() ? -1 : out[0]->dtype;
-  else if (info->result == DEVPLUG_RESULT_select) dtype = in.size() < 2 ? -1 : in[1]->dtype;
-  else dtype = in.empty() ? -1 : in[0]->dtype;
+  if (info->result == DEVPLUG_RESULT_made)
+    dtype = out.empty() ? -1 : out[0]->dtype;
+  else if (info->result == DEVPLUG_RESULT_select)
+    dtype = in.size() < 2 ? -1 : in[1]->dtype;
+  else
+    dtype = in.empty() ? -1 : in[0]->dtype;
   const devplug_kernel_t* kernel = find_kernel(op, dtype);
   if (kernel == nullptr)
     return {DEVPLUG_CODE_UNIMPLEMENTED, std::string("no kernel for ") + info->name + " " +
@@ -346,7 +360,8 @@ inline void run_ok(devplug_op_t op, const std::vector<const Tensor*>& inputs,
 // Runs an elementwise `op` on 1-D contiguous inputs holding `inputs` and returns its output
 // (dtype_of<Out>, same length). ADD_FAILURE and an empty result when the op fails.
 template <typename Out, typename In>
-std::vector<Out> apply(devplug_op_t op, const std::vector<std::vector<In>>& inputs, const void* attrs = nullptr) {
+std::vector<Out> apply(devplug_op_t op, const std::vector<std::vector<In>>& inputs,
+                       const void* attrs = nullptr) {
   const int64_t n = inputs.empty() ? 0 : static_cast<int64_t>(inputs[0].size());
   std::vector<Tensor> tensors;
   for (const std::vector<In>& values : inputs) {
@@ -374,8 +389,14 @@ inline bool same_value(double a, double b) {
 inline int64_t ordinal(devplug_dtype_t dtype, double x) {
   int64_t bits = 0, sign_bit = 0;
   switch (dtype) {
-    case DEVPLUG_DTYPE_FLOAT16: bits = sdk::double_to_half_bits(x); sign_bit = 0x8000; break;
-    case DEVPLUG_DTYPE_BFLOAT16: bits = sdk::double_to_bfloat16_bits(x); sign_bit = 0x8000; break;
+    case DEVPLUG_DTYPE_FLOAT16:
+      bits = sdk::double_to_half_bits(x);
+      sign_bit = 0x8000;
+      break;
+    case DEVPLUG_DTYPE_BFLOAT16:
+      bits = sdk::double_to_bfloat16_bits(x);
+      sign_bit = 0x8000;
+      break;
     case DEVPLUG_DTYPE_FLOAT32: {
       const float f = static_cast<float>(x);
       uint32_t u;
@@ -410,14 +431,20 @@ inline int64_t ulp_diff(devplug_dtype_t dtype, double a, double b) {
 inline double ulp_error(devplug_dtype_t dtype, double got, __float128 exact) {
   if (std::isnan(got) || isnanq(exact)) return std::isnan(got) && isnanq(exact) ? 0 : HUGE_VAL;
   const double rounded = to_dtype(dtype, static_cast<long double>(exact));
-  if (std::isinf(got) || std::isinf(rounded))
-    return got == rounded ? 0 : HUGE_VAL;
+  if (std::isinf(got) || std::isinf(rounded)) return got == rounded ? 0 : HUGE_VAL;
   int significand = 53, min_exponent = -1022;  // IEEE binary64
   switch (dtype) {
-    case DEVPLUG_DTYPE_FLOAT16: significand = 11, min_exponent = -14; break;
-    case DEVPLUG_DTYPE_BFLOAT16: significand = 8, min_exponent = -126; break;
-    case DEVPLUG_DTYPE_FLOAT32: significand = 24, min_exponent = -126; break;
-    default: break;
+    case DEVPLUG_DTYPE_FLOAT16:
+      significand = 11, min_exponent = -14;
+      break;
+    case DEVPLUG_DTYPE_BFLOAT16:
+      significand = 8, min_exponent = -126;
+      break;
+    case DEVPLUG_DTYPE_FLOAT32:
+      significand = 24, min_exponent = -126;
+      break;
+    default:
+      break;
   }
   int exponent = 0;
   frexpq(exact, &exponent);  // |exact| in [2^(exponent-1), 2^exponent)
@@ -442,7 +469,8 @@ inline std::vector<double> uniform_doubles(double lo, double hi, size_t n, uint6
 
 // `n` random doubles with magnitudes log-uniform in [lo, hi] (0 < lo), so that every
 // binade gets its share; random signs when `symmetric`.
-inline std::vector<double> log_uniform_doubles(double lo, double hi, size_t n, uint64_t seed, bool symmetric = true) {
+inline std::vector<double> log_uniform_doubles(double lo, double hi, size_t n, uint64_t seed,
+                                               bool symmetric = true) {
   std::mt19937_64 gen(seed);
   std::uniform_real_distribution<double> draw(std::log(lo), std::log(hi));
   std::vector<double> xs(n);

@@ -120,15 +120,18 @@ TEST(ReferenceIndex, OutOfRangeIndexIsRefusedBeforeWriting) {
     EXPECT_EQ(rt::run(DEVPLUG_OP_gather, {&in, &index}, {&g}, &attrs).code, DEVPLUG_CODE_INVALID_ARGUMENT);
     rt::Tensor src = tensor(DEVPLUG_DTYPE_INT32, {2}, {5, 6});
     rt::Tensor s = tensor(DEVPLUG_DTYPE_INT32, {3}, {9, 9, 9});
-    EXPECT_EQ(rt::run(DEVPLUG_OP_scatter, {&in, &index, &src}, {&s}, &attrs).code, DEVPLUG_CODE_INVALID_ARGUMENT);
-    EXPECT_EQ(rt::run(DEVPLUG_OP_scatter_add, {&in, &index, &src}, {&s}, &attrs).code, DEVPLUG_CODE_INVALID_ARGUMENT);
+    EXPECT_EQ(rt::run(DEVPLUG_OP_scatter, {&in, &index, &src}, {&s}, &attrs).code,
+              DEVPLUG_CODE_INVALID_ARGUMENT);
+    EXPECT_EQ(rt::run(DEVPLUG_OP_scatter_add, {&in, &index, &src}, {&s}, &attrs).code,
+              DEVPLUG_CODE_INVALID_ARGUMENT);
     expect_same(rt::read_doubles(s), {9, 9, 9});
   }
   // A non-int64 index is refused too.
   rt::Tensor index32 = rt::make_tensor(DEVPLUG_DTYPE_INT32, {1});
   rt::write<int32_t>(index32, {0});
   rt::Tensor out = rt::make_tensor(DEVPLUG_DTYPE_INT32, {1});
-  EXPECT_EQ(rt::run(DEVPLUG_OP_index_select, {&in, &index32}, {&out}, &attrs).code, DEVPLUG_CODE_INVALID_ARGUMENT);
+  EXPECT_EQ(rt::run(DEVPLUG_OP_index_select, {&in, &index32}, {&out}, &attrs).code,
+            DEVPLUG_CODE_INVALID_ARGUMENT);
 }
 
 // ---- gather --------------------------------------------------------------------------------
@@ -338,8 +341,8 @@ TEST(ReferenceShape, FlipOfFlippedViewIsIdentityAndEmptyAndZeroD) {
 
 // ---- constant_pad --------------------------------------------------------------------------
 
-devplug_pad_attrs_t pad_attrs(const std::vector<int64_t>& before, const std::vector<int64_t>& after,
-                              double f, int64_t i) {
+devplug_pad_attrs_t pad_attrs(const std::vector<int64_t>& before, const std::vector<int64_t>& after, double f,
+                              int64_t i) {
   devplug_pad_attrs_t a{};
   a.struct_size = sizeof a;
   for (size_t d = 0; d < before.size(); ++d) a.before[d] = before[d];
@@ -360,7 +363,7 @@ TEST(ReferenceShape, ConstantPadEveryDtype) {
     const devplug_pad_attrs_t attrs = pad_attrs({1, 2}, {0, 1}, 7.5, 9);
     rt::run_ok(DEVPLUG_OP_constant_pad, {&in}, {&out}, &attrs);
     const double p = pad;
-    expect_same(rt::read_doubles(out), {p, p, p, p, p,  //
+    expect_same(rt::read_doubles(out), {p, p, p, p, p,        //
                                         p, p, v[0], v[1], p,  //
                                         p, p, v[2], v[3], p});
   }
@@ -384,8 +387,8 @@ TEST(ReferenceShape, ConstantPadNegativeCropsAndMixes) {
   rt::run_ok(DEVPLUG_OP_constant_pad, {&in}, {&out3}, &attrs3);
   // Pads at the ends of int64 that cancel out: every output element lies outside the input.
   rt::Tensor out6 = rt::make_tensor(DEVPLUG_DTYPE_INT32, {2, 2});
-  const devplug_pad_attrs_t attrs6 = pad_attrs({0, std::numeric_limits<int64_t>::min()},
-                                               {0, std::numeric_limits<int64_t>::max()}, 0, 4);
+  const devplug_pad_attrs_t attrs6 =
+      pad_attrs({0, std::numeric_limits<int64_t>::min()}, {0, std::numeric_limits<int64_t>::max()}, 0, 4);
   rt::run_ok(DEVPLUG_OP_constant_pad, {&in}, {&out6}, &attrs6);
   expect_same(rt::read_doubles(out6), {4, 4, 4, 4});
   // A size that does not add up, and one that would be negative.
@@ -441,8 +444,10 @@ TEST(ReferenceShape, StridedInputsMatchContiguousCopies) {
     std::vector<int64_t> strides;
     int64_t offset;
   };
-  const std::vector<Layout> layouts = {{"transposed", {1, 3}, 0}, {"negative", {-4, -1}, 0},
-                                       {"offset_stepped", {8, 2}, 3}, {"broadcast", {0, 1}, 0},
+  const std::vector<Layout> layouts = {{"transposed", {1, 3}, 0},
+                                       {"negative", {-4, -1}, 0},
+                                       {"offset_stepped", {8, 2}, 3},
+                                       {"broadcast", {0, 1}, 0},
                                        {"overlapping", {1, 1}, 0}};
   const devplug_dim_attrs_t dim1 = dim_attrs(1);
   const devplug_flip_attrs_t flip{sizeof(devplug_flip_attrs_t), 3};

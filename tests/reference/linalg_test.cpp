@@ -20,8 +20,8 @@ const double kInf = std::numeric_limits<double>::infinity();
 const std::vector<devplug_dtype_t> kFloatDtypes = {DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BFLOAT16,
                                                    DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT64};
 
-rt::Tensor tensor(devplug_dtype_t dtype, const std::vector<int64_t>& shape,
-                  const std::vector<double>& values, const std::vector<int64_t>& strides = {}) {
+rt::Tensor tensor(devplug_dtype_t dtype, const std::vector<int64_t>& shape, const std::vector<double>& values,
+                  const std::vector<int64_t>& strides = {}) {
   rt::Tensor t = rt::make_tensor(dtype, shape, strides);
   if (!values.empty()) rt::write_doubles(t, values);
   return t;
@@ -38,8 +38,10 @@ std::vector<double> matmul(const rt::Tensor& a, const rt::Tensor& b, const std::
 void expect_same(const std::vector<double>& got, const std::vector<double>& want) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) {
-    if (std::isnan(want[i])) EXPECT_TRUE(std::isnan(got[i])) << "element " << i;
-    else EXPECT_EQ(got[i], want[i]) << "element " << i;
+    if (std::isnan(want[i]))
+      EXPECT_TRUE(std::isnan(got[i])) << "element " << i;
+    else
+      EXPECT_EQ(got[i], want[i]) << "element " << i;
   }
 }
 
@@ -108,18 +110,22 @@ TEST(ReferenceLinalg, EdgeShapes) {
 TEST(ReferenceLinalg, AccumulatesWiderThanTheDtype) {
   // float32 accumulation would lose the 1.
   expect_same(matmul(tensor(DEVPLUG_DTYPE_FLOAT32, {1, 3}, {1e8, 1, -1e8}),
-                     tensor(DEVPLUG_DTYPE_FLOAT32, {3, 1}, {1, 1, 1}), {1, 1}), {1});
+                     tensor(DEVPLUG_DTYPE_FLOAT32, {3, 1}, {1, 1, 1}), {1, 1}),
+              {1});
   // float16: 2048 + 1 + 1 = 2050 only when the sum is kept wider than float16.
   expect_same(matmul(tensor(DEVPLUG_DTYPE_FLOAT16, {1, 3}, {2048, 1, 1}),
-                     tensor(DEVPLUG_DTYPE_FLOAT16, {3, 1}, {1, 1, 1}), {1, 1}), {2050});
+                     tensor(DEVPLUG_DTYPE_FLOAT16, {3, 1}, {1, 1, 1}), {1, 1}),
+              {2050});
   // float16 products are exact: 1.5 * (1 + 2^-10) = 1.5 + 1.5 * 2^-10 needs 12 bits; the sum
   // with -1.5 leaves 1.5 * 2^-10, exact in float16.
   const double e = std::ldexp(1.0, -10);
   expect_same(matmul(tensor(DEVPLUG_DTYPE_FLOAT16, {1, 2}, {1.5, -1.5}),
-                     tensor(DEVPLUG_DTYPE_FLOAT16, {2, 1}, {1 + e, 1}), {1, 1}), {1.5 * e});
+                     tensor(DEVPLUG_DTYPE_FLOAT16, {2, 1}, {1 + e, 1}), {1, 1}),
+              {1.5 * e});
   // float64: long double keeps 1e16 + 1.
   expect_same(matmul(tensor(DEVPLUG_DTYPE_FLOAT64, {1, 4}, {1e16, 1, 1, -1e16}),
-                     tensor(DEVPLUG_DTYPE_FLOAT64, {4, 1}, {1, 1, 1, 1}), {1, 1}), {2});
+                     tensor(DEVPLUG_DTYPE_FLOAT64, {4, 1}, {1, 1, 1, 1}), {1, 1}),
+              {2});
 }
 
 TEST(ReferenceLinalg, SpecialValues) {
@@ -151,7 +157,10 @@ TEST(ReferenceLinalg, RandomProductsMatchLongDouble) {
     rt::Tensor b = tensor(d, {K, N}, bv, {1, K});
     const std::vector<double> as = rt::read_doubles(a), bs = rt::read_doubles(b);
     const std::vector<double> got = matmul(a, b, {M, N});
-    const int bits = d == DEVPLUG_DTYPE_FLOAT16 ? 11 : d == DEVPLUG_DTYPE_BFLOAT16 ? 8 : d == DEVPLUG_DTYPE_FLOAT32 ? 24 : 53;
+    const int bits = d == DEVPLUG_DTYPE_FLOAT16    ? 11
+                     : d == DEVPLUG_DTYPE_BFLOAT16 ? 8
+                     : d == DEVPLUG_DTYPE_FLOAT32  ? 24
+                                                   : 53;
     for (int64_t i = 0; i < M; ++i)
       for (int64_t j = 0; j < N; ++j) {
         long double exact = 0;
@@ -163,8 +172,7 @@ TEST(ReferenceLinalg, RandomProductsMatchLongDouble) {
         // the narrower dtypes (tiny next to their ulp). float64 sums in long double in this
         // same order, so it must match exactly.
         const double bound = d == DEVPLUG_DTYPE_FLOAT64 ? 0 : half_ulp * 1.01 + 1e-12;
-        EXPECT_LE(std::fabs(got[i * N + j] - static_cast<double>(exact)), bound)
-            << i << "," << j;
+        EXPECT_LE(std::fabs(got[i * N + j] - static_cast<double>(exact)), bound) << i << "," << j;
       }
   }
 }

@@ -49,19 +49,29 @@ TEST(PluginTable, IdentifiesItself) {
 TEST(PluginTable, EveryEntryIsSet) {
   const devplug_plugin_api_t* api = rt::api();
   // Every field after the header is a pointer; none may be NULL in ABI 1.0.
-  const void* const entries[] = {
-      reinterpret_cast<const void*>(api->error_create), reinterpret_cast<const void*>(api->error_destroy),
-      reinterpret_cast<const void*>(api->plugin_initialize), reinterpret_cast<const void*>(api->plugin_shutdown),
-      reinterpret_cast<const void*>(api->device_count), reinterpret_cast<const void*>(api->device_get_properties),
-      reinterpret_cast<const void*>(api->device_open), reinterpret_cast<const void*>(api->device_close),
-      reinterpret_cast<const void*>(api->buffer_allocate), reinterpret_cast<const void*>(api->buffer_release),
-      reinterpret_cast<const void*>(api->buffer_get_size), reinterpret_cast<const void*>(api->buffer_copy_from_host),
-      reinterpret_cast<const void*>(api->buffer_copy_to_host), reinterpret_cast<const void*>(api->buffer_copy),
-      reinterpret_cast<const void*>(api->stream_create), reinterpret_cast<const void*>(api->stream_destroy),
-      reinterpret_cast<const void*>(api->stream_synchronize), reinterpret_cast<const void*>(api->event_create),
-      reinterpret_cast<const void*>(api->event_destroy), reinterpret_cast<const void*>(api->event_record),
-      reinterpret_cast<const void*>(api->stream_wait_event), reinterpret_cast<const void*>(api->event_synchronize),
-      reinterpret_cast<const void*>(api->kernels)};
+  const void* const entries[] = {reinterpret_cast<const void*>(api->error_create),
+                                 reinterpret_cast<const void*>(api->error_destroy),
+                                 reinterpret_cast<const void*>(api->plugin_initialize),
+                                 reinterpret_cast<const void*>(api->plugin_shutdown),
+                                 reinterpret_cast<const void*>(api->device_count),
+                                 reinterpret_cast<const void*>(api->device_get_properties),
+                                 reinterpret_cast<const void*>(api->device_open),
+                                 reinterpret_cast<const void*>(api->device_close),
+                                 reinterpret_cast<const void*>(api->buffer_allocate),
+                                 reinterpret_cast<const void*>(api->buffer_release),
+                                 reinterpret_cast<const void*>(api->buffer_get_size),
+                                 reinterpret_cast<const void*>(api->buffer_copy_from_host),
+                                 reinterpret_cast<const void*>(api->buffer_copy_to_host),
+                                 reinterpret_cast<const void*>(api->buffer_copy),
+                                 reinterpret_cast<const void*>(api->stream_create),
+                                 reinterpret_cast<const void*>(api->stream_destroy),
+                                 reinterpret_cast<const void*>(api->stream_synchronize),
+                                 reinterpret_cast<const void*>(api->event_create),
+                                 reinterpret_cast<const void*>(api->event_destroy),
+                                 reinterpret_cast<const void*>(api->event_record),
+                                 reinterpret_cast<const void*>(api->stream_wait_event),
+                                 reinterpret_cast<const void*>(api->event_synchronize),
+                                 reinterpret_cast<const void*>(api->kernels)};
   for (const void* entry : entries) EXPECT_NE(entry, nullptr);
 }
 
@@ -128,8 +138,8 @@ TEST(Devices, CountAndProperties) {
   EXPECT_LT(std::strlen(p.driver_version), sizeof p.driver_version);
   EXPECT_GT(p.memory_bytes, 0u);
   EXPECT_GT(p.compute_units, 0);
-  EXPECT_EQ(p.capabilities, DEVPLUG_DEVICE_FP64 | DEVPLUG_DEVICE_FP16 | DEVPLUG_DEVICE_BF16 |
-                                DEVPLUG_DEVICE_UNIFIED_MEMORY);
+  EXPECT_EQ(p.capabilities,
+            DEVPLUG_DEVICE_FP64 | DEVPLUG_DEVICE_FP16 | DEVPLUG_DEVICE_BF16 | DEVPLUG_DEVICE_UNIFIED_MEMORY);
 
   EXPECT_EQ(code_of(api->device_get_properties(1, &p)), DEVPLUG_CODE_OUT_OF_RANGE);
   EXPECT_EQ(code_of(api->device_get_properties(-1, &p)), DEVPLUG_CODE_OUT_OF_RANGE);
@@ -169,7 +179,8 @@ TEST(Buffers, AllocateChecksSizes) {
   devplug_buffer_handle_t* buffer = reinterpret_cast<devplug_buffer_handle_t*>(0x1);
   EXPECT_EQ(code_of(api->buffer_allocate(rt::device(), 0, &buffer)), DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(buffer, nullptr);
-  EXPECT_EQ(code_of(api->buffer_allocate(rt::device(), UINT64_MAX, &buffer)), DEVPLUG_CODE_RESOURCE_EXHAUSTED);
+  EXPECT_EQ(code_of(api->buffer_allocate(rt::device(), UINT64_MAX, &buffer)),
+            DEVPLUG_CODE_RESOURCE_EXHAUSTED);
   EXPECT_EQ(code_of(api->buffer_allocate(rt::device(), uint64_t{1} << 60, &buffer)),
             DEVPLUG_CODE_RESOURCE_EXHAUSTED);
   EXPECT_EQ(buffer, nullptr);
@@ -197,8 +208,10 @@ TEST(Buffers, RoundTripWithOffsets) {
   std::vector<unsigned char> src(100);
   std::iota(src.begin(), src.end(), static_cast<unsigned char>(1));
   std::vector<unsigned char> zeros(256, 0);
-  ASSERT_EQ(code_of(api->buffer_copy_from_host(rt::stream(), zeros.data(), b.handle, 0, 256)), DEVPLUG_CODE_OK);
-  ASSERT_EQ(code_of(api->buffer_copy_from_host(rt::stream(), src.data(), a.handle, 17, 100)), DEVPLUG_CODE_OK);
+  ASSERT_EQ(code_of(api->buffer_copy_from_host(rt::stream(), zeros.data(), b.handle, 0, 256)),
+            DEVPLUG_CODE_OK);
+  ASSERT_EQ(code_of(api->buffer_copy_from_host(rt::stream(), src.data(), a.handle, 17, 100)),
+            DEVPLUG_CODE_OK);
   ASSERT_EQ(code_of(api->buffer_copy(rt::stream(), a.handle, 27, b.handle, 150, 90)), DEVPLUG_CODE_OK);
   std::vector<unsigned char> out(256, 0xEE);
   ASSERT_EQ(code_of(api->buffer_copy_to_host(rt::stream(), b.handle, 0, out.data(), 256)), DEVPLUG_CODE_OK);
@@ -221,10 +234,13 @@ TEST(Buffers, CopiesOutsideTheBufferAreRefused) {
   EXPECT_EQ(code_of(api->buffer_copy_from_host(s, host.data(), a.handle, 0, 65)), DEVPLUG_CODE_OUT_OF_RANGE);
   EXPECT_EQ(code_of(api->buffer_copy_from_host(s, host.data(), a.handle, 60, 5)), DEVPLUG_CODE_OUT_OF_RANGE);
   EXPECT_EQ(code_of(api->buffer_copy_from_host(s, host.data(), a.handle, 65, 0)), DEVPLUG_CODE_OUT_OF_RANGE);
-  EXPECT_EQ(code_of(api->buffer_copy_from_host(s, host.data(), a.handle, UINT64_MAX, 2)), DEVPLUG_CODE_OUT_OF_RANGE);
-  EXPECT_EQ(code_of(api->buffer_copy_from_host(s, host.data(), a.handle, 2, UINT64_MAX)), DEVPLUG_CODE_OUT_OF_RANGE);
+  EXPECT_EQ(code_of(api->buffer_copy_from_host(s, host.data(), a.handle, UINT64_MAX, 2)),
+            DEVPLUG_CODE_OUT_OF_RANGE);
+  EXPECT_EQ(code_of(api->buffer_copy_from_host(s, host.data(), a.handle, 2, UINT64_MAX)),
+            DEVPLUG_CODE_OUT_OF_RANGE);
   EXPECT_EQ(code_of(api->buffer_copy_to_host(s, a.handle, 1, host.data(), 64)), DEVPLUG_CODE_OUT_OF_RANGE);
-  EXPECT_EQ(code_of(api->buffer_copy_to_host(s, a.handle, UINT64_MAX - 1, host.data(), 4)), DEVPLUG_CODE_OUT_OF_RANGE);
+  EXPECT_EQ(code_of(api->buffer_copy_to_host(s, a.handle, UINT64_MAX - 1, host.data(), 4)),
+            DEVPLUG_CODE_OUT_OF_RANGE);
   EXPECT_EQ(code_of(api->buffer_copy(s, a.handle, 0, b.handle, 1, 64)), DEVPLUG_CODE_OUT_OF_RANGE);
   EXPECT_EQ(code_of(api->buffer_copy(s, a.handle, 10, b.handle, 0, 60)), DEVPLUG_CODE_OUT_OF_RANGE);
   // Overlapping ranges of one buffer are refused; disjoint ones work.
@@ -246,10 +262,13 @@ TEST(Buffers, NullArgumentsAreRefused) {
   ScopedBuffer a(16), b(16);
   std::vector<unsigned char> host(16);
   devplug_stream_handle_t* s = rt::stream();
-  EXPECT_EQ(code_of(api->buffer_copy_from_host(nullptr, host.data(), a.handle, 0, 4)), DEVPLUG_CODE_INVALID_ARGUMENT);
+  EXPECT_EQ(code_of(api->buffer_copy_from_host(nullptr, host.data(), a.handle, 0, 4)),
+            DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(code_of(api->buffer_copy_from_host(s, nullptr, a.handle, 0, 4)), DEVPLUG_CODE_INVALID_ARGUMENT);
-  EXPECT_EQ(code_of(api->buffer_copy_from_host(s, host.data(), nullptr, 0, 4)), DEVPLUG_CODE_INVALID_ARGUMENT);
-  EXPECT_EQ(code_of(api->buffer_copy_to_host(nullptr, a.handle, 0, host.data(), 4)), DEVPLUG_CODE_INVALID_ARGUMENT);
+  EXPECT_EQ(code_of(api->buffer_copy_from_host(s, host.data(), nullptr, 0, 4)),
+            DEVPLUG_CODE_INVALID_ARGUMENT);
+  EXPECT_EQ(code_of(api->buffer_copy_to_host(nullptr, a.handle, 0, host.data(), 4)),
+            DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(code_of(api->buffer_copy_to_host(s, nullptr, 0, host.data(), 4)), DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(code_of(api->buffer_copy_to_host(s, a.handle, 0, nullptr, 4)), DEVPLUG_CODE_INVALID_ARGUMENT);
   EXPECT_EQ(code_of(api->buffer_copy(nullptr, a.handle, 0, b.handle, 0, 4)), DEVPLUG_CODE_INVALID_ARGUMENT);
@@ -263,8 +282,10 @@ TEST(Buffers, OddSizesHoldTheirLastByte) {
   for (uint64_t size : {uint64_t{1}, uint64_t{3}, uint64_t{127}}) {
     ScopedBuffer b(size);
     unsigned char in = 0x5A, out = 0;
-    ASSERT_EQ(code_of(rt::api()->buffer_copy_from_host(rt::stream(), &in, b.handle, size - 1, 1)), DEVPLUG_CODE_OK);
-    ASSERT_EQ(code_of(rt::api()->buffer_copy_to_host(rt::stream(), b.handle, size - 1, &out, 1)), DEVPLUG_CODE_OK);
+    ASSERT_EQ(code_of(rt::api()->buffer_copy_from_host(rt::stream(), &in, b.handle, size - 1, 1)),
+              DEVPLUG_CODE_OK);
+    ASSERT_EQ(code_of(rt::api()->buffer_copy_to_host(rt::stream(), b.handle, size - 1, &out, 1)),
+              DEVPLUG_CODE_OK);
     EXPECT_EQ(out, 0x5A);
   }
 }
@@ -379,8 +400,10 @@ TEST(Coverage, KernelTableClaimsEveryOpAndDtypeOfOpsDef) {
     for (devplug_dtype_t dtype = 0; dtype < DEVPLUG_DTYPE_COUNT; ++dtype) {
       if ((info->dtypes & DEVPLUG_DTYPE_BIT(dtype)) == 0) continue;
       ++allowed;
-      if (rt::find_kernel(op, dtype) != nullptr) ++claimed;
-      else ADD_FAILURE() << "no kernel for " << info->name << " " << devplug_dtype_name(dtype);
+      if (rt::find_kernel(op, dtype) != nullptr)
+        ++claimed;
+      else
+        ADD_FAILURE() << "no kernel for " << info->name << " " << devplug_dtype_name(dtype);
     }
   }
   // Count the table's claims row by row: every claimed pair is one ops.def allows (the rows
@@ -408,7 +431,8 @@ TEST(Concurrency, KernelsAndCopiesFromSeveralThreads) {
       if (code_of(api->stream_create(rt::device(), &s)) != DEVPLUG_CODE_OK) return void(++failures[t]);
       devplug_buffer_handle_t* buffers[3] = {};
       for (devplug_buffer_handle_t*& b : buffers)
-        if (code_of(api->buffer_allocate(rt::device(), kN * sizeof(int32_t), &b)) != DEVPLUG_CODE_OK) ++failures[t];
+        if (code_of(api->buffer_allocate(rt::device(), kN * sizeof(int32_t), &b)) != DEVPLUG_CODE_OK)
+          ++failures[t];
       devplug_tensor_desc_t tensors[3];
       for (int i = 0; i < 3; ++i) {
         std::memset(&tensors[i], 0, sizeof tensors[i]);

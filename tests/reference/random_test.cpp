@@ -64,8 +64,8 @@ devplug_philox_attrs_t philox_attrs(uint64_t seed, uint64_t offset) {
   return devplug_philox_attrs_t{sizeof(devplug_philox_attrs_t), seed, offset};
 }
 
-rt::Tensor generate(devplug_op_t op, devplug_dtype_t dtype, const std::vector<int64_t>& shape,
-                    uint64_t seed, uint64_t offset, const std::vector<int64_t>& strides = {}) {
+rt::Tensor generate(devplug_op_t op, devplug_dtype_t dtype, const std::vector<int64_t>& shape, uint64_t seed,
+                    uint64_t offset, const std::vector<int64_t>& strides = {}) {
   rt::Tensor out = rt::make_tensor(dtype, shape, strides);
   const devplug_philox_attrs_t attrs = philox_attrs(seed, offset);
   rt::run_ok(op, {}, {&out}, &attrs);
@@ -107,7 +107,8 @@ TEST(ReferenceRandom, BitsMappingWithOffsetSeedHighBitsAndWrap) {
   const std::vector<int32_t> s = rt::read<int32_t>(shifted);
   for (size_t k = 0; k < 4; ++k) EXPECT_EQ(s[k], got[k + 4]) << k;
   // A different seed high half changes the stream.
-  rt::Tensor other = generate(DEVPLUG_OP_philox_bits, DEVPLUG_DTYPE_INT32, {4}, seed ^ (uint64_t{1} << 40), offset);
+  rt::Tensor other =
+      generate(DEVPLUG_OP_philox_bits, DEVPLUG_DTYPE_INT32, {4}, seed ^ (uint64_t{1} << 40), offset);
   EXPECT_NE(rt::read<int32_t>(other), std::vector<int32_t>(got.begin(), got.begin() + 4));
   // An offset with high bits reaches counter word c1.
   const uint64_t high = uint64_t{7} << 32 | 5;
@@ -136,8 +137,10 @@ TEST(ReferenceRandom, LayoutDoesNotChangeValues) {
 }
 
 TEST(ReferenceRandom, EmptyAndScalarOutputs) {
-  EXPECT_EQ(rt::read_doubles(generate(DEVPLUG_OP_philox_uniform, DEVPLUG_DTYPE_FLOAT32, {0, 4}, 1, 0)).size(), 0u);
-  const std::vector<int32_t> scalar = rt::read<int32_t>(generate(DEVPLUG_OP_philox_bits, DEVPLUG_DTYPE_INT32, {}, 0, 0));
+  EXPECT_EQ(rt::read_doubles(generate(DEVPLUG_OP_philox_uniform, DEVPLUG_DTYPE_FLOAT32, {0, 4}, 1, 0)).size(),
+            0u);
+  const std::vector<int32_t> scalar =
+      rt::read<int32_t>(generate(DEVPLUG_OP_philox_bits, DEVPLUG_DTYPE_INT32, {}, 0, 0));
   EXPECT_EQ(static_cast<uint32_t>(scalar[0]), 0x6627e8d5u);
 }
 
@@ -146,10 +149,14 @@ TEST(ReferenceRandom, EmptyAndScalarOutputs) {
 TEST(ReferenceRandom, UniformExactRulePerDtype) {
   const uint64_t seed = 0xA5A5A5A5DEADBEEFull, offset = 1000;
   const int n = 4099;
-  const std::vector<double> f32 = rt::read_doubles(generate(DEVPLUG_OP_philox_uniform, DEVPLUG_DTYPE_FLOAT32, {n}, seed, offset));
-  const std::vector<double> f16 = rt::read_doubles(generate(DEVPLUG_OP_philox_uniform, DEVPLUG_DTYPE_FLOAT16, {n}, seed, offset));
-  const std::vector<double> bf16 = rt::read_doubles(generate(DEVPLUG_OP_philox_uniform, DEVPLUG_DTYPE_BFLOAT16, {n}, seed, offset));
-  const std::vector<double> f64 = rt::read_doubles(generate(DEVPLUG_OP_philox_uniform, DEVPLUG_DTYPE_FLOAT64, {n}, seed, offset));
+  const std::vector<double> f32 =
+      rt::read_doubles(generate(DEVPLUG_OP_philox_uniform, DEVPLUG_DTYPE_FLOAT32, {n}, seed, offset));
+  const std::vector<double> f16 =
+      rt::read_doubles(generate(DEVPLUG_OP_philox_uniform, DEVPLUG_DTYPE_FLOAT16, {n}, seed, offset));
+  const std::vector<double> bf16 =
+      rt::read_doubles(generate(DEVPLUG_OP_philox_uniform, DEVPLUG_DTYPE_BFLOAT16, {n}, seed, offset));
+  const std::vector<double> f64 =
+      rt::read_doubles(generate(DEVPLUG_OP_philox_uniform, DEVPLUG_DTYPE_FLOAT64, {n}, seed, offset));
   for (uint64_t k = 0; k < static_cast<uint64_t>(n); ++k) {
     const uint32_t w = word(seed, offset, k);
     ASSERT_EQ(f32[k], (w >> 8) / 16777216.0) << k;
@@ -161,7 +168,8 @@ TEST(ReferenceRandom, UniformExactRulePerDtype) {
 
 TEST(ReferenceRandom, UniformRangeOverAMillionSamples) {
   const int n = 1 << 20;
-  const std::vector<float> v = rt::read<float>(generate(DEVPLUG_OP_philox_uniform, DEVPLUG_DTYPE_FLOAT32, {n}, 42, 0));
+  const std::vector<float> v =
+      rt::read<float>(generate(DEVPLUG_OP_philox_uniform, DEVPLUG_DTYPE_FLOAT32, {n}, 42, 0));
   double sum = 0, lo = 1, hi = 0;
   for (float x : v) {
     ASSERT_GE(x, 0.0f);
@@ -180,7 +188,10 @@ TEST(ReferenceRandom, UniformRangeOverAMillionSamples) {
 // ---- philox_normal -----------------------------------------------------------------------------
 
 double spacing(devplug_dtype_t d, double x) {
-  const int bits = d == DEVPLUG_DTYPE_FLOAT16 ? 11 : d == DEVPLUG_DTYPE_BFLOAT16 ? 8 : d == DEVPLUG_DTYPE_FLOAT32 ? 24 : 53;
+  const int bits = d == DEVPLUG_DTYPE_FLOAT16    ? 11
+                   : d == DEVPLUG_DTYPE_BFLOAT16 ? 8
+                   : d == DEVPLUG_DTYPE_FLOAT32  ? 24
+                                                 : 53;
   int e = 0;
   std::frexp(x, &e);
   return std::ldexp(1.0, e - bits);
@@ -190,9 +201,11 @@ TEST(ReferenceRandom, NormalBoxMullerFromTheElementsWords) {
   const uint64_t seed = 77, offset = 5;
   const int n = 2000;
   const double two_pi = 6.283185307179586476925286766559;
-  for (devplug_dtype_t d : {DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BFLOAT16, DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT64}) {
+  for (devplug_dtype_t d :
+       {DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BFLOAT16, DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT64}) {
     SCOPED_TRACE(devplug_dtype_name(d));
-    const std::vector<double> got = rt::read_doubles(generate(DEVPLUG_OP_philox_normal, d, {n}, seed, offset));
+    const std::vector<double> got =
+        rt::read_doubles(generate(DEVPLUG_OP_philox_normal, d, {n}, seed, offset));
     for (uint64_t k = 0; k < static_cast<uint64_t>(n); ++k) {
       __float128 z;  // float64: computed in binary128, more exact than the kernel's long double
       if (d == DEVPLUG_DTYPE_FLOAT64) {

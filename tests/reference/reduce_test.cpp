@@ -40,15 +40,17 @@ std::vector<int64_t> reduced_shape(std::vector<int64_t> shape, uint32_t mask) {
 
 devplug_dtype_t out_dtype_of(devplug_op_t op, devplug_dtype_t in) {
   switch (devplug_op_info(op)->result) {
-    case DEVPLUG_RESULT_bool: return DEVPLUG_DTYPE_BOOL;
-    case DEVPLUG_RESULT_int64: return DEVPLUG_DTYPE_INT64;
-    default: return in;
+    case DEVPLUG_RESULT_bool:
+      return DEVPLUG_DTYPE_BOOL;
+    case DEVPLUG_RESULT_int64:
+      return DEVPLUG_DTYPE_INT64;
+    default:
+      return in;
   }
 }
 
 // Runs reduction `op` of `in` over `mask`; returns the output as doubles.
-std::vector<double> reduce(devplug_op_t op, const rt::Tensor& in, uint32_t mask,
-                           double correction = 0) {
+std::vector<double> reduce(devplug_op_t op, const rt::Tensor& in, uint32_t mask, double correction = 0) {
   std::vector<int64_t> shape(in.desc.shape, in.desc.shape + in.desc.rank);
   rt::Tensor out = rt::make_tensor(out_dtype_of(op, in.desc.dtype), reduced_shape(shape, mask));
   const devplug_reduce_attrs_t attrs = reduce_attrs(mask, correction);
@@ -132,10 +134,10 @@ TEST(ReferenceReduce, EmptySumIsZeroEmptyProdIsOne) {
 
 TEST(ReferenceReduce, IntegerSumAndProdWrap) {
   rt::Tensor i8 = tensor(DEVPLUG_DTYPE_INT8, {3}, {100, 100, 100});
-  expect_same(reduce(DEVPLUG_OP_sum, i8, 1), {44});       // 300 - 256
+  expect_same(reduce(DEVPLUG_OP_sum, i8, 1), {44});  // 300 - 256
   rt::Tensor u8 = tensor(DEVPLUG_DTYPE_UINT8, {2}, {200, 2});
   expect_same(reduce(DEVPLUG_OP_sum, u8, 1), {202});
-  expect_same(reduce(DEVPLUG_OP_prod, u8, 1), {144});     // 400 - 256
+  expect_same(reduce(DEVPLUG_OP_prod, u8, 1), {144});  // 400 - 256
   rt::Tensor i32 = tensor(DEVPLUG_DTYPE_INT32, {2}, {2147483647.0, 1});
   expect_same(reduce(DEVPLUG_OP_sum, i32, 1), {-2147483648.0});
   rt::Tensor i64 = rt::make_tensor(DEVPLUG_DTYPE_INT64, {2});
@@ -165,8 +167,8 @@ TEST(ReferenceReduce, FloatSumsAccumulateWiderThanTheDtype) {
   // float64: 1e16 + 1 is not a double; long double (or a compensated sum) keeps it.
   expect_same(reduce(DEVPLUG_OP_sum, tensor(DEVPLUG_DTYPE_FLOAT64, {4}, {1e16, 1, 1, -1e16}), 1), {2});
   // Products: float32 1e30 * 1e30 overflows float but 1e30 * 1e30 * 1e-30 does not in double.
-  const double p = static_cast<double>(static_cast<float>(1e30)) * static_cast<float>(1e30) *
-                   static_cast<float>(1e-30);
+  const double p =
+      static_cast<double>(static_cast<float>(1e30)) * static_cast<float>(1e30) * static_cast<float>(1e-30);
   expect_same(reduce(DEVPLUG_OP_prod, tensor(DEVPLUG_DTYPE_FLOAT32, {3}, {1e30, 1e30, 1e-30}), 1),
               {static_cast<double>(static_cast<float>(p))});
 }
@@ -191,7 +193,10 @@ TEST(ReferenceReduce, FloatSpecialValuesInSumAndProd) {
 
 // The spacing of the dtype's values at |x| (its unit in the last place).
 double ulp_of(devplug_dtype_t d, double x) {
-  const int bits = d == DEVPLUG_DTYPE_FLOAT32 ? 24 : d == DEVPLUG_DTYPE_FLOAT16 ? 11 : d == DEVPLUG_DTYPE_BFLOAT16 ? 8 : 53;
+  const int bits = d == DEVPLUG_DTYPE_FLOAT32    ? 24
+                   : d == DEVPLUG_DTYPE_FLOAT16  ? 11
+                   : d == DEVPLUG_DTYPE_BFLOAT16 ? 8
+                                                 : 53;
   int e = 0;
   std::frexp(x, &e);
   return std::ldexp(1.0, e - bits);
@@ -328,8 +333,8 @@ TEST(ReferenceReduce, VarCorrections) {
     rt::Tensor in = tensor(d, {4}, {1, 2, 3, 4});  // squared deviations sum to 5
     expect_same(reduce(DEVPLUG_OP_var, in, 1, 0), {rt::read_doubles(tensor(d, {1}, {1.25}))[0]});
     expect_same(reduce(DEVPLUG_OP_var, in, 1, 1), {rt::read_doubles(tensor(d, {1}, {5.0 / 3}))[0]});
-    expect_same(reduce(DEVPLUG_OP_var, in, 1, 4), {kInf});   // n - correction = 0
-    expect_same(reduce(DEVPLUG_OP_var, in, 1, 5), {kInf});   // max(0, -1) = 0
+    expect_same(reduce(DEVPLUG_OP_var, in, 1, 4), {kInf});                      // n - correction = 0
+    expect_same(reduce(DEVPLUG_OP_var, in, 1, 5), {kInf});                      // max(0, -1) = 0
     expect_same(reduce(DEVPLUG_OP_var, tensor(d, {2}, {2, 2}), 1, 2), {kNaN});  // 0 / 0
     expect_same(reduce(DEVPLUG_OP_var, tensor(d, {1}, {3}), 1, 1), {kNaN});
     expect_same(reduce(DEVPLUG_OP_var, tensor(d, {0}, {}), 1, 0), {kNaN});
@@ -427,9 +432,9 @@ TEST(ReferenceReduce, StridedInputsMatchContiguousCopies) {
     std::vector<int64_t> strides;
     int64_t offset;
   };
-  const std::vector<Layout> layouts = {
-      {"transposed", {1, 3}, 0}, {"negative", {-4, -1}, 0}, {"offset", {4, 1}, 5},
-      {"stepped", {8, 2}, 1},    {"broadcast_rows", {0, 1}, 0}, {"overlapping", {1, 1}, 0}};
+  const std::vector<Layout> layouts = {{"transposed", {1, 3}, 0},     {"negative", {-4, -1}, 0},
+                                       {"offset", {4, 1}, 5},         {"stepped", {8, 2}, 1},
+                                       {"broadcast_rows", {0, 1}, 0}, {"overlapping", {1, 1}, 0}};
   for (devplug_op_t op : sdk::all_ops()) {
     if (devplug_op_info(op)->category != DEVPLUG_CATEGORY_reduce) continue;
     for (const Layout& layout : layouts) {
@@ -506,11 +511,14 @@ TEST(ReferenceScan, IntegerScansWrap) {
 TEST(ReferenceScan, FloatScansKeepAWideRunningValue) {
   // float16: 2048 + 1 = 2049 rounds to 2048 (ties to even); the running value stays 2049 in
   // double, so the next output is 2050, where a float16 running value would give 2048.
-  expect_same(scan(DEVPLUG_OP_cumsum, tensor(DEVPLUG_DTYPE_FLOAT16, {3}, {2048, 1, 1}), 0), {2048, 2048, 2050});
+  expect_same(scan(DEVPLUG_OP_cumsum, tensor(DEVPLUG_DTYPE_FLOAT16, {3}, {2048, 1, 1}), 0),
+              {2048, 2048, 2050});
   expect_same(scan(DEVPLUG_OP_cumsum, tensor(DEVPLUG_DTYPE_FLOAT32, {3}, {1e8, 1, -1e8}), 0), {1e8, 1e8, 1});
-  expect_same(scan(DEVPLUG_OP_cumsum, tensor(DEVPLUG_DTYPE_FLOAT32, {3}, {-0.0, -0.0, 1}), 0), {-0.0, -0.0, 1});
+  expect_same(scan(DEVPLUG_OP_cumsum, tensor(DEVPLUG_DTYPE_FLOAT32, {3}, {-0.0, -0.0, 1}), 0),
+              {-0.0, -0.0, 1});
   expect_same(scan(DEVPLUG_OP_cumsum, tensor(DEVPLUG_DTYPE_FLOAT64, {3}, {1, kNaN, 1}), 0), {1, kNaN, kNaN});
-  expect_same(scan(DEVPLUG_OP_cumprod, tensor(DEVPLUG_DTYPE_FLOAT32, {3}, {kInf, 0, 1}), 0), {kInf, kNaN, kNaN});
+  expect_same(scan(DEVPLUG_OP_cumprod, tensor(DEVPLUG_DTYPE_FLOAT32, {3}, {kInf, 0, 1}), 0),
+              {kInf, kNaN, kNaN});
 }
 
 TEST(ReferenceScan, StridedInputAndOutput) {

@@ -28,9 +28,12 @@ const devplug_op_t kOps[] = {DEVPLUG_OP_sin, DEVPLUG_OP_cos, DEVPLUG_OP_tan};
 
 __float128 exact(devplug_op_t op, double x) {
   switch (op) {
-    case DEVPLUG_OP_sin: return sinq(x);
-    case DEVPLUG_OP_cos: return cosq(x);
-    default: return tanq(x);
+    case DEVPLUG_OP_sin:
+      return sinq(x);
+    case DEVPLUG_OP_cos:
+      return cosq(x);
+    default:
+      return tanq(x);
   }
 }
 
@@ -38,12 +41,14 @@ __float128 exact(devplug_op_t op, double x) {
 // is not within kBound ulp of the exact value.
 void check_all(const std::vector<double>& xs, const std::string& what) {
   for (devplug_op_t op : kOps) {
-    rt::expect_within_ulps(DEVPLUG_DTYPE_FLOAT64, xs.size(), rt::apply<double, double>(op, {xs}), kBound,
-                           [&](size_t i) { return exact(op, xs[i]); }, [&](size_t i) {
-                             char call[64];
-                             std::snprintf(call, sizeof call, "%s(%a)", devplug_op_name(op), xs[i]);
-                             return what + ": " + call;
-                           });
+    rt::expect_within_ulps(
+        DEVPLUG_DTYPE_FLOAT64, xs.size(), rt::apply<double, double>(op, {xs}), kBound,
+        [&](size_t i) { return exact(op, xs[i]); },
+        [&](size_t i) {
+          char call[64];
+          std::snprintf(call, sizeof call, "%s(%a)", devplug_op_name(op), xs[i]);
+          return what + ": " + call;
+        });
   }
 }
 
@@ -62,7 +67,8 @@ void add_neighbourhood(std::vector<double>& xs, double x, int radius) {
 
 // The double nearest to k pi/2.
 double nearest_to_multiple(double k) {
-  static const __float128 half_pi = strtoflt128("1.570796326794896619231321691639751442098584699687552910487", nullptr);
+  static const __float128 half_pi =
+      strtoflt128("1.570796326794896619231321691639751442098584699687552910487", nullptr);
   return static_cast<double>(k * half_pi);
 }
 
@@ -82,14 +88,16 @@ TEST(Trig, NearMultiplesOfHalfPi) {
   std::vector<double> xs;
   for (int k = 1; k <= 256; ++k) add_neighbourhood(xs, nearest_to_multiple(k), 2);
   std::mt19937_64 gen(7);
-  std::uniform_int_distribution<int64_t> any_k(257, static_cast<int64_t>(kReductionBound / 1.5707963267948966));
-  for (int i = 0; i < 5000; ++i) add_neighbourhood(xs, nearest_to_multiple(static_cast<double>(any_k(gen))), 1);
+  std::uniform_int_distribution<int64_t> any_k(257,
+                                               static_cast<int64_t>(kReductionBound / 1.5707963267948966));
+  for (int i = 0; i < 5000; ++i)
+    add_neighbourhood(xs, nearest_to_multiple(static_cast<double>(any_k(gen))), 1);
   // The double closest to a multiple of pi/2 in each binade [2^e, 2^(e+1)), e = 0..22
   // (found by search over every multiple): 2^-60.5 away for e = 5, 2^-51.5 to 2^-60 for the others.
   const double closest[] = {
-      0x1.921fb54442d18p+0, 0x1.921fb54442d18p+1, 0x1.2d97c7f3321d2p+2, 0x1.2d97c7f3321d2p+3,
-      0x1.dd85a7410f58dp+4, 0x1.6c6cbc45dc8dep+5, 0x1.6c6cbc45dc8dep+6, 0x1.6c6cbc45dc8dep+7,
-      0x1.6c6cbc45dc8dep+8, 0x1.6c6cbc45dc8dep+9, 0x1.6c6cbc45dc8dep+10, 0x1.6c6cbc45dc8dep+11,
+      0x1.921fb54442d18p+0,  0x1.921fb54442d18p+1,  0x1.2d97c7f3321d2p+2,  0x1.2d97c7f3321d2p+3,
+      0x1.dd85a7410f58dp+4,  0x1.6c6cbc45dc8dep+5,  0x1.6c6cbc45dc8dep+6,  0x1.6c6cbc45dc8dep+7,
+      0x1.6c6cbc45dc8dep+8,  0x1.6c6cbc45dc8dep+9,  0x1.6c6cbc45dc8dep+10, 0x1.6c6cbc45dc8dep+11,
       0x1.6c6cbc45dc8dep+12, 0x1.6c6cbc45dc8dep+13, 0x1.635e3d74befcap+14, 0x1.67e57cdd4dc54p+15,
       0x1.65a1dd290660fp+16, 0x1.bf9b3c6059d24p+17, 0x1.39c6fd67805a7p+18, 0x1.39c6fd67805a7p+19,
       0x1.9eb7148f354d6p+20, 0x1.9eb7148f354d6p+21, 0x1.9eb7148f354d6p+22,
@@ -103,7 +111,8 @@ TEST(Trig, PastTheReductionBound) {
   std::vector<double> xs;
   add_neighbourhood(xs, kReductionBound, 3);
   add_neighbourhood(xs, 0x1.b951f1572eba5p+23, 1);  // 2^-59 from a multiple of pi/2
-  for (double x : {std::numeric_limits<double>::max(), std::nextafter(std::numeric_limits<double>::max(), 0.0)}) {
+  for (double x :
+       {std::numeric_limits<double>::max(), std::nextafter(std::numeric_limits<double>::max(), 0.0)}) {
     xs.push_back(x);
     xs.push_back(-x);
   }

@@ -55,73 +55,187 @@ struct Edge {
 
 const std::vector<Edge>& edges() {
   static const std::vector<Edge> table = {
-      {DEVPLUG_OP_abs, -0.0, 0.0}, {DEVPLUG_OP_abs, -kInf, kInf}, {DEVPLUG_OP_abs, kNaN, kNaN}, {DEVPLUG_OP_abs, -2, 2},
-      {DEVPLUG_OP_neg, 0.0, -0.0}, {DEVPLUG_OP_neg, -0.0, 0.0}, {DEVPLUG_OP_neg, kInf, -kInf}, {DEVPLUG_OP_neg, 1.5, -1.5},
-      {DEVPLUG_OP_sign, kNaN, 0.0}, {DEVPLUG_OP_sign, -0.0, 0.0}, {DEVPLUG_OP_sign, 0.0, 0.0},
-      {DEVPLUG_OP_sign, -kInf, -1}, {DEVPLUG_OP_sign, kInf, 1}, {DEVPLUG_OP_sign, -3, -1}, {DEVPLUG_OP_sign, 0.25, 1},
-      {DEVPLUG_OP_signbit, -0.0, 1}, {DEVPLUG_OP_signbit, 0.0, 0}, {DEVPLUG_OP_signbit, -kNaN, 1},
-      {DEVPLUG_OP_signbit, kNaN, 0}, {DEVPLUG_OP_signbit, -kInf, 1}, {DEVPLUG_OP_signbit, 2, 0},
-      {DEVPLUG_OP_ceil, -0.5, -0.0}, {DEVPLUG_OP_ceil, 0.5, 1}, {DEVPLUG_OP_ceil, -0.0, -0.0},
-      {DEVPLUG_OP_ceil, kInf, kInf}, {DEVPLUG_OP_ceil, kNaN, kNaN}, {DEVPLUG_OP_ceil, -2.5, -2},
-      {DEVPLUG_OP_floor, -0.5, -1}, {DEVPLUG_OP_floor, 0.5, 0}, {DEVPLUG_OP_floor, -0.0, -0.0},
-      {DEVPLUG_OP_floor, -kInf, -kInf}, {DEVPLUG_OP_floor, 2.5, 2},
-      {DEVPLUG_OP_round, 2.5, 2}, {DEVPLUG_OP_round, 3.5, 4}, {DEVPLUG_OP_round, -0.5, -0.0},
-      {DEVPLUG_OP_round, 0.5, 0}, {DEVPLUG_OP_round, -2.5, -2}, {DEVPLUG_OP_round, 1.5, 2},
-      {DEVPLUG_OP_round, -1.5, -2}, {DEVPLUG_OP_round, 0.75, 1}, {DEVPLUG_OP_round, -0.25, -0.0},
-      {DEVPLUG_OP_round, kInf, kInf}, {DEVPLUG_OP_round, kNaN, kNaN}, {DEVPLUG_OP_round, -0.0, -0.0},
-      {DEVPLUG_OP_trunc, -0.75, -0.0}, {DEVPLUG_OP_trunc, 2.75, 2}, {DEVPLUG_OP_trunc, -2.75, -2},
+      {DEVPLUG_OP_abs, -0.0, 0.0},
+      {DEVPLUG_OP_abs, -kInf, kInf},
+      {DEVPLUG_OP_abs, kNaN, kNaN},
+      {DEVPLUG_OP_abs, -2, 2},
+      {DEVPLUG_OP_neg, 0.0, -0.0},
+      {DEVPLUG_OP_neg, -0.0, 0.0},
+      {DEVPLUG_OP_neg, kInf, -kInf},
+      {DEVPLUG_OP_neg, 1.5, -1.5},
+      {DEVPLUG_OP_sign, kNaN, 0.0},
+      {DEVPLUG_OP_sign, -0.0, 0.0},
+      {DEVPLUG_OP_sign, 0.0, 0.0},
+      {DEVPLUG_OP_sign, -kInf, -1},
+      {DEVPLUG_OP_sign, kInf, 1},
+      {DEVPLUG_OP_sign, -3, -1},
+      {DEVPLUG_OP_sign, 0.25, 1},
+      {DEVPLUG_OP_signbit, -0.0, 1},
+      {DEVPLUG_OP_signbit, 0.0, 0},
+      {DEVPLUG_OP_signbit, -kNaN, 1},
+      {DEVPLUG_OP_signbit, kNaN, 0},
+      {DEVPLUG_OP_signbit, -kInf, 1},
+      {DEVPLUG_OP_signbit, 2, 0},
+      {DEVPLUG_OP_ceil, -0.5, -0.0},
+      {DEVPLUG_OP_ceil, 0.5, 1},
+      {DEVPLUG_OP_ceil, -0.0, -0.0},
+      {DEVPLUG_OP_ceil, kInf, kInf},
+      {DEVPLUG_OP_ceil, kNaN, kNaN},
+      {DEVPLUG_OP_ceil, -2.5, -2},
+      {DEVPLUG_OP_floor, -0.5, -1},
+      {DEVPLUG_OP_floor, 0.5, 0},
+      {DEVPLUG_OP_floor, -0.0, -0.0},
+      {DEVPLUG_OP_floor, -kInf, -kInf},
+      {DEVPLUG_OP_floor, 2.5, 2},
+      {DEVPLUG_OP_round, 2.5, 2},
+      {DEVPLUG_OP_round, 3.5, 4},
+      {DEVPLUG_OP_round, -0.5, -0.0},
+      {DEVPLUG_OP_round, 0.5, 0},
+      {DEVPLUG_OP_round, -2.5, -2},
+      {DEVPLUG_OP_round, 1.5, 2},
+      {DEVPLUG_OP_round, -1.5, -2},
+      {DEVPLUG_OP_round, 0.75, 1},
+      {DEVPLUG_OP_round, -0.25, -0.0},
+      {DEVPLUG_OP_round, kInf, kInf},
+      {DEVPLUG_OP_round, kNaN, kNaN},
+      {DEVPLUG_OP_round, -0.0, -0.0},
+      {DEVPLUG_OP_trunc, -0.75, -0.0},
+      {DEVPLUG_OP_trunc, 2.75, 2},
+      {DEVPLUG_OP_trunc, -2.75, -2},
       {DEVPLUG_OP_trunc, -kInf, -kInf},
-      {DEVPLUG_OP_exp, 0, 1}, {DEVPLUG_OP_exp, -kInf, 0}, {DEVPLUG_OP_exp, kInf, kInf}, {DEVPLUG_OP_exp, kNaN, kNaN},
+      {DEVPLUG_OP_exp, 0, 1},
+      {DEVPLUG_OP_exp, -kInf, 0},
+      {DEVPLUG_OP_exp, kInf, kInf},
+      {DEVPLUG_OP_exp, kNaN, kNaN},
       {DEVPLUG_OP_exp, 1, 2.718281828459045235360287471352662498L},
-      {DEVPLUG_OP_exp2, 3, 8}, {DEVPLUG_OP_exp2, -1, 0.5}, {DEVPLUG_OP_exp2, -kInf, 0},
-      {DEVPLUG_OP_expm1, 0, 0}, {DEVPLUG_OP_expm1, -0.0, -0.0}, {DEVPLUG_OP_expm1, -kInf, -1},
+      {DEVPLUG_OP_exp2, 3, 8},
+      {DEVPLUG_OP_exp2, -1, 0.5},
+      {DEVPLUG_OP_exp2, -kInf, 0},
+      {DEVPLUG_OP_expm1, 0, 0},
+      {DEVPLUG_OP_expm1, -0.0, -0.0},
+      {DEVPLUG_OP_expm1, -kInf, -1},
       {DEVPLUG_OP_expm1, kInf, kInf},
-      {DEVPLUG_OP_log, 0, -kInf}, {DEVPLUG_OP_log, -0.0, -kInf}, {DEVPLUG_OP_log, -1, kNaN},
-      {DEVPLUG_OP_log, 1, 0}, {DEVPLUG_OP_log, kInf, kInf}, {DEVPLUG_OP_log, -kInf, kNaN},
-      {DEVPLUG_OP_log2, 8, 3}, {DEVPLUG_OP_log2, 0, -kInf}, {DEVPLUG_OP_log2, -0.0, -kInf}, {DEVPLUG_OP_log2, -1, kNaN},
-      {DEVPLUG_OP_log10, 100, 2}, {DEVPLUG_OP_log10, 0, -kInf}, {DEVPLUG_OP_log10, -0.0, -kInf}, {DEVPLUG_OP_log10, -2, kNaN},
-      {DEVPLUG_OP_log1p, -1, -kInf}, {DEVPLUG_OP_log1p, -2, kNaN}, {DEVPLUG_OP_log1p, 0, 0},
-      {DEVPLUG_OP_log1p, -0.0, -0.0}, {DEVPLUG_OP_log1p, kInf, kInf},
-      {DEVPLUG_OP_sqrt, -0.0, -0.0}, {DEVPLUG_OP_sqrt, -1, kNaN}, {DEVPLUG_OP_sqrt, 4, 2}, {DEVPLUG_OP_sqrt, kInf, kInf},
+      {DEVPLUG_OP_log, 0, -kInf},
+      {DEVPLUG_OP_log, -0.0, -kInf},
+      {DEVPLUG_OP_log, -1, kNaN},
+      {DEVPLUG_OP_log, 1, 0},
+      {DEVPLUG_OP_log, kInf, kInf},
+      {DEVPLUG_OP_log, -kInf, kNaN},
+      {DEVPLUG_OP_log2, 8, 3},
+      {DEVPLUG_OP_log2, 0, -kInf},
+      {DEVPLUG_OP_log2, -0.0, -kInf},
+      {DEVPLUG_OP_log2, -1, kNaN},
+      {DEVPLUG_OP_log10, 100, 2},
+      {DEVPLUG_OP_log10, 0, -kInf},
+      {DEVPLUG_OP_log10, -0.0, -kInf},
+      {DEVPLUG_OP_log10, -2, kNaN},
+      {DEVPLUG_OP_log1p, -1, -kInf},
+      {DEVPLUG_OP_log1p, -2, kNaN},
+      {DEVPLUG_OP_log1p, 0, 0},
+      {DEVPLUG_OP_log1p, -0.0, -0.0},
+      {DEVPLUG_OP_log1p, kInf, kInf},
+      {DEVPLUG_OP_sqrt, -0.0, -0.0},
+      {DEVPLUG_OP_sqrt, -1, kNaN},
+      {DEVPLUG_OP_sqrt, 4, 2},
+      {DEVPLUG_OP_sqrt, kInf, kInf},
       {DEVPLUG_OP_sqrt, 2, 1.414213562373095048801688724209698079L},
-      {DEVPLUG_OP_rsqrt, 0, kInf}, {DEVPLUG_OP_rsqrt, -0.0, -kInf}, {DEVPLUG_OP_rsqrt, -1, kNaN},
-      {DEVPLUG_OP_rsqrt, 4, 0.5}, {DEVPLUG_OP_rsqrt, kInf, 0},
-      {DEVPLUG_OP_cbrt, -8, -2}, {DEVPLUG_OP_cbrt, 27, 3}, {DEVPLUG_OP_cbrt, -0.0, -0.0}, {DEVPLUG_OP_cbrt, -kInf, -kInf},
-      {DEVPLUG_OP_reciprocal, 0, kInf}, {DEVPLUG_OP_reciprocal, -0.0, -kInf}, {DEVPLUG_OP_reciprocal, 4, 0.25},
-      {DEVPLUG_OP_reciprocal, kInf, 0}, {DEVPLUG_OP_reciprocal, -kInf, -0.0},
-      {DEVPLUG_OP_sin, 0, 0}, {DEVPLUG_OP_sin, -0.0, -0.0}, {DEVPLUG_OP_sin, kInf, kNaN},
-      {DEVPLUG_OP_cos, 0, 1}, {DEVPLUG_OP_cos, -kInf, kNaN}, {DEVPLUG_OP_tan, -0.0, -0.0}, {DEVPLUG_OP_tan, kInf, kNaN},
-      {DEVPLUG_OP_asin, 2, kNaN}, {DEVPLUG_OP_asin, 1, kPiL / 2}, {DEVPLUG_OP_asin, -0.0, -0.0},
-      {DEVPLUG_OP_acos, 1, 0}, {DEVPLUG_OP_acos, 2, kNaN}, {DEVPLUG_OP_acos, -1, kPiL}, {DEVPLUG_OP_acos, 0, kPiL / 2},
-      {DEVPLUG_OP_atan, kInf, kPiL / 2}, {DEVPLUG_OP_atan, -kInf, -kPiL / 2}, {DEVPLUG_OP_atan, -0.0, -0.0},
+      {DEVPLUG_OP_rsqrt, 0, kInf},
+      {DEVPLUG_OP_rsqrt, -0.0, -kInf},
+      {DEVPLUG_OP_rsqrt, -1, kNaN},
+      {DEVPLUG_OP_rsqrt, 4, 0.5},
+      {DEVPLUG_OP_rsqrt, kInf, 0},
+      {DEVPLUG_OP_cbrt, -8, -2},
+      {DEVPLUG_OP_cbrt, 27, 3},
+      {DEVPLUG_OP_cbrt, -0.0, -0.0},
+      {DEVPLUG_OP_cbrt, -kInf, -kInf},
+      {DEVPLUG_OP_reciprocal, 0, kInf},
+      {DEVPLUG_OP_reciprocal, -0.0, -kInf},
+      {DEVPLUG_OP_reciprocal, 4, 0.25},
+      {DEVPLUG_OP_reciprocal, kInf, 0},
+      {DEVPLUG_OP_reciprocal, -kInf, -0.0},
+      {DEVPLUG_OP_sin, 0, 0},
+      {DEVPLUG_OP_sin, -0.0, -0.0},
+      {DEVPLUG_OP_sin, kInf, kNaN},
+      {DEVPLUG_OP_cos, 0, 1},
+      {DEVPLUG_OP_cos, -kInf, kNaN},
+      {DEVPLUG_OP_tan, -0.0, -0.0},
+      {DEVPLUG_OP_tan, kInf, kNaN},
+      {DEVPLUG_OP_asin, 2, kNaN},
+      {DEVPLUG_OP_asin, 1, kPiL / 2},
+      {DEVPLUG_OP_asin, -0.0, -0.0},
+      {DEVPLUG_OP_acos, 1, 0},
+      {DEVPLUG_OP_acos, 2, kNaN},
+      {DEVPLUG_OP_acos, -1, kPiL},
+      {DEVPLUG_OP_acos, 0, kPiL / 2},
+      {DEVPLUG_OP_atan, kInf, kPiL / 2},
+      {DEVPLUG_OP_atan, -kInf, -kPiL / 2},
+      {DEVPLUG_OP_atan, -0.0, -0.0},
       {DEVPLUG_OP_atan, 1, kPiL / 4},
-      {DEVPLUG_OP_sinh, -0.0, -0.0}, {DEVPLUG_OP_sinh, kInf, kInf}, {DEVPLUG_OP_sinh, -kInf, -kInf},
-      {DEVPLUG_OP_cosh, 0, 1}, {DEVPLUG_OP_cosh, -kInf, kInf},
-      {DEVPLUG_OP_tanh, kInf, 1}, {DEVPLUG_OP_tanh, -kInf, -1}, {DEVPLUG_OP_tanh, -0.0, -0.0},
-      {DEVPLUG_OP_asinh, -kInf, -kInf}, {DEVPLUG_OP_asinh, -0.0, -0.0},
-      {DEVPLUG_OP_acosh, 1, 0}, {DEVPLUG_OP_acosh, 0.5, kNaN}, {DEVPLUG_OP_acosh, kInf, kInf},
-      {DEVPLUG_OP_atanh, 1, kInf}, {DEVPLUG_OP_atanh, -1, -kInf}, {DEVPLUG_OP_atanh, 2, kNaN}, {DEVPLUG_OP_atanh, -0.0, -0.0},
-      {DEVPLUG_OP_erf, kInf, 1}, {DEVPLUG_OP_erf, -kInf, -1}, {DEVPLUG_OP_erf, -0.0, -0.0},
-      {DEVPLUG_OP_erfc, kInf, 0}, {DEVPLUG_OP_erfc, -kInf, 2}, {DEVPLUG_OP_erfc, 0, 1},
-      {DEVPLUG_OP_erfinv, 1, kInf}, {DEVPLUG_OP_erfinv, -1, -kInf}, {DEVPLUG_OP_erfinv, 2, kNaN},
-      {DEVPLUG_OP_erfinv, -1.5, kNaN}, {DEVPLUG_OP_erfinv, 0, 0}, {DEVPLUG_OP_erfinv, -0.0, -0.0},
+      {DEVPLUG_OP_sinh, -0.0, -0.0},
+      {DEVPLUG_OP_sinh, kInf, kInf},
+      {DEVPLUG_OP_sinh, -kInf, -kInf},
+      {DEVPLUG_OP_cosh, 0, 1},
+      {DEVPLUG_OP_cosh, -kInf, kInf},
+      {DEVPLUG_OP_tanh, kInf, 1},
+      {DEVPLUG_OP_tanh, -kInf, -1},
+      {DEVPLUG_OP_tanh, -0.0, -0.0},
+      {DEVPLUG_OP_asinh, -kInf, -kInf},
+      {DEVPLUG_OP_asinh, -0.0, -0.0},
+      {DEVPLUG_OP_acosh, 1, 0},
+      {DEVPLUG_OP_acosh, 0.5, kNaN},
+      {DEVPLUG_OP_acosh, kInf, kInf},
+      {DEVPLUG_OP_atanh, 1, kInf},
+      {DEVPLUG_OP_atanh, -1, -kInf},
+      {DEVPLUG_OP_atanh, 2, kNaN},
+      {DEVPLUG_OP_atanh, -0.0, -0.0},
+      {DEVPLUG_OP_erf, kInf, 1},
+      {DEVPLUG_OP_erf, -kInf, -1},
+      {DEVPLUG_OP_erf, -0.0, -0.0},
+      {DEVPLUG_OP_erfc, kInf, 0},
+      {DEVPLUG_OP_erfc, -kInf, 2},
+      {DEVPLUG_OP_erfc, 0, 1},
+      {DEVPLUG_OP_erfinv, 1, kInf},
+      {DEVPLUG_OP_erfinv, -1, -kInf},
+      {DEVPLUG_OP_erfinv, 2, kNaN},
+      {DEVPLUG_OP_erfinv, -1.5, kNaN},
+      {DEVPLUG_OP_erfinv, 0, 0},
+      {DEVPLUG_OP_erfinv, -0.0, -0.0},
       {DEVPLUG_OP_erfinv, kNaN, kNaN},
       {DEVPLUG_OP_erfinv, 0.5, 0.4769362762044698733814183536431305598L},
       {DEVPLUG_OP_erfinv, -0.5, -0.4769362762044698733814183536431305598L},
-      {DEVPLUG_OP_lgamma, 0, kInf}, {DEVPLUG_OP_lgamma, -0.0, kInf}, {DEVPLUG_OP_lgamma, -1, kInf},
-      {DEVPLUG_OP_lgamma, -2, kInf}, {DEVPLUG_OP_lgamma, 1, 0}, {DEVPLUG_OP_lgamma, 2, 0},
-      {DEVPLUG_OP_lgamma, 0.5, 0.5723649429247000870717136756012478L}, {DEVPLUG_OP_lgamma, -kInf, kInf},
-      {DEVPLUG_OP_lgamma, kInf, kInf}, {DEVPLUG_OP_lgamma, kNaN, kNaN},
-      {DEVPLUG_OP_digamma, 0, -kInf}, {DEVPLUG_OP_digamma, -1, kNaN}, {DEVPLUG_OP_digamma, -2, kNaN},
+      {DEVPLUG_OP_lgamma, 0, kInf},
+      {DEVPLUG_OP_lgamma, -0.0, kInf},
+      {DEVPLUG_OP_lgamma, -1, kInf},
+      {DEVPLUG_OP_lgamma, -2, kInf},
+      {DEVPLUG_OP_lgamma, 1, 0},
+      {DEVPLUG_OP_lgamma, 2, 0},
+      {DEVPLUG_OP_lgamma, 0.5, 0.5723649429247000870717136756012478L},
+      {DEVPLUG_OP_lgamma, -kInf, kInf},
+      {DEVPLUG_OP_lgamma, kInf, kInf},
+      {DEVPLUG_OP_lgamma, kNaN, kNaN},
+      {DEVPLUG_OP_digamma, 0, -kInf},
+      {DEVPLUG_OP_digamma, -1, kNaN},
+      {DEVPLUG_OP_digamma, -2, kNaN},
       {DEVPLUG_OP_digamma, 1, -0.5772156649015328606065120900824024L},
       {DEVPLUG_OP_digamma, 2, 0.4227843350984671393934879099175976L},
       {DEVPLUG_OP_digamma, 0.5, -1.9635100260214234794409763329987556L},
       {DEVPLUG_OP_digamma, -0.5, 0.0364899739785765205590236670012444L},
       {DEVPLUG_OP_digamma, 10, 2.2517525890667211076474561638858011L},
-      {DEVPLUG_OP_digamma, kInf, kInf}, {DEVPLUG_OP_digamma, -kInf, kNaN}, {DEVPLUG_OP_digamma, kNaN, kNaN},
-      {DEVPLUG_OP_isfinite, 1, 1}, {DEVPLUG_OP_isfinite, kInf, 0}, {DEVPLUG_OP_isfinite, kNaN, 0}, {DEVPLUG_OP_isfinite, -0.0, 1},
-      {DEVPLUG_OP_isinf, kInf, 1}, {DEVPLUG_OP_isinf, -kInf, 1}, {DEVPLUG_OP_isinf, kNaN, 0}, {DEVPLUG_OP_isinf, 65504, 0},
-      {DEVPLUG_OP_isnan, kNaN, 1}, {DEVPLUG_OP_isnan, -kNaN, 1}, {DEVPLUG_OP_isnan, kInf, 0}, {DEVPLUG_OP_isnan, 0, 0},
+      {DEVPLUG_OP_digamma, kInf, kInf},
+      {DEVPLUG_OP_digamma, -kInf, kNaN},
+      {DEVPLUG_OP_digamma, kNaN, kNaN},
+      {DEVPLUG_OP_isfinite, 1, 1},
+      {DEVPLUG_OP_isfinite, kInf, 0},
+      {DEVPLUG_OP_isfinite, kNaN, 0},
+      {DEVPLUG_OP_isfinite, -0.0, 1},
+      {DEVPLUG_OP_isinf, kInf, 1},
+      {DEVPLUG_OP_isinf, -kInf, 1},
+      {DEVPLUG_OP_isinf, kNaN, 0},
+      {DEVPLUG_OP_isinf, 65504, 0},
+      {DEVPLUG_OP_isnan, kNaN, 1},
+      {DEVPLUG_OP_isnan, -kNaN, 1},
+      {DEVPLUG_OP_isnan, kInf, 0},
+      {DEVPLUG_OP_isnan, 0, 0},
   };
   return table;
 }
@@ -132,7 +246,8 @@ TEST(UnaryFloat, EdgeValuesEveryFloatDtype) {
       const double got = run_unary(e.op, dtype, {e.x})[0];
       const bool bool_out = devplug_op_info(e.op)->result == DEVPLUG_RESULT_bool;
       const double expected = bool_out ? static_cast<double>(e.expected) : to_dtype(dtype, e.expected);
-      EXPECT_TRUE(rt::same_value(got, expected)) << describe(e.op, dtype, e.x) << ": got " << got << ", expected " << expected;
+      EXPECT_TRUE(rt::same_value(got, expected))
+          << describe(e.op, dtype, e.x) << ": got " << got << ", expected " << expected;
     }
   }
 }
@@ -147,7 +262,8 @@ TEST(UnaryFloat, NegFlipsTheSignOfNaN) {
 
 TEST(UnaryFloat, SubnormalsAndExtremes) {
   const double min_f32_sub = std::ldexp(1.0, -149), max_f32 = std::numeric_limits<float>::max();
-  const double min_f64_sub = std::numeric_limits<double>::denorm_min(), max_f64 = std::numeric_limits<double>::max();
+  const double min_f64_sub = std::numeric_limits<double>::denorm_min(),
+               max_f64 = std::numeric_limits<double>::max();
   // float32: subnormals survive, abs/neg are exact, sqrt and reciprocal of extremes.
   std::vector<double> r = run_unary(DEVPLUG_OP_sqrt, DEVPLUG_DTYPE_FLOAT32, {min_f32_sub, max_f32});
   EXPECT_EQ(r[0], static_cast<float>(std::sqrt(min_f32_sub)));
@@ -169,7 +285,8 @@ TEST(UnaryFloat, SubnormalsAndExtremes) {
   EXPECT_EQ(r[2], kInf);
   EXPECT_EQ(r[3], 32768);
   r = run_unary(DEVPLUG_OP_sqrt, DEVPLUG_DTYPE_BFLOAT16, {std::ldexp(1.0, -133), 4});
-  EXPECT_EQ(r[0], to_dtype(DEVPLUG_DTYPE_BFLOAT16, std::sqrt(std::ldexp(1.0L, -133)))) << "bfloat16 subnormal input";
+  EXPECT_EQ(r[0], to_dtype(DEVPLUG_DTYPE_BFLOAT16, std::sqrt(std::ldexp(1.0L, -133))))
+      << "bfloat16 subnormal input";
   EXPECT_EQ(r[1], 2);
 }
 
@@ -178,8 +295,8 @@ TEST(UnaryFloat, RoundHalfEvenAtLargeMagnitudes) {
   const double big = std::ldexp(1.0, 52);
   const std::vector<double> r = run_unary(DEVPLUG_OP_round, DEVPLUG_DTYPE_FLOAT64,
                                           {big - 0.5, big - 1.5, big + 1, -(big - 0.5), 0.49999999999999994});
-  EXPECT_EQ(r[0], big);          // ...1.5 -> even above
-  EXPECT_EQ(r[1], big - 2);      // ...0.5 below: even is big - 2
+  EXPECT_EQ(r[0], big);      // ...1.5 -> even above
+  EXPECT_EQ(r[1], big - 2);  // ...0.5 below: even is big - 2
   EXPECT_EQ(r[2], big + 1);
   EXPECT_EQ(r[3], -big);
   EXPECT_TRUE(rt::same_value(r[4], 0.0)) << "the largest double below 0.5 rounds down";
@@ -235,7 +352,8 @@ std::vector<double> all_16bit_values(devplug_dtype_t dtype) {
   std::vector<double> values;
   for (uint32_t bits = 0; bits <= 0xFFFF; ++bits) {
     const auto b = static_cast<uint16_t>(bits);
-    values.push_back(dtype == DEVPLUG_DTYPE_FLOAT16 ? sdk::half_bits_to_double(b) : sdk::bfloat16_bits_to_double(b));
+    values.push_back(dtype == DEVPLUG_DTYPE_FLOAT16 ? sdk::half_bits_to_double(b)
+                                                    : sdk::bfloat16_bits_to_double(b));
   }
   return values;
 }
@@ -311,7 +429,8 @@ long double erfinv_by_bisection(long double y) {
 TEST(UnaryFloat, ErfinvInvertsErf) {
   for (devplug_dtype_t dtype : kFloatDtypes) {
     std::vector<double> xs = random_values(dtype, -1, 1, 1500, 99);
-    for (double near_one : {1 - std::ldexp(1.0, -53), 1 - std::ldexp(1.0, -24), 1 - std::ldexp(1.0, -11), 1e-300, 1e-8, 0.999, 0.5})
+    for (double near_one : {1 - std::ldexp(1.0, -53), 1 - std::ldexp(1.0, -24), 1 - std::ldexp(1.0, -11),
+                            1e-300, 1e-8, 0.999, 0.5})
       xs.push_back(to_dtype(dtype, near_one));
     const std::vector<double> got = run_unary(DEVPLUG_OP_erfinv, dtype, xs);
     int reported = 0;
@@ -319,7 +438,8 @@ TEST(UnaryFloat, ErfinvInvertsErf) {
       if (std::fabs(xs[i]) >= 1) continue;
       const double expected = to_dtype(dtype, erfinv_by_bisection(xs[i]));
       if (rt::ulp_diff(dtype, got[i], expected) > 1 && reported++ < 5)
-        ADD_FAILURE() << describe(DEVPLUG_OP_erfinv, dtype, xs[i]) << ": got " << got[i] << ", expected " << expected;
+        ADD_FAILURE() << describe(DEVPLUG_OP_erfinv, dtype, xs[i]) << ": got " << got[i] << ", expected "
+                      << expected;
     }
   }
 }
@@ -353,7 +473,8 @@ TEST(UnaryFloat, DigammaSatisfiesTheRecurrence) {
   for (size_t i = 0; i < xs.size(); ++i) {
     const long double expected = kPiL / std::tan(kPiL * xs[i]);
     const long double scale = std::fabs(a[i]) + std::fabs(c[i]) + std::fabs(expected);
-    EXPECT_LE(std::fabs((static_cast<long double>(c[i]) - a[i]) - expected), scale * 1e-14L) << "x = " << xs[i];
+    EXPECT_LE(std::fabs((static_cast<long double>(c[i]) - a[i]) - expected), scale * 1e-14L)
+        << "x = " << xs[i];
   }
 }
 
@@ -390,7 +511,8 @@ using rt::for_each_int_type;
 template <typename T>
 std::vector<T> int_values() {
   using L = std::numeric_limits<T>;
-  std::vector<T> v = {L::min(), static_cast<T>(L::min() + 1), 0, 1, 2, static_cast<T>(L::max() - 1), L::max(), 100 % L::max()};
+  std::vector<T> v = {L::min(), static_cast<T>(L::min() + 1), 0,        1,
+                      2,        static_cast<T>(L::max() - 1), L::max(), 100 % L::max()};
   if constexpr (std::is_signed_v<T>)
     for (T x : {static_cast<T>(-1), static_cast<T>(-2)}) v.push_back(x);
   std::mt19937_64 gen(3);
@@ -403,7 +525,8 @@ template <typename T>
 T wrap128(__int128 v) {
   const int bits = 8 * sizeof(T);
   unsigned __int128 u = static_cast<unsigned __int128>(v) & ((static_cast<unsigned __int128>(1) << bits) - 1);
-  if (std::is_signed_v<T> && (u >> (bits - 1)) != 0) return static_cast<T>(static_cast<__int128>(u) - (static_cast<__int128>(1) << bits));
+  if (std::is_signed_v<T> && (u >> (bits - 1)) != 0)
+    return static_cast<T>(static_cast<__int128>(u) - (static_cast<__int128>(1) << bits));
   return static_cast<T>(u);
 }
 
@@ -419,7 +542,8 @@ TEST(UnaryInteger, AbsNegSignSignbitBitwiseNot) {
     ASSERT_EQ(abs.size(), xs.size());
     for (size_t i = 0; i < xs.size(); ++i) {
       const __int128 x = xs[i];
-      const std::string what = std::string(devplug_dtype_name(sdk::dtype_of<T>())) + " x=" + std::to_string(static_cast<long long>(x));
+      const std::string what = std::string(devplug_dtype_name(sdk::dtype_of<T>())) +
+                               " x=" + std::to_string(static_cast<long long>(x));
       EXPECT_EQ(abs[i], wrap128<T>(x < 0 ? -x : x)) << "abs " << what;
       EXPECT_EQ(neg[i], wrap128<T>(-x)) << "neg " << what;
       EXPECT_EQ(sign[i], static_cast<T>(x > 0 ? 1 : x < 0 ? -1 : 0)) << "sign " << what;
@@ -436,7 +560,8 @@ TEST(UnaryInteger, AbsAndNegOfTheMinimumWrapToItself) {
 }
 
 TEST(UnaryBool, BitwiseNotIsLogicalNot) {
-  EXPECT_EQ((rt::apply<bool, bool>(DEVPLUG_OP_bitwise_not, {{true, false}})), (std::vector<bool>{false, true}));
+  EXPECT_EQ((rt::apply<bool, bool>(DEVPLUG_OP_bitwise_not, {{true, false}})),
+            (std::vector<bool>{false, true}));
   // A bool byte other than 0/1 counts as true, and results are 0/1 bytes.
   rt::Tensor in = rt::make_tensor(DEVPLUG_DTYPE_BOOL, {3});
   rt::Tensor out = rt::make_tensor(DEVPLUG_DTYPE_BOOL, {3});

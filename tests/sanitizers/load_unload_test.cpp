@@ -28,7 +28,8 @@ std::string take(devplug_error_t* e) {
 
 // One cycle; "" or what went wrong.
 std::string cycle(int k) {
-  devplug_context_options_t options{sizeof(options), DEVPLUG_CONTEXT_NO_DISCOVERY | DEVPLUG_CONTEXT_NO_FALLBACK};
+  devplug_context_options_t options{sizeof(options),
+                                    DEVPLUG_CONTEXT_NO_DISCOVERY | DEVPLUG_CONTEXT_NO_FALLBACK};
   devplug_context_t* context = nullptr;
   std::string problem = take(devplug_context_create(&options, &context));
   if (!problem.empty()) return "context: " + problem;
@@ -44,13 +45,17 @@ std::string cycle(int k) {
     if (problem.empty()) problem = take(devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32, 1, &n, &out));
     std::vector<float> values(n, static_cast<float>(k)), back(n, 0);
     if (problem.empty())
-      problem = take(devplug_tensor_copy_from_host(nullptr, a, values.data(), n * sizeof(float), DEVPLUG_COPY_BLOCKING));
+      problem = take(
+          devplug_tensor_copy_from_host(nullptr, a, values.data(), n * sizeof(float), DEVPLUG_COPY_BLOCKING));
     devplug_tensor_t* inputs[2] = {a, a};
-    if (problem.empty()) problem = take(devplug_op_call(nullptr, DEVPLUG_OP_add, inputs, 2, &out, 1, nullptr));
-    if (problem.empty()) problem = take(devplug_tensor_copy_to_host(nullptr, out, back.data(), n * sizeof(float)));
+    if (problem.empty())
+      problem = take(devplug_op_call(nullptr, DEVPLUG_OP_add, inputs, 2, &out, 1, nullptr));
+    if (problem.empty())
+      problem = take(devplug_tensor_copy_to_host(nullptr, out, back.data(), n * sizeof(float)));
     if (problem.empty() && back[n - 1] != 2.0f * static_cast<float>(k)) problem = "add gave a wrong value";
     // A refused call: its error is made and destroyed like any other.
-    if (problem.empty() && take(devplug_op_call(nullptr, DEVPLUG_OP_add, inputs, 1, &out, 1, nullptr)).empty())
+    if (problem.empty() &&
+        take(devplug_op_call(nullptr, DEVPLUG_OP_add, inputs, 1, &out, 1, nullptr)).empty())
       problem = "add with one input was accepted";
     devplug_tensor_release(a);  // out is left to the context, which releases what it made
   }

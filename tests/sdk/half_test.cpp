@@ -87,8 +87,9 @@ void expect_encodes(const Format& f, double x) {
     return;
   }
   const uint16_t expected = oracle_encode(f, x);
-  if (got != expected) ADD_FAILURE() << f.name << " " << std::hexfloat << x << ": got 0x" << std::hex << got
-                                     << ", expected 0x" << expected;
+  if (got != expected)
+    ADD_FAILURE() << f.name << " " << std::hexfloat << x << ": got 0x" << std::hex << got << ", expected 0x"
+                  << expected;
 }
 
 TEST(Half, EncodesValuesMidpointsAndTheirNeighbours) {
@@ -97,8 +98,8 @@ TEST(Half, EncodesValuesMidpointsAndTheirNeighbours) {
     for (uint16_t bits = 0; bits < f.inf_bits(); ++bits) {
       const double v = oracle_value(f, bits), next = oracle_value(f, static_cast<uint16_t>(bits + 1));
       const double mid = (v + next) / 2;
-      for (double x : {v, mid, std::nextafter(mid, 0.0), std::nextafter(mid, HUGE_VAL), std::nextafter(v, 0.0),
-                       std::nextafter(v, HUGE_VAL)}) {
+      for (double x : {v, mid, std::nextafter(mid, 0.0), std::nextafter(mid, HUGE_VAL),
+                       std::nextafter(v, 0.0), std::nextafter(v, HUGE_VAL)}) {
         expect_encodes(f, x);
         expect_encodes(f, -x);
       }
@@ -113,7 +114,8 @@ TEST(Half, EncodesRandomDoublesOfEveryMagnitude) {
     for (int i = 0; i < 500000; ++i) {
       uint64_t u = gen();
       // Exponents spread over the whole double range, and clustered around the format's.
-      if (i % 2 == 0) u = (u & ~(uint64_t{0x7FF} << 52)) | (static_cast<uint64_t>(1023 - 160 + gen() % 320) << 52);
+      if (i % 2 == 0)
+        u = (u & ~(uint64_t{0x7FF} << 52)) | (static_cast<uint64_t>(1023 - 160 + gen() % 320) << 52);
       double x;
       std::memcpy(&x, &u, sizeof x);
       expect_encodes(f, x);

@@ -15,7 +15,8 @@ namespace sdk = devplug::sdk;
 
 namespace {
 
-std::vector<std::array<int64_t, 2>> walk(std::vector<int64_t> shape, std::vector<int64_t> a, std::vector<int64_t> b) {
+std::vector<std::array<int64_t, 2>> walk(std::vector<int64_t> shape, std::vector<int64_t> a,
+                                         std::vector<int64_t> b) {
   std::vector<std::array<int64_t, 2>> seen;
   sdk::for_each_offset<2>(static_cast<int32_t>(shape.size()), shape.data(), {a.data(), b.data()},
                           [&](const std::array<int64_t, 2>& at) { seen.push_back(at); });

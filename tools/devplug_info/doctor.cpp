@@ -100,20 +100,26 @@ bool check_file(const std::string& path, Findings& findings) {
     }
   }
   if (all_found)
-    findings.ok("all " + std::to_string(elf.needed.size()) + " needed libraries are found" +
-                (elf.needed.empty() ? "" : " (" + elf.needed.front() + (elf.needed.size() > 1 ? ", ..." : "") + ")"));
+    findings.ok(
+        "all " + std::to_string(elf.needed.size()) + " needed libraries are found" +
+        (elf.needed.empty() ? "" : " (" + elf.needed.front() + (elf.needed.size() > 1 ? ", ..." : "") + ")"));
 
   if (elf.has_dynsym) {
-    const bool exported = std::find(elf.exported.begin(), elf.exported.end(),
-                                    DEVPLUG_PLUGIN_ENTRY_SYMBOL) != elf.exported.end();
+    const bool exported = std::find(elf.exported.begin(), elf.exported.end(), DEVPLUG_PLUGIN_ENTRY_SYMBOL) !=
+                          elf.exported.end();
     std::string mangled;
     for (const std::string& symbol : elf.exported)
-      if (symbol != DEVPLUG_PLUGIN_ENTRY_SYMBOL && symbol.find(DEVPLUG_PLUGIN_ENTRY_SYMBOL) != std::string::npos)
+      if (symbol != DEVPLUG_PLUGIN_ENTRY_SYMBOL &&
+          symbol.find(DEVPLUG_PLUGIN_ENTRY_SYMBOL) != std::string::npos)
         mangled = symbol;
     if (!exported) {
-      std::string fix = "export it: extern \"C\" DEVPLUG_PLUGIN_EXPORT const devplug_plugin_api_t* "
-                        "devplug_plugin_get_api(void)";
-      if (!mangled.empty()) fix = "found '" + mangled + "' instead: declare the entry point extern \"C\" and name it exactly " DEVPLUG_PLUGIN_ENTRY_SYMBOL;
+      std::string fix =
+          "export it: extern \"C\" DEVPLUG_PLUGIN_EXPORT const devplug_plugin_api_t* "
+          "devplug_plugin_get_api(void)";
+      if (!mangled.empty())
+        fix = "found '" + mangled +
+              "' instead: declare the entry point extern \"C\" and name it "
+              "exactly " DEVPLUG_PLUGIN_ENTRY_SYMBOL;
       findings.fail(std::string("the symbol table has no exported ") + DEVPLUG_PLUGIN_ENTRY_SYMBOL, fix);
       return false;
     }
@@ -121,11 +127,13 @@ bool check_file(const std::string& path, Findings& findings) {
     // interpose on another plugin's or the host's (two copies of a C++ runtime's inline
     // functions, a static library's globals).
     if (elf.exported.size() > 1)
-      findings.warn("exports " + std::to_string(elf.exported.size() - 1) +
-                        (elf.exported.size() == 2 ? " symbol" : " symbols") + " besides " +
-                        DEVPLUG_PLUGIN_ENTRY_SYMBOL + " (first: " +
-                        (elf.exported.front() == DEVPLUG_PLUGIN_ENTRY_SYMBOL ? elf.exported[1] : elf.exported.front()) + ")",
-                    "build it with devplug_add_plugin(), whose version script exports only the entry point");
+      findings.warn(
+          "exports " + std::to_string(elf.exported.size() - 1) +
+              (elf.exported.size() == 2 ? " symbol" : " symbols") + " besides " +
+              DEVPLUG_PLUGIN_ENTRY_SYMBOL + " (first: " +
+              (elf.exported.front() == DEVPLUG_PLUGIN_ENTRY_SYMBOL ? elf.exported[1] : elf.exported.front()) +
+              ")",
+          "build it with devplug_add_plugin(), whose version script exports only the entry point");
     else
       findings.ok(std::string("exports only ") + DEVPLUG_PLUGIN_ENTRY_SYMBOL);
   }
@@ -152,7 +160,8 @@ int check_in_child(const std::string& path, Findings& findings, std::ostream& ou
   // A plugin that hangs must not hang the doctor: give it DEVPLUG_INFO_CHECK_TIMEOUT seconds
   // (default 60), then end the child and say so.
   double limit_s = 60;
-  if (const char* text = std::getenv("DEVPLUG_INFO_CHECK_TIMEOUT"); text && std::atof(text) > 0) limit_s = std::atof(text);
+  if (const char* text = std::getenv("DEVPLUG_INFO_CHECK_TIMEOUT"); text && std::atof(text) > 0)
+    limit_s = std::atof(text);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
   int wait_status = 0;
   for (;;) {
@@ -160,8 +169,7 @@ int check_in_child(const std::string& path, Findings& findings, std::ostream& ou
     if (done == child || (done < 0 && errno != EINTR)) break;
     if (std::chrono::steady_clock::now() > deadline) {
       ::kill(child, SIGKILL);
-      while (::waitpid(child, &wait_status, 0) < 0 && errno == EINTR) {
-      }
+      while (::waitpid(child, &wait_status, 0) < 0 && errno == EINTR) {}
       char seconds[32];
       std::snprintf(seconds, sizeof seconds, "%g", limit_s);
       findings.fail(std::string("the plugin did not finish within ") + seconds +
@@ -181,8 +189,8 @@ int check_in_child(const std::string& path, Findings& findings, std::ostream& ou
     return kDoctorWillNotLoad;
   }
   const int sig = WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0;
-  findings.fail(std::string("the plugin crashed the process with signal ") + std::to_string(sig) +
-                    " (" + (sig ? strsignal(sig) : "unknown") + ") during the step after the last line above",
+  findings.fail(std::string("the plugin crashed the process with signal ") + std::to_string(sig) + " (" +
+                    (sig ? strsignal(sig) : "unknown") + ") during the step after the last line above",
                 "a plugin must never crash its host: run `gdb --args devplug-info --check " + path +
                     "` and report the backtrace to the plugin's vendor");
   return kDoctorWillNotLoad;
@@ -190,8 +198,8 @@ int check_in_child(const std::string& path, Findings& findings, std::ostream& ou
 
 }  // namespace
 
-int run_doctor(const std::string& target, const std::vector<std::string>& extra_plugins,
-               bool discovery, std::ostream& out) {
+int run_doctor(const std::string& target, const std::vector<std::string>& extra_plugins, bool discovery,
+               std::ostream& out) {
   std::string path = target;
   // A bare word that is not a file is a plugin name.
   struct stat st {};

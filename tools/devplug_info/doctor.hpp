@@ -41,8 +41,8 @@ class Findings {
 
 // Checks the plugin `target` (a path, or the name of a plugin found by discovery and
 // `extra_plugins`) and prints the findings. Returns a DoctorStatus.
-int run_doctor(const std::string& target, const std::vector<std::string>& extra_plugins,
-               bool discovery, std::ostream& out);
+int run_doctor(const std::string& target, const std::vector<std::string>& extra_plugins, bool discovery,
+               std::ostream& out);
 
 // The checks that load the plugin (dlopen, entry point, table, initialize, devices, then
 // the dispatcher's own verdict). Run in a child process by run_doctor, so a plugin that

@@ -22,8 +22,8 @@ std::string version_text(uint32_t major, uint32_t minor) {
 
 // Formats a plugin error and destroys it through the plugin's own table.
 std::string take_error(const devplug_plugin_api_t& api, devplug_error_t* error) {
-  std::string text = std::string(devplug_code_name(error->code)) + ": " +
-                     (error->message ? error->message : "(no message)");
+  std::string text =
+      std::string(devplug_code_name(error->code)) + ": " + (error->message ? error->message : "(no message)");
   if (error->native_code != 0) text += " (native code " + std::to_string(error->native_code) + ")";
   if (api.error_destroy != nullptr) api.error_destroy(error);
   return text;
@@ -39,15 +39,16 @@ std::string init_error_fix(devplug_code_t code) {
 
 // Checks that every entry point of ABI 1.0 is there. Returns false when one is NULL.
 bool check_entry_points(const devplug_plugin_api_t& api, Findings& findings) {
-#define ENTRY(field) {#field, api.field != nullptr}
+#define ENTRY(field) \
+  { #field, api.field != nullptr }
   const std::pair<const char*, bool> entries[] = {
-      ENTRY(error_create),          ENTRY(error_destroy),       ENTRY(plugin_initialize),
-      ENTRY(plugin_shutdown),       ENTRY(device_count),        ENTRY(device_get_properties),
-      ENTRY(device_open),           ENTRY(device_close),        ENTRY(buffer_allocate),
-      ENTRY(buffer_release),        ENTRY(buffer_get_size),     ENTRY(buffer_copy_from_host),
-      ENTRY(buffer_copy_to_host),   ENTRY(buffer_copy),         ENTRY(stream_create),
-      ENTRY(stream_destroy),        ENTRY(stream_synchronize),  ENTRY(event_create),
-      ENTRY(event_destroy),         ENTRY(event_record),        ENTRY(stream_wait_event),
+      ENTRY(error_create),        ENTRY(error_destroy),      ENTRY(plugin_initialize),
+      ENTRY(plugin_shutdown),     ENTRY(device_count),       ENTRY(device_get_properties),
+      ENTRY(device_open),         ENTRY(device_close),       ENTRY(buffer_allocate),
+      ENTRY(buffer_release),      ENTRY(buffer_get_size),    ENTRY(buffer_copy_from_host),
+      ENTRY(buffer_copy_to_host), ENTRY(buffer_copy),        ENTRY(stream_create),
+      ENTRY(stream_destroy),      ENTRY(stream_synchronize), ENTRY(event_create),
+      ENTRY(event_destroy),       ENTRY(event_record),       ENTRY(stream_wait_event),
       ENTRY(event_synchronize)};
 #undef ENTRY
   std::string missing;
@@ -77,8 +78,11 @@ bool check_kernel_table(const devplug_plugin_api_t& api, Findings& findings) {
     const devplug_kernel_t* row = api.kernels[i];
     const std::string where = "kernel row " + std::to_string(i);
     if (row == nullptr || row->struct_size < DEVPLUG_SIZE_THROUGH(devplug_kernel_t, fn)) {
-      findings.fail(where + (row ? " has struct_size " + std::to_string(row->struct_size) + ", at least " + std::to_string(DEVPLUG_SIZE_THROUGH(devplug_kernel_t, fn)) + " expected" : " is NULL"),
-                    "build the rows with devplug::sdk::KernelTable");
+      findings.fail(
+          where + (row ? " has struct_size " + std::to_string(row->struct_size) + ", at least " +
+                             std::to_string(DEVPLUG_SIZE_THROUGH(devplug_kernel_t, fn)) + " expected"
+                       : " is NULL"),
+          "build the rows with devplug::sdk::KernelTable");
       return false;
     }
     const devplug_op_info_t* info = devplug_op_info(row->op);
@@ -91,8 +95,9 @@ bool check_kernel_table(const devplug_plugin_api_t& api, Findings& findings) {
       return false;
     }
     if ((row->dtypes & ~info->dtypes) != 0)
-      findings.warn(where + " (" + info->name + ") declares dtypes ops.def does not allow for it; they are ignored",
-                    "declare only the dtypes of the op's ops.def row");
+      findings.warn(
+          where + " (" + info->name + ") declares dtypes ops.def does not allow for it; they are ignored",
+          "declare only the dtypes of the op's ops.def row");
     for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d) {
       if ((row->dtypes & info->dtypes & DEVPLUG_DTYPE_BIT(d)) == 0) continue;
       if (!seen.insert({row->op, d}).second)
@@ -101,9 +106,8 @@ bool check_kernel_table(const devplug_plugin_api_t& api, Findings& findings) {
       ops.insert(row->op);
     }
   }
-  findings.ok("kernel table: " + std::to_string(api.kernel_count) + " rows, " +
-              std::to_string(seen.size()) + " (op, dtype) pairs over " +
-              std::to_string(ops.size()) + " ops");
+  findings.ok("kernel table: " + std::to_string(api.kernel_count) + " rows, " + std::to_string(seen.size()) +
+              " (op, dtype) pairs over " + std::to_string(ops.size()) + " ops");
   if (unknown_ops > 0)
     findings.note(std::to_string(unknown_ops) + " rows name ops this op set does not know (ignored)");
   return true;
@@ -114,8 +118,9 @@ void list_devices(const devplug_plugin_api_t& api, int32_t count, Findings& find
     devplug_device_properties_t p{};
     p.struct_size = sizeof(p);
     if (devplug_error_t* error = api.device_get_properties(i, &p)) {
-      findings.warn("device " + std::to_string(i) + ": device_get_properties failed: " + take_error(api, error),
-                    "device_get_properties must describe every counted device");
+      findings.warn(
+          "device " + std::to_string(i) + ": device_get_properties failed: " + take_error(api, error),
+          "device_get_properties must describe every counted device");
       continue;
     }
     p.name[sizeof(p.name) - 1] = '\0';
@@ -183,9 +188,10 @@ int check_loaded_plugin(const std::string& path, Findings& findings) {
   auto get_api = reinterpret_cast<devplug_plugin_get_api_fn>(symbol);
   const devplug_plugin_api_t* table = get_api();
   if (table == nullptr) {
-    findings.fail(std::string(DEVPLUG_PLUGIN_ENTRY_SYMBOL) + " returns NULL: the plugin refuses to serve this process",
-                  "a plugin must return its table even without a device (report zero devices); "
-                  "ask the plugin's vendor why it refuses");
+    findings.fail(
+        std::string(DEVPLUG_PLUGIN_ENTRY_SYMBOL) + " returns NULL: the plugin refuses to serve this process",
+        "a plugin must return its table even without a device (report zero devices); "
+        "ask the plugin's vendor why it refuses");
     dlclose(handle);
     return kDoctorWillNotLoad;
   }
@@ -194,8 +200,9 @@ int check_loaded_plugin(const std::string& path, Findings& findings) {
   const uint32_t major = DEVPLUG_ABI_MAJOR, minor = DEVPLUG_ABI_MINOR;
   const size_t struct_size = table->struct_size;
   if (struct_size < DEVPLUG_SIZE_THROUGH(devplug_plugin_api_t, abi_minor)) {
-    findings.fail("table struct_size " + std::to_string(struct_size) + " is too small to hold the ABI version",
-                  "the plugin's table is corrupt: rebuild it against devplug ABI " + std::to_string(major) + ".x");
+    findings.fail(
+        "table struct_size " + std::to_string(struct_size) + " is too small to hold the ABI version",
+        "the plugin's table is corrupt: rebuild it against devplug ABI " + std::to_string(major) + ".x");
     dlclose(handle);
     return kDoctorWillNotLoad;
   }
@@ -226,14 +233,13 @@ int check_loaded_plugin(const std::string& path, Findings& findings) {
     findings.note("the plugin is a newer minor: fields after kernel_count are ignored (compatible)");
   const std::string name = api.plugin_name ? api.plugin_name : "";
   findings.ok("plugin '" + name + "' version " + (api.plugin_version ? api.plugin_version : "(none)"));
-  if (name.empty())
-    findings.warn("plugin_name is empty", "give the plugin a short, stable name");
+  if (name.empty()) findings.warn("plugin_name is empty", "give the plugin a short, stable name");
   if (api.opset_version > DEVPLUG_OPSET_VERSION)
     findings.note("op set " + std::to_string(api.opset_version) + " is newer than this build's " +
                   std::to_string(DEVPLUG_OPSET_VERSION) + ": ops it adds are ignored");
   else
-    findings.ok("op set " + std::to_string(api.opset_version) + " (this build: " +
-                std::to_string(DEVPLUG_OPSET_VERSION) + ")");
+    findings.ok("op set " + std::to_string(api.opset_version) +
+                " (this build: " + std::to_string(DEVPLUG_OPSET_VERSION) + ")");
 
   if (!check_entry_points(api, findings) || !check_kernel_table(api, findings)) {
     dlclose(handle);

@@ -49,9 +49,7 @@ class MappedFile {
   const unsigned char* data() const { return data_; }
   size_t size() const { return size_; }
   // Whether [offset, offset + length) lies inside the file.
-  bool holds(uint64_t offset, uint64_t length) const {
-    return offset <= size_ && length <= size_ - offset;
-  }
+  bool holds(uint64_t offset, uint64_t length) const { return offset <= size_ && length <= size_ - offset; }
 
  private:
   const unsigned char* data_ = nullptr;
@@ -126,8 +124,14 @@ void read_dynamic(const MappedFile& file, const Elf64_Ehdr& eh, ElfInfo* info) {
     if (!read_at(file, at, &dyn) || dyn.d_tag == DT_NULL) break;
     if (dyn.d_tag == DT_NEEDED) needed_offsets.push_back(dyn.d_un.d_val);
     if (dyn.d_tag == DT_STRTAB) strtab_vaddr = dyn.d_un.d_ptr;
-    if (dyn.d_tag == DT_RUNPATH) { runpath = dyn.d_un.d_val; has_runpath = true; }
-    if (dyn.d_tag == DT_RPATH) { rpath = dyn.d_un.d_val; has_rpath = true; }
+    if (dyn.d_tag == DT_RUNPATH) {
+      runpath = dyn.d_un.d_val;
+      has_runpath = true;
+    }
+    if (dyn.d_tag == DT_RPATH) {
+      rpath = dyn.d_un.d_val;
+      has_rpath = true;
+    }
     if (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE) != 0)
       info->problem = "a position-independent executable, not a shared library";
   }
@@ -135,8 +139,10 @@ void read_dynamic(const MappedFile& file, const Elf64_Ehdr& eh, ElfInfo* info) {
   if (!vaddr_to_offset(loads, strtab_vaddr, &strtab)) return;
   for (uint64_t offset : needed_offsets) info->needed.push_back(string_at(file, strtab + offset));
   // The loader ignores RPATH when RUNPATH is present.
-  if (has_runpath) info->runpath = split_paths(string_at(file, strtab + runpath));
-  else if (has_rpath) info->runpath = split_paths(string_at(file, strtab + rpath));
+  if (has_runpath)
+    info->runpath = split_paths(string_at(file, strtab + runpath));
+  else if (has_rpath)
+    info->runpath = split_paths(string_at(file, strtab + rpath));
 }
 
 void read_dynsym(const MappedFile& file, const Elf64_Ehdr& eh, ElfInfo* info) {
@@ -147,8 +153,7 @@ void read_dynsym(const MappedFile& file, const Elf64_Ehdr& eh, ElfInfo* info) {
     Elf64_Shdr strings{};
     if (!read_at(file, eh.e_shoff + uint64_t{sh.sh_link} * eh.e_shentsize, &strings)) return;
     info->has_dynsym = true;
-    for (uint64_t at = sh.sh_offset; at + sh.sh_entsize <= sh.sh_offset + sh.sh_size;
-         at += sh.sh_entsize) {
+    for (uint64_t at = sh.sh_offset; at + sh.sh_entsize <= sh.sh_offset + sh.sh_size; at += sh.sh_entsize) {
       Elf64_Sym sym{};
       if (!read_at(file, at, &sym)) return;
       const int binding = ELF64_ST_BIND(sym.st_info);
@@ -189,13 +194,16 @@ ElfInfo read_elf(const std::string& path) {
     info.problem = "a truncated ELF file (no complete header)";
     return info;
   }
-  if (eh.e_type == ET_EXEC) info.problem = "an executable, not a shared library";
-  else if (eh.e_type == ET_REL) info.problem = "an object file (.o), not a linked shared library";
-  else if (eh.e_type == ET_CORE) info.problem = "a core dump, not a shared library";
-  else if (eh.e_type != ET_DYN) info.problem = "an ELF file of unknown type";
+  if (eh.e_type == ET_EXEC)
+    info.problem = "an executable, not a shared library";
+  else if (eh.e_type == ET_REL)
+    info.problem = "an object file (.o), not a linked shared library";
+  else if (eh.e_type == ET_CORE)
+    info.problem = "a core dump, not a shared library";
+  else if (eh.e_type != ET_DYN)
+    info.problem = "an ELF file of unknown type";
   else if (eh.e_machine != kHostMachine)
-    info.problem = "built for ELF machine " + std::to_string(eh.e_machine) + ", not for " +
-                   kHostMachineName;
+    info.problem = "built for ELF machine " + std::to_string(eh.e_machine) + ", not for " + kHostMachineName;
   if (!info.problem.empty()) return info;
   info.kind = std::string("64-bit shared object for ") + kHostMachineName;
   read_dynamic(file, eh, &info);

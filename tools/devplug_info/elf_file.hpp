@@ -11,8 +11,8 @@ namespace devplug::tools {
 
 struct ElfInfo {
   bool is_elf = false;
-  std::string problem;  // why the file is unusable here ("not an ELF file", "32-bit"), or ""
-  std::string kind;     // "64-bit shared object for x86-64"
+  std::string problem;               // why the file is unusable here ("not an ELF file", "32-bit"), or ""
+  std::string kind;                  // "64-bit shared object for x86-64"
   std::vector<std::string> needed;   // DT_NEEDED sonames, in order
   std::vector<std::string> runpath;  // DT_RUNPATH entries (or DT_RPATH when no RUNPATH)
   bool has_dynsym = false;

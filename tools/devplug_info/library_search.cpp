@@ -68,9 +68,7 @@ std::vector<std::string> ld_cache_lookup(const std::string& soname) {
   return hits;
 }
 
-bool contains(const std::string& text, const char* needle) {
-  return text.find(needle) != std::string::npos;
-}
+bool contains(const std::string& text, const char* needle) { return text.find(needle) != std::string::npos; }
 
 }  // namespace
 
@@ -85,8 +83,8 @@ std::string find_library(const std::string& soname, const std::string& object_pa
     if (usable(folder + "/" + soname)) return folder + "/" + soname;
   for (const std::string& hit : ld_cache_lookup(soname))
     if (usable(hit)) return hit;
-  for (const char* folder : {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
-                             "/usr/lib64", "/lib", "/usr/lib"}) {
+  for (const char* folder :
+       {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"}) {
     const std::string candidate = std::string(folder) + "/" + soname;
     if (usable(candidate)) return candidate;
   }
@@ -109,7 +107,8 @@ std::string missing_library_fix(const std::string& soname) {
   if (contains(soname, "libstdc++") || contains(soname, "libgcc_s"))
     return "install the C++ runtime the plugin was built with (Debian: libstdc++6)";
   if (contains(soname, "libdevplug"))
-    return "put " + soname + " next to the plugin or in LD_LIBRARY_PATH, or rebuild the plugin "
+    return "put " + soname +
+           " next to the plugin or in LD_LIBRARY_PATH, or rebuild the plugin "
            "without that dependency (a plugin should need only the SDK headers)";
   return "install the package that provides " + soname +
          ", or add the folder holding it to LD_LIBRARY_PATH (or the plugin's RUNPATH)";

@@ -25,10 +25,10 @@ int main(int argc, char** argv) {
   app.add_option("--plugin", plugins, "Also load this plugin file (repeatable)");
   app.add_flag("--no-discovery", no_discovery,
                "Do not scan DEVPLUG_PLUGIN_PATH and the install's plugin folder");
-  auto* check_option = app.add_option(
-      "--check", check,
-      "Diagnose one plugin (a path, or the name of a discovered plugin): why it will not load "
-      "or has no devices, and what to do about it");
+  auto* check_option =
+      app.add_option("--check", check,
+                     "Diagnose one plugin (a path, or the name of a discovered plugin): why it will not load "
+                     "or has no devices, and what to do about it");
   check_option->excludes(app.get_option("--json"));
   app.footer(
       "Exit status: 0 success; with --check, 1 when the plugin will not load and 2 when it loads "
@@ -45,8 +45,10 @@ int main(int argc, char** argv) {
     devplug_context_t* context = devplug::tools::open_context(plugins, !no_discovery);
     const devplug::tools::Inventory inventory = devplug::tools::take_inventory(context);
     devplug_context_destroy(context);
-    if (json) devplug::tools::print_json(inventory, std::cout);
-    else devplug::tools::print_text(inventory, std::cout);
+    if (json)
+      devplug::tools::print_json(inventory, std::cout);
+    else
+      devplug::tools::print_text(inventory, std::cout);
   } catch (const std::exception& e) {
     std::cerr << "devplug-info: " << e.what() << "\n";
     return 3;

@@ -52,7 +52,8 @@ std::string bytes_text(uint64_t bytes) {
 
 // The composite ops the plugin declares a kernel for (native) and those the dispatcher runs
 // through their decomposition on it (every other composite).
-void split_composites(const PluginReport& plugin, std::vector<std::string>* native, std::vector<std::string>* decomposed) {
+void split_composites(const PluginReport& plugin, std::vector<std::string>* native,
+                      std::vector<std::string>* decomposed) {
   for (devplug_op_t op = 1; op < DEVPLUG_OP_END_; ++op) {
     const devplug_op_info_t* info = devplug_op_info(op);
     if (info == nullptr || info->category != DEVPLUG_CATEGORY_composite) continue;
@@ -63,8 +64,8 @@ void split_composites(const PluginReport& plugin, std::vector<std::string>* nati
 }
 
 // Short column heads for the op x dtype matrix, in dtype order.
-const char* const kDtypeHeads[DEVPLUG_DTYPE_COUNT] = {"bool", "u8", "i8", "i16", "i32",
-                                                      "i64", "f16", "bf16", "f32", "f64"};
+const char* const kDtypeHeads[DEVPLUG_DTYPE_COUNT] = {"bool", "u8",  "i8",   "i16", "i32",
+                                                      "i64",  "f16", "bf16", "f32", "f64"};
 
 void print_kernel_matrix(const PluginReport& plugin, std::ostream& out) {
   size_t pairs = 0;
@@ -83,8 +84,10 @@ void print_kernel_matrix(const PluginReport& plugin, std::ostream& out) {
       bool declared = false;
       for (devplug_dtype_t have : k.dtypes) declared = declared || have == d;
       const char* mark = " ";
-      if (declared) mark = (k.flags & DEVPLUG_KERNEL_DENSE_INPUTS) ? "D" : "x";
-      else if (info->dtypes & DEVPLUG_DTYPE_BIT(d)) mark = ".";
+      if (declared)
+        mark = (k.flags & DEVPLUG_KERNEL_DENSE_INPUTS) ? "D" : "x";
+      else if (info->dtypes & DEVPLUG_DTYPE_BIT(d))
+        mark = ".";
       out << std::setw(5) << mark;
     }
     out << "\n";
@@ -102,21 +105,20 @@ void print_kernel_matrix(const PluginReport& plugin, std::ostream& out) {
 void print_text(const Inventory& inventory, std::ostream& out) {
   uint32_t major = 0, minor = 0;
   devplug_abi_version(&major, &minor);
-  out << "devplug " << devplug_version_string() << " (ABI " << major << "." << minor
-      << ", op set " << DEVPLUG_OPSET_VERSION << "): " << inventory.plugins.size()
-      << " plugin(s) loaded, " << inventory.failed.size() << " failed\n";
+  out << "devplug " << devplug_version_string() << " (ABI " << major << "." << minor << ", op set "
+      << DEVPLUG_OPSET_VERSION << "): " << inventory.plugins.size() << " plugin(s) loaded, "
+      << inventory.failed.size() << " failed\n";
   for (const PluginReport& p : inventory.plugins) {
-    out << "\nplugin " << p.name << " " << p.version << " (ABI " << p.abi_major << "."
-        << p.abi_minor << ", op set " << p.opset << ")\n";
+    out << "\nplugin " << p.name << " " << p.version << " (ABI " << p.abi_major << "." << p.abi_minor
+        << ", op set " << p.opset << ")\n";
     out << "  path: " << p.path << "\n";
     out << "  devices: " << p.device_count;
     if (p.has_note) out << " (" << p.device_note << ")";
     out << "\n";
     for (size_t i = 0; i < p.devices.size(); ++i) {
       const devplug_device_properties_t& d = p.devices[i];
-      out << "    [" << i << "] " << d.name << " | vendor " << d.vendor << " | driver "
-          << d.driver_version << " | " << bytes_text(d.memory_bytes) << " | "
-          << d.compute_units << " compute units | "
+      out << "    [" << i << "] " << d.name << " | vendor " << d.vendor << " | driver " << d.driver_version
+          << " | " << bytes_text(d.memory_bytes) << " | " << d.compute_units << " compute units | "
           << join(capability_names(d.capabilities), " ") << "\n";
     }
     print_kernel_matrix(p, out);

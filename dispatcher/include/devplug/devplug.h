@@ -97,46 +97,36 @@ DEVPLUG_API void devplug_context_destroy(devplug_context_t* context);
  * same plugin again. On failure the reason is returned (the loader's own message, the
  * missing symbol, both ABI versions, a struct_size too small) and also recorded as a
  * failure. `out_plugin` may be NULL. */
-DEVPLUG_API devplug_error_t* devplug_context_load_plugin(devplug_context_t* context,
-                                                         const char* path,
+DEVPLUG_API devplug_error_t* devplug_context_load_plugin(devplug_context_t* context, const char* path,
                                                          devplug_plugin_t** out_plugin);
 
-DEVPLUG_API devplug_error_t* devplug_context_plugin_count(devplug_context_t* context,
-                                                          size_t* out_count);
-DEVPLUG_API devplug_error_t* devplug_context_get_plugin(devplug_context_t* context,
-                                                        size_t index,
+DEVPLUG_API devplug_error_t* devplug_context_plugin_count(devplug_context_t* context, size_t* out_count);
+DEVPLUG_API devplug_error_t* devplug_context_get_plugin(devplug_context_t* context, size_t index,
                                                         devplug_plugin_t** out_plugin);
 /* Finds a loaded plugin by its name ("reference"); NOT_FOUND when none has it. */
-DEVPLUG_API devplug_error_t* devplug_context_find_plugin(devplug_context_t* context,
-                                                         const char* name,
+DEVPLUG_API devplug_error_t* devplug_context_find_plugin(devplug_context_t* context, const char* name,
                                                          devplug_plugin_t** out_plugin);
 
 /* Plugins that failed to load: path and reason, owned by the context. */
-DEVPLUG_API devplug_error_t* devplug_context_failure_count(devplug_context_t* context,
-                                                           size_t* out_count);
-DEVPLUG_API devplug_error_t* devplug_context_get_failure(devplug_context_t* context,
-                                                         size_t index,
-                                                         const char** out_path,
-                                                         const char** out_reason);
+DEVPLUG_API devplug_error_t* devplug_context_failure_count(devplug_context_t* context, size_t* out_count);
+DEVPLUG_API devplug_error_t* devplug_context_get_failure(devplug_context_t* context, size_t index,
+                                                         const char** out_path, const char** out_reason);
 
 /* Every device of every loaded plugin, in load order. */
-DEVPLUG_API devplug_error_t* devplug_context_device_count(devplug_context_t* context,
-                                                          size_t* out_count);
-DEVPLUG_API devplug_error_t* devplug_context_get_device(devplug_context_t* context,
-                                                        size_t index,
+DEVPLUG_API devplug_error_t* devplug_context_device_count(devplug_context_t* context, size_t* out_count);
+DEVPLUG_API devplug_error_t* devplug_context_get_device(devplug_context_t* context, size_t index,
                                                         devplug_device_t** out_device);
 
 /* How many op calls of `op` ran on the CPU fallback since the context was made (any op:
  * pass DEVPLUG_OP_INVALID for the total). */
-DEVPLUG_API devplug_error_t* devplug_context_fallback_count(devplug_context_t* context,
-                                                            devplug_op_t op,
+DEVPLUG_API devplug_error_t* devplug_context_fallback_count(devplug_context_t* context, devplug_op_t op,
                                                             uint64_t* out_count);
 
 /* ---- plugins ------------------------------------------------------------------------- */
 
 typedef struct devplug_plugin_info_t {
   size_t struct_size;
-  const char* name;    /* owned by the plugin record, valid while the context lives */
+  const char* name; /* owned by the plugin record, valid while the context lives */
   const char* version;
   const char* path;
   uint32_t abi_major;
@@ -152,18 +142,17 @@ DEVPLUG_API devplug_error_t* devplug_plugin_get_info(devplug_plugin_t* plugin,
  * DEVPLUG_KERNEL_* flags. Reads the declared table only. For a composite op this says
  * whether a native kernel exists; without one the op still runs, through its
  * decomposition. */
-DEVPLUG_API devplug_error_t* devplug_plugin_supports(devplug_plugin_t* plugin,
-                                                     devplug_op_t op, devplug_dtype_t dtype,
-                                                     bool* out_supported,
+DEVPLUG_API devplug_error_t* devplug_plugin_supports(devplug_plugin_t* plugin, devplug_op_t op,
+                                                     devplug_dtype_t dtype, bool* out_supported,
                                                      uint32_t* out_kernel_flags);
 /* The plugin's own table, for tools that test the ABI itself (conformance). */
 DEVPLUG_API devplug_error_t* devplug_plugin_get_table(devplug_plugin_t* plugin,
-                                                    const devplug_plugin_api_t** out_api);
+                                                      const devplug_plugin_api_t** out_api);
 
 /* ---- devices ------------------------------------------------------------------------- */
 
-DEVPLUG_API devplug_error_t* devplug_device_get_properties(
-    devplug_device_t* device, devplug_device_properties_t* out_properties);
+DEVPLUG_API devplug_error_t* devplug_device_get_properties(devplug_device_t* device,
+                                                           devplug_device_properties_t* out_properties);
 DEVPLUG_API devplug_error_t* devplug_device_get_plugin(devplug_device_t* device,
                                                        devplug_plugin_t** out_plugin);
 /* The device's default stream, made when the device is first used; owned by the device. */
@@ -181,8 +170,7 @@ DEVPLUG_API devplug_error_t* devplug_device_synchronize(devplug_device_t* device
 
 /* ---- streams and events -------------------------------------------------------------- */
 
-DEVPLUG_API devplug_error_t* devplug_stream_create(devplug_device_t* device,
-                                                   devplug_stream_t** out_stream);
+DEVPLUG_API devplug_error_t* devplug_stream_create(devplug_device_t* device, devplug_stream_t** out_stream);
 /* Waits for the stream's work, then destroys it. NULL is ignored. */
 DEVPLUG_API devplug_error_t* devplug_stream_destroy(devplug_stream_t* stream);
 /* Waits for the stream's work. Errors the device found in that work surface here (see the
@@ -191,15 +179,12 @@ DEVPLUG_API devplug_error_t* devplug_stream_synchronize(devplug_stream_t* stream
 DEVPLUG_API devplug_error_t* devplug_stream_get_device(devplug_stream_t* stream,
                                                        devplug_device_t** out_device);
 
-DEVPLUG_API devplug_error_t* devplug_event_create(devplug_device_t* device,
-                                                  devplug_event_t** out_event);
+DEVPLUG_API devplug_error_t* devplug_event_create(devplug_device_t* device, devplug_event_t** out_event);
 DEVPLUG_API devplug_error_t* devplug_event_destroy(devplug_event_t* event);
-DEVPLUG_API devplug_error_t* devplug_event_record(devplug_event_t* event,
-                                                  devplug_stream_t* stream);
+DEVPLUG_API devplug_error_t* devplug_event_record(devplug_event_t* event, devplug_stream_t* stream);
 /* Makes later work on `stream` wait for `event`, which may belong to another device of
  * the same plugin (otherwise the host waits). */
-DEVPLUG_API devplug_error_t* devplug_stream_wait_event(devplug_stream_t* stream,
-                                                       devplug_event_t* event);
+DEVPLUG_API devplug_error_t* devplug_stream_wait_event(devplug_stream_t* stream, devplug_event_t* event);
 DEVPLUG_API devplug_error_t* devplug_event_synchronize(devplug_event_t* event);
 
 /* ---- tensors --------------------------------------------------------------------------- */
@@ -209,9 +194,8 @@ DEVPLUG_API devplug_error_t* devplug_event_synchronize(devplug_event_t* event);
  * devplug_tensor_release. Errors: INVALID_ARGUMENT for a rank over DEVPLUG_MAX_RANK, a
  * negative dim, an element count or byte size that overflows int64, an unknown dtype;
  * RESOURCE_EXHAUSTED. */
-DEVPLUG_API devplug_error_t* devplug_tensor_create(devplug_device_t* device,
-                                                   devplug_dtype_t dtype, int32_t rank,
-                                                   const int64_t* shape,
+DEVPLUG_API devplug_error_t* devplug_tensor_create(devplug_device_t* device, devplug_dtype_t dtype,
+                                                   int32_t rank, const int64_t* shape,
                                                    devplug_tensor_t** out_tensor);
 /* Drops this tensor's share of its storage; the storage is freed with its last view.
  * NULL is ignored. Work already enqueued on the tensor still completes. */
@@ -224,8 +208,7 @@ DEVPLUG_API devplug_error_t* devplug_tensor_describe(const devplug_tensor_t* ten
 DEVPLUG_API devplug_error_t* devplug_tensor_get_device(const devplug_tensor_t* tensor,
                                                        devplug_device_t** out_device);
 /* The number of elements (product of the shape; 1 for rank 0). */
-DEVPLUG_API devplug_error_t* devplug_tensor_numel(const devplug_tensor_t* tensor,
-                                                  int64_t* out_numel);
+DEVPLUG_API devplug_error_t* devplug_tensor_numel(const devplug_tensor_t* tensor, int64_t* out_numel);
 /* Bytes in the tensor's whole storage (what as_strided may reach). */
 DEVPLUG_API devplug_error_t* devplug_tensor_storage_bytes(const devplug_tensor_t* tensor,
                                                           uint64_t* out_bytes);
@@ -235,20 +218,17 @@ DEVPLUG_API devplug_error_t* devplug_tensor_storage_bytes(const devplug_tensor_t
  * the device's default stream); `src` must stay valid until that stream has passed it,
  * unless DEVPLUG_COPY_BLOCKING is given. */
 #define DEVPLUG_COPY_BLOCKING 1u
-DEVPLUG_API devplug_error_t* devplug_tensor_copy_from_host(devplug_stream_t* stream,
-                                                           devplug_tensor_t* dst,
-                                                           const void* src,
-                                                           uint64_t size_bytes,
+DEVPLUG_API devplug_error_t* devplug_tensor_copy_from_host(devplug_stream_t* stream, devplug_tensor_t* dst,
+                                                           const void* src, uint64_t size_bytes,
                                                            uint32_t flags);
 /* Copies the tensor's elements in row-major logical order to host memory and waits. */
 DEVPLUG_API devplug_error_t* devplug_tensor_copy_to_host(devplug_stream_t* stream,
-                                                         const devplug_tensor_t* src,
-                                                         void* dst, uint64_t size_bytes);
+                                                         const devplug_tensor_t* src, void* dst,
+                                                         uint64_t size_bytes);
 /* Copies `src` into `dst` (same shape and dtype, any layouts, any devices; through the
  * host when the devices belong to different plugins). Enqueued on `stream`, which belongs
  * to dst's device (NULL: its default stream). */
-DEVPLUG_API devplug_error_t* devplug_tensor_copy(devplug_stream_t* stream,
-                                                 devplug_tensor_t* dst,
+DEVPLUG_API devplug_error_t* devplug_tensor_copy(devplug_stream_t* stream, devplug_tensor_t* dst,
                                                  const devplug_tensor_t* src);
 
 /* ---- views: metadata only, never reach a plugin; each returns a new tensor sharing the
@@ -256,50 +236,38 @@ DEVPLUG_API devplug_error_t* devplug_tensor_copy(devplug_stream_t* stream,
 
 /* A view with a new shape; one dim may be -1 (inferred). Fails with INVALID_ARGUMENT when
  * the strides cannot express it as a view (copy first). */
-DEVPLUG_API devplug_error_t* devplug_tensor_reshape(const devplug_tensor_t* tensor,
-                                                    int32_t rank, const int64_t* shape,
-                                                    devplug_tensor_t** out_view);
+DEVPLUG_API devplug_error_t* devplug_tensor_reshape(const devplug_tensor_t* tensor, int32_t rank,
+                                                    const int64_t* shape, devplug_tensor_t** out_view);
 /* dims is a permutation of [0, rank). */
-DEVPLUG_API devplug_error_t* devplug_tensor_permute(const devplug_tensor_t* tensor,
-                                                    const int32_t* dims,
+DEVPLUG_API devplug_error_t* devplug_tensor_permute(const devplug_tensor_t* tensor, const int32_t* dims,
                                                     devplug_tensor_t** out_view);
-DEVPLUG_API devplug_error_t* devplug_tensor_transpose(const devplug_tensor_t* tensor,
-                                                      int32_t dim0, int32_t dim1,
-                                                      devplug_tensor_t** out_view);
+DEVPLUG_API devplug_error_t* devplug_tensor_transpose(const devplug_tensor_t* tensor, int32_t dim0,
+                                                      int32_t dim1, devplug_tensor_t** out_view);
 /* Broadcasts to `shape` (PyTorch expand / broadcast_to): new dims are prepended, size-1
  * dims get stride 0; -1 keeps a dim. */
-DEVPLUG_API devplug_error_t* devplug_tensor_expand(const devplug_tensor_t* tensor,
-                                                   int32_t rank, const int64_t* shape,
-                                                   devplug_tensor_t** out_view);
+DEVPLUG_API devplug_error_t* devplug_tensor_expand(const devplug_tensor_t* tensor, int32_t rank,
+                                                   const int64_t* shape, devplug_tensor_t** out_view);
 /* Elements start, start+step, ... before stop along `dim`, Python slice rules (negative
  * start/stop count from the end and are clamped). A negative step walks backwards and
  * gives a negative stride. step != 0. */
-DEVPLUG_API devplug_error_t* devplug_tensor_slice(const devplug_tensor_t* tensor,
-                                                  int32_t dim, int64_t start, int64_t stop,
-                                                  int64_t step,
-                                                  devplug_tensor_t** out_view);
+DEVPLUG_API devplug_error_t* devplug_tensor_slice(const devplug_tensor_t* tensor, int32_t dim, int64_t start,
+                                                  int64_t stop, int64_t step, devplug_tensor_t** out_view);
 /* Removes dim `dim`, which must have size 1. */
-DEVPLUG_API devplug_error_t* devplug_tensor_squeeze(const devplug_tensor_t* tensor,
-                                                    int32_t dim,
+DEVPLUG_API devplug_error_t* devplug_tensor_squeeze(const devplug_tensor_t* tensor, int32_t dim,
                                                     devplug_tensor_t** out_view);
 /* Inserts a size-1 dim before position `dim` in [0, rank]. */
-DEVPLUG_API devplug_error_t* devplug_tensor_unsqueeze(const devplug_tensor_t* tensor,
-                                                      int32_t dim,
+DEVPLUG_API devplug_error_t* devplug_tensor_unsqueeze(const devplug_tensor_t* tensor, int32_t dim,
                                                       devplug_tensor_t** out_view);
 /* The diagonal of dims dim0 and dim1 with `offset` (PyTorch diagonal): both dims are
  * removed and the diagonal is appended as the last dim. */
-DEVPLUG_API devplug_error_t* devplug_tensor_diagonal(const devplug_tensor_t* tensor,
-                                                     int64_t offset, int32_t dim0,
-                                                     int32_t dim1,
-                                                     devplug_tensor_t** out_view);
+DEVPLUG_API devplug_error_t* devplug_tensor_diagonal(const devplug_tensor_t* tensor, int64_t offset,
+                                                     int32_t dim0, int32_t dim1, devplug_tensor_t** out_view);
 /* Any view of the storage: shape, strides (elements, may be zero or negative) and a
  * storage offset in elements. INVALID_ARGUMENT when an element would fall outside the
  * storage. */
-DEVPLUG_API devplug_error_t* devplug_tensor_as_strided(const devplug_tensor_t* tensor,
-                                                       int32_t rank, const int64_t* shape,
-                                                       const int64_t* strides,
-                                                       int64_t storage_offset,
-                                                       devplug_tensor_t** out_view);
+DEVPLUG_API devplug_error_t* devplug_tensor_as_strided(const devplug_tensor_t* tensor, int32_t rank,
+                                                       const int64_t* shape, const int64_t* strides,
+                                                       int64_t storage_offset, devplug_tensor_t** out_view);
 /* As devplug_tensor_as_strided, but the view reads the storage's bytes as `dtype`, which
  * may differ from the tensor's (PyTorch's untyped storages and Tensor.view(dtype)):
  * `strides` and `storage_offset` count elements of `dtype`. The bytes are reinterpreted,
@@ -307,8 +275,7 @@ DEVPLUG_API devplug_error_t* devplug_tensor_as_strided(const devplug_tensor_t* t
  * outside the storage. */
 DEVPLUG_API devplug_error_t* devplug_tensor_as_strided_dtype(const devplug_tensor_t* tensor,
                                                              devplug_dtype_t dtype, int32_t rank,
-                                                             const int64_t* shape,
-                                                             const int64_t* strides,
+                                                             const int64_t* shape, const int64_t* strides,
                                                              int64_t storage_offset,
                                                              devplug_tensor_t** out_view);
 
@@ -326,20 +293,17 @@ DEVPLUG_API devplug_error_t* devplug_tensor_as_strided_dtype(const devplug_tenso
  * into prims on the device (never the CPU fallback itself). No heap allocation on this
  * path when the device has the kernel and its inputs need no copy. */
 DEVPLUG_API devplug_error_t* devplug_op_call(devplug_stream_t* stream, devplug_op_t op,
-                                             devplug_tensor_t* const* inputs,
-                                             size_t n_inputs,
-                                             devplug_tensor_t* const* outputs,
-                                             size_t n_outputs, const void* attrs);
+                                             devplug_tensor_t* const* inputs, size_t n_inputs,
+                                             devplug_tensor_t* const* outputs, size_t n_outputs,
+                                             const void* attrs);
 
 /* Runs an elementwise op (UNARY, BINARY, COMPARE, TERNARY) the way PyTorch would: inputs
  * are broadcast together and promoted to a common dtype (views and convert_element_type),
  * then the strict prim runs. When `*inout_result` is NULL a new tensor is allocated on the
  * stream's device and returned there; otherwise it is the output (its shape must be the
  * broadcast shape; a dtype that differs from the op's result is cast to, as add_out). */
-DEVPLUG_API devplug_error_t* devplug_elementwise(devplug_stream_t* stream,
-                                                 devplug_op_t op,
-                                                 devplug_tensor_t* const* inputs,
-                                                 size_t n_inputs,
+DEVPLUG_API devplug_error_t* devplug_elementwise(devplug_stream_t* stream, devplug_op_t op,
+                                                 devplug_tensor_t* const* inputs, size_t n_inputs,
                                                  devplug_tensor_t** inout_result);
 
 /* The dtype PyTorch's type promotion gives for two tensor operands of dtypes a and b
@@ -347,9 +311,9 @@ DEVPLUG_API devplug_error_t* devplug_elementwise(devplug_stream_t* stream,
 DEVPLUG_API devplug_error_t* devplug_promote_types(devplug_dtype_t a, devplug_dtype_t b,
                                                    devplug_dtype_t* out_dtype);
 /* The shape two shapes broadcast to, PyTorch's rules; INVALID_ARGUMENT when they do not. */
-DEVPLUG_API devplug_error_t* devplug_broadcast_shapes(int32_t rank_a, const int64_t* shape_a,
-                                                      int32_t rank_b, const int64_t* shape_b,
-                                                      int32_t* out_rank, int64_t* out_shape);
+DEVPLUG_API devplug_error_t* devplug_broadcast_shapes(int32_t rank_a, const int64_t* shape_a, int32_t rank_b,
+                                                      const int64_t* shape_b, int32_t* out_rank,
+                                                      int64_t* out_shape);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -94,12 +94,11 @@ inline devplug_dtype_t promote_types(devplug_dtype_t a, devplug_dtype_t b) {
 }
 
 // The shape two shapes broadcast to; throws INVALID_ARGUMENT when they do not.
-inline std::vector<int64_t> broadcast_shapes(const std::vector<int64_t>& a,
-                                             const std::vector<int64_t>& b) {
+inline std::vector<int64_t> broadcast_shapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
   int32_t rank = 0;
   int64_t out[DEVPLUG_MAX_RANK] = {};
   api_detail::check(devplug_broadcast_shapes(static_cast<int32_t>(a.size()), a.data(),
-                                         static_cast<int32_t>(b.size()), b.data(), &rank, out));
+                                             static_cast<int32_t>(b.size()), b.data(), &rank, out));
   return std::vector<int64_t>(out, out + rank);
 }
 
@@ -254,11 +253,10 @@ inline void Stream::wait(const Event& event) const {
 class Tensor {
  public:
   // Allocates a contiguous tensor; contents are undefined.
-  static Tensor empty(const Device& device, devplug_dtype_t dtype,
-                      const std::vector<int64_t>& shape) {
+  static Tensor empty(const Device& device, devplug_dtype_t dtype, const std::vector<int64_t>& shape) {
     devplug_tensor_t* raw = nullptr;
-    api_detail::check(devplug_tensor_create(device.handle(), dtype,
-                                        static_cast<int32_t>(shape.size()), shape.data(), &raw));
+    api_detail::check(devplug_tensor_create(device.handle(), dtype, static_cast<int32_t>(shape.size()),
+                                            shape.data(), &raw));
     return Tensor(device.context(), raw);
   }
 
@@ -285,8 +283,8 @@ class Tensor {
     }
   }
   void copy_from_host(const void* data, uint64_t size_bytes, const Stream* stream = nullptr) {
-    api_detail::check(devplug_tensor_copy_from_host(stream ? stream->handle() : nullptr, handle(),
-                                                data, size_bytes, DEVPLUG_COPY_BLOCKING));
+    api_detail::check(devplug_tensor_copy_from_host(stream ? stream->handle() : nullptr, handle(), data,
+                                                    size_bytes, DEVPLUG_COPY_BLOCKING));
   }
 
   // The elements in row-major logical order; T must match the dtype.
@@ -354,15 +352,13 @@ class Tensor {
   }
   Tensor permute(const std::vector<int32_t>& dims) const {
     api_detail::require(static_cast<int32_t>(dims.size()) == rank(),
-                    "permute: dims must name every dim once");
-    return make_view([&](devplug_tensor_t** out) {
-      return devplug_tensor_permute(handle(), dims.data(), out);
-    });
+                        "permute: dims must name every dim once");
+    return make_view(
+        [&](devplug_tensor_t** out) { return devplug_tensor_permute(handle(), dims.data(), out); });
   }
   Tensor transpose(int32_t dim0, int32_t dim1) const {
-    return make_view([&](devplug_tensor_t** out) {
-      return devplug_tensor_transpose(handle(), dim0, dim1, out);
-    });
+    return make_view(
+        [&](devplug_tensor_t** out) { return devplug_tensor_transpose(handle(), dim0, dim1, out); });
   }
   Tensor expand(const std::vector<int64_t>& shape) const {
     return make_view([&](devplug_tensor_t** out) {
@@ -371,24 +367,18 @@ class Tensor {
   }
   // Python's t[start:stop:step] along `dim`; INT64_MAX / INT64_MIN stand for an open end.
   Tensor slice(int32_t dim, int64_t start, int64_t stop, int64_t step = 1) const {
-    return make_view([&](devplug_tensor_t** out) {
-      return devplug_tensor_slice(handle(), dim, start, stop, step, out);
-    });
+    return make_view(
+        [&](devplug_tensor_t** out) { return devplug_tensor_slice(handle(), dim, start, stop, step, out); });
   }
   Tensor squeeze(int32_t dim) const {
-    return make_view([&](devplug_tensor_t** out) {
-      return devplug_tensor_squeeze(handle(), dim, out);
-    });
+    return make_view([&](devplug_tensor_t** out) { return devplug_tensor_squeeze(handle(), dim, out); });
   }
   Tensor unsqueeze(int32_t dim) const {
-    return make_view([&](devplug_tensor_t** out) {
-      return devplug_tensor_unsqueeze(handle(), dim, out);
-    });
+    return make_view([&](devplug_tensor_t** out) { return devplug_tensor_unsqueeze(handle(), dim, out); });
   }
   Tensor diagonal(int64_t offset = 0, int32_t dim0 = 0, int32_t dim1 = 1) const {
-    return make_view([&](devplug_tensor_t** out) {
-      return devplug_tensor_diagonal(handle(), offset, dim0, dim1, out);
-    });
+    return make_view(
+        [&](devplug_tensor_t** out) { return devplug_tensor_diagonal(handle(), offset, dim0, dim1, out); });
   }
   Tensor as_strided(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,
                     int64_t storage_offset) const {
@@ -446,13 +436,12 @@ inline std::vector<devplug_tensor_t*> handles(const std::vector<Tensor>& tensors
 // Runs prim `op` exactly as ops.def defines it (strict shapes and dtypes, outputs given).
 // `attrs` is the op's attribute struct or NULL; `stream` NULL uses the first output's
 // device's default stream.
-inline void call(devplug_op_t op, const std::vector<Tensor>& inputs,
-                 const std::vector<Tensor>& outputs, const void* attrs = nullptr,
-                 const Stream* stream = nullptr) {
+inline void call(devplug_op_t op, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+                 const void* attrs = nullptr, const Stream* stream = nullptr) {
   std::vector<devplug_tensor_t*> in = api_detail::handles(inputs);
   std::vector<devplug_tensor_t*> out = api_detail::handles(outputs);
-  api_detail::check(devplug_op_call(stream ? stream->handle() : nullptr, op, in.data(), in.size(),
-                                out.data(), out.size(), attrs));
+  api_detail::check(devplug_op_call(stream ? stream->handle() : nullptr, op, in.data(), in.size(), out.data(),
+                                    out.size(), attrs));
 }
 
 // Runs an elementwise op with PyTorch's broadcasting and type promotion and returns a new
@@ -462,8 +451,8 @@ inline Tensor elementwise(devplug_op_t op, const std::vector<Tensor>& inputs,
   api_detail::require(!inputs.empty(), "elementwise: no inputs");
   std::vector<devplug_tensor_t*> in = api_detail::handles(inputs);
   devplug_tensor_t* result = nullptr;
-  api_detail::check(devplug_elementwise(stream ? stream->handle() : nullptr, op, in.data(),
-                                    in.size(), &result));
+  api_detail::check(
+      devplug_elementwise(stream ? stream->handle() : nullptr, op, in.data(), in.size(), &result));
   return Tensor(inputs.front().context_, result);
 }
 
@@ -473,8 +462,8 @@ inline void elementwise_into(devplug_op_t op, const std::vector<Tensor>& inputs,
                              const Stream* stream = nullptr) {
   std::vector<devplug_tensor_t*> in = api_detail::handles(inputs);
   devplug_tensor_t* result = out.handle();
-  api_detail::check(devplug_elementwise(stream ? stream->handle() : nullptr, op, in.data(),
-                                    in.size(), &result));
+  api_detail::check(
+      devplug_elementwise(stream ? stream->handle() : nullptr, op, in.data(), in.size(), &result));
 }
 
 // ---- arithmetic, with broadcasting and promotion ----

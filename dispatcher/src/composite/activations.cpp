@@ -60,7 +60,8 @@ void decompose_softplus(Prims& p, const Call& c) {
   const auto& a = c.attrs_as<devplug_softplus_attrs_t>();
   const Tensor x = input_c(p, c, 0);
   const Tensor bx = p.binary(DEVPLUG_OP_mul, x, a.beta);
-  const Tensor soft = p.binary(DEVPLUG_OP_div, p.unary(DEVPLUG_OP_log1p, p.unary(DEVPLUG_OP_exp, bx)), a.beta);
+  const Tensor soft =
+      p.binary(DEVPLUG_OP_div, p.unary(DEVPLUG_OP_log1p, p.unary(DEVPLUG_OP_exp, bx)), a.beta);
   const Tensor above = p.binary(DEVPLUG_OP_gt, bx, a.threshold);
   finish(p, c, 0, DEVPLUG_OP_where, {above, x, soft});
 }
@@ -76,10 +77,12 @@ void decompose_clamp(Prims& p, const Call& c) {
     return;
   }
   if (lo && hi) {
-    p.map_into(output(c, 0), DEVPLUG_OP_minimum, {p.binary(DEVPLUG_OP_maximum, x, p.scalar(d, a.min)), p.scalar(d, a.max)});
+    p.map_into(output(c, 0), DEVPLUG_OP_minimum,
+               {p.binary(DEVPLUG_OP_maximum, x, p.scalar(d, a.min)), p.scalar(d, a.max)});
     return;
   }
-  p.map_into(output(c, 0), lo ? DEVPLUG_OP_maximum : DEVPLUG_OP_minimum, {x, p.scalar(d, lo ? a.min : a.max)});
+  p.map_into(output(c, 0), lo ? DEVPLUG_OP_maximum : DEVPLUG_OP_minimum,
+             {x, p.scalar(d, lo ? a.min : a.max)});
 }
 
 // where(x > 0, x, slope x).
@@ -117,16 +120,19 @@ void decompose_gelu_backward(Prims& p, const Call& c) {
   const Tensor g = input_c(p, c, 0), x = input_c(p, c, 1);
   Tensor d;
   if (c.attrs_as<devplug_gelu_attrs_t>().approximate == DEVPLUG_GELU_NONE) {
-    const Tensor cdf = p.binary(DEVPLUG_OP_mul, p.unary(DEVPLUG_OP_erfc, p.binary(DEVPLUG_OP_mul, x, -kSqrt1_2)), 0.5);
-    const Tensor pdf = p.binary(DEVPLUG_OP_mul, p.unary(DEVPLUG_OP_exp, p.binary(DEVPLUG_OP_mul, p.binary(DEVPLUG_OP_mul, x, x), -0.5)),
-                                kInvSqrt2Pi);
+    const Tensor cdf =
+        p.binary(DEVPLUG_OP_mul, p.unary(DEVPLUG_OP_erfc, p.binary(DEVPLUG_OP_mul, x, -kSqrt1_2)), 0.5);
+    const Tensor pdf = p.binary(
+        DEVPLUG_OP_mul,
+        p.unary(DEVPLUG_OP_exp, p.binary(DEVPLUG_OP_mul, p.binary(DEVPLUG_OP_mul, x, x), -0.5)), kInvSqrt2Pi);
     d = p.binary(DEVPLUG_OP_add, cdf, p.binary(DEVPLUG_OP_mul, x, pdf));
   } else {
     const Tensor clamped = p.binary(DEVPLUG_OP_maximum, p.binary(DEVPLUG_OP_minimum, x, 30.0), -30.0);
     const Tensor xc = p.where(p.unary(DEVPLUG_OP_isinf, x), x, clamped);
     const Tensor two_u = gelu_two_u(p, xc);
     const Tensor s = sigmoid(p, two_u), s_neg = sigmoid(p, p.unary(DEVPLUG_OP_neg, two_u));
-    const Tensor poly = p.binary(DEVPLUG_OP_add, p.binary(DEVPLUG_OP_mul, p.binary(DEVPLUG_OP_mul, xc, xc), 3 * kGeluKappa), 1.0);
+    const Tensor poly = p.binary(
+        DEVPLUG_OP_add, p.binary(DEVPLUG_OP_mul, p.binary(DEVPLUG_OP_mul, xc, xc), 3 * kGeluKappa), 1.0);
     Tensor right = p.binary(DEVPLUG_OP_mul, p.binary(DEVPLUG_OP_mul, s, s_neg), poly);
     right = p.binary(DEVPLUG_OP_mul, p.binary(DEVPLUG_OP_mul, xc, right), 2 * kSqrt2OverPi);
     d = p.binary(DEVPLUG_OP_add, s, right);

@@ -33,7 +33,8 @@ inline void store(Prims& p, const Call& c, size_t k, const Tensor& value) {
 
 // Runs the last elementwise op of a decomposition: straight into output `k` when it has the
 // computation dtype (no extra pass), else into a temporary that is rounded into it.
-inline void finish(Prims& p, const Call& c, size_t k, devplug_op_t op, std::initializer_list<Tensor> operands) {
+inline void finish(Prims& p, const Call& c, size_t k, devplug_op_t op,
+                   std::initializer_list<Tensor> operands) {
   if (!wants(c, k)) return;
   const Tensor out = output(c, k);
   const Tensor* first = operands.begin();
@@ -61,8 +62,8 @@ inline int64_t count_of(const Tensor& t, uint32_t mask) {
   return n;
 }
 
-constexpr double kSqrt1_2 = 0.70710678118654752440;    // 1 / sqrt(2)
-constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1 / sqrt(2 pi)
+constexpr double kSqrt1_2 = 0.70710678118654752440;      // 1 / sqrt(2)
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;   // 1 / sqrt(2 pi)
 constexpr double kSqrt2OverPi = 0.79788456080286535588;  // sqrt(2 / pi)
 constexpr double kGeluKappa = 0.044715;
 

@@ -9,12 +9,12 @@ namespace {
 
 // Geometry of a 2-D window op over a padded [N, C, Hp, Wp] buffer.
 struct Windows {
-  int64_t N, C, H, W;       // input
-  int64_t Ho, Wo;           // output
-  int64_t kh, kw;           // kernel
-  int64_t sh, sw, dh, dw;   // stride, dilation
-  int64_t ph, pw;           // padding before
-  int64_t Hp, Wp;           // padded size, including the ceil_mode overhang
+  int64_t N, C, H, W;      // input
+  int64_t Ho, Wo;          // output
+  int64_t kh, kw;          // kernel
+  int64_t sh, sw, dh, dw;  // stride, dilation
+  int64_t ph, pw;          // padding before
+  int64_t Hp, Wp;          // padded size, including the ceil_mode overhang
 };
 
 Windows windows(const Tensor& x, const Shape& out, const int64_t* kernel, const int64_t* stride,
@@ -98,7 +98,8 @@ Tensor pool_divisor(Prims& p, const devplug_pool2d_attrs_t& a, const Windows& g,
 Tensor flat_index(Prims& p, const Tensor& r, const Windows& g, bool reversed) {
   const devplug_dtype_t i64 = DEVPLUG_DTYPE_INT64;
   Tensor ki = p.binary(DEVPLUG_OP_div, r, p.scalar(i64, static_cast<double>(g.kw)));
-  Tensor kj = p.binary(DEVPLUG_OP_sub, r, p.binary(DEVPLUG_OP_mul, ki, p.scalar(i64, static_cast<double>(g.kw))));
+  Tensor kj =
+      p.binary(DEVPLUG_OP_sub, r, p.binary(DEVPLUG_OP_mul, ki, p.scalar(i64, static_cast<double>(g.kw))));
   if (reversed) {
     ki = p.binary(DEVPLUG_OP_sub, p.scalar(i64, static_cast<double>(g.kh - 1)), ki);
     kj = p.binary(DEVPLUG_OP_sub, p.scalar(i64, static_cast<double>(g.kw - 1)), kj);
@@ -106,8 +107,9 @@ Tensor flat_index(Prims& p, const Tensor& r, const Windows& g, bool reversed) {
   const Tensor oh = p.reshape(p.arange(i64, g.Ho), {g.Ho, 1});
   const Tensor ow = p.reshape(p.arange(i64, g.Wo), {1, g.Wo});
   auto affine = [&](const Tensor& o, int64_t s, const Tensor& k, int64_t dil, int64_t pad) {
-    const Tensor at = p.binary(DEVPLUG_OP_add, p.binary(DEVPLUG_OP_mul, o, p.scalar(i64, static_cast<double>(s))),
-                               p.binary(DEVPLUG_OP_mul, k, p.scalar(i64, static_cast<double>(dil))));
+    const Tensor at =
+        p.binary(DEVPLUG_OP_add, p.binary(DEVPLUG_OP_mul, o, p.scalar(i64, static_cast<double>(s))),
+                 p.binary(DEVPLUG_OP_mul, k, p.scalar(i64, static_cast<double>(dil))));
     return p.binary(DEVPLUG_OP_sub, at, p.scalar(i64, static_cast<double>(pad)));
   };
   const Tensor h = affine(oh, g.sh, ki, g.dh, g.ph), w = affine(ow, g.sw, kj, g.dw, g.pw);
@@ -116,7 +118,7 @@ Tensor flat_index(Prims& p, const Tensor& r, const Windows& g, bool reversed) {
 
 // im2col columns of `x` for conv2d: [N, groups, C/groups * kh * kw, Ho * Wo].
 Tensor columns(Prims& p, const Tensor& x, const Windows& g, int64_t groups) {
-  const Tensor win = window_view(p, padded(p, x, g, 0.0), g);  // [N, C, Ho, Wo, kh, kw]
+  const Tensor win = window_view(p, padded(p, x, g, 0.0), g);            // [N, C, Ho, Wo, kh, kw]
   const Tensor cols = p.contiguous(p.permute(win, {0, 1, 4, 5, 2, 3}));  // [N, C, kh, kw, Ho, Wo]
   return p.reshape(cols, {g.N, groups, g.C / groups * g.kh * g.kw, g.Ho * g.Wo});
 }
@@ -138,8 +140,10 @@ void decompose_conv2d(Prims& p, const Call& c) {
   const int64_t O = out[1], K = g.C / a.groups * g.kh * g.kw;
   const Tensor wg = p.reshape(w, {a.groups, O / a.groups, K});
   const Tensor y = p.reshape(p.matmul(wg, columns(p, x, g, a.groups)), out);
-  if (b != nullptr) finish(p, c, 0, DEVPLUG_OP_add, {y, p.reshape(b, {O, 1, 1})});
-  else store(p, c, 0, y);
+  if (b != nullptr)
+    finish(p, c, 0, DEVPLUG_OP_add, {y, p.reshape(b, {O, 1, 1})});
+  else
+    store(p, c, 0, y);
 }
 
 // grad_bias = sum(grad); grad_weight = sum over n of grad[n, g] x columns[n, g]^T;
@@ -159,7 +163,7 @@ void decompose_conv2d_backward(Prims& p, const Call& c) {
     store(p, c, 1, p.reshape(p.reduce(DEVPLUG_OP_sum, per_n, 1u), shape_of(*w)));
   }
   if (!wants(c, 0)) return;
-  const Tensor wt = p.transpose(p.reshape(w, {a.groups, Og, K}), 1, 2);           // [groups, K, Og]
+  const Tensor wt = p.transpose(p.reshape(w, {a.groups, Og, K}), 1, 2);  // [groups, K, Og]
   const Tensor col_grad = p.reshape(p.matmul(wt, grad), {g.N, g.C, g.kh, g.kw, g.Ho, g.Wo});
   const Tensor gp = p.full(gr->layout.dtype, {g.N, g.C, g.Hp, g.Wp}, 0.0);
   for (int64_t i = 0; i < g.kh; ++i)
@@ -215,14 +219,16 @@ void decompose_max_pool2d(Prims& p, const Call& c) {
   p.copy_into(output(c, 0), vals);
   if (!wants(c, 1)) return;
   Tensor index = flat_index(p, window_reduce(p, DEVPLUG_OP_argmax, win), g, false);
-  const Tensor last = flat_index(p, window_reduce(p, DEVPLUG_OP_argmax, window_view(p, xp, g, true)), g, true);
+  const Tensor last =
+      flat_index(p, window_reduce(p, DEVPLUG_OP_argmax, window_view(p, xp, g, true)), g, true);
   index = p.where(p.unary(DEVPLUG_OP_isnan, vals), last, index);
   // Windows with nothing above -Inf: the first position inside the input.
   Windows one = g;
   one.N = 1;
   one.C = 1;
   const Tensor inside = padded(p, p.full(x->layout.dtype, {1, 1, g.H, g.W}, 1.0), one, 0.0);
-  const Tensor first = flat_index(p, window_reduce(p, DEVPLUG_OP_argmax, window_view(p, inside, one)), g, false);
+  const Tensor first =
+      flat_index(p, window_reduce(p, DEVPLUG_OP_argmax, window_view(p, inside, one)), g, false);
   const Tensor all_low = p.binary(DEVPLUG_OP_eq, vals, -INFINITY);
   p.map_into(output(c, 1), DEVPLUG_OP_where, {all_low, p.reshape(first, {g.Ho, g.Wo}), index});
 }

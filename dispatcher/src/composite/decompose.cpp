@@ -9,8 +9,8 @@
 namespace devplug::detail {
 namespace composite {
 
-#define DEVPLUG_COMPOSITE(id, name, n_in, n_out, optional_in, optional_out, attrs, result, dtypes, signature, \
-                          summary)                                                                          \
+#define DEVPLUG_COMPOSITE(id, name, n_in, n_out, optional_in, optional_out, attrs, result, dtypes, \
+                          signature, summary)                                                      \
   void decompose_##name(Prims& p, const Call& c);
 #include "devplug/ops.def"
 
@@ -18,9 +18,9 @@ namespace {
 
 Decomposition decomposition_of(devplug_op_t op) {
   switch (op) {
-#define DEVPLUG_COMPOSITE(id, name, n_in, n_out, optional_in, optional_out, attrs, result, dtypes, signature, \
-                          summary)                                                                          \
-  case id:                                                                                                  \
+#define DEVPLUG_COMPOSITE(id, name, n_in, n_out, optional_in, optional_out, attrs, result, dtypes, \
+                          signature, summary)                                                      \
+  case id:                                                                                         \
     return &decompose_##name;
 #include "devplug/ops.def"
     default:

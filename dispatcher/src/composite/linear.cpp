@@ -19,18 +19,23 @@ Tensor unrows(Prims& p, const Tensor& t, const Tensor& like) {
   return p.reshape(t, s);
 }
 
-Tensor last_two_swapped(Prims& p, const Tensor& t) { return p.transpose(t, t->layout.rank - 2, t->layout.rank - 1); }
+Tensor last_two_swapped(Prims& p, const Tensor& t) {
+  return p.transpose(t, t->layout.rank - 2, t->layout.rank - 1);
+}
 
 // The attention weights softmax(q k^T scale + mask) of a [B.., L, S] problem, with every
 // key of a query masked giving zeros.
-Tensor attention_weights(Prims& p, const Call& c, const Tensor& q, const Tensor& k, size_t mask_input, double scale) {
+Tensor attention_weights(Prims& p, const Call& c, const Tensor& q, const Tensor& k, size_t mask_input,
+                         double scale) {
   const auto& a = c.attrs_as<devplug_sdpa_attrs_t>();
   const int32_t rank = q->layout.rank;
   Tensor scores = p.binary(DEVPLUG_OP_mul, p.matmul(q, last_two_swapped(p, k)), scale);
   const devplug_dtype_t d = scores->layout.dtype;
   if (const Tensor mask = input(c, mask_input)) {
-    if (mask->layout.dtype == DEVPLUG_DTYPE_BOOL) scores = p.where(mask, scores, p.scalar(d, -INFINITY));
-    else scores = p.binary(DEVPLUG_OP_add, scores, p.convert(mask, d));
+    if (mask->layout.dtype == DEVPLUG_DTYPE_BOOL)
+      scores = p.where(mask, scores, p.scalar(d, -INFINITY));
+    else
+      scores = p.binary(DEVPLUG_OP_add, scores, p.convert(mask, d));
   }
   if (a.flags & DEVPLUG_SDPA_CAUSAL) {
     const int64_t L = q->layout.shape[rank - 2], S = k->layout.shape[rank - 2];
@@ -59,8 +64,10 @@ double attention_scale(const Call& c, const Tensor& q) {
 void decompose_linear(Prims& p, const Call& c) {
   const Tensor x = input_c(p, c, 0), w = input_c(p, c, 1), b = input_c(p, c, 2);
   const Tensor y = unrows(p, p.matmul(rows(p, x), p.transpose(w, 0, 1)), x);
-  if (b != nullptr) finish(p, c, 0, DEVPLUG_OP_add, {y, b});
-  else store(p, c, 0, y);
+  if (b != nullptr)
+    finish(p, c, 0, DEVPLUG_OP_add, {y, b});
+  else
+    store(p, c, 0, y);
 }
 
 // grad_input = grad weight; grad_weight = grad^T input; grad_bias = sum(grad), batch dims

@@ -11,9 +11,9 @@ namespace {
 struct Targets {
   int32_t class_dim;
   int64_t classes;
-  Tensor valid;     // bool, the target's shape
-  Tensor safe;      // int64 targets, ignored ones replaced by 0
-  Tensor weight;    // weight[target] or 1, 0 where ignored; the computation dtype
+  Tensor valid;          // bool, the target's shape
+  Tensor safe;           // int64 targets, ignored ones replaced by 0
+  Tensor weight;         // weight[target] or 1, 0 where ignored; the computation dtype
   Tensor class_weights;  // weight viewed to broadcast along the class dim, or NULL
 };
 
@@ -24,7 +24,8 @@ Targets targets(Prims& p, const Call& c, const Tensor& x, size_t target_input, s
   t.class_dim = rank == 1 ? 0 : 1;
   t.classes = x->layout.shape[t.class_dim];
   const Tensor target = input(c, target_input);
-  t.valid = p.binary(DEVPLUG_OP_ne, target, p.scalar(DEVPLUG_DTYPE_INT64, devplug_scalar_t{0.0, a.ignore_index}));
+  t.valid =
+      p.binary(DEVPLUG_OP_ne, target, p.scalar(DEVPLUG_DTYPE_INT64, devplug_scalar_t{0.0, a.ignore_index}));
   t.safe = p.where(t.valid, target, p.scalar(DEVPLUG_DTYPE_INT64, 0.0));
   const devplug_dtype_t d = x->layout.dtype;
   const Tensor zero = p.scalar(d, 0.0);
@@ -73,11 +74,12 @@ Tensor along_classes(Prims& p, const Tensor& v, const Targets& t) { return p.uns
 
 // A zero tensor like `x` with `v` (the target's shape) at each target class.
 Tensor one_hot_scaled(Prims& p, const Tensor& x, const Targets& t, const Tensor& v) {
-  return p.scatter_add(p.full(x->layout.dtype, shape_of(*x), 0.0), t.class_dim, p.unsqueeze(t.safe, t.class_dim),
-                       along_classes(p, v, t));
+  return p.scatter_add(p.full(x->layout.dtype, shape_of(*x), 0.0), t.class_dim,
+                       p.unsqueeze(t.safe, t.class_dim), along_classes(p, v, t));
 }
 
-Tensor log_softmax_of(Prims& p, const Tensor& x, int32_t class_dim, devplug_op_t op = DEVPLUG_OP_log_softmax) {
+Tensor log_softmax_of(Prims& p, const Tensor& x, int32_t class_dim,
+                      devplug_op_t op = DEVPLUG_OP_log_softmax) {
   const Tensor out = p.empty(x->layout.dtype, shape_of(*x));
   devplug_dim_attrs_t attrs{sizeof(attrs), class_dim};
   p.run(op, {x}, {out}, &attrs);
@@ -91,8 +93,9 @@ Tensor log_softmax_of(Prims& p, const Tensor& x, int32_t class_dim, devplug_op_t
 void decompose_nll_loss(Prims& p, const Call& c) {
   const Tensor x = input_c(p, c, 0);
   const Targets t = targets(p, c, x, 1, 2);
-  const Tensor loss = p.where(t.valid, p.unary(DEVPLUG_OP_neg, p.binary(DEVPLUG_OP_mul, at_target(p, x, t), t.weight)),
-                              p.scalar(x->layout.dtype, 0.0));
+  const Tensor loss =
+      p.where(t.valid, p.unary(DEVPLUG_OP_neg, p.binary(DEVPLUG_OP_mul, at_target(p, x, t), t.weight)),
+              p.scalar(x->layout.dtype, 0.0));
   store(p, c, 0, reduced(p, c, loss, total(p, t.weight)));
 }
 
@@ -106,15 +109,17 @@ void decompose_cross_entropy(Prims& p, const Call& c) {
   const Tensor lsm = log_softmax_of(p, x, t.class_dim);
   const devplug_dtype_t d = x->layout.dtype;
   const Tensor zero = p.scalar(d, 0.0);
-  const Tensor nll =
-      p.where(t.valid, p.unary(DEVPLUG_OP_neg, p.binary(DEVPLUG_OP_mul, at_target(p, lsm, t), t.weight)), zero);
+  const Tensor nll = p.where(
+      t.valid, p.unary(DEVPLUG_OP_neg, p.binary(DEVPLUG_OP_mul, at_target(p, lsm, t), t.weight)), zero);
   const Tensor denominator = total(p, t.weight);
   Tensor loss = reduced(p, c, nll, denominator);
   if (a.label_smoothing > 0) {
     const Tensor weighted = t.class_weights ? p.binary(DEVPLUG_OP_mul, lsm, t.class_weights) : lsm;
-    const Tensor smooth = p.where(
-        t.valid, p.unary(DEVPLUG_OP_neg, p.squeeze(p.reduce(DEVPLUG_OP_sum, weighted, 1u << t.class_dim), t.class_dim)),
-        zero);
+    const Tensor smooth =
+        p.where(t.valid,
+                p.unary(DEVPLUG_OP_neg,
+                        p.squeeze(p.reduce(DEVPLUG_OP_sum, weighted, 1u << t.class_dim), t.class_dim)),
+                zero);
     loss = p.binary(DEVPLUG_OP_add, p.binary(DEVPLUG_OP_mul, loss, 1.0 - a.label_smoothing),
                     p.binary(DEVPLUG_OP_mul, reduced(p, c, smooth, denominator),
                              a.label_smoothing / static_cast<double>(t.classes)));
@@ -159,10 +164,12 @@ void decompose_cross_entropy_backward(Prims& p, const Call& c) {
   if (a.label_smoothing > 0) {
     const devplug_dtype_t d = x->layout.dtype;
     const Tensor counted = p.where(t.valid, ge, zero);  // each counted sample's grad
-    const Tensor sum_w = t.class_weights ? total(p, t.class_weights) : p.scalar(d, static_cast<double>(t.classes));
+    const Tensor sum_w =
+        t.class_weights ? total(p, t.class_weights) : p.scalar(d, static_cast<double>(t.classes));
     const Tensor w = t.class_weights ? t.class_weights : p.scalar(d, 1.0);
-    const Tensor smooth = p.binary(
-        DEVPLUG_OP_mul, p.binary(DEVPLUG_OP_sub, p.binary(DEVPLUG_OP_mul, sm, sum_w), w), along_classes(p, counted, t));
+    const Tensor smooth =
+        p.binary(DEVPLUG_OP_mul, p.binary(DEVPLUG_OP_sub, p.binary(DEVPLUG_OP_mul, sm, sum_w), w),
+                 along_classes(p, counted, t));
     grad = p.binary(DEVPLUG_OP_add, p.binary(DEVPLUG_OP_mul, grad, 1.0 - a.label_smoothing),
                     p.binary(DEVPLUG_OP_mul, smooth, a.label_smoothing / static_cast<double>(t.classes)));
   }
@@ -172,7 +179,8 @@ void decompose_cross_entropy_backward(Prims& p, const Call& c) {
 // 2 (x - t) g, divided by n for mean.
 void decompose_mse_loss_backward(Prims& p, const Call& c) {
   const Tensor g = input_c(p, c, 0), x = input_c(p, c, 1), target = input_c(p, c, 2);
-  const Tensor ge = element_grad(p, c, g, p.scalar(x->layout.dtype, static_cast<double>(numel(shape_of(*x)))));
+  const Tensor ge =
+      element_grad(p, c, g, p.scalar(x->layout.dtype, static_cast<double>(numel(shape_of(*x)))));
   finish(p, c, 0, DEVPLUG_OP_mul, {p.binary(DEVPLUG_OP_mul, p.binary(DEVPLUG_OP_sub, x, target), 2.0), ge});
 }
 

@@ -51,9 +51,12 @@ void decompose_layer_norm(Prims& p, const Call& c) {
   const Tensor var = p.reduce(DEVPLUG_OP_var, x, mask, 0.0);
   const Tensor rstd = p.unary(DEVPLUG_OP_rsqrt, p.binary(DEVPLUG_OP_add, var, a.eps));
   const Tensor xhat = p.binary(DEVPLUG_OP_mul, p.binary(DEVPLUG_OP_sub, x, mean), rstd);
-  if (b != nullptr) finish(p, c, 0, DEVPLUG_OP_add, {affine(p, xhat, w, nullptr), b});
-  else if (w != nullptr) finish(p, c, 0, DEVPLUG_OP_mul, {xhat, w});
-  else store(p, c, 0, xhat);
+  if (b != nullptr)
+    finish(p, c, 0, DEVPLUG_OP_add, {affine(p, xhat, w, nullptr), b});
+  else if (w != nullptr)
+    finish(p, c, 0, DEVPLUG_OP_mul, {xhat, w});
+  else
+    store(p, c, 0, xhat);
   store(p, c, 1, mean);
   store(p, c, 2, rstd);
 }
@@ -63,10 +66,13 @@ void decompose_rms_norm(Prims& p, const Call& c) {
   const auto& a = c.attrs_as<devplug_norm_attrs_t>();
   const Tensor x = input_c(p, c, 0), w = input_c(p, c, 1);
   const uint32_t mask = dims_from(x->layout.rank - a.normalized_rank, x->layout.rank);
-  const Tensor ms = divide(p, p.reduce(DEVPLUG_OP_sum, p.binary(DEVPLUG_OP_mul, x, x), mask), count_of(x, mask));
+  const Tensor ms =
+      divide(p, p.reduce(DEVPLUG_OP_sum, p.binary(DEVPLUG_OP_mul, x, x), mask), count_of(x, mask));
   const Tensor rstd = p.unary(DEVPLUG_OP_rsqrt, p.binary(DEVPLUG_OP_add, ms, a.eps));
-  if (w != nullptr) finish(p, c, 0, DEVPLUG_OP_mul, {p.binary(DEVPLUG_OP_mul, x, rstd), w});
-  else finish(p, c, 0, DEVPLUG_OP_mul, {x, rstd});
+  if (w != nullptr)
+    finish(p, c, 0, DEVPLUG_OP_mul, {p.binary(DEVPLUG_OP_mul, x, rstd), w});
+  else
+    finish(p, c, 0, DEVPLUG_OP_mul, {x, rstd});
   store(p, c, 1, rstd);
 }
 
@@ -145,7 +151,8 @@ void decompose_rms_norm_backward(Prims& p, const Call& c) {
     const Tensor gw = w != nullptr ? p.binary(DEVPLUG_OP_mul, g, w) : g;
     const Tensor mean_gx =
         divide(p, p.reduce(DEVPLUG_OP_sum, p.binary(DEVPLUG_OP_mul, gw, xhat), mask), count_of(x, mask));
-    finish(p, c, 0, DEVPLUG_OP_mul, {rstd, p.binary(DEVPLUG_OP_sub, gw, p.binary(DEVPLUG_OP_mul, xhat, mean_gx))});
+    finish(p, c, 0, DEVPLUG_OP_mul,
+           {rstd, p.binary(DEVPLUG_OP_sub, gw, p.binary(DEVPLUG_OP_mul, xhat, mean_gx))});
   }
   if (wants(c, 1)) store(p, c, 1, sum_to_tail(p, p.binary(DEVPLUG_OP_mul, g, xhat), from));
 }

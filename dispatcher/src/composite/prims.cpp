@@ -15,7 +15,8 @@ namespace {
 void release(const devplug_tensor_t* t) { release_tensor(const_cast<devplug_tensor_t*>(t)); }
 
 void check(const Problem& problem, const char* what) {
-  if (!problem.empty()) throw Error(DEVPLUG_CODE_INTERNAL, std::string("decomposition: ") + what + ": " + problem);
+  if (!problem.empty())
+    throw Error(DEVPLUG_CODE_INTERNAL, std::string("decomposition: ") + what + ": " + problem);
 }
 
 // `value` as the `.i` of a scalar attribute (integer dtypes read it); 0 where it has none.
@@ -44,10 +45,14 @@ devplug_dtype_t result_dtype(devplug_op_t op, std::initializer_list<Tensor> oper
   const devplug_op_info_t* info = devplug_op_info(op);
   const Tensor* args = operands.begin();
   switch (info->result) {
-    case DEVPLUG_RESULT_bool: return DEVPLUG_DTYPE_BOOL;
-    case DEVPLUG_RESULT_int64: return DEVPLUG_DTYPE_INT64;
-    case DEVPLUG_RESULT_select: return args[1]->layout.dtype;
-    default: return args[0]->layout.dtype;
+    case DEVPLUG_RESULT_bool:
+      return DEVPLUG_DTYPE_BOOL;
+    case DEVPLUG_RESULT_int64:
+      return DEVPLUG_DTYPE_INT64;
+    case DEVPLUG_RESULT_select:
+      return args[1]->layout.dtype;
+    default:
+      return args[0]->layout.dtype;
   }
 }
 
@@ -61,12 +66,15 @@ int64_t numel(const Shape& shape) {
   return n;
 }
 
-Tensor Prims::borrow(const devplug_tensor_t* t) { return Tensor(t, [](const devplug_tensor_t*) {}); }
+Tensor Prims::borrow(const devplug_tensor_t* t) {
+  return Tensor(t, [](const devplug_tensor_t*) {});
+}
 
 Tensor Prims::own(devplug_tensor_t* t) { return Tensor(t, release); }
 
 Tensor Prims::empty(devplug_dtype_t dtype, const Shape& shape) {
-  return own(new_tensor(*stream_.device, contiguous_layout(dtype, static_cast<int32_t>(shape.size()), shape.data())));
+  return own(new_tensor(*stream_.device,
+                        contiguous_layout(dtype, static_cast<int32_t>(shape.size()), shape.data())));
 }
 
 Tensor Prims::full(devplug_dtype_t dtype, const Shape& shape, double value) {
@@ -105,7 +113,8 @@ Tensor Prims::view(const Tensor& t, const Layout& layout) { return own(new_view(
 
 Tensor Prims::reshape(const Tensor& t, const Shape& shape) {
   Layout out;
-  if (view_reshape(t->layout, static_cast<int32_t>(shape.size()), shape.data(), &out).empty()) return view(t, out);
+  if (view_reshape(t->layout, static_cast<int32_t>(shape.size()), shape.data(), &out).empty())
+    return view(t, out);
   Tensor dense = contiguous(t);
   check(view_reshape(dense->layout, static_cast<int32_t>(shape.size()), shape.data(), &out), "reshape");
   return view(dense, out);
@@ -149,8 +158,8 @@ Tensor Prims::slice(const Tensor& t, int32_t dim, int64_t start, int64_t stop, i
 
 Tensor Prims::as_strided(const Tensor& t, const Shape& shape, const Shape& strides, int64_t storage_offset) {
   Layout out;
-  check(view_as_strided(t->layout, static_cast<int32_t>(shape.size()), shape.data(), strides.data(), storage_offset,
-                        t->storage->bytes, &out),
+  check(view_as_strided(t->layout, static_cast<int32_t>(shape.size()), shape.data(), strides.data(),
+                        storage_offset, t->storage->bytes, &out),
         "as_strided");
   return view(t, out);
 }

@@ -86,9 +86,13 @@ class Prims {
   Tensor map(devplug_op_t op, std::initializer_list<Tensor> operands);
   Tensor unary(devplug_op_t op, const Tensor& x) { return map(op, {x}); }
   Tensor binary(devplug_op_t op, const Tensor& a, const Tensor& b) { return map(op, {a, b}); }
-  Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) { return map(DEVPLUG_OP_where, {cond, a, b}); }
+  Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+    return map(DEVPLUG_OP_where, {cond, a, b});
+  }
   // `x` op a scalar of x's dtype (x * 2, x - 1, ...).
-  Tensor binary(devplug_op_t op, const Tensor& x, double value) { return binary(op, x, scalar(x->layout.dtype, value)); }
+  Tensor binary(devplug_op_t op, const Tensor& x, double value) {
+    return binary(op, x, scalar(x->layout.dtype, value));
+  }
   // `x` itself when it has `dtype`, else convert_element_type into a new tensor.
   Tensor convert(const Tensor& x, devplug_dtype_t dtype);
   // A reduction over the dims in `dims_mask`, keeping the rank.

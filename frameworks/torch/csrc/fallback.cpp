@@ -46,7 +46,8 @@ void note_fallback(const std::string& op) {
     first = g_warned.insert(op).second;
   }
   if (first)
-    TORCH_WARN("devplug: ", op, " has no devplug kernel; it runs on the CPU through the fallback (warned once "
+    TORCH_WARN("devplug: ", op,
+               " has no devplug kernel; it runs on the CPU through the fallback (warned once "
                "per op; torch_devplug.fallback_report() lists them)");
 }
 

@@ -30,7 +30,8 @@ uint64_t PhiloxGenerator::seed() {
 }
 
 void PhiloxGenerator::set_offset(uint64_t offset) {
-  TORCH_CHECK(offset % 4 == 0, "devplug: the Philox offset counts 32-bit words in whole blocks of 4, got ", offset);
+  TORCH_CHECK(offset % 4 == 0, "devplug: the Philox offset counts 32-bit words in whole blocks of 4, got ",
+              offset);
   offset_ = offset / 4;
 }
 
@@ -85,8 +86,8 @@ const at::Generator& default_generator(c10::DeviceIndex device) {
   const c10::DeviceIndex index = resolve(device);
   std::lock_guard<std::mutex> lock(g_mutex);
   while (g_generators.size() < static_cast<size_t>(Runtime::get().device_count()))
-    g_generators.push_back(
-        at::make_generator<PhiloxGenerator>(static_cast<c10::DeviceIndex>(g_generators.size()), g_initial_seed));
+    g_generators.push_back(at::make_generator<PhiloxGenerator>(
+        static_cast<c10::DeviceIndex>(g_generators.size()), g_initial_seed));
   return g_generators[static_cast<size_t>(index)];
 }
 
@@ -107,8 +108,10 @@ at::Generator new_generator(c10::DeviceIndex device) {
   return at::make_generator<PhiloxGenerator>(resolve(device));
 }
 
-PhiloxGenerator* generator_or_default(const std::optional<at::Generator>& generator, c10::DeviceIndex device) {
-  const at::Generator& g = generator.has_value() && generator->defined() ? *generator : default_generator(device);
+PhiloxGenerator* generator_or_default(const std::optional<at::Generator>& generator,
+                                      c10::DeviceIndex device) {
+  const at::Generator& g =
+      generator.has_value() && generator->defined() ? *generator : default_generator(device);
   TORCH_CHECK(g.device().type() == c10::DeviceType::PrivateUse1,
               "devplug: a random op on a devplug tensor needs a devplug generator, got one for ", g.device());
   return at::check_generator<PhiloxGenerator>(g);

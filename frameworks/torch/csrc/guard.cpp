@@ -42,8 +42,7 @@ class DevplugGuardImpl final : public c10::impl::DeviceGuardImplInterface {
   void uncheckedSetDevice(c10::Device device) const noexcept override {
     try {
       setDevice(device);
-    } catch (...) {
-    }
+    } catch (...) {}
   }
 
   c10::Stream getStream(c10::Device device) const override { return current_stream(index_of(device)); }
@@ -71,7 +70,8 @@ class DevplugGuardImpl final : public c10::impl::DeviceGuardImplInterface {
   void record(void** event, const c10::Stream& stream, const c10::DeviceIndex device_index,
               const c10::EventFlag /*flag*/) const override {
     TORCH_CHECK(device_index == -1 || device_index == stream.device_index(), "devplug: event device index ",
-                static_cast<int>(device_index), " does not match the stream's ", static_cast<int>(stream.device_index()));
+                static_cast<int>(device_index), " does not match the stream's ",
+                static_cast<int>(stream.device_index()));
     guarded([&] {
       devplug::Stream s = Runtime::get().stream(stream.device_index(), stream.id());
       if (*event == nullptr) *event = new devplug::Event(Runtime::get().device(stream.device_index()));
@@ -80,7 +80,9 @@ class DevplugGuardImpl final : public c10::impl::DeviceGuardImplInterface {
   }
   void block(void* event, const c10::Stream& stream) const override {
     if (event == nullptr) return;  // never recorded: nothing to wait for
-    guarded([&] { Runtime::get().stream(stream.device_index(), stream.id()).wait(*static_cast<devplug::Event*>(event)); });
+    guarded([&] {
+      Runtime::get().stream(stream.device_index(), stream.id()).wait(*static_cast<devplug::Event*>(event));
+    });
   }
   bool queryEvent(void* event) const override {
     synchronizeEvent(event);

@@ -32,12 +32,16 @@ class DevplugHooks final : public at::PrivateUse1HooksInterface {
     if (device >= 0) set_current_device(device);
     return previous;
   }
-  c10::DeviceIndex maybeExchangeDevice(c10::DeviceIndex device) const override { return exchangeDevice(device); }
+  c10::DeviceIndex maybeExchangeDevice(c10::DeviceIndex device) const override {
+    return exchangeDevice(device);
+  }
 
   const at::Generator& getDefaultGenerator(c10::DeviceIndex device_index) const override {
     return default_generator(device_index);
   }
-  at::Generator getNewGenerator(c10::DeviceIndex device_index) const override { return new_generator(device_index); }
+  at::Generator getNewGenerator(c10::DeviceIndex device_index) const override {
+    return new_generator(device_index);
+  }
 
   at::Device getDeviceFromPtr(void* data) const override {
     Block* block = find_block(data);

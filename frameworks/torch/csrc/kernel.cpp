@@ -29,8 +29,9 @@ Dev Dev::of(std::initializer_list<const at::Tensor*> tensors) {
   for (const at::Tensor* t : tensors) {
     if (t == nullptr || !t->defined() || t->device().type() != c10::DeviceType::PrivateUse1) continue;
     if (!found) found = t->device().index();
-    TORCH_CHECK(*found == t->device().index(), "devplug: expected all tensors on one device, found devplug:",
-                static_cast<int>(*found), " and devplug:", static_cast<int>(t->device().index()));
+    TORCH_CHECK(*found == t->device().index(),
+                "devplug: expected all tensors on one device, found devplug:", static_cast<int>(*found),
+                " and devplug:", static_cast<int>(t->device().index()));
   }
   TORCH_CHECK(found.has_value(), "devplug: a devplug kernel ran without a devplug tensor");
   for (const at::Tensor* t : tensors)
@@ -42,8 +43,9 @@ Dev Dev::of(std::initializer_list<const at::Tensor*> tensors) {
 
 DTensor Dev::operand(const at::Tensor& t, std::optional<devplug_dtype_t> scalar_dtype) const {
   if (t.device().type() == c10::DeviceType::PrivateUse1) {
-    TORCH_CHECK(t.device().index() == index_, "devplug: expected a tensor on devplug:", static_cast<int>(index_),
-                ", got one on ", t.device());
+    TORCH_CHECK(t.device().index() == index_,
+                "devplug: expected a tensor on devplug:", static_cast<int>(index_), ", got one on ",
+                t.device());
     return view_of(t);
   }
   TORCH_CHECK(is_cpu_scalar(t), "devplug: expected a devplug tensor or a 0-dim CPU tensor, got a ", t.dim(),
@@ -58,7 +60,9 @@ bool Dev::supports(devplug_op_t op, devplug_dtype_t dtype) const {
   return supported;
 }
 
-DTensor Dev::empty(devplug_dtype_t dtype, const Shape& shape) const { return DTensor::empty(device_, dtype, shape); }
+DTensor Dev::empty(devplug_dtype_t dtype, const Shape& shape) const {
+  return DTensor::empty(device_, dtype, shape);
+}
 
 devplug_scalar_t to_devplug_scalar(const c10::Scalar& value) {
   devplug_scalar_t s{};
@@ -92,7 +96,8 @@ void Dev::fill(const DTensor& t, const c10::Scalar& value) const {
   call(DEVPLUG_OP_fill, {}, {t}, &attrs);
 }
 
-DTensor Dev::iota(devplug_dtype_t dtype, const Shape& shape, const c10::Scalar& start, const c10::Scalar& step) const {
+DTensor Dev::iota(devplug_dtype_t dtype, const Shape& shape, const c10::Scalar& start,
+                  const c10::Scalar& step) const {
   DTensor t = empty(dtype, shape);
   devplug_iota_attrs_t attrs{};
   attrs.struct_size = sizeof(attrs);
@@ -169,8 +174,8 @@ void Dev::call(devplug_op_t op, const std::vector<DTensor>& inputs, const std::v
   for (size_t o : staged) copy(targets[o], outputs[o]);
 }
 
-void Dev::composite(devplug_op_t op, const std::vector<OptDTensor>& inputs, const std::vector<OptDTensor>& outputs,
-                    const void* attrs) const {
+void Dev::composite(devplug_op_t op, const std::vector<OptDTensor>& inputs,
+                    const std::vector<OptDTensor>& outputs, const void* attrs) const {
   std::vector<OptDTensor> targets = outputs;
   std::vector<size_t> staged;
   for (size_t o = 0; o < outputs.size(); ++o) {
@@ -251,7 +256,8 @@ DTensor Dev::reduce(devplug_op_t op, const DTensor& x, uint32_t mask, double cor
   return out;
 }
 
-void Dev::reduce_into(devplug_op_t op, const DTensor& x, uint32_t mask, const DTensor& out, double correction) const {
+void Dev::reduce_into(devplug_op_t op, const DTensor& x, uint32_t mask, const DTensor& out,
+                      double correction) const {
   devplug_reduce_attrs_t attrs{};
   attrs.struct_size = sizeof(attrs);
   attrs.dims_mask = mask;
@@ -262,8 +268,8 @@ void Dev::reduce_into(devplug_op_t op, const DTensor& x, uint32_t mask, const DT
 DTensor Dev::matmul(const DTensor& a, const DTensor& b) const {
   Shape sa = a.shape(), sb = b.shape();
   TORCH_CHECK(sa.size() >= 2 && sb.size() >= 2, "devplug: matmul needs two operands of rank >= 2");
-  TORCH_CHECK(sa.back() == sb[sb.size() - 2], "devplug: matmul shapes do not fit: [..., ", sa[sa.size() - 2], ", ",
-              sa.back(), "] x [..., ", sb[sb.size() - 2], ", ", sb.back(), "]");
+  TORCH_CHECK(sa.back() == sb[sb.size() - 2], "devplug: matmul shapes do not fit: [..., ", sa[sa.size() - 2],
+              ", ", sa.back(), "] x [..., ", sb[sb.size() - 2], ", ", sb.back(), "]");
   Shape batch_a(sa.begin(), sa.end() - 2), batch_b(sb.begin(), sb.end() - 2);
   Shape batch = devplug::broadcast_shapes(batch_a, batch_b);
   auto expand = [&](const DTensor& t, const Shape& s) {
@@ -284,7 +290,8 @@ DTensor Dev::matmul(const DTensor& a, const DTensor& b) const {
 }
 
 uint32_t dims_mask(at::IntArrayRef dims, int64_t rank, bool empty_means_all) {
-  if (dims.empty() && empty_means_all) return rank == 0 ? 0u : static_cast<uint32_t>((uint64_t{1} << rank) - 1);
+  if (dims.empty() && empty_means_all)
+    return rank == 0 ? 0u : static_cast<uint32_t>((uint64_t{1} << rank) - 1);
   uint32_t mask = 0;
   for (int64_t d : dims) {
     const int64_t w = c10::maybe_wrap_dim(d, rank);

@@ -68,7 +68,8 @@ class Dev {
   DTensor full(devplug_dtype_t dtype, const Shape& shape, const c10::Scalar& value) const;
   void fill(const DTensor& t, const c10::Scalar& value) const;
   // Element k (row-major) = start + k * step.
-  DTensor iota(devplug_dtype_t dtype, const Shape& shape, const c10::Scalar& start, const c10::Scalar& step) const;
+  DTensor iota(devplug_dtype_t dtype, const Shape& shape, const c10::Scalar& start,
+               const c10::Scalar& step) const;
 
   // Runs prim `op` with outputs given (devplug_op_call).
   void call(devplug_op_t op, const std::vector<DTensor>& inputs, const std::vector<DTensor>& outputs,
@@ -76,8 +77,8 @@ class Dev {
   // Runs composite `op` (devplug_op_call): an absent optional input or output is nullopt.
   // An output that shares memory with an input is computed into a fresh tensor and copied
   // over, since a composite never writes over its inputs (torch's in-place ops do).
-  void composite(devplug_op_t op, const std::vector<OptDTensor>& inputs, const std::vector<OptDTensor>& outputs,
-                 const void* attrs = nullptr) const;
+  void composite(devplug_op_t op, const std::vector<OptDTensor>& inputs,
+                 const std::vector<OptDTensor>& outputs, const void* attrs = nullptr) const;
   // Composite `op` with one output, written into `out` of any layout and dtype (computed in
   // the op's dtype and cast when out's differs).
   void composite_into(devplug_op_t op, const std::vector<OptDTensor>& inputs, const DTensor& out,

@@ -22,10 +22,14 @@ const std::vector<OpRow>& op_rows() { return rows(); }
 
 const char* impl_name(Impl impl) {
   switch (impl) {
-    case Impl::view: return "view";
-    case Impl::prim: return "prim";
-    case Impl::composite: return "composite";
-    case Impl::bridge: return "bridge";
+    case Impl::view:
+      return "view";
+    case Impl::prim:
+      return "prim";
+    case Impl::composite:
+      return "composite";
+    case Impl::bridge:
+      return "bridge";
   }
   return "?";
 }

@@ -80,8 +80,10 @@ Runtime::Runtime()
       why += "\n  plugin " + info.name + " (" + info.path + "): " +
              (info.device_note.empty() ? std::to_string(info.device_count) + " devices" : info.device_note);
     }
-    for (const devplug::LoadFailure& f : context_.failures()) why += "\n  " + f.path + " failed to load: " + f.reason;
-    if (!wanted.empty()) why += "\n  TORCH_DEVPLUG_PLUGINS keeps only: " + std::string(std::getenv("TORCH_DEVPLUG_PLUGINS"));
+    for (const devplug::LoadFailure& f : context_.failures())
+      why += "\n  " + f.path + " failed to load: " + f.reason;
+    if (!wanted.empty())
+      why += "\n  TORCH_DEVPLUG_PLUGINS keeps only: " + std::string(std::getenv("TORCH_DEVPLUG_PLUGINS"));
     if (why.empty()) why = "\n  no plugin was found (set DEVPLUG_PLUGIN_PATH, or check with devplug-info)";
     no_device_reason_ = why;
   }
@@ -92,8 +94,8 @@ const DeviceSlot& Runtime::slot(c10::DeviceIndex index) const {
     if (slots_.empty())
       TORCH_CHECK_INDEX(false, "devplug: there is no devplug device (devplug:", static_cast<int>(index),
                         " was asked for):", no_device_reason_);
-    TORCH_CHECK_INDEX(false, "devplug: device index ", static_cast<int>(index), " is out of range; there are ",
-                      static_cast<int>(device_count()), " devplug devices");
+    TORCH_CHECK_INDEX(false, "devplug: device index ", static_cast<int>(index),
+                      " is out of range; there are ", static_cast<int>(device_count()), " devplug devices");
   }
   return slots_[static_cast<size_t>(index)];
 }

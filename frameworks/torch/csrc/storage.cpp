@@ -51,7 +51,8 @@ class DevplugAllocator final : public c10::Allocator {
     if (count == 0) return;
     Block* d = find_block(dest);
     Block* s = find_block(src);
-    TORCH_CHECK(d != nullptr && s != nullptr, "devplug: copy_data between addresses no devplug storage holds");
+    TORCH_CHECK(d != nullptr && s != nullptr,
+                "devplug: copy_data between addresses no devplug storage holds");
     const int64_t n = static_cast<int64_t>(count);
     const int64_t d_off = static_cast<int64_t>(reinterpret_cast<uintptr_t>(dest) - d->address);
     const int64_t s_off = static_cast<int64_t>(reinterpret_cast<uintptr_t>(src) - s->address);
@@ -129,24 +130,35 @@ void resize_storage(const c10::Storage& storage, size_t nbytes) {
 
 std::optional<devplug_dtype_t> devplug_dtype(c10::ScalarType type) {
   switch (type) {
-    case c10::ScalarType::Bool: return DEVPLUG_DTYPE_BOOL;
-    case c10::ScalarType::Byte: return DEVPLUG_DTYPE_UINT8;
-    case c10::ScalarType::Char: return DEVPLUG_DTYPE_INT8;
-    case c10::ScalarType::Short: return DEVPLUG_DTYPE_INT16;
-    case c10::ScalarType::Int: return DEVPLUG_DTYPE_INT32;
-    case c10::ScalarType::Long: return DEVPLUG_DTYPE_INT64;
-    case c10::ScalarType::Half: return DEVPLUG_DTYPE_FLOAT16;
-    case c10::ScalarType::BFloat16: return DEVPLUG_DTYPE_BFLOAT16;
-    case c10::ScalarType::Float: return DEVPLUG_DTYPE_FLOAT32;
-    case c10::ScalarType::Double: return DEVPLUG_DTYPE_FLOAT64;
-    default: return std::nullopt;
+    case c10::ScalarType::Bool:
+      return DEVPLUG_DTYPE_BOOL;
+    case c10::ScalarType::Byte:
+      return DEVPLUG_DTYPE_UINT8;
+    case c10::ScalarType::Char:
+      return DEVPLUG_DTYPE_INT8;
+    case c10::ScalarType::Short:
+      return DEVPLUG_DTYPE_INT16;
+    case c10::ScalarType::Int:
+      return DEVPLUG_DTYPE_INT32;
+    case c10::ScalarType::Long:
+      return DEVPLUG_DTYPE_INT64;
+    case c10::ScalarType::Half:
+      return DEVPLUG_DTYPE_FLOAT16;
+    case c10::ScalarType::BFloat16:
+      return DEVPLUG_DTYPE_BFLOAT16;
+    case c10::ScalarType::Float:
+      return DEVPLUG_DTYPE_FLOAT32;
+    case c10::ScalarType::Double:
+      return DEVPLUG_DTYPE_FLOAT64;
+    default:
+      return std::nullopt;
   }
 }
 
 c10::ScalarType torch_dtype(devplug_dtype_t dtype) {
   static constexpr c10::ScalarType types[DEVPLUG_DTYPE_COUNT] = {
-      c10::ScalarType::Bool,  c10::ScalarType::Byte, c10::ScalarType::Char,     c10::ScalarType::Short,
-      c10::ScalarType::Int,   c10::ScalarType::Long, c10::ScalarType::Half,     c10::ScalarType::BFloat16,
+      c10::ScalarType::Bool,  c10::ScalarType::Byte,  c10::ScalarType::Char, c10::ScalarType::Short,
+      c10::ScalarType::Int,   c10::ScalarType::Long,  c10::ScalarType::Half, c10::ScalarType::BFloat16,
       c10::ScalarType::Float, c10::ScalarType::Double};
   TORCH_CHECK(dtype >= 0 && dtype < DEVPLUG_DTYPE_COUNT, "devplug: unknown dtype ", dtype);
   return types[dtype];
@@ -162,8 +174,8 @@ devplug_dtype_t require_dtype(c10::ScalarType type, const char* what) {
 
 devplug::Tensor view_of(const at::Tensor& t) {
   TORCH_CHECK(t.defined(), "devplug: expected a tensor, got an undefined one");
-  TORCH_CHECK(t.device().type() == c10::DeviceType::PrivateUse1, "devplug: expected a devplug tensor, got one on ",
-              t.device());
+  TORCH_CHECK(t.device().type() == c10::DeviceType::PrivateUse1,
+              "devplug: expected a devplug tensor, got one on ", t.device());
   TORCH_CHECK(t.layout() == c10::kStrided, "devplug: only strided tensors live on devplug devices, got ",
               t.layout());
   TORCH_CHECK(t.dim() <= DEVPLUG_MAX_RANK, "devplug: tensors have at most ", DEVPLUG_MAX_RANK, " dims, got ",

@@ -25,7 +25,9 @@ ze_result_t guarded(Body&& body) noexcept {
 }
 
 // The entry points need zeInit first.
-inline void require_init() { check(runtime().init_result == ZE_RESULT_SUCCESS, ZE_RESULT_ERROR_UNINITIALIZED); }
+inline void require_init() {
+  check(runtime().init_result == ZE_RESULT_SUCCESS, ZE_RESULT_ERROR_UNINITIALIZED);
+}
 
 inline void check_pointer(const void* p) { check(p != nullptr, ZE_RESULT_ERROR_INVALID_NULL_POINTER); }
 
@@ -42,7 +44,8 @@ inline void check_driver(ze_driver_handle_t driver) {
 
 // Resolves the wait list and signal event of an append (INVALID_SIZE for a count without a
 // list, as the specification says).
-void resolve_events(Command& command, ze_event_handle_t signal, uint32_t wait_count, ze_event_handle_t* wait_list);
+void resolve_events(Command& command, ze_event_handle_t signal, uint32_t wait_count,
+                    ze_event_handle_t* wait_list);
 
 }  // namespace ze_cpu
 
@@ -63,7 +66,8 @@ ze_result_t DeviceGetSubDevices(ze_device_handle_t, uint32_t*, ze_device_handle_
 ze_result_t DeviceGetProperties(ze_device_handle_t, ze_device_properties_t*);
 ze_result_t DeviceGetComputeProperties(ze_device_handle_t, ze_device_compute_properties_t*);
 ze_result_t DeviceGetModuleProperties(ze_device_handle_t, ze_device_module_properties_t*);
-ze_result_t DeviceGetCommandQueueGroupProperties(ze_device_handle_t, uint32_t*, ze_command_queue_group_properties_t*);
+ze_result_t DeviceGetCommandQueueGroupProperties(ze_device_handle_t, uint32_t*,
+                                                 ze_command_queue_group_properties_t*);
 ze_result_t DeviceGetMemoryProperties(ze_device_handle_t, uint32_t*, ze_device_memory_properties_t*);
 ze_result_t DeviceGetMemoryAccessProperties(ze_device_handle_t, ze_device_memory_access_properties_t*);
 ze_result_t DeviceGetCacheProperties(ze_device_handle_t, uint32_t*, ze_device_cache_properties_t*);
@@ -75,50 +79,62 @@ ze_result_t DeviceGetStatus(ze_device_handle_t);
 ze_result_t DeviceGetGlobalTimestamps(ze_device_handle_t, uint64_t*, uint64_t*);
 
 ze_result_t ContextCreate(ze_driver_handle_t, const ze_context_desc_t*, ze_context_handle_t*);
-ze_result_t ContextCreateEx(ze_driver_handle_t, const ze_context_desc_t*, uint32_t, ze_device_handle_t*, ze_context_handle_t*);
+ze_result_t ContextCreateEx(ze_driver_handle_t, const ze_context_desc_t*, uint32_t, ze_device_handle_t*,
+                            ze_context_handle_t*);
 ze_result_t ContextDestroy(ze_context_handle_t);
 ze_result_t ContextGetStatus(ze_context_handle_t);
 ze_result_t ContextSystemBarrier(ze_context_handle_t, ze_device_handle_t);
 ze_result_t ContextMakeMemoryResident(ze_context_handle_t, ze_device_handle_t, void*, size_t);
 ze_result_t ContextEvictMemory(ze_context_handle_t, ze_device_handle_t, void*, size_t);
 
-ze_result_t MemAllocShared(ze_context_handle_t, const ze_device_mem_alloc_desc_t*, const ze_host_mem_alloc_desc_t*, size_t, size_t,
+ze_result_t MemAllocShared(ze_context_handle_t, const ze_device_mem_alloc_desc_t*,
+                           const ze_host_mem_alloc_desc_t*, size_t, size_t, ze_device_handle_t, void**);
+ze_result_t MemAllocDevice(ze_context_handle_t, const ze_device_mem_alloc_desc_t*, size_t, size_t,
                            ze_device_handle_t, void**);
-ze_result_t MemAllocDevice(ze_context_handle_t, const ze_device_mem_alloc_desc_t*, size_t, size_t, ze_device_handle_t, void**);
 ze_result_t MemAllocHost(ze_context_handle_t, const ze_host_mem_alloc_desc_t*, size_t, size_t, void**);
 ze_result_t MemFree(ze_context_handle_t, void*);
 ze_result_t MemFreeExt(ze_context_handle_t, const ze_memory_free_ext_desc_t*, void*);
-ze_result_t MemGetAllocProperties(ze_context_handle_t, const void*, ze_memory_allocation_properties_t*, ze_device_handle_t*);
+ze_result_t MemGetAllocProperties(ze_context_handle_t, const void*, ze_memory_allocation_properties_t*,
+                                  ze_device_handle_t*);
 ze_result_t MemGetAddressRange(ze_context_handle_t, const void*, void**, size_t*);
 
-ze_result_t CommandQueueCreate(ze_context_handle_t, ze_device_handle_t, const ze_command_queue_desc_t*, ze_command_queue_handle_t*);
+ze_result_t CommandQueueCreate(ze_context_handle_t, ze_device_handle_t, const ze_command_queue_desc_t*,
+                               ze_command_queue_handle_t*);
 ze_result_t CommandQueueDestroy(ze_command_queue_handle_t);
-ze_result_t CommandQueueExecuteCommandLists(ze_command_queue_handle_t, uint32_t, ze_command_list_handle_t*, ze_fence_handle_t);
+ze_result_t CommandQueueExecuteCommandLists(ze_command_queue_handle_t, uint32_t, ze_command_list_handle_t*,
+                                            ze_fence_handle_t);
 ze_result_t CommandQueueSynchronize(ze_command_queue_handle_t, uint64_t);
 
-ze_result_t CommandListCreate(ze_context_handle_t, ze_device_handle_t, const ze_command_list_desc_t*, ze_command_list_handle_t*);
-ze_result_t CommandListCreateImmediate(ze_context_handle_t, ze_device_handle_t, const ze_command_queue_desc_t*,
-                                       ze_command_list_handle_t*);
+ze_result_t CommandListCreate(ze_context_handle_t, ze_device_handle_t, const ze_command_list_desc_t*,
+                              ze_command_list_handle_t*);
+ze_result_t CommandListCreateImmediate(ze_context_handle_t, ze_device_handle_t,
+                                       const ze_command_queue_desc_t*, ze_command_list_handle_t*);
 ze_result_t CommandListDestroy(ze_command_list_handle_t);
 ze_result_t CommandListClose(ze_command_list_handle_t);
 ze_result_t CommandListReset(ze_command_list_handle_t);
-ze_result_t CommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t, uint64_t*, ze_event_handle_t, uint32_t, ze_event_handle_t*);
-ze_result_t CommandListAppendBarrier(ze_command_list_handle_t, ze_event_handle_t, uint32_t, ze_event_handle_t*);
-ze_result_t CommandListAppendMemoryRangesBarrier(ze_command_list_handle_t, uint32_t, const size_t*, const void**, ze_event_handle_t,
-                                                 uint32_t, ze_event_handle_t*);
-ze_result_t CommandListAppendMemoryCopy(ze_command_list_handle_t, void*, const void*, size_t, ze_event_handle_t, uint32_t,
-                                        ze_event_handle_t*);
-ze_result_t CommandListAppendMemoryFill(ze_command_list_handle_t, void*, const void*, size_t, size_t, ze_event_handle_t, uint32_t,
-                                        ze_event_handle_t*);
+ze_result_t CommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t, uint64_t*, ze_event_handle_t,
+                                                  uint32_t, ze_event_handle_t*);
+ze_result_t CommandListAppendBarrier(ze_command_list_handle_t, ze_event_handle_t, uint32_t,
+                                     ze_event_handle_t*);
+ze_result_t CommandListAppendMemoryRangesBarrier(ze_command_list_handle_t, uint32_t, const size_t*,
+                                                 const void**, ze_event_handle_t, uint32_t,
+                                                 ze_event_handle_t*);
+ze_result_t CommandListAppendMemoryCopy(ze_command_list_handle_t, void*, const void*, size_t,
+                                        ze_event_handle_t, uint32_t, ze_event_handle_t*);
+ze_result_t CommandListAppendMemoryFill(ze_command_list_handle_t, void*, const void*, size_t, size_t,
+                                        ze_event_handle_t, uint32_t, ze_event_handle_t*);
 ze_result_t CommandListAppendMemoryPrefetch(ze_command_list_handle_t, const void*, size_t);
-ze_result_t CommandListAppendMemAdvise(ze_command_list_handle_t, ze_device_handle_t, const void*, size_t, ze_memory_advice_t);
+ze_result_t CommandListAppendMemAdvise(ze_command_list_handle_t, ze_device_handle_t, const void*, size_t,
+                                       ze_memory_advice_t);
 ze_result_t CommandListAppendSignalEvent(ze_command_list_handle_t, ze_event_handle_t);
 ze_result_t CommandListAppendWaitOnEvents(ze_command_list_handle_t, uint32_t, ze_event_handle_t*);
 ze_result_t CommandListAppendEventReset(ze_command_list_handle_t, ze_event_handle_t);
-ze_result_t CommandListAppendLaunchKernel(ze_command_list_handle_t, ze_kernel_handle_t, const ze_group_count_t*, ze_event_handle_t,
-                                          uint32_t, ze_event_handle_t*);
-ze_result_t CommandListAppendLaunchCooperativeKernel(ze_command_list_handle_t, ze_kernel_handle_t, const ze_group_count_t*,
-                                                     ze_event_handle_t, uint32_t, ze_event_handle_t*);
+ze_result_t CommandListAppendLaunchKernel(ze_command_list_handle_t, ze_kernel_handle_t,
+                                          const ze_group_count_t*, ze_event_handle_t, uint32_t,
+                                          ze_event_handle_t*);
+ze_result_t CommandListAppendLaunchCooperativeKernel(ze_command_list_handle_t, ze_kernel_handle_t,
+                                                     const ze_group_count_t*, ze_event_handle_t, uint32_t,
+                                                     ze_event_handle_t*);
 
 ze_result_t FenceCreate(ze_command_queue_handle_t, const ze_fence_desc_t*, ze_fence_handle_t*);
 ze_result_t FenceDestroy(ze_fence_handle_t);
@@ -126,7 +142,8 @@ ze_result_t FenceHostSynchronize(ze_fence_handle_t, uint64_t);
 ze_result_t FenceQueryStatus(ze_fence_handle_t);
 ze_result_t FenceReset(ze_fence_handle_t);
 
-ze_result_t EventPoolCreate(ze_context_handle_t, const ze_event_pool_desc_t*, uint32_t, ze_device_handle_t*, ze_event_pool_handle_t*);
+ze_result_t EventPoolCreate(ze_context_handle_t, const ze_event_pool_desc_t*, uint32_t, ze_device_handle_t*,
+                            ze_event_pool_handle_t*);
 ze_result_t EventPoolDestroy(ze_event_pool_handle_t);
 ze_result_t EventCreate(ze_event_pool_handle_t, const ze_event_desc_t*, ze_event_handle_t*);
 ze_result_t EventDestroy(ze_event_handle_t);
@@ -136,8 +153,8 @@ ze_result_t EventQueryStatus(ze_event_handle_t);
 ze_result_t EventHostReset(ze_event_handle_t);
 ze_result_t EventQueryKernelTimestamp(ze_event_handle_t, ze_kernel_timestamp_result_t*);
 
-ze_result_t ModuleCreate(ze_context_handle_t, ze_device_handle_t, const ze_module_desc_t*, ze_module_handle_t*,
-                         ze_module_build_log_handle_t*);
+ze_result_t ModuleCreate(ze_context_handle_t, ze_device_handle_t, const ze_module_desc_t*,
+                         ze_module_handle_t*, ze_module_build_log_handle_t*);
 ze_result_t ModuleDestroy(ze_module_handle_t);
 ze_result_t ModuleDynamicLink(uint32_t, ze_module_handle_t*, ze_module_build_log_handle_t*);
 ze_result_t ModuleGetNativeBinary(ze_module_handle_t, size_t*, uint8_t*);
@@ -152,7 +169,8 @@ ze_result_t KernelCreate(ze_module_handle_t, const ze_kernel_desc_t*, ze_kernel_
 ze_result_t KernelDestroy(ze_kernel_handle_t);
 ze_result_t KernelSetCacheConfig(ze_kernel_handle_t, ze_cache_config_flags_t);
 ze_result_t KernelSetGroupSize(ze_kernel_handle_t, uint32_t, uint32_t, uint32_t);
-ze_result_t KernelSuggestGroupSize(ze_kernel_handle_t, uint32_t, uint32_t, uint32_t, uint32_t*, uint32_t*, uint32_t*);
+ze_result_t KernelSuggestGroupSize(ze_kernel_handle_t, uint32_t, uint32_t, uint32_t, uint32_t*, uint32_t*,
+                                   uint32_t*);
 ze_result_t KernelSuggestMaxCooperativeGroupCount(ze_kernel_handle_t, uint32_t*);
 ze_result_t KernelSetArgumentValue(ze_kernel_handle_t, uint32_t, size_t, const void*);
 ze_result_t KernelSetIndirectAccess(ze_kernel_handle_t, ze_kernel_indirect_access_flags_t);

@@ -10,7 +10,8 @@
 
 namespace ze_cpu {
 
-void resolve_events(Command& command, ze_event_handle_t signal, uint32_t wait_count, ze_event_handle_t* wait_list) {
+void resolve_events(Command& command, ze_event_handle_t signal, uint32_t wait_count,
+                    ze_event_handle_t* wait_list) {
   check(wait_count == 0 || wait_list != nullptr, ZE_RESULT_ERROR_INVALID_SIZE);
   for (uint32_t i = 0; i < wait_count; ++i) command.wait.push_back(lookup<Event>(wait_list[i], Kind::event));
   if (signal != nullptr) command.signal = lookup<Event>(signal, Kind::event);
@@ -58,7 +59,8 @@ namespace api {
 
 // ---- queues ----
 
-ze_result_t CommandQueueCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t* desc,
+ze_result_t CommandQueueCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+                               const ze_command_queue_desc_t* desc,
                                ze_command_queue_handle_t* phCommandQueue) {
   return guarded([&] {
     require_init();
@@ -82,7 +84,8 @@ ze_result_t CommandQueueDestroy(ze_command_queue_handle_t hCommandQueue) {
 }
 
 ze_result_t CommandQueueExecuteCommandLists(ze_command_queue_handle_t hCommandQueue, uint32_t numCommandLists,
-                                            ze_command_list_handle_t* phCommandLists, ze_fence_handle_t hFence) {
+                                            ze_command_list_handle_t* phCommandLists,
+                                            ze_fence_handle_t hFence) {
   return guarded([&] {
     require_init();
     std::shared_ptr<Queue> queue = lookup<Queue>(hCommandQueue, Kind::queue);
@@ -126,8 +129,8 @@ ze_result_t CommandQueueSynchronize(ze_command_queue_handle_t hCommandQueue, uin
 
 // ---- lists ----
 
-ze_result_t CommandListCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_list_desc_t* desc,
-                              ze_command_list_handle_t* phCommandList) {
+ze_result_t CommandListCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+                              const ze_command_list_desc_t* desc, ze_command_list_handle_t* phCommandList) {
   return guarded([&] {
     require_init();
     std::shared_ptr<Context> context = lookup<Context>(hContext, Kind::context);
@@ -135,8 +138,9 @@ ze_result_t CommandListCreate(ze_context_handle_t hContext, ze_device_handle_t h
     check_pointer(desc);
     check_pointer(phCommandList);
     check(desc->commandQueueGroupOrdinal == 0, ZE_RESULT_ERROR_INVALID_ARGUMENT);
-    const ze_command_list_flags_t known =
-        ZE_COMMAND_LIST_FLAG_RELAXED_ORDERING | ZE_COMMAND_LIST_FLAG_MAXIMIZE_THROUGHPUT | ZE_COMMAND_LIST_FLAG_EXPLICIT_ONLY;
+    const ze_command_list_flags_t known = ZE_COMMAND_LIST_FLAG_RELAXED_ORDERING |
+                                          ZE_COMMAND_LIST_FLAG_MAXIMIZE_THROUGHPUT |
+                                          ZE_COMMAND_LIST_FLAG_EXPLICIT_ONLY;
     check((desc->flags & ~known) == 0, ZE_RESULT_ERROR_INVALID_ENUMERATION);
     auto list = std::make_shared<CommandList>();
     list->context = context;
@@ -146,7 +150,8 @@ ze_result_t CommandListCreate(ze_context_handle_t hContext, ze_device_handle_t h
 }
 
 ze_result_t CommandListCreateImmediate(ze_context_handle_t hContext, ze_device_handle_t hDevice,
-                                       const ze_command_queue_desc_t* altdesc, ze_command_list_handle_t* phCommandList) {
+                                       const ze_command_queue_desc_t* altdesc,
+                                       ze_command_list_handle_t* phCommandList) {
   return guarded([&] {
     require_init();
     std::shared_ptr<Context> context = lookup<Context>(hContext, Kind::context);
@@ -213,11 +218,13 @@ ze_result_t CommandListAppendBarrier(ze_command_list_handle_t hCommandList, ze_e
 }
 
 ze_result_t CommandListAppendMemoryRangesBarrier(ze_command_list_handle_t hCommandList, uint32_t numRanges,
-                                                 const size_t* pRangeSizes, const void** pRanges, ze_event_handle_t hSignalEvent,
-                                                 uint32_t numWaitEvents, ze_event_handle_t* phWaitEvents) {
+                                                 const size_t* pRangeSizes, const void** pRanges,
+                                                 ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
+                                                 ze_event_handle_t* phWaitEvents) {
   return guarded([&] {
     std::shared_ptr<CommandList> list = the_list(hCommandList);
-    check(numRanges == 0 || (pRangeSizes != nullptr && pRanges != nullptr), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    check(numRanges == 0 || (pRangeSizes != nullptr && pRanges != nullptr),
+          ZE_RESULT_ERROR_INVALID_NULL_POINTER);
     Command c;
     c.type = Command::Type::barrier;
     resolve_events(c, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -225,8 +232,9 @@ ze_result_t CommandListAppendMemoryRangesBarrier(ze_command_list_handle_t hComma
   });
 }
 
-ze_result_t CommandListAppendMemoryCopy(ze_command_list_handle_t hCommandList, void* dstptr, const void* srcptr, size_t size,
-                                        ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t* phWaitEvents) {
+ze_result_t CommandListAppendMemoryCopy(ze_command_list_handle_t hCommandList, void* dstptr,
+                                        const void* srcptr, size_t size, ze_event_handle_t hSignalEvent,
+                                        uint32_t numWaitEvents, ze_event_handle_t* phWaitEvents) {
   return guarded([&] {
     std::shared_ptr<CommandList> list = the_list(hCommandList);
     check_accessible(dstptr, size);
@@ -244,13 +252,14 @@ ze_result_t CommandListAppendMemoryCopy(ze_command_list_handle_t hCommandList, v
 }
 
 ze_result_t CommandListAppendMemoryFill(ze_command_list_handle_t hCommandList, void* ptr, const void* pattern,
-                                        size_t pattern_size, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
-                                        ze_event_handle_t* phWaitEvents) {
+                                        size_t pattern_size, size_t size, ze_event_handle_t hSignalEvent,
+                                        uint32_t numWaitEvents, ze_event_handle_t* phWaitEvents) {
   return guarded([&] {
     std::shared_ptr<CommandList> list = the_list(hCommandList);
     check_pointer(pattern);
     check_accessible(ptr, size);
-    check(pattern_size > 0 && pattern_size <= 128 && (pattern_size & (pattern_size - 1)) == 0, ZE_RESULT_ERROR_INVALID_SIZE);
+    check(pattern_size > 0 && pattern_size <= 128 && (pattern_size & (pattern_size - 1)) == 0,
+          ZE_RESULT_ERROR_INVALID_SIZE);
     check(size % pattern_size == 0, ZE_RESULT_ERROR_INVALID_SIZE);
     Command c;
     c.type = Command::Type::fill;
@@ -270,8 +279,8 @@ ze_result_t CommandListAppendMemoryPrefetch(ze_command_list_handle_t hCommandLis
   });
 }
 
-ze_result_t CommandListAppendMemAdvise(ze_command_list_handle_t hCommandList, ze_device_handle_t hDevice, const void* ptr,
-                                       size_t, ze_memory_advice_t advice) {
+ze_result_t CommandListAppendMemAdvise(ze_command_list_handle_t hCommandList, ze_device_handle_t hDevice,
+                                       const void* ptr, size_t, ze_memory_advice_t advice) {
   return guarded([&] {
     the_list(hCommandList);
     check_device(hDevice);
@@ -290,7 +299,8 @@ ze_result_t CommandListAppendSignalEvent(ze_command_list_handle_t hCommandList, 
   });
 }
 
-ze_result_t CommandListAppendWaitOnEvents(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t* phEvents) {
+ze_result_t CommandListAppendWaitOnEvents(ze_command_list_handle_t hCommandList, uint32_t numEvents,
+                                          ze_event_handle_t* phEvents) {
   return guarded([&] {
     std::shared_ptr<CommandList> list = the_list(hCommandList);
     check(numEvents > 0, ZE_RESULT_ERROR_INVALID_SIZE);
@@ -313,8 +323,9 @@ ze_result_t CommandListAppendEventReset(ze_command_list_handle_t hCommandList, z
 }
 
 ze_result_t CommandListAppendLaunchKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel,
-                                          const ze_group_count_t* pLaunchFuncArgs, ze_event_handle_t hSignalEvent,
-                                          uint32_t numWaitEvents, ze_event_handle_t* phWaitEvents) {
+                                          const ze_group_count_t* pLaunchFuncArgs,
+                                          ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
+                                          ze_event_handle_t* phWaitEvents) {
   return guarded([&] {
     std::shared_ptr<CommandList> list = the_list(hCommandList);
     std::shared_ptr<Kernel> kernel = lookup<Kernel>(hKernel, Kind::kernel);
@@ -330,16 +341,20 @@ ze_result_t CommandListAppendLaunchKernel(ze_command_list_handle_t hCommandList,
       c.group_size = kernel->group_size;
     }
     c.kernel = kernel;
-    c.group_count = {pLaunchFuncArgs->groupCountX, pLaunchFuncArgs->groupCountY, pLaunchFuncArgs->groupCountZ};
+    c.group_count = {pLaunchFuncArgs->groupCountX, pLaunchFuncArgs->groupCountY,
+                     pLaunchFuncArgs->groupCountZ};
     resolve_events(c, hSignalEvent, numWaitEvents, phWaitEvents);
     append(*list, std::move(c));
   });
 }
 
-ze_result_t CommandListAppendLaunchCooperativeKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel,
-                                                     const ze_group_count_t* pLaunchFuncArgs, ze_event_handle_t hSignalEvent,
-                                                     uint32_t numWaitEvents, ze_event_handle_t* phWaitEvents) {
-  return CommandListAppendLaunchKernel(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
+ze_result_t CommandListAppendLaunchCooperativeKernel(ze_command_list_handle_t hCommandList,
+                                                     ze_kernel_handle_t hKernel,
+                                                     const ze_group_count_t* pLaunchFuncArgs,
+                                                     ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
+                                                     ze_event_handle_t* phWaitEvents) {
+  return CommandListAppendLaunchKernel(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents,
+                                       phWaitEvents);
 }
 
 }  // namespace api

@@ -32,7 +32,8 @@ void copy_name(char* dst, size_t capacity, const std::string& text) {
 
 ze_result_t Init(ze_init_flags_t flags) {
   return guarded([&] {
-    check((flags & ~(ZE_INIT_FLAG_GPU_ONLY | ZE_INIT_FLAG_VPU_ONLY)) == 0, ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    check((flags & ~(ZE_INIT_FLAG_GPU_ONLY | ZE_INIT_FLAG_VPU_ONLY)) == 0,
+          ZE_RESULT_ERROR_INVALID_ENUMERATION);
     const ze_result_t result = initialize(flags);
     check(result == ZE_RESULT_SUCCESS, result);
   });
@@ -41,8 +42,9 @@ ze_result_t Init(ze_init_flags_t flags) {
 ze_result_t DriverGet(uint32_t* pCount, ze_driver_handle_t* phDrivers) {
   return guarded([&] {
     require_init();
-    answer_count(pCount, phDrivers, 1,
-                 [](ze_driver_handle_t& h, uint32_t) { h = reinterpret_cast<ze_driver_handle_t>(runtime().driver.get()); });
+    answer_count(pCount, phDrivers, 1, [](ze_driver_handle_t& h, uint32_t) {
+      h = reinterpret_cast<ze_driver_handle_t>(runtime().driver.get());
+    });
   });
 }
 
@@ -67,7 +69,8 @@ ze_result_t DriverGetProperties(ze_driver_handle_t hDriver, ze_driver_properties
          ext = static_cast<ze_base_properties_t*>(ext->pNext)) {
       if (ext->stype == ZE_STRUCTURE_TYPE_DRIVER_MEMORY_FREE_EXT_PROPERTIES)
         reinterpret_cast<ze_driver_memory_free_ext_properties_t*>(ext)->freePolicies =
-            ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE | ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE;
+            ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE |
+            ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE;
     }
   });
 }
@@ -114,7 +117,8 @@ ze_result_t DeviceGet(ze_driver_handle_t hDriver, uint32_t* pCount, ze_device_ha
   });
 }
 
-ze_result_t DeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t* pCount, ze_device_handle_t* phSubdevices) {
+ze_result_t DeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t* pCount,
+                                ze_device_handle_t* phSubdevices) {
   return guarded([&] {
     require_init();
     check_device(hDevice);
@@ -177,8 +181,9 @@ ze_result_t DeviceGetModuleProperties(ze_device_handle_t hDevice, ze_device_modu
     p->spirvVersionSupported = ZE_MAKE_VERSION(1, 2);
     p->flags = ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS | (d.fp64 ? ZE_DEVICE_MODULE_FLAG_FP64 : 0);
     p->fp16flags = 0;  // no cl_khr_fp16: half is storage only
-    const ze_device_fp_flags_t ieee = ZE_DEVICE_FP_FLAG_DENORM | ZE_DEVICE_FP_FLAG_INF_NAN | ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST |
-                                      ZE_DEVICE_FP_FLAG_ROUND_TO_ZERO | ZE_DEVICE_FP_FLAG_ROUND_TO_INF | ZE_DEVICE_FP_FLAG_FMA;
+    const ze_device_fp_flags_t ieee = ZE_DEVICE_FP_FLAG_DENORM | ZE_DEVICE_FP_FLAG_INF_NAN |
+                                      ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST | ZE_DEVICE_FP_FLAG_ROUND_TO_ZERO |
+                                      ZE_DEVICE_FP_FLAG_ROUND_TO_INF | ZE_DEVICE_FP_FLAG_FMA;
     p->fp32flags = ieee | ZE_DEVICE_FP_FLAG_ROUNDED_DIVIDE_SQRT;
     p->fp64flags = d.fp64 ? ieee : 0;
     p->maxArgumentsSize = 4096;
@@ -201,7 +206,8 @@ ze_result_t DeviceGetCommandQueueGroupProperties(ze_device_handle_t hDevice, uin
   });
 }
 
-ze_result_t DeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t* pCount, ze_device_memory_properties_t* props) {
+ze_result_t DeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t* pCount,
+                                      ze_device_memory_properties_t* props) {
   return guarded([&] {
     require_init();
     check_device(hDevice);
@@ -215,12 +221,14 @@ ze_result_t DeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t* pCou
   });
 }
 
-ze_result_t DeviceGetMemoryAccessProperties(ze_device_handle_t hDevice, ze_device_memory_access_properties_t* p) {
+ze_result_t DeviceGetMemoryAccessProperties(ze_device_handle_t hDevice,
+                                            ze_device_memory_access_properties_t* p) {
   return guarded([&] {
     require_init();
     check_device(hDevice);
     check_pointer(p);
-    const ze_memory_access_cap_flags_t rw = ZE_MEMORY_ACCESS_CAP_FLAG_RW | ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT;
+    const ze_memory_access_cap_flags_t rw =
+        ZE_MEMORY_ACCESS_CAP_FLAG_RW | ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT;
     p->hostAllocCapabilities = rw;
     p->deviceAllocCapabilities = rw;
     p->sharedSingleDeviceAllocCapabilities = rw;
@@ -230,7 +238,8 @@ ze_result_t DeviceGetMemoryAccessProperties(ze_device_handle_t hDevice, ze_devic
   });
 }
 
-ze_result_t DeviceGetCacheProperties(ze_device_handle_t hDevice, uint32_t* pCount, ze_device_cache_properties_t* props) {
+ze_result_t DeviceGetCacheProperties(ze_device_handle_t hDevice, uint32_t* pCount,
+                                     ze_device_cache_properties_t* props) {
   return guarded([&] {
     require_init();
     check_device(hDevice);
@@ -251,7 +260,8 @@ ze_result_t DeviceGetImageProperties(ze_device_handle_t hDevice, ze_device_image
   });
 }
 
-ze_result_t DeviceGetExternalMemoryProperties(ze_device_handle_t hDevice, ze_device_external_memory_properties_t* p) {
+ze_result_t DeviceGetExternalMemoryProperties(ze_device_handle_t hDevice,
+                                              ze_device_external_memory_properties_t* p) {
   return guarded([&] {
     require_init();
     check_device(hDevice);
@@ -261,7 +271,8 @@ ze_result_t DeviceGetExternalMemoryProperties(ze_device_handle_t hDevice, ze_dev
   });
 }
 
-ze_result_t DeviceGetP2PProperties(ze_device_handle_t hDevice, ze_device_handle_t hPeer, ze_device_p2p_properties_t* p) {
+ze_result_t DeviceGetP2PProperties(ze_device_handle_t hDevice, ze_device_handle_t hPeer,
+                                   ze_device_p2p_properties_t* p) {
   return guarded([&] {
     require_init();
     check_device(hDevice);
@@ -300,7 +311,8 @@ ze_result_t DeviceGetGlobalTimestamps(ze_device_handle_t hDevice, uint64_t* host
 
 // ---- contexts ----
 
-ze_result_t ContextCreate(ze_driver_handle_t hDriver, const ze_context_desc_t* desc, ze_context_handle_t* phContext) {
+ze_result_t ContextCreate(ze_driver_handle_t hDriver, const ze_context_desc_t* desc,
+                          ze_context_handle_t* phContext) {
   return guarded([&] {
     require_init();
     check_driver(hDriver);
@@ -355,7 +367,8 @@ ze_result_t ContextSystemBarrier(ze_context_handle_t hContext, ze_device_handle_
   });
 }
 
-ze_result_t ContextMakeMemoryResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, void* ptr, size_t size) {
+ze_result_t ContextMakeMemoryResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, void* ptr,
+                                      size_t size) {
   return guarded([&] {
     require_init();
     lookup<Context>(hContext, Kind::context);
@@ -365,7 +378,8 @@ ze_result_t ContextMakeMemoryResident(ze_context_handle_t hContext, ze_device_ha
   });
 }
 
-ze_result_t ContextEvictMemory(ze_context_handle_t hContext, ze_device_handle_t hDevice, void* ptr, size_t size) {
+ze_result_t ContextEvictMemory(ze_context_handle_t hContext, ze_device_handle_t hDevice, void* ptr,
+                               size_t size) {
   return ContextMakeMemoryResident(hContext, hDevice, ptr, size);
 }
 

@@ -30,7 +30,8 @@ Memory& memory() {
 
 bool is_power_of_two(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
 
-void* allocate(ze_context_handle_t hContext, size_t size, size_t alignment, ze_memory_type_t type, void** pptr) {
+void* allocate(ze_context_handle_t hContext, size_t size, size_t alignment, ze_memory_type_t type,
+               void** pptr) {
   require_init();
   std::shared_ptr<Context> context = lookup<Context>(hContext, Kind::context);
   check_pointer(pptr);
@@ -139,8 +140,8 @@ void collect_deferred_frees() {
 namespace api {
 
 ze_result_t MemAllocShared(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t* device_desc,
-                           const ze_host_mem_alloc_desc_t* host_desc, size_t size, size_t alignment, ze_device_handle_t hDevice,
-                           void** pptr) {
+                           const ze_host_mem_alloc_desc_t* host_desc, size_t size, size_t alignment,
+                           ze_device_handle_t hDevice, void** pptr) {
   return guarded([&] {
     require_init();
     check_pointer(device_desc);
@@ -150,8 +151,8 @@ ze_result_t MemAllocShared(ze_context_handle_t hContext, const ze_device_mem_all
   });
 }
 
-ze_result_t MemAllocDevice(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t* device_desc, size_t size,
-                           size_t alignment, ze_device_handle_t hDevice, void** pptr) {
+ze_result_t MemAllocDevice(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t* device_desc,
+                           size_t size, size_t alignment, ze_device_handle_t hDevice, void** pptr) {
   return guarded([&] {
     require_init();
     check_pointer(device_desc);
@@ -213,8 +214,8 @@ ze_result_t MemFreeExt(ze_context_handle_t hContext, const ze_memory_free_ext_de
   });
 }
 
-ze_result_t MemGetAllocProperties(ze_context_handle_t hContext, const void* ptr, ze_memory_allocation_properties_t* p,
-                                  ze_device_handle_t* phDevice) {
+ze_result_t MemGetAllocProperties(ze_context_handle_t hContext, const void* ptr,
+                                  ze_memory_allocation_properties_t* p, ze_device_handle_t* phDevice) {
   return guarded([&] {
     require_init();
     lookup<Context>(hContext, Kind::context);

@@ -33,7 +33,8 @@ constexpr char kNativeMagic[8] = {'D', 'P', 'Z', 'E', 'C', 'P', 'U', '2'};
 // What a native binary must match: the OpenCL device and driver, and this driver's version.
 uint64_t fingerprint() {
   const Device& d = the_device();
-  const std::string identity = d.cl_name + "/" + d.cl_version + "/" + std::to_string(runtime().driver->version);
+  const std::string identity =
+      d.cl_name + "/" + d.cl_version + "/" + std::to_string(runtime().driver->version);
   uint64_t hash = 14695981039346656037ull;
   for (unsigned char c : identity) hash = (hash ^ c) * 1099511628211ull;
   return hash;
@@ -59,20 +60,25 @@ bool cl_options(const char* flags, std::string& options, std::string& log) {
 std::string program_log(cl_program program) {
   const cl_device_id device = the_device().id;
   size_t size = 0;
-  if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) != CL_SUCCESS || size == 0) return "";
+  if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) != CL_SUCCESS ||
+      size == 0)
+    return "";
   std::string text(size, '\0');
-  if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, text.data(), nullptr) != CL_SUCCESS) return "";
+  if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, text.data(), nullptr) != CL_SUCCESS)
+    return "";
   text.resize(std::strlen(text.c_str()));
   return text;
 }
 
 // Builds `binary` (SPIR bitcode) with `options`.
-cl_program build_program(const std::vector<unsigned char>& binary, const std::string& options, std::string& log) {
+cl_program build_program(const std::vector<unsigned char>& binary, const std::string& options,
+                         std::string& log) {
   const Device& d = the_device();
   const unsigned char* data = binary.data();
   const size_t size = binary.size();
   cl_int binary_status = CL_SUCCESS, status = CL_SUCCESS;
-  cl_program program = clCreateProgramWithBinary(d.cl_context_handle, 1, &d.id, &size, &data, &binary_status, &status);
+  cl_program program =
+      clCreateProgramWithBinary(d.cl_context_handle, 1, &d.id, &size, &data, &binary_status, &status);
   if (status != CL_SUCCESS || binary_status != CL_SUCCESS) {
     if (program != nullptr) clReleaseProgram(program);
     log = "the OpenCL driver refuses the program binary (" + std::to_string(status) + ")";
@@ -96,7 +102,8 @@ void put(std::vector<unsigned char>& out, const T& value) {
   out.insert(out.end(), bytes, bytes + sizeof value);
 }
 
-std::vector<unsigned char> write_native(const std::vector<KernelInfo>& kernels, const std::vector<unsigned char>& bitcode) {
+std::vector<unsigned char> write_native(const std::vector<KernelInfo>& kernels,
+                                        const std::vector<unsigned char>& bitcode) {
   std::vector<unsigned char> out(kNativeMagic, kNativeMagic + sizeof kNativeMagic);
   put(out, fingerprint());
   put(out, static_cast<uint32_t>(kernels.size()));
@@ -140,10 +147,12 @@ class NativeReader {
   size_t at_ = 0;
 };
 
-bool read_native(const unsigned char* data, size_t size, std::vector<KernelInfo>& kernels, std::vector<unsigned char>& bitcode) {
+bool read_native(const unsigned char* data, size_t size, std::vector<KernelInfo>& kernels,
+                 std::vector<unsigned char>& bitcode) {
   NativeReader r(data, size);
   const unsigned char* magic = nullptr;
-  if (!r.bytes(sizeof kNativeMagic, magic) || std::memcmp(magic, kNativeMagic, sizeof kNativeMagic) != 0) return false;
+  if (!r.bytes(sizeof kNativeMagic, magic) || std::memcmp(magic, kNativeMagic, sizeof kNativeMagic) != 0)
+    return false;
   uint64_t print = 0;
   uint32_t count = 0;
   if (!r.get(print) || print != fingerprint() || !r.get(count) || count > 100000) return false;
@@ -156,7 +165,8 @@ bool read_native(const unsigned char* data, size_t size, std::vector<KernelInfo>
     for (uint32_t a = 0; a < args; ++a) {
       uint8_t type = 0;
       uint32_t arg_size = 0;
-      if (!r.get(type) || !r.get(arg_size) || type > static_cast<uint8_t>(KernelArgument::Type::local)) return false;
+      if (!r.get(type) || !r.get(arg_size) || type > static_cast<uint8_t>(KernelArgument::Type::local))
+        return false;
       k.argument_types.push_back(static_cast<KernelArgument::Type>(type));
       k.argument_sizes.push_back(arg_size);
     }
@@ -166,7 +176,8 @@ bool read_native(const unsigned char* data, size_t size, std::vector<KernelInfo>
   }
   uint64_t bitcode_size = 0;
   const unsigned char* bytes = nullptr;
-  if (!r.get(bitcode_size) || bitcode_size > size || !r.bytes(static_cast<size_t>(bitcode_size), bytes) || !r.done())
+  if (!r.get(bitcode_size) || bitcode_size > size || !r.bytes(static_cast<size_t>(bitcode_size), bytes) ||
+      !r.done())
     return false;
   bitcode.assign(bytes, bytes + bitcode_size);
   return true;
@@ -185,8 +196,9 @@ std::shared_ptr<BuildLog> new_log(ze_module_build_log_handle_t* out, const std::
 
 namespace api {
 
-ze_result_t ModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_module_desc_t* desc,
-                         ze_module_handle_t* phModule, ze_module_build_log_handle_t* phBuildLog) {
+ze_result_t ModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+                         const ze_module_desc_t* desc, ze_module_handle_t* phModule,
+                         ze_module_build_log_handle_t* phBuildLog) {
   return guarded([&] {
     require_init();
     if (phBuildLog != nullptr) *phBuildLog = nullptr;
@@ -222,7 +234,8 @@ ze_result_t ModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevic
     } else {
       std::map<uint32_t, const void*> constants;
       if (const ze_module_constants_t* c = desc->pConstants; c != nullptr && c->numConstants > 0) {
-        check(c->pConstantIds != nullptr && c->pConstantValues != nullptr, ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        check(c->pConstantIds != nullptr && c->pConstantValues != nullptr,
+              ZE_RESULT_ERROR_INVALID_NULL_POINTER);
         for (uint32_t i = 0; i < c->numConstants; ++i) {
           check_pointer(c->pConstantValues[i]);
           constants[c->pConstantIds[i]] = c->pConstantValues[i];
@@ -257,7 +270,8 @@ ze_result_t ModuleDestroy(ze_module_handle_t hModule) {
   });
 }
 
-ze_result_t ModuleDynamicLink(uint32_t numModules, ze_module_handle_t* phModules, ze_module_build_log_handle_t* phLinkLog) {
+ze_result_t ModuleDynamicLink(uint32_t numModules, ze_module_handle_t* phModules,
+                              ze_module_build_log_handle_t* phLinkLog) {
   return guarded([&] {
     require_init();
     if (phLinkLog != nullptr) *phLinkLog = nullptr;
@@ -317,7 +331,8 @@ ze_result_t ModuleGetProperties(ze_module_handle_t hModule, ze_module_properties
   });
 }
 
-ze_result_t ModuleGetFunctionPointer(ze_module_handle_t hModule, const char* pFunctionName, void** pfnFunction) {
+ze_result_t ModuleGetFunctionPointer(ze_module_handle_t hModule, const char* pFunctionName,
+                                     void** pfnFunction) {
   return guarded([&] {
     require_init();
     lookup<Module>(hModule, Kind::module);
@@ -335,7 +350,8 @@ ze_result_t ModuleBuildLogDestroy(ze_module_build_log_handle_t hModuleBuildLog) 
   });
 }
 
-ze_result_t ModuleBuildLogGetString(ze_module_build_log_handle_t hModuleBuildLog, size_t* pSize, char* pBuildLog) {
+ze_result_t ModuleBuildLogGetString(ze_module_build_log_handle_t hModuleBuildLog, size_t* pSize,
+                                    char* pBuildLog) {
   return guarded([&] {
     require_init();
     std::shared_ptr<BuildLog> log = lookup<BuildLog>(hModuleBuildLog, Kind::build_log);
@@ -353,7 +369,8 @@ ze_result_t ModuleBuildLogGetString(ze_module_build_log_handle_t hModuleBuildLog
 
 // ---- kernels ----
 
-ze_result_t KernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t* desc, ze_kernel_handle_t* phKernel) {
+ze_result_t KernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t* desc,
+                         ze_kernel_handle_t* phKernel) {
   return guarded([&] {
     require_init();
     std::shared_ptr<Module> module = lookup<Module>(hModule, Kind::module);
@@ -368,7 +385,8 @@ ze_result_t KernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t* des
     check(info != nullptr, ZE_RESULT_ERROR_INVALID_KERNEL_NAME);
     cl_int status = CL_SUCCESS;
     cl_kernel handle = clCreateKernel(module->program, desc->pKernelName, &status);
-    check(status == CL_SUCCESS, status == CL_INVALID_KERNEL_NAME ? ZE_RESULT_ERROR_INVALID_KERNEL_NAME : result_of_cl(status));
+    check(status == CL_SUCCESS,
+          status == CL_INVALID_KERNEL_NAME ? ZE_RESULT_ERROR_INVALID_KERNEL_NAME : result_of_cl(status));
     auto kernel = std::make_shared<Kernel>();
     kernel->module = module;
     kernel->info = info;
@@ -378,7 +396,8 @@ ze_result_t KernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t* des
     for (size_t i = 0; i < n; ++i) kernel->arguments[i].type = info->argument_types[i];
     kernel->set.assign(n, false);
     if (info->required_group_size[0] != 0)
-      kernel->group_size = {info->required_group_size[0], info->required_group_size[1], info->required_group_size[2]};
+      kernel->group_size = {info->required_group_size[0], info->required_group_size[1],
+                            info->required_group_size[2]};
     register_object(kernel);
     *phKernel = reinterpret_cast<ze_kernel_handle_t>(kernel.get());
   });
@@ -411,14 +430,15 @@ ze_result_t KernelSetGroupSize(ze_kernel_handle_t hKernel, uint32_t x, uint32_t 
           ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION);
     check(uint64_t{x} * y * z <= d.max_group_size, ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION);
     const auto& reqd = kernel->info->required_group_size;
-    check(reqd[0] == 0 || (reqd[0] == x && reqd[1] == y && reqd[2] == z), ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION);
+    check(reqd[0] == 0 || (reqd[0] == x && reqd[1] == y && reqd[2] == z),
+          ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION);
     std::lock_guard<std::mutex> lock(kernel->mutex);
     kernel->group_size = {x, y, z};
   });
 }
 
-ze_result_t KernelSuggestGroupSize(ze_kernel_handle_t hKernel, uint32_t globalX, uint32_t globalY, uint32_t globalZ,
-                                   uint32_t* groupX, uint32_t* groupY, uint32_t* groupZ) {
+ze_result_t KernelSuggestGroupSize(ze_kernel_handle_t hKernel, uint32_t globalX, uint32_t globalY,
+                                   uint32_t globalZ, uint32_t* groupX, uint32_t* groupY, uint32_t* groupZ) {
   return guarded([&] {
     require_init();
     std::shared_ptr<Kernel> kernel = lookup<Kernel>(hKernel, Kind::kernel);
@@ -461,7 +481,8 @@ ze_result_t KernelSuggestMaxCooperativeGroupCount(ze_kernel_handle_t hKernel, ui
   });
 }
 
-ze_result_t KernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex, size_t argSize, const void* pArgValue) {
+ze_result_t KernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex, size_t argSize,
+                                   const void* pArgValue) {
   return guarded([&] {
     require_init();
     std::shared_ptr<Kernel> kernel = lookup<Kernel>(hKernel, Kind::kernel);
@@ -503,7 +524,8 @@ ze_result_t KernelSetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indire
   return guarded([&] {
     require_init();
     std::shared_ptr<Kernel> kernel = lookup<Kernel>(hKernel, Kind::kernel);
-    const ze_kernel_indirect_access_flags_t known = ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST | ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE |
+    const ze_kernel_indirect_access_flags_t known = ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST |
+                                                    ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE |
                                                     ZE_KERNEL_INDIRECT_ACCESS_FLAG_SHARED;
     check((flags & ~known) == 0, ZE_RESULT_ERROR_INVALID_ENUMERATION);
     std::lock_guard<std::mutex> lock(kernel->mutex);
@@ -551,8 +573,8 @@ ze_result_t KernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_properties
     p->maxSubgroupSize = 1;
     p->maxNumSubgroups = the_device().max_group_size;
     cl_ulong local = 0;
-    clGetKernelWorkGroupInfo(kernel->cl_kernel_handle, the_device().id, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local,
-                             nullptr);
+    clGetKernelWorkGroupInfo(kernel->cl_kernel_handle, the_device().id, CL_KERNEL_LOCAL_MEM_SIZE,
+                             sizeof local, &local, nullptr);
     p->localMemSize = static_cast<uint32_t>(local);
     p->privateMemSize = 0;
     p->spillMemSize = 0;

@@ -29,13 +29,14 @@ namespace {
 
 // Waits on `cv` until `ready()` (the lock held), within `timeout_ns`; `stop` ends it early.
 template <typename Ready>
-bool wait_until(std::unique_lock<std::mutex>& lock, std::condition_variable& cv, uint64_t timeout_ns, Ready ready,
-                const std::atomic<bool>* stop) {
+bool wait_until(std::unique_lock<std::mutex>& lock, std::condition_variable& cv, uint64_t timeout_ns,
+                Ready ready, const std::atomic<bool>* stop) {
   if (ready()) return true;
   if (timeout_ns == 0) return false;
   using clock = std::chrono::steady_clock;
   const bool forever = timeout_ns == UINT64_MAX;
-  const auto deadline = forever ? clock::time_point::max() : clock::now() + std::chrono::nanoseconds(timeout_ns);
+  const auto deadline =
+      forever ? clock::time_point::max() : clock::now() + std::chrono::nanoseconds(timeout_ns);
   while (!ready()) {
     if (stop != nullptr && stop->load()) return false;
     // Wake up now and then to notice `stop`.
@@ -50,15 +51,17 @@ bool wait_until(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
 
 bool wait_signalled(Event& event, uint64_t timeout_ns, const std::atomic<bool>* stop) {
   std::unique_lock<std::mutex> lock(event.mutex);
-  return wait_until(lock, event.cv, timeout_ns, [&] { return event.signalled; }, stop);
+  return wait_until(
+      lock, event.cv, timeout_ns, [&] { return event.signalled; }, stop);
 }
 
 namespace api {
 
 // ---- event pools ----
 
-ze_result_t EventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t* desc, uint32_t numDevices,
-                            ze_device_handle_t* phDevices, ze_event_pool_handle_t* phEventPool) {
+ze_result_t EventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t* desc,
+                            uint32_t numDevices, ze_device_handle_t* phDevices,
+                            ze_event_pool_handle_t* phEventPool) {
   return guarded([&] {
     require_init();
     std::shared_ptr<Context> context = lookup<Context>(hContext, Kind::context);
@@ -95,14 +98,16 @@ ze_result_t EventPoolDestroy(ze_event_pool_handle_t hEventPool) {
 
 // ---- events ----
 
-ze_result_t EventCreate(ze_event_pool_handle_t hEventPool, const ze_event_desc_t* desc, ze_event_handle_t* phEvent) {
+ze_result_t EventCreate(ze_event_pool_handle_t hEventPool, const ze_event_desc_t* desc,
+                        ze_event_handle_t* phEvent) {
   return guarded([&] {
     require_init();
     std::shared_ptr<EventPool> pool = lookup<EventPool>(hEventPool, Kind::event_pool);
     check_pointer(desc);
     check_pointer(phEvent);
     check(desc->index < pool->count, ZE_RESULT_ERROR_INVALID_ARGUMENT);
-    const ze_event_scope_flags_t scopes = ZE_EVENT_SCOPE_FLAG_SUBDEVICE | ZE_EVENT_SCOPE_FLAG_DEVICE | ZE_EVENT_SCOPE_FLAG_HOST;
+    const ze_event_scope_flags_t scopes =
+        ZE_EVENT_SCOPE_FLAG_SUBDEVICE | ZE_EVENT_SCOPE_FLAG_DEVICE | ZE_EVENT_SCOPE_FLAG_HOST;
     check((desc->signal & ~scopes) == 0 && (desc->wait & ~scopes) == 0, ZE_RESULT_ERROR_INVALID_ENUMERATION);
     {
       std::lock_guard<std::mutex> lock(pool->mutex);
@@ -184,7 +189,8 @@ ze_result_t EventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_timest
 
 // ---- fences ----
 
-ze_result_t FenceCreate(ze_command_queue_handle_t hCommandQueue, const ze_fence_desc_t* desc, ze_fence_handle_t* phFence) {
+ze_result_t FenceCreate(ze_command_queue_handle_t hCommandQueue, const ze_fence_desc_t* desc,
+                        ze_fence_handle_t* phFence) {
   return guarded([&] {
     require_init();
     std::shared_ptr<Queue> queue = lookup<Queue>(hCommandQueue, Kind::queue);
@@ -213,7 +219,8 @@ ze_result_t FenceHostSynchronize(ze_fence_handle_t hFence, uint64_t timeout) {
     require_init();
     std::shared_ptr<Fence> fence = lookup<Fence>(hFence, Kind::fence);
     std::unique_lock<std::mutex> lock(fence->mutex);
-    if (!wait_until(lock, fence->cv, timeout, [&] { return fence->signalled; }, nullptr)) {
+    if (!wait_until(
+            lock, fence->cv, timeout, [&] { return fence->signalled; }, nullptr)) {
       result = ZE_RESULT_NOT_READY;
       return;
     }

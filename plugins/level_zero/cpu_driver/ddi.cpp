@@ -15,7 +15,8 @@ namespace {
 
 ze_result_t check_version(ze_api_version_t version, const void* table) {
   if (table == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (ZE_MAJOR_VERSION(version) != ZE_MAJOR_VERSION(ZE_API_VERSION_CURRENT)) return ZE_RESULT_ERROR_UNSUPPORTED_VERSION;
+  if (ZE_MAJOR_VERSION(version) != ZE_MAJOR_VERSION(ZE_API_VERSION_CURRENT))
+    return ZE_RESULT_ERROR_UNSUPPORTED_VERSION;
   return ZE_RESULT_SUCCESS;
 }
 
@@ -24,11 +25,11 @@ ze_result_t check_version(ze_api_version_t version, const void* table) {
 using namespace ze_cpu::api;
 
 // Tables handed out empty.
-#define ZE_CPU_EMPTY_TABLE(getter, type)                                                  \
-  ZE_CPU_EXPORT ze_result_t ZE_APICALL getter(ze_api_version_t version, type* table) {  \
-    const ze_result_t result = check_version(version, table);                            \
-    if (result == ZE_RESULT_SUCCESS) *table = type{};                                    \
-    return result;                                                                       \
+#define ZE_CPU_EMPTY_TABLE(getter, type)                                               \
+  ZE_CPU_EXPORT ze_result_t ZE_APICALL getter(ze_api_version_t version, type* table) { \
+    const ze_result_t result = check_version(version, table);                          \
+    if (result == ZE_RESULT_SUCCESS) *table = type{};                                  \
+    return result;                                                                     \
   }
 ZE_CPU_EMPTY_TABLE(zeGetDeviceExpProcAddrTable, ze_device_exp_dditable_t)
 ZE_CPU_EMPTY_TABLE(zeGetImageProcAddrTable, ze_image_dditable_t)
@@ -71,7 +72,8 @@ ZE_CPU_EMPTY_TABLE(zesGetLedProcAddrTable, zes_led_dditable_t)
 ZE_CPU_EMPTY_TABLE(zesGetRasProcAddrTable, zes_ras_dditable_t)
 ZE_CPU_EMPTY_TABLE(zesGetDiagnosticsProcAddrTable, zes_diagnostics_dditable_t)
 
-ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetGlobalProcAddrTable(ze_api_version_t version, ze_global_dditable_t* t) {
+ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetGlobalProcAddrTable(ze_api_version_t version,
+                                                              ze_global_dditable_t* t) {
   const ze_result_t result = check_version(version, t);
   if (result != ZE_RESULT_SUCCESS) return result;
   *t = {};
@@ -79,7 +81,8 @@ ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetGlobalProcAddrTable(ze_api_version_t v
   return result;
 }
 
-ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetDriverProcAddrTable(ze_api_version_t version, ze_driver_dditable_t* t) {
+ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetDriverProcAddrTable(ze_api_version_t version,
+                                                              ze_driver_dditable_t* t) {
   const ze_result_t result = check_version(version, t);
   if (result != ZE_RESULT_SUCCESS) return result;
   *t = {};
@@ -92,7 +95,8 @@ ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetDriverProcAddrTable(ze_api_version_t v
   return result;
 }
 
-ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetDeviceProcAddrTable(ze_api_version_t version, ze_device_dditable_t* t) {
+ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetDeviceProcAddrTable(ze_api_version_t version,
+                                                              ze_device_dditable_t* t) {
   const ze_result_t result = check_version(version, t);
   if (result != ZE_RESULT_SUCCESS) return result;
   *t = {};
@@ -114,7 +118,8 @@ ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetDeviceProcAddrTable(ze_api_version_t v
   return result;
 }
 
-ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetContextProcAddrTable(ze_api_version_t version, ze_context_dditable_t* t) {
+ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetContextProcAddrTable(ze_api_version_t version,
+                                                               ze_context_dditable_t* t) {
   const ze_result_t result = check_version(version, t);
   if (result != ZE_RESULT_SUCCESS) return result;
   *t = {};
@@ -165,7 +170,8 @@ ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetCommandListProcAddrTable(ze_api_versio
   return result;
 }
 
-ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetFenceProcAddrTable(ze_api_version_t version, ze_fence_dditable_t* t) {
+ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetFenceProcAddrTable(ze_api_version_t version,
+                                                             ze_fence_dditable_t* t) {
   const ze_result_t result = check_version(version, t);
   if (result != ZE_RESULT_SUCCESS) return result;
   *t = {};
@@ -177,7 +183,8 @@ ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetFenceProcAddrTable(ze_api_version_t ve
   return result;
 }
 
-ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetEventPoolProcAddrTable(ze_api_version_t version, ze_event_pool_dditable_t* t) {
+ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetEventPoolProcAddrTable(ze_api_version_t version,
+                                                                 ze_event_pool_dditable_t* t) {
   const ze_result_t result = check_version(version, t);
   if (result != ZE_RESULT_SUCCESS) return result;
   *t = {};
@@ -186,7 +193,8 @@ ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetEventPoolProcAddrTable(ze_api_version_
   return result;
 }
 
-ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetEventProcAddrTable(ze_api_version_t version, ze_event_dditable_t* t) {
+ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetEventProcAddrTable(ze_api_version_t version,
+                                                             ze_event_dditable_t* t) {
   const ze_result_t result = check_version(version, t);
   if (result != ZE_RESULT_SUCCESS) return result;
   *t = {};
@@ -200,7 +208,8 @@ ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetEventProcAddrTable(ze_api_version_t ve
   return result;
 }
 
-ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetModuleProcAddrTable(ze_api_version_t version, ze_module_dditable_t* t) {
+ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetModuleProcAddrTable(ze_api_version_t version,
+                                                              ze_module_dditable_t* t) {
   const ze_result_t result = check_version(version, t);
   if (result != ZE_RESULT_SUCCESS) return result;
   *t = {};
@@ -225,7 +234,8 @@ ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetModuleBuildLogProcAddrTable(ze_api_ver
   return result;
 }
 
-ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetKernelProcAddrTable(ze_api_version_t version, ze_kernel_dditable_t* t) {
+ZE_CPU_EXPORT ze_result_t ZE_APICALL zeGetKernelProcAddrTable(ze_api_version_t version,
+                                                              ze_kernel_dditable_t* t) {
   const ze_result_t result = check_version(version, t);
   if (result != ZE_RESULT_SUCCESS) return result;
   *t = {};

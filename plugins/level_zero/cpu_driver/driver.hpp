@@ -41,7 +41,19 @@ ze_result_t result_of_cl(cl_int status);
 
 // ---- objects ----
 
-enum class Kind : uint32_t { driver, device, context, queue, list, fence, event_pool, event, module, build_log, kernel };
+enum class Kind : uint32_t {
+  driver,
+  device,
+  context,
+  queue,
+  list,
+  fence,
+  event_pool,
+  event,
+  module,
+  build_log,
+  kernel
+};
 
 struct Object {
   explicit Object(Kind k) : kind(k) {}
@@ -152,8 +164,8 @@ struct CommandList : Object {
   std::shared_ptr<Context> context;
   bool immediate = false;
   bool closed = false;
-  std::vector<Command> commands;      // regular lists
-  std::shared_ptr<Queue> queue;       // immediate lists: their own queue
+  std::vector<Command> commands;  // regular lists
+  std::shared_ptr<Queue> queue;   // immediate lists: their own queue
 };
 
 struct Fence : Object {
@@ -189,7 +201,7 @@ struct Event : Object {
 struct KernelInfo {
   std::string name;
   std::vector<KernelArgument::Type> argument_types;
-  std::vector<uint32_t> argument_sizes;  // value bytes; 8 for pointers; 0 for local
+  std::vector<uint32_t> argument_sizes;                  // value bytes; 8 for pointers; 0 for local
   std::array<uint32_t, 3> required_group_size{0, 0, 0};  // 0: none
 };
 

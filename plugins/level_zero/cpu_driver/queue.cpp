@@ -55,7 +55,8 @@ cl_int enqueue_launch(Queue& queue, const Command& c) {
     global[d] = static_cast<size_t>(c.group_count[d]) * c.group_size[d];
   }
   if (global[0] == 0 || global[1] == 0 || global[2] == 0) return CL_SUCCESS;  // no groups: nothing to run
-  return clEnqueueNDRangeKernel(queue.cl_queue, kernel.cl_kernel_handle, 3, nullptr, global, local, 0, nullptr, nullptr);
+  return clEnqueueNDRangeKernel(queue.cl_queue, kernel.cl_kernel_handle, 3, nullptr, global, local, 0,
+                                nullptr, nullptr);
 }
 
 // Runs `c` (its events already waited for); the result of the OpenCL work it enqueued.
@@ -68,7 +69,8 @@ cl_int run_command(Queue& queue, const Command& c) {
       return clEnqueueSVMMemcpy(queue.cl_queue, CL_FALSE, c.dst, c.src, c.size, 0, nullptr, nullptr);
     case Command::Type::fill:
       if (c.size == 0) return CL_SUCCESS;
-      return clEnqueueSVMMemFill(queue.cl_queue, c.dst, c.pattern.data(), c.pattern.size(), c.size, 0, nullptr, nullptr);
+      return clEnqueueSVMMemFill(queue.cl_queue, c.dst, c.pattern.data(), c.pattern.size(), c.size, 0,
+                                 nullptr, nullptr);
     case Command::Type::timestamp: {
       const cl_int status = clFinish(queue.cl_queue);
       const uint64_t now = now_ns();
@@ -105,7 +107,8 @@ void run_batch(Queue& queue, const Batch& batch) {
         if (!wait_signalled(*e, UINT64_MAX, &queue.stop)) return;  // the queue is being destroyed
       }
       cl_int status = run_command(queue, c);
-      if (status == CL_SUCCESS && c.signal && c.type != Command::Type::reset) status = clFinish(queue.cl_queue);
+      if (status == CL_SUCCESS && c.signal && c.type != Command::Type::reset)
+        status = clFinish(queue.cl_queue);
       if (status != CL_SUCCESS) {
         std::lock_guard<std::mutex> lock(queue.mutex);
         if (queue.error == ZE_RESULT_SUCCESS) queue.error = result_of_cl(status);

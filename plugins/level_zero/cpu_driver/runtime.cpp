@@ -11,17 +11,22 @@ namespace ze_cpu {
 
 ze_result_t result_of_cl(cl_int status) {
   switch (status) {
-    case CL_SUCCESS: return ZE_RESULT_SUCCESS;
-    case CL_OUT_OF_HOST_MEMORY: return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    case CL_SUCCESS:
+      return ZE_RESULT_SUCCESS;
+    case CL_OUT_OF_HOST_MEMORY:
+      return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     case CL_MEM_OBJECT_ALLOCATION_FAILURE:
-    case CL_OUT_OF_RESOURCES: return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
-    default: return ZE_RESULT_ERROR_DEVICE_LOST;
+    case CL_OUT_OF_RESOURCES:
+      return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+    default:
+      return ZE_RESULT_ERROR_DEVICE_LOST;
   }
 }
 
 uint64_t now_ns() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
 }
 
 Runtime& runtime() {
@@ -55,7 +60,8 @@ std::shared_ptr<Device> find_device() {
   if (clGetPlatformIDs(platform_count, platforms.data(), nullptr) != CL_SUCCESS) return nullptr;
   for (cl_platform_id platform : platforms) {
     cl_uint count = 0;
-    if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_CPU, 0, nullptr, &count) != CL_SUCCESS || count == 0) continue;
+    if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_CPU, 0, nullptr, &count) != CL_SUCCESS || count == 0)
+      continue;
     std::vector<cl_device_id> ids(count);
     if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_CPU, count, ids.data(), nullptr) != CL_SUCCESS) continue;
     for (cl_device_id id : ids) {
@@ -70,7 +76,8 @@ std::shared_ptr<Device> find_device() {
       const std::string extensions = device_string(id, CL_DEVICE_EXTENSIONS);
       device->fp64 = extensions.find("cl_khr_fp64") != std::string::npos;
       // ZE_DEVPLUG_CPU_FP64=0 hides double support, as on GPUs without it (tests).
-      if (const char* fp64 = std::getenv("ZE_DEVPLUG_CPU_FP64"); fp64 && std::strcmp(fp64, "0") == 0) device->fp64 = false;
+      if (const char* fp64 = std::getenv("ZE_DEVPLUG_CPU_FP64"); fp64 && std::strcmp(fp64, "0") == 0)
+        device->fp64 = false;
       // ZE_DEVPLUG_CPU_TYPE=gpu reports an (integrated) GPU, so the plugin takes the paths it
       // takes on one, such as GPU-shaped reductions (tests); the name still says what it is.
       if (const char* type = std::getenv("ZE_DEVPLUG_CPU_TYPE"); type && std::strcmp(type, "gpu") == 0)
@@ -78,10 +85,12 @@ std::shared_ptr<Device> find_device() {
       device->compute_units = std::max<cl_uint>(1, device_value<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS));
       device->global_memory = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE);
       device->max_allocation = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
-      device->max_group_size = static_cast<uint32_t>(std::max<size_t>(1, device_value<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE)));
+      device->max_group_size =
+          static_cast<uint32_t>(std::max<size_t>(1, device_value<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE)));
       size_t dims[3] = {1, 1, 1};
       clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof dims, dims, nullptr);
-      for (int d = 0; d < 3; ++d) device->max_group_dims[d] = static_cast<uint32_t>(std::max<size_t>(1, dims[d]));
+      for (int d = 0; d < 3; ++d)
+        device->max_group_dims[d] = static_cast<uint32_t>(std::max<size_t>(1, dims[d]));
       device->local_memory = device_value<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE);
       cl_int status = CL_SUCCESS;
       device->cl_context_handle = clCreateContext(nullptr, 1, &id, nullptr, nullptr, &status);
@@ -109,7 +118,8 @@ ze_result_t initialize(ze_init_flags_t flags) {
       rt.init_result = ZE_RESULT_ERROR_UNINITIALIZED;
       return;
     }
-    if (const char* system = std::getenv("ZE_DEVPLUG_CPU_SYSTEM_MEMORY"); system && std::strcmp(system, "0") == 0)
+    if (const char* system = std::getenv("ZE_DEVPLUG_CPU_SYSTEM_MEMORY");
+        system && std::strcmp(system, "0") == 0)
       rt.system_memory = false;
     std::shared_ptr<Device> device = find_device();
     if (!device) {

@@ -27,12 +27,14 @@ std::string validate(const unsigned char* spirv, size_t size) {
   std::memcpy(&version, spirv + 4, sizeof version);
   const uint32_t major = (version >> 16) & 0xff, minor = (version >> 8) & 0xff;
   if (major != 1 || minor > 2)
-    return "SPIR-V " + std::to_string(major) + "." + std::to_string(minor) + " is newer than the 1.2 this device takes";
+    return "SPIR-V " + std::to_string(major) + "." + std::to_string(minor) +
+           " is newer than the 1.2 this device takes";
   spvtools::SpirvTools tools(SPV_ENV_UNIVERSAL_1_2);
   std::string messages;
-  tools.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t& position, const char* message) {
-    messages += "word " + std::to_string(position.index) + ": " + message + "\n";
-  });
+  tools.SetMessageConsumer(
+      [&](spv_message_level_t, const char*, const spv_position_t& position, const char* message) {
+        messages += "word " + std::to_string(position.index) + ": " + message + "\n";
+      });
   std::vector<uint32_t> words(size / 4);
   std::memcpy(words.data(), spirv, words.size() * 4);
   if (!tools.Validate(words)) return messages.empty() ? std::string("invalid SPIR-V") : messages;
@@ -86,7 +88,8 @@ Translation translate_spirv(const unsigned char* spirv, size_t size,
   Translation t;
   uint32_t magic = 0;
   if (size < 20 || size % 4 != 0) {
-    t.log = "not a SPIR-V module: " + std::to_string(size) + " bytes (a module is a whole number of 4-byte words, 5 or more)";
+    t.log = "not a SPIR-V module: " + std::to_string(size) +
+            " bytes (a module is a whole number of 4-byte words, 5 or more)";
     return t;
   }
   std::memcpy(&magic, spirv, sizeof magic);

@@ -20,7 +20,7 @@ struct Header {
 };
 
 struct Entry {
-  uint32_t key_offset;   // from the start of the archive
+  uint32_t key_offset;  // from the start of the archive
   uint32_t key_size;
   uint32_t data_offset;  // 4-byte aligned
   uint32_t data_size;    // a multiple of 4
@@ -30,6 +30,8 @@ struct Entry {
 static_assert(sizeof(Header) == 16 && sizeof(Entry) == 24, "archive layout");
 
 // The key of the module of `family` built with `defines` (module_defines of clc_common).
-inline std::string module_key(const std::string& family, const std::string& defines) { return family + "|" + defines; }
+inline std::string module_key(const std::string& family, const std::string& defines) {
+  return family + "|" + defines;
+}
 
 }  // namespace devplug::level_zero::spirv

@@ -54,7 +54,6 @@ inline CT group_max(__local CT* s, CT v) {
   return r;
 }
 
-
 // ---- softmax and log_softmax ----------------------------------------------------------------
 
 // Group g handles line g of `lines` (operand 0: the output's line start, 1: the input's);
@@ -127,7 +126,6 @@ __kernel void norm_rows(geom_t rows, geom_t inner, __global const A_ST* in, __gl
   }
 }
 
-
 // ---- scaled_dot_product_attention -----------------------------------------------------------------
 
 // Group g handles query i = g % L of batch b = g / L. `batch` walks the batch dims (operands
@@ -135,10 +133,10 @@ __kernel void norm_rows(geom_t rows, geom_t inner, __global const A_ST* in, __gl
 // query's S keys live in local memory (`scores`, S entries): scaled, masked, shifted by their
 // maximum, exponentiated; each item then sums its share of the value columns.
 __kernel void attention_rows(geom_t batch, geom_t mask_batch, __global const A_ST* q, __global const A_ST* kk,
-                             __global const A_ST* v, __global const C_ST* mask, __global O_ST* out, long L, long S,
-                             long E, long Ev, long q_l, long q_e, long k_s, long k_e, long v_s, long v_e, long o_l,
-                             long o_e, long m_l, long m_s, CT scale, int has_mask, int mask_bool, int causal,
-                             __local CT* scores) {
+                             __global const A_ST* v, __global const C_ST* mask, __global O_ST* out, long L,
+                             long S, long E, long Ev, long q_l, long q_e, long k_s, long k_e, long v_s,
+                             long v_e, long o_l, long o_e, long m_l, long m_s, CT scale, int has_mask,
+                             int mask_bool, int causal, __local CT* scores) {
   __local CT scratch[GROUP];
   const long gid = get_group_id(0);
   const long b = gid / L, i = gid % L;
@@ -149,7 +147,8 @@ __kernel void attention_rows(geom_t batch, geom_t mask_batch, __global const A_S
   CT m = -INFINITY;
   for (long j = lid; j < S; j += GROUP) {
     CT dot = 0;
-    for (long e = 0; e < E; ++e) dot += (CT)LOAD_A(q, at[1] + i * q_l + e * q_e) * (CT)LOAD_A(kk, at[2] + j * k_s + e * k_e);
+    for (long e = 0; e < E; ++e)
+      dot += (CT)LOAD_A(q, at[1] + i * q_l + e * q_e) * (CT)LOAD_A(kk, at[2] + j * k_s + e * k_e);
     CT s = dot * scale;
     if (has_mask) {
       const long mi = mat[0] + i * m_l + j * m_s;

@@ -23,7 +23,8 @@ inline CT sigmoid_of(CT z) { return (CT)1 / ((CT)1 + exp(-z)); }
 inline CT gelu_two_u(CT x) { return (CT)(2 * SQRT_2_OVER_PI) * (x + (CT)GELU_KAPPA * x * x * x); }
 
 // Operands of `g`: 0 output, 1 input (x, or y for sigmoid_backward), 2 grad (backward ops).
-__kernel void pointwise(geom_t g, __global O_ST* out, __global const A_ST* x_in, __global const A_ST* grad_in) {
+__kernel void pointwise(geom_t g, __global O_ST* out, __global const A_ST* x_in,
+                        __global const A_ST* grad_in) {
   const long k = get_global_id(0);
   if (k >= g.numel) return;
   long o[3];
@@ -57,4 +58,3 @@ __kernel void pointwise(geom_t g, __global O_ST* out, __global const A_ST* x_in,
 #endif
   STORE_O(out, o[0], r);
 }
-

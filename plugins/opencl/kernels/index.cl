@@ -21,9 +21,8 @@ void report_bad_index(__global long* status, const int op, const long value, con
 // Operands: 0 output, 1 input with its stride along dim zeroed, 2 index (index_select: only
 // the dim stride is set; gather: the index tensor's strides). The picked element is
 // input[at[1] + index * in_dim_stride].
-__kernel void take(const geom_t g, __global A_ST* out, __global const A_ST* in,
-                   __global const long* index, const long in_dim_stride, const long dim_size,
-                   __global long* status, const int op) {
+__kernel void take(const geom_t g, __global A_ST* out, __global const A_ST* in, __global const long* index,
+                   const long in_dim_stride, const long dim_size, __global long* status, const int op) {
   const long k = get_global_id(0);
   if (k >= g.numel) return;
   long at[3];
@@ -50,9 +49,8 @@ __kernel void take(const geom_t g, __global A_ST* out, __global const A_ST* in,
 #endif
 
 __kernel void scatter(const geom_t lines, __global TARGET_T* out, __global const A_ST* src,
-                      __global const long* index, const long n, const long out_stride,
-                      const long src_stride, const long index_stride, const long dim_size,
-                      __global long* status, const int op) {
+                      __global const long* index, const long n, const long out_stride, const long src_stride,
+                      const long index_stride, const long dim_size, __global long* status, const int op) {
   const long line = get_global_id(0);
   if (line >= lines.numel) return;
   long at[3];

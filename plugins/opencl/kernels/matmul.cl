@@ -18,9 +18,9 @@ typedef float acc_t;
 #endif
 
 __kernel __attribute__((reqd_work_group_size(THREADS, THREADS, 1))) void matmul(
-    const geom_t batch, __global O_ST* out, __global const A_ST* a, __global const A_ST* b,
-    const long M, const long N, const long K, const long a_rs, const long a_cs, const long b_rs,
-    const long b_cs, const long o_rs, const long o_cs) {
+    const geom_t batch, __global O_ST* out, __global const A_ST* a, __global const A_ST* b, const long M,
+    const long N, const long K, const long a_rs, const long a_cs, const long b_rs, const long b_cs,
+    const long o_rs, const long o_cs) {
   __local acc_t ta[TILE][TILE + 1];
   __local acc_t tb[TILE][TILE + 1];
   const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);

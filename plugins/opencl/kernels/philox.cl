@@ -47,9 +47,11 @@ __kernel void philox(const geom_t g, __global O_ST* out, const ulong seed, const
 #if defined(OP_philox_bits) && DTO == DT_I32
   out[at] = (int)philox_word(e, offset, k0, k1);
 #elif defined(OP_philox_bits)
-  out[at] = (long)(((ulong)philox_word(2 * e + 1, offset, k0, k1) << 32) | philox_word(2 * e, offset, k0, k1));
+  out[at] =
+      (long)(((ulong)philox_word(2 * e + 1, offset, k0, k1) << 32) | philox_word(2 * e, offset, k0, k1));
 #elif defined(OP_philox_uniform) && DTO == DT_F64
-  const ulong bits = ((ulong)philox_word(2 * e + 1, offset, k0, k1) << 32) | philox_word(2 * e, offset, k0, k1);
+  const ulong bits =
+      ((ulong)philox_word(2 * e + 1, offset, k0, k1) << 32) | philox_word(2 * e, offset, k0, k1);
   out[at] = (double)(bits >> 11) * 0x1.0p-53;
 #elif defined(OP_philox_uniform) && DTO == DT_F32
   out[at] = (float)(philox_word(e, offset, k0, k1) >> 8) * 0x1.0p-24f;

@@ -158,10 +158,12 @@ inline acc_t var_add(acc_t acc, R x, int pass, R mean) {
 #define INIT() ((acc_t)0)
 #define COMBINE(a, b) ((a) + (b))
 #define ADD(acc, x, r) var_add(acc, (R)(x), pass, center_o)
-#define FINAL(p, i, acc)                                                        \
-  do {                                                                          \
-    if (pass == 0) center[o] = (acc) / (R)length;                               \
-    else STORE_R(p, i, (acc) / fmax((R)0, (R)length - (R)correction));          \
+#define FINAL(p, i, acc)                                            \
+  do {                                                              \
+    if (pass == 0)                                                  \
+      center[o] = (acc) / (R)length;                                \
+    else                                                            \
+      STORE_R(p, i, (acc) / fmax((R)0, (R)length - (R)correction)); \
   } while (0)
 
 #elif defined(OP_all) || defined(OP_any)
@@ -189,9 +191,8 @@ typedef float real_t;
 // `pass`; the other ops ignore both (center may be NULL).
 #define CENTER_OF(o) (pass == 1 ? center[o] : (real_t)0)
 
-__kernel void reduce_serial(const geom_t kept, const geom_t red, __global const A_ST* in,
-                            __global O_ST* out, const real_t correction, __global real_t* center,
-                            const int pass) {
+__kernel void reduce_serial(const geom_t kept, const geom_t red, __global const A_ST* in, __global O_ST* out,
+                            const real_t correction, __global real_t* center, const int pass) {
   const long o = get_global_id(0);
   if (o >= kept.numel) return;
   const long length = red.numel;
@@ -210,18 +211,18 @@ __kernel void reduce_serial(const geom_t kept, const geom_t red, __global const 
 }
 
 // Tree reduction of `tree` (GROUP entries) into tree[0].
-#define TREE_REDUCE(tree, lid)                                  \
-  for (int width = GROUP / 2; width > 0; width >>= 1) {         \
-    barrier(CLK_LOCAL_MEM_FENCE);                               \
+#define TREE_REDUCE(tree, lid)                                              \
+  for (int width = GROUP / 2; width > 0; width >>= 1) {                     \
+    barrier(CLK_LOCAL_MEM_FENCE);                                           \
     if ((lid) < width) tree[lid] = COMBINE(tree[lid], tree[(lid) + width]); \
-  }                                                             \
+  }                                                                         \
   barrier(CLK_LOCAL_MEM_FENCE)
 
 // Group (g, o) reduces elements [g * chunk, (g + 1) * chunk) of output element o.
 __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void reduce_partial(
-    const geom_t kept, const geom_t red, __global const A_ST* in, __global O_ST* out,
-    __global acc_t* partial, const long chunk, const int write_final, const real_t correction,
-    __global real_t* center, const int pass, const int cpu_slices) {
+    const geom_t kept, const geom_t red, __global const A_ST* in, __global O_ST* out, __global acc_t* partial,
+    const long chunk, const int write_final, const real_t correction, __global real_t* center, const int pass,
+    const int cpu_slices) {
   __local acc_t tree[GROUP];
   const int lid = (int)get_local_id(0);
   const long g = get_group_id(0), groups = get_num_groups(0), o = get_group_id(1);

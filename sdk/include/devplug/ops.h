@@ -37,8 +37,7 @@ extern "C" {
 typedef int32_t devplug_op_t;
 enum {
   DEVPLUG_OP_INVALID = 0,
-#define DEVPLUG_OP(id, name, category, n_in, n_out, attrs, result, dtypes, summary) \
-  DEVPLUG_OP_##name = id,
+#define DEVPLUG_OP(id, name, category, n_in, n_out, attrs, result, dtypes, summary) DEVPLUG_OP_##name = id,
 #include "devplug/ops.def"
   /* One past the largest id; ids below it may have gaps in later op sets. */
   DEVPLUG_OP_END_
@@ -285,19 +284,38 @@ static inline const devplug_op_info_t* devplug_op_info(devplug_op_t op) {
 #define DEVPLUG_ATTRS_SIZE_embedding sizeof(devplug_embedding_attrs_t)
 #define DEVPLUG_ATTRS_SIZE_loss sizeof(devplug_loss_attrs_t)
 #define DEVPLUG_ATTRS_SIZE_dropout sizeof(devplug_dropout_attrs_t)
-#define DEVPLUG_OP(id, name, category, n_in, n_out, attrs, result, dtypes, summary)        \
-  {id, #name, DEVPLUG_CATEGORY_##category, n_in, n_out, DEVPLUG_ATTRS_SIZE_##attrs, \
-   DEVPLUG_RESULT_##result, dtypes, summary, (const char*)0, 0u, 0u},
+#define DEVPLUG_OP(id, name, category, n_in, n_out, attrs, result, dtypes, summary) \
+  {id,                                                                              \
+   #name,                                                                           \
+   DEVPLUG_CATEGORY_##category,                                                     \
+   n_in,                                                                            \
+   n_out,                                                                           \
+   DEVPLUG_ATTRS_SIZE_##attrs,                                                      \
+   DEVPLUG_RESULT_##result,                                                         \
+   dtypes,                                                                          \
+   summary,                                                                         \
+   (const char*)0,                                                                  \
+   0u,                                                                              \
+   0u},
 #define DEVPLUG_COMPOSITE(id, name, n_in, n_out, optional_in, optional_out, attrs, result, dtypes, \
-                          signature, summary)                                                 \
-  {id, #name, DEVPLUG_CATEGORY_composite, n_in, n_out, DEVPLUG_ATTRS_SIZE_##attrs,           \
-   DEVPLUG_RESULT_##result, dtypes, summary, signature, optional_in, optional_out},
+                          signature, summary)                                                      \
+  {id,                                                                                             \
+   #name,                                                                                          \
+   DEVPLUG_CATEGORY_composite,                                                                     \
+   n_in,                                                                                           \
+   n_out,                                                                                          \
+   DEVPLUG_ATTRS_SIZE_##attrs,                                                                     \
+   DEVPLUG_RESULT_##result,                                                                        \
+   dtypes,                                                                                         \
+   summary,                                                                                        \
+   signature,                                                                                      \
+   optional_in,                                                                                    \
+   optional_out},
 #include "devplug/ops.def"
   };
   size_t i;
   /* Ids are dense from 1 (op sets 1 and 2), so the row is usually at id - 1. */
-  if (op >= 1 && (size_t)op <= sizeof(rows) / sizeof(rows[0]) && rows[op - 1].id == op)
-    return &rows[op - 1];
+  if (op >= 1 && (size_t)op <= sizeof(rows) / sizeof(rows[0]) && rows[op - 1].id == op) return &rows[op - 1];
   for (i = 0; i < sizeof(rows) / sizeof(rows[0]); ++i)
     if (rows[i].id == op) return &rows[i];
   return (const devplug_op_info_t*)0;
@@ -312,8 +330,7 @@ static inline const char* devplug_op_name(devplug_op_t op) {
 /* The dtype's name ("float32"), or NULL for an unknown dtype. */
 static inline const char* devplug_dtype_name(devplug_dtype_t dtype) {
   static const char* const names[DEVPLUG_DTYPE_COUNT] = {
-      "bool", "uint8", "int8", "int16", "int32", "int64",
-      "float16", "bfloat16", "float32", "float64"};
+      "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"};
   if (dtype < 0 || dtype >= DEVPLUG_DTYPE_COUNT) return (const char*)0;
   return names[dtype];
 }

@@ -21,9 +21,9 @@ extern "C" {
 #endif
 
 /* Device capability bits in devplug_device_properties_t.capabilities. */
-#define DEVPLUG_DEVICE_FP64 1u         /* native float64 arithmetic */
-#define DEVPLUG_DEVICE_FP16 2u         /* native float16 arithmetic (storage is always there) */
-#define DEVPLUG_DEVICE_BF16 4u         /* native bfloat16 arithmetic */
+#define DEVPLUG_DEVICE_FP64 1u           /* native float64 arithmetic */
+#define DEVPLUG_DEVICE_FP16 2u           /* native float16 arithmetic (storage is always there) */
+#define DEVPLUG_DEVICE_BF16 4u           /* native bfloat16 arithmetic */
 #define DEVPLUG_DEVICE_UNIFIED_MEMORY 8u /* device memory is host memory (CPU devices) */
 
 /* What a plugin says about one device. Filled by `device_get_properties`, which writes
@@ -34,9 +34,9 @@ typedef struct devplug_device_properties_t {
   char name[256];
   char vendor[128];
   char driver_version[128];
-  uint64_t memory_bytes;     /* total device memory; 0 when unknown */
-  int32_t compute_units;     /* SMs, CUs, EUs or cores; 0 when unknown */
-  uint32_t capabilities;     /* DEVPLUG_DEVICE_* bits */
+  uint64_t memory_bytes; /* total device memory; 0 when unknown */
+  int32_t compute_units; /* SMs, CUs, EUs or cores; 0 when unknown */
+  uint32_t capabilities; /* DEVPLUG_DEVICE_* bits */
   /* ABI 1.1: the dtypes this device runs (its per-device claim), or 0 for every dtype.
    * The device runs a declared kernel for a call only when every tensor of the call has a
    * dtype in this mask; other calls fall back (or are refused in strict mode) as if
@@ -45,8 +45,7 @@ typedef struct devplug_device_properties_t {
 } devplug_device_properties_t;
 
 /* The smallest struct_size `device_get_properties` accepts: the struct of ABI 1.0. */
-#define DEVPLUG_DEVICE_PROPERTIES_MIN_SIZE \
-  DEVPLUG_SIZE_THROUGH(devplug_device_properties_t, capabilities)
+#define DEVPLUG_DEVICE_PROPERTIES_MIN_SIZE DEVPLUG_SIZE_THROUGH(devplug_device_properties_t, capabilities)
 
 /* Kernel flags in devplug_kernel_t.flags. */
 /* The kernel needs every input dense and row-major (strides of a contiguous tensor, no
@@ -79,8 +78,7 @@ typedef struct devplug_op_call_t {
  * or short attributes (sdk::check_call does all of these). Shapes, bounds, aliasing and
  * devices are the dispatcher's to check before the call;
  * UNIMPLEMENTED for a case the kernel does not cover (the dispatcher may then fall back). */
-typedef devplug_error_t* (*devplug_kernel_fn)(devplug_stream_handle_t* stream,
-                                              const devplug_op_call_t* call);
+typedef devplug_error_t* (*devplug_kernel_fn)(devplug_stream_handle_t* stream, const devplug_op_call_t* call);
 
 /* One row of a plugin's kernel table: `fn` implements `op` for every dispatch dtype in
  * `dtypes` (see the `result` column of ops.def for which tensor's dtype that is). */
@@ -105,8 +103,7 @@ typedef struct devplug_plugin_init_args_t {
 } devplug_plugin_init_args_t;
 
 /* The smallest struct_size `plugin_initialize` accepts. */
-#define DEVPLUG_PLUGIN_INIT_ARGS_MIN_SIZE \
-  DEVPLUG_SIZE_THROUGH(devplug_plugin_init_args_t, host_abi_minor)
+#define DEVPLUG_PLUGIN_INIT_ARGS_MIN_SIZE DEVPLUG_SIZE_THROUGH(devplug_plugin_init_args_t, host_abi_minor)
 
 /* The table a plugin hands out. Static data owned by the plugin, valid until it is
  * unloaded. Everything up to `kernels` is required in ABI 1.0; later minors append. */
@@ -123,8 +120,7 @@ typedef struct devplug_plugin_api_t {
   /* Creates an error of this plugin's making (used by the SDK helpers and by hosts that
    * need to hand an error back). Never fails: returns a static out-of-memory error when it
    * cannot allocate, which error_destroy ignores. */
-  devplug_error_t* (*error_create)(devplug_code_t code, int64_t native_code,
-                                   const char* message);
+  devplug_error_t* (*error_create)(devplug_code_t code, int64_t native_code, const char* message);
   /* Destroys an error this plugin returned. NULL is ignored. */
   void (*error_destroy)(devplug_error_t* error);
 
@@ -162,8 +158,7 @@ typedef struct devplug_plugin_api_t {
    * `out_properties->struct_size` (struct_size itself is left as the caller set it).
    * Errors: INVALID_ARGUMENT for NULL `out_properties` or a struct_size below
    * DEVPLUG_DEVICE_PROPERTIES_MIN_SIZE; OUT_OF_RANGE for `index` outside [0, count). */
-  devplug_error_t* (*device_get_properties)(int32_t index,
-                                            devplug_device_properties_t* out_properties);
+  devplug_error_t* (*device_get_properties)(int32_t index, devplug_device_properties_t* out_properties);
   /* Opens device `index`; the caller closes it with device_close after destroying every
    * stream, event and buffer made on it.
    * Errors: INVALID_ARGUMENT for NULL `out_device`; OUT_OF_RANGE for `index` outside
@@ -198,16 +193,15 @@ typedef struct devplug_plugin_api_t {
    * holds the data once the stream has passed the copy (stream_synchronize).
    * Errors: as buffer_copy_from_host with the roles of `src` and `dst` swapped. */
   devplug_error_t* (*buffer_copy_to_host)(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src,
-                                          uint64_t src_offset, void* dst,
-                                          uint64_t size_bytes);
+                                          uint64_t src_offset, void* dst, uint64_t size_bytes);
   /* Enqueues a copy between two buffers of the same device.
    * Errors, in this order: INVALID_ARGUMENT for NULL `stream`, `src` or `dst`, or either
    * buffer on another device than `stream`; OUT_OF_RANGE when either range is not inside
    * its buffer; INVALID_ARGUMENT when `src` and `dst` are one buffer and the ranges
    * overlap (size_bytes > 0). */
   devplug_error_t* (*buffer_copy)(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src,
-                                  uint64_t src_offset, devplug_buffer_handle_t* dst,
-                                  uint64_t dst_offset, uint64_t size_bytes);
+                                  uint64_t src_offset, devplug_buffer_handle_t* dst, uint64_t dst_offset,
+                                  uint64_t size_bytes);
 
   /* ---- streams: in-order queues of work ---- */
   /* Errors: INVALID_ARGUMENT for NULL `device` or `out_stream`. */

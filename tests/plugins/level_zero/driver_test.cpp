@@ -80,9 +80,15 @@ class Driver : public ::testing::Test {
     for (ze_module_handle_t m : modules_) zeModuleDestroy(m);
   }
 
-  ze_module_handle_t module(const std::vector<uint8_t>& spirv, const ze_module_constants_t* constants = nullptr) {
-    ze_module_desc_t desc{ZE_STRUCTURE_TYPE_MODULE_DESC, nullptr, ZE_MODULE_FORMAT_IL_SPIRV, spirv.size(), spirv.data(),
-                          "-ze-opt-level=2 -cl-fp32-correctly-rounded-divide-sqrt", constants};
+  ze_module_handle_t module(const std::vector<uint8_t>& spirv,
+                            const ze_module_constants_t* constants = nullptr) {
+    ze_module_desc_t desc{ZE_STRUCTURE_TYPE_MODULE_DESC,
+                          nullptr,
+                          ZE_MODULE_FORMAT_IL_SPIRV,
+                          spirv.size(),
+                          spirv.data(),
+                          "-ze-opt-level=2 -cl-fp32-correctly-rounded-divide-sqrt",
+                          constants};
     ze_module_handle_t m = nullptr;
     ze_module_build_log_handle_t log = nullptr;
     const ze_result_t r = zeModuleCreate(context_, device_, &desc, &m, &log);
@@ -118,8 +124,9 @@ class Driver : public ::testing::Test {
     return list;
   }
   ze_command_queue_handle_t queue() {
-    ze_command_queue_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, nullptr, 0, 0, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
-                                 ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_queue_desc_t desc{
+        ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, nullptr, 0, 0, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+        ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
     ze_command_queue_handle_t q = nullptr;
     EXPECT_ZE(ZE_RESULT_SUCCESS, zeCommandQueueCreate(context_, device_, &desc, &q));
     return q;
@@ -138,7 +145,8 @@ class Driver : public ::testing::Test {
     return p;
   }
   static ze_event_handle_t event(ze_event_pool_handle_t p, uint32_t index) {
-    ze_event_desc_t desc{ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, index, ZE_EVENT_SCOPE_FLAG_HOST, ZE_EVENT_SCOPE_FLAG_HOST};
+    ze_event_desc_t desc{ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, index, ZE_EVENT_SCOPE_FLAG_HOST,
+                         ZE_EVENT_SCOPE_FLAG_HOST};
     ze_event_handle_t e = nullptr;
     EXPECT_ZE(ZE_RESULT_SUCCESS, zeEventCreate(p, &desc, &e));
     return e;
@@ -177,7 +185,8 @@ TEST_F(Driver, SaysWhatItIsAndWhatItCan) {
   auto g = typed<ze_command_queue_group_properties_t>(ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES);
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeDeviceGetCommandQueueGroupProperties(device_, &groups, &g));
   EXPECT_TRUE(g.flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE);
-  auto free_props = typed<ze_driver_memory_free_ext_properties_t>(ZE_STRUCTURE_TYPE_DRIVER_MEMORY_FREE_EXT_PROPERTIES);
+  auto free_props =
+      typed<ze_driver_memory_free_ext_properties_t>(ZE_STRUCTURE_TYPE_DRIVER_MEMORY_FREE_EXT_PROPERTIES);
   auto d = typed<ze_driver_properties_t>(ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES);
   d.pNext = &free_props;
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeDriverGetProperties(driver_, &d));
@@ -196,7 +205,8 @@ TEST_F(Driver, MemoryAllocationsAreTrackedAndChecked) {
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeMemAllocShared(context_, &ddesc, &hdesc, 64, 0, device_, &s));
   EXPECT_EQ(reinterpret_cast<uintptr_t>(d) % 256, 0u);
   auto props = typed<ze_memory_allocation_properties_t>(ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES);
-  ASSERT_ZE(ZE_RESULT_SUCCESS, zeMemGetAllocProperties(context_, static_cast<char*>(d) + 10, &props, nullptr));
+  ASSERT_ZE(ZE_RESULT_SUCCESS,
+            zeMemGetAllocProperties(context_, static_cast<char*>(d) + 10, &props, nullptr));
   EXPECT_EQ(props.type, ZE_MEMORY_TYPE_DEVICE);
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeMemGetAllocProperties(context_, h, &props, nullptr));
   EXPECT_EQ(props.type, ZE_MEMORY_TYPE_HOST);
@@ -215,9 +225,11 @@ TEST_F(Driver, MemoryAllocationsAreTrackedAndChecked) {
   EXPECT_ZE(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT, zeMemAllocDevice(context_, &ddesc, 64, 3, device_, &p));
   auto dp = typed<ze_device_properties_t>(ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES);
   zeDeviceGetProperties(device_, &dp);
-  EXPECT_ZE(ZE_RESULT_ERROR_UNSUPPORTED_SIZE, zeMemAllocDevice(context_, &ddesc, dp.maxMemAllocSize + 1, 0, device_, &p));
+  EXPECT_ZE(ZE_RESULT_ERROR_UNSUPPORTED_SIZE,
+            zeMemAllocDevice(context_, &ddesc, dp.maxMemAllocSize + 1, 0, device_, &p));
   EXPECT_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeMemFree(context_, &on_stack));
-  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeMemFree(context_, static_cast<char*>(d) + 8));  // not the start
+  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            zeMemFree(context_, static_cast<char*>(d) + 8));  // not the start
   EXPECT_ZE(ZE_RESULT_SUCCESS, zeMemFree(context_, d));
   EXPECT_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeMemFree(context_, d));  // twice
   EXPECT_ZE(ZE_RESULT_SUCCESS, zeMemFree(context_, h));
@@ -242,12 +254,18 @@ TEST_F(Driver, CopiesAndFillsRunInOrderAndAreChecked) {
   EXPECT_EQ(host[10], 7);
   EXPECT_EQ(host[11], 0xA1);
   // Overlap, a range past the allocation, bad pattern sizes.
-  EXPECT_ZE(ZE_RESULT_ERROR_OVERLAPPING_REGIONS, zeCommandListAppendMemoryCopy(list, d, d + 4, 8, nullptr, 0, nullptr));
-  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeCommandListAppendMemoryCopy(list, host.data(), d + 200, 100, nullptr, 0, nullptr));
-  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_SIZE, zeCommandListAppendMemoryFill(list, d, &pattern, 3, 12, nullptr, 0, nullptr));
-  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_SIZE, zeCommandListAppendMemoryFill(list, d, &pattern, 4, 10, nullptr, 0, nullptr));
-  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_NULL_POINTER, zeCommandListAppendMemoryCopy(list, nullptr, d, 4, nullptr, 0, nullptr));
-  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_SIZE, zeCommandListAppendMemoryCopy(list, host.data(), d, 4, nullptr, 2, nullptr));
+  EXPECT_ZE(ZE_RESULT_ERROR_OVERLAPPING_REGIONS,
+            zeCommandListAppendMemoryCopy(list, d, d + 4, 8, nullptr, 0, nullptr));
+  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            zeCommandListAppendMemoryCopy(list, host.data(), d + 200, 100, nullptr, 0, nullptr));
+  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_SIZE,
+            zeCommandListAppendMemoryFill(list, d, &pattern, 3, 12, nullptr, 0, nullptr));
+  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_SIZE,
+            zeCommandListAppendMemoryFill(list, d, &pattern, 4, 10, nullptr, 0, nullptr));
+  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+            zeCommandListAppendMemoryCopy(list, nullptr, d, 4, nullptr, 0, nullptr));
+  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_SIZE,
+            zeCommandListAppendMemoryCopy(list, host.data(), d, 4, nullptr, 2, nullptr));
   EXPECT_ZE(ZE_RESULT_SUCCESS, zeCommandListDestroy(list));
 }
 
@@ -265,7 +283,8 @@ TEST_F(Driver, KernelsRunWithValuePointerAndLocalArguments) {
   float* out = static_cast<float*>(device_alloc(n * 4));
   std::vector<float> values(n);
   for (int i = 0; i < n; ++i) values[i] = static_cast<float>(i);
-  ASSERT_ZE(ZE_RESULT_SUCCESS, zeCommandListAppendMemoryCopy(list, in, values.data(), n * 4, nullptr, 0, nullptr));
+  ASSERT_ZE(ZE_RESULT_SUCCESS,
+            zeCommandListAppendMemoryCopy(list, in, values.data(), n * 4, nullptr, 0, nullptr));
   ze_kernel_handle_t scale = kernel(m, "scale");
   auto kp = typed<ze_kernel_properties_t>(ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES);
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeKernelGetProperties(scale, &kp));
@@ -277,14 +296,16 @@ TEST_F(Driver, KernelsRunWithValuePointerAndLocalArguments) {
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeKernelSetGroupSize(scale, 64, 1, 1));
   ze_group_count_t groups{n / 64, 1, 1};
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeCommandListAppendLaunchKernel(list, scale, &groups, nullptr, 0, nullptr));
-  ASSERT_ZE(ZE_RESULT_SUCCESS, zeCommandListAppendMemoryCopy(list, values.data(), out, n * 4, nullptr, 0, nullptr));
+  ASSERT_ZE(ZE_RESULT_SUCCESS,
+            zeCommandListAppendMemoryCopy(list, values.data(), out, n * 4, nullptr, 0, nullptr));
   for (int i = 0; i < n; ++i) ASSERT_EQ(values[i], 2.0f * i + 3.0f) << i;
 
   // group_sum: a __local argument sized at launch.
   int* ints = static_cast<int*>(device_alloc(n * 4));
   int* sums = static_cast<int*>(device_alloc(4 * 4));
   std::vector<int> ones(n, 1);
-  ASSERT_ZE(ZE_RESULT_SUCCESS, zeCommandListAppendMemoryCopy(list, ints, ones.data(), n * 4, nullptr, 0, nullptr));
+  ASSERT_ZE(ZE_RESULT_SUCCESS,
+            zeCommandListAppendMemoryCopy(list, ints, ones.data(), n * 4, nullptr, 0, nullptr));
   ze_kernel_handle_t sum = kernel(m, "group_sum");
   set_arg(sum, 0, ints);
   set_arg(sum, 1, sums);
@@ -293,7 +314,8 @@ TEST_F(Driver, KernelsRunWithValuePointerAndLocalArguments) {
   ze_group_count_t four{4, 1, 1};
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeCommandListAppendLaunchKernel(list, sum, &four, nullptr, 0, nullptr));
   int result[4] = {};
-  ASSERT_ZE(ZE_RESULT_SUCCESS, zeCommandListAppendMemoryCopy(list, result, sums, sizeof result, nullptr, 0, nullptr));
+  ASSERT_ZE(ZE_RESULT_SUCCESS,
+            zeCommandListAppendMemoryCopy(list, result, sums, sizeof result, nullptr, 0, nullptr));
   for (int r : result) EXPECT_EQ(r, 64);
 
   // Three-dimensional group counts.
@@ -304,7 +326,8 @@ TEST_F(Driver, KernelsRunWithValuePointerAndLocalArguments) {
   ze_group_count_t three_d{2, 3, 2};
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeCommandListAppendLaunchKernel(list, where, &three_d, nullptr, 0, nullptr));
   std::vector<int> cells(24);
-  ASSERT_ZE(ZE_RESULT_SUCCESS, zeCommandListAppendMemoryCopy(list, cells.data(), grid, 96, nullptr, 0, nullptr));
+  ASSERT_ZE(ZE_RESULT_SUCCESS,
+            zeCommandListAppendMemoryCopy(list, cells.data(), grid, 96, nullptr, 0, nullptr));
   EXPECT_EQ(cells[(1 * 3 + 2) * 4 + 3], 3 + 20 + 100);
 
   // A fixed group size is reported and enforced.
@@ -349,11 +372,13 @@ TEST_F(Driver, KernelArgumentsAreCapturedWhenTheLaunchIsAppended) {
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeCommandQueueSynchronize(q, UINT64_MAX));
   EXPECT_EQ(a[63], 1);
   // Appending to a closed list, executing an open one, an immediate list on a queue.
-  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeCommandListAppendLaunchKernel(list, fill, &groups, nullptr, 0, nullptr));
+  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            zeCommandListAppendLaunchKernel(list, fill, &groups, nullptr, 0, nullptr));
   ze_command_list_handle_t open = regular();
   EXPECT_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeCommandQueueExecuteCommandLists(q, 1, &open, nullptr));
   ze_command_list_handle_t imm = immediate();
-  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE, zeCommandQueueExecuteCommandLists(q, 1, &imm, nullptr));
+  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE,
+            zeCommandQueueExecuteCommandLists(q, 1, &imm, nullptr));
   zeCommandListDestroy(imm);
   zeCommandListDestroy(open);
   zeCommandListDestroy(list);
@@ -460,7 +485,8 @@ TEST_F(Driver, DeferredFreeWaitsForWorkInFlight) {
   ze_kernel_handle_t add = kernel(m, "add_one");
   ze_device_mem_alloc_desc_t ddesc{ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, nullptr, 0, 0};
   int* data = nullptr;
-  ASSERT_ZE(ZE_RESULT_SUCCESS, zeMemAllocDevice(context_, &ddesc, 64, 0, device_, reinterpret_cast<void**>(&data)));
+  ASSERT_ZE(ZE_RESULT_SUCCESS,
+            zeMemAllocDevice(context_, &ddesc, 64, 0, device_, reinterpret_cast<void**>(&data)));
   set_arg(add, 0, data);
   ze_event_pool_handle_t p = pool(1);
   ze_event_handle_t gate = event(p, 0);
@@ -472,9 +498,9 @@ TEST_F(Driver, DeferredFreeWaitsForWorkInFlight) {
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeMemFreeExt(context_, &free_desc, data));  // returns at once
   auto props = typed<ze_memory_allocation_properties_t>(ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES);
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeMemGetAllocProperties(context_, data, &props, nullptr));
-  EXPECT_EQ(props.type, ZE_MEMORY_TYPE_UNKNOWN);  // gone for the application
+  EXPECT_EQ(props.type, ZE_MEMORY_TYPE_UNKNOWN);          // gone for the application
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeEventHostSignal(gate));  // the kernel still runs on valid memory
-  zeCommandListDestroy(list);  // waits for it
+  zeCommandListDestroy(list);                             // waits for it
   zeEventDestroy(gate);
   zeEventPoolDestroy(p);
 }
@@ -486,7 +512,13 @@ TEST_F(Driver, NativeBinariesRoundTrip) {
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeModuleGetNativeBinary(m, &size, nullptr));
   std::vector<uint8_t> native(size);
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeModuleGetNativeBinary(m, &size, native.data()));
-  ze_module_desc_t desc{ZE_STRUCTURE_TYPE_MODULE_DESC, nullptr, ZE_MODULE_FORMAT_NATIVE, native.size(), native.data(), "", nullptr};
+  ze_module_desc_t desc{ZE_STRUCTURE_TYPE_MODULE_DESC,
+                        nullptr,
+                        ZE_MODULE_FORMAT_NATIVE,
+                        native.size(),
+                        native.data(),
+                        "",
+                        nullptr};
   ze_module_handle_t again = nullptr;
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeModuleCreate(context_, device_, &desc, &again, nullptr));
   modules_.push_back(again);
@@ -531,7 +563,13 @@ TEST_F(Driver, SpecializationConstantsAreApplied) {
   // A SpecId the module does not have fails the build with a log.
   const uint32_t wrong[1] = {8};
   const ze_module_constants_t bad{1, wrong, values};
-  ze_module_desc_t desc{ZE_STRUCTURE_TYPE_MODULE_DESC, nullptr, ZE_MODULE_FORMAT_IL_SPIRV, spirv.size(), spirv.data(), "", &bad};
+  ze_module_desc_t desc{ZE_STRUCTURE_TYPE_MODULE_DESC,
+                        nullptr,
+                        ZE_MODULE_FORMAT_IL_SPIRV,
+                        spirv.size(),
+                        spirv.data(),
+                        "",
+                        &bad};
   ze_module_handle_t m = nullptr;
   ze_module_build_log_handle_t log = nullptr;
   EXPECT_ZE(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, zeModuleCreate(context_, device_, &desc, &m, &log));
@@ -543,7 +581,13 @@ TEST_F(Driver, SpecializationConstantsAreApplied) {
 TEST_F(Driver, BadSpirvAndBadFlagsFailTheBuildWithALog) {
   const std::vector<uint8_t> good = read_file(DEVPLUG_ZE_TEST_KERNELS);
   auto build = [&](std::vector<uint8_t> spirv, const char* flags, std::string* text) {
-    ze_module_desc_t desc{ZE_STRUCTURE_TYPE_MODULE_DESC, nullptr, ZE_MODULE_FORMAT_IL_SPIRV, spirv.size(), spirv.data(), flags, nullptr};
+    ze_module_desc_t desc{ZE_STRUCTURE_TYPE_MODULE_DESC,
+                          nullptr,
+                          ZE_MODULE_FORMAT_IL_SPIRV,
+                          spirv.size(),
+                          spirv.data(),
+                          flags,
+                          nullptr};
     ze_module_handle_t m = nullptr;
     ze_module_build_log_handle_t log = nullptr;
     const ze_result_t r = zeModuleCreate(context_, device_, &desc, &m, &log);
@@ -555,7 +599,8 @@ TEST_F(Driver, BadSpirvAndBadFlagsFailTheBuildWithALog) {
   std::string log;
   EXPECT_ZE(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, build(std::vector<uint8_t>(64, 0x42), "", &log));
   EXPECT_NE(log.find("magic"), std::string::npos) << log;
-  EXPECT_ZE(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, build(std::vector<uint8_t>(good.begin(), good.begin() + 22), "", &log));
+  EXPECT_ZE(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+            build(std::vector<uint8_t>(good.begin(), good.begin() + 22), "", &log));
   EXPECT_NE(log.find("4-byte words"), std::string::npos) << log;
   std::vector<uint8_t> garbled = good;
   for (size_t i = 20; i < garbled.size(); i += 7) garbled[i] ^= 0x5a;
@@ -569,7 +614,8 @@ TEST_F(Driver, BadSpirvAndBadFlagsFailTheBuildWithALog) {
   EXPECT_ZE(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, build(good, "-cl-no-such-option", &log));
   EXPECT_FALSE(log.empty());
   // Argument errors of the call itself.
-  ze_module_desc_t desc{ZE_STRUCTURE_TYPE_MODULE_DESC, nullptr, ZE_MODULE_FORMAT_IL_SPIRV, 0, good.data(), "", nullptr};
+  ze_module_desc_t desc{
+      ZE_STRUCTURE_TYPE_MODULE_DESC, nullptr, ZE_MODULE_FORMAT_IL_SPIRV, 0, good.data(), "", nullptr};
   ze_module_handle_t m = nullptr;
   EXPECT_ZE(ZE_RESULT_ERROR_INVALID_SIZE, zeModuleCreate(context_, device_, &desc, &m, nullptr));
   desc.inputSize = good.size();
@@ -586,7 +632,8 @@ TEST_F(Driver, BadHandlesAndArgumentsAreAnsweredWithErrorCodes) {
   ze_kernel_handle_t k = nullptr;
   EXPECT_ZE(ZE_RESULT_ERROR_INVALID_KERNEL_NAME, zeKernelCreate(m, &kdesc, &k));
   int value = 1;
-  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX, zeKernelSetArgumentValue(fill, 2, sizeof value, &value));
+  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX,
+            zeKernelSetArgumentValue(fill, 2, sizeof value, &value));
   EXPECT_ZE(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE, zeKernelSetArgumentValue(fill, 1, 8, &value));
   EXPECT_ZE(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE, zeKernelSetArgumentValue(fill, 0, 4, &value));
   int on_stack[4] = {};
@@ -595,8 +642,10 @@ TEST_F(Driver, BadHandlesAndArgumentsAreAnsweredWithErrorCodes) {
   // A launch before every argument is set.
   ze_command_list_handle_t list = immediate();
   ze_group_count_t one{1, 1, 1};
-  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeCommandListAppendLaunchKernel(list, fill, &one, nullptr, 0, nullptr));
-  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_NULL_POINTER, zeCommandListAppendLaunchKernel(list, fill, nullptr, nullptr, 0, nullptr));
+  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            zeCommandListAppendLaunchKernel(list, fill, &one, nullptr, 0, nullptr));
+  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+            zeCommandListAppendLaunchKernel(list, fill, nullptr, nullptr, 0, nullptr));
 
   // NULL handles.
   EXPECT_ZE(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zeKernelSetGroupSize(nullptr, 1, 1, 1));
@@ -610,10 +659,13 @@ TEST_F(Driver, BadHandlesAndArgumentsAreAnsweredWithErrorCodes) {
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeEventDestroy(e));
   EXPECT_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeEventHostSignal(e));
   EXPECT_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeEventDestroy(e));
-  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeKernelSetGroupSize(reinterpret_cast<ze_kernel_handle_t>(on_stack), 1, 1, 1));
   EXPECT_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT,
-            zeKernelSetGroupSize(reinterpret_cast<ze_kernel_handle_t>(reinterpret_cast<void*>(list)), 1, 1, 1));
-  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeCommandListAppendLaunchKernel(list, fill, &one, e, 0, nullptr));
+            zeKernelSetGroupSize(reinterpret_cast<ze_kernel_handle_t>(on_stack), 1, 1, 1));
+  EXPECT_ZE(
+      ZE_RESULT_ERROR_INVALID_ARGUMENT,
+      zeKernelSetGroupSize(reinterpret_cast<ze_kernel_handle_t>(reinterpret_cast<void*>(list)), 1, 1, 1));
+  EXPECT_ZE(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            zeCommandListAppendLaunchKernel(list, fill, &one, e, 0, nullptr));
   // An event index in use, or outside the pool; a pool with live events.
   ze_event_handle_t e0 = event(p, 0);
   ze_event_desc_t edesc{ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, 0, 0, 0};

@@ -53,10 +53,10 @@ int32_t device_count(const devplug_plugin_api_t* api, std::string* note = nullpt
 }
 
 // Skips the test when the plugin sees no device (ZE_ENABLE_ALT_DRIVERS not set).
-#define REQUIRE_DEVICE(api)                                                                                   \
-  do {                                                                                                        \
-    std::string note_;                                                                                        \
-    if (device_count(api, &note_) == 0)                                                                       \
+#define REQUIRE_DEVICE(api)                                                                                  \
+  do {                                                                                                       \
+    std::string note_;                                                                                       \
+    if (device_count(api, &note_) == 0)                                                                      \
       GTEST_SKIP() << "no Level Zero device (set ZE_ENABLE_ALT_DRIVERS to libze_devplug_cpu.so): " << note_; \
   } while (0)
 
@@ -95,8 +95,8 @@ TEST(LevelZeroNoDriver, TheDoctorSaysWhyAndHowToFixIt) {
   LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN);
   ASSERT_NE(plugin.api(), nullptr);
   if (device_count(plugin.api()) > 0) GTEST_SKIP() << "a Level Zero driver is installed on this machine";
-  const CommandResult r =
-      run_command(std::string("'") + DEVPLUG_INFO_EXE + "' --no-discovery --check '" + DEVPLUG_LEVEL_ZERO_PLUGIN + "'");
+  const CommandResult r = run_command(std::string("'") + DEVPLUG_INFO_EXE + "' --no-discovery --check '" +
+                                      DEVPLUG_LEVEL_ZERO_PLUGIN + "'");
   EXPECT_EQ(r.exit_code, 2) << r.output;  // loads, no devices
   EXPECT_NE(r.output.find("ZE_RESULT_ERROR_UNINITIALIZED"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("intel-level-zero-gpu"), std::string::npos) << r.output;
@@ -146,8 +146,10 @@ TEST(LevelZeroDevice, PropertiesAreFilledHonestly) {
     const bool hidden = fp64 != nullptr && std::string(fp64) == "0";
     EXPECT_EQ((p.capabilities & DEVPLUG_DEVICE_FP64) != 0, !hidden);
   }
-  if (p.capabilities & DEVPLUG_DEVICE_FP64) EXPECT_EQ(p.dtypes, DEVPLUG_DTYPES_ALL);
-  else EXPECT_EQ(p.dtypes, DEVPLUG_DTYPES_ALL & ~DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64));
+  if (p.capabilities & DEVPLUG_DEVICE_FP64)
+    EXPECT_EQ(p.dtypes, DEVPLUG_DTYPES_ALL);
+  else
+    EXPECT_EQ(p.dtypes, DEVPLUG_DTYPES_ALL & ~DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64));
 }
 
 TEST(LevelZeroOps, StridedElementwiseReduceAndScatterGiveTheExpectedValues) {
@@ -161,18 +163,21 @@ TEST(LevelZeroOps, StridedElementwiseReduceAndScatterGiveTheExpectedValues) {
   devplug_buffer_handle_t* xb = s.upload(bytes_of(x));
   devplug_buffer_handle_t* ones = s.upload(bytes_of(std::vector<int32_t>(6, 1)));
   devplug_buffer_handle_t* out = s.upload(std::vector<unsigned char>(6 * 4));
-  ErrorText e = s.run(DEVPLUG_OP_add,
-                      {tensor(xb, DEVPLUG_DTYPE_INT32, {2, 3}, {1, 2}, 4), tensor(ones, DEVPLUG_DTYPE_INT32, {2, 3}, {0, 1})},
-                      tensor(out, DEVPLUG_DTYPE_INT32, {2, 3}), nullptr);
+  ErrorText e = s.run(
+      DEVPLUG_OP_add,
+      {tensor(xb, DEVPLUG_DTYPE_INT32, {2, 3}, {1, 2}, 4), tensor(ones, DEVPLUG_DTYPE_INT32, {2, 3}, {0, 1})},
+      tensor(out, DEVPLUG_DTYPE_INT32, {2, 3}), nullptr);
   ASSERT_EQ(e.code, DEVPLUG_CODE_OK) << e.message;
   EXPECT_EQ(values_of<int32_t>(s.download(out, 24)), (std::vector<int32_t>{11, 13, 15, 12, 14, 16}));
 
   // A long float16 sum (the two-level reduction, with scratch memory) of 1.0: 5000 exactly.
   constexpr int64_t n = 5000;
-  devplug_buffer_handle_t* halves = s.upload(bytes_of(std::vector<uint16_t>(n, sdk::double_to_half_bits(1.0))));
+  devplug_buffer_handle_t* halves =
+      s.upload(bytes_of(std::vector<uint16_t>(n, sdk::double_to_half_bits(1.0))));
   devplug_buffer_handle_t* total = s.upload(std::vector<unsigned char>(2));
   devplug_reduce_attrs_t sum{sizeof sum, 1u, 0.0};
-  e = s.run(DEVPLUG_OP_sum, {tensor(halves, DEVPLUG_DTYPE_FLOAT16, {n})}, tensor(total, DEVPLUG_DTYPE_FLOAT16, {1}), &sum);
+  e = s.run(DEVPLUG_OP_sum, {tensor(halves, DEVPLUG_DTYPE_FLOAT16, {n})},
+            tensor(total, DEVPLUG_DTYPE_FLOAT16, {1}), &sum);
   ASSERT_EQ(e.code, DEVPLUG_CODE_OK) << e.message;
   EXPECT_EQ(values_of<uint16_t>(s.download(total, 2))[0], sdk::double_to_half_bits(5000.0));
 
@@ -251,7 +256,8 @@ TEST(LevelZeroMemory, BuffersReleasedWhileWorkIsInFlightStayValidForIt) {
   const devplug_tensor_desc_t* outs[1] = {&tout};
   devplug_op_call_t call{sizeof call, DEVPLUG_OP_sqrt, ins, 1, outs, 1, nullptr};
   for (size_t i = 0; i < api->kernel_count; ++i)
-    if (api->kernels[i]->op == DEVPLUG_OP_sqrt) DEVPLUG_EXPECT_OK(api, api->kernels[i]->fn(s.stream(), &call));
+    if (api->kernels[i]->op == DEVPLUG_OP_sqrt)
+      DEVPLUG_EXPECT_OK(api, api->kernels[i]->fn(s.stream(), &call));
   DEVPLUG_EXPECT_OK(api, api->buffer_release(in));  // the copy and the kernel may still run
   const std::vector<float> y = values_of<float>(s.download(out, n * 4));
   EXPECT_FLOAT_EQ(y.front(), std::sqrt(2.0f));

@@ -26,7 +26,8 @@ void store(const Dev& dev, const DTensor& value, const at::Tensor& out) {
 }
 
 // A unary composite `op` of `self` into `out` (which may be self).
-at::Tensor& unary_composite(devplug_op_t op, const at::Tensor& self, at::Tensor& out, const void* attrs = nullptr) {
+at::Tensor& unary_composite(devplug_op_t op, const at::Tensor& self, at::Tensor& out,
+                            const void* attrs = nullptr) {
   Dev dev = Dev::of({&self, &out});
   prepare_out(out, self.sizes());
   if (self.numel() > 0) dev.composite_into(op, {view_of(self)}, view_of(out), attrs);
@@ -48,8 +49,8 @@ at::Tensor& act_(at::Tensor& self) {
 }
 
 // A backward composite (grad, saved) -> grad_input of saved's shape.
-at::Tensor& backward_composite(devplug_op_t op, const at::Tensor& grad, const at::Tensor& saved, at::Tensor& grad_input,
-                               const void* attrs = nullptr) {
+at::Tensor& backward_composite(devplug_op_t op, const at::Tensor& grad, const at::Tensor& saved,
+                               at::Tensor& grad_input, const void* attrs = nullptr) {
   Dev dev = Dev::of({&grad, &saved, &grad_input});
   prepare_out(grad_input, saved.sizes());
   if (saved.numel() == 0) return grad_input;
@@ -60,7 +61,8 @@ at::Tensor& backward_composite(devplug_op_t op, const at::Tensor& grad, const at
 
 // ---- relu, threshold, leaky_relu ------------------------------------------------------------
 
-at::Tensor& threshold_out(const at::Tensor& self, const at::Scalar& threshold, const at::Scalar& value, at::Tensor& out) {
+at::Tensor& threshold_out(const at::Tensor& self, const at::Scalar& threshold, const at::Scalar& value,
+                          at::Tensor& out) {
   Dev dev = Dev::of({&self, &out});
   prepare_out(out, self.sizes());
   if (self.numel() == 0) return out;
@@ -79,9 +81,10 @@ at::Tensor& threshold_(at::Tensor& self, const at::Scalar& threshold, const at::
 
 // relu's backward is threshold_backward at 0: the relu_backward composite; other
 // thresholds (nn.Threshold) are composed here.
-at::Tensor& threshold_backward_out(const at::Tensor& grad, const at::Tensor& self, const at::Scalar& threshold,
-                                   at::Tensor& grad_input) {
-  if (threshold.toDouble() == 0 && c10::isFloatingType(grad.scalar_type()) && self.scalar_type() == grad.scalar_type())
+at::Tensor& threshold_backward_out(const at::Tensor& grad, const at::Tensor& self,
+                                   const at::Scalar& threshold, at::Tensor& grad_input) {
+  if (threshold.toDouble() == 0 && c10::isFloatingType(grad.scalar_type()) &&
+      self.scalar_type() == grad.scalar_type())
     return backward_composite(DEVPLUG_OP_relu_backward, grad, self, grad_input);
   Dev dev = Dev::of({&grad, &self, &grad_input});
   prepare_out(grad_input, grad.sizes());
@@ -104,7 +107,9 @@ at::Tensor leaky_relu(const at::Tensor& self, const at::Scalar& slope) {
   at::Tensor out = at::empty_like(self);
   return leaky_relu_out(self, slope, out);
 }
-at::Tensor& leaky_relu_(at::Tensor& self, const at::Scalar& slope) { return leaky_relu_out(self, slope, self); }
+at::Tensor& leaky_relu_(at::Tensor& self, const at::Scalar& slope) {
+  return leaky_relu_out(self, slope, self);
+}
 at::Tensor& leaky_relu_backward_out(const at::Tensor& grad, const at::Tensor& self, const at::Scalar& slope,
                                     bool /*self_is_result*/, at::Tensor& grad_input) {
   Dev dev = Dev::of({&grad, &self, &grad_input});
@@ -125,8 +130,10 @@ at::Tensor leaky_relu_backward(const at::Tensor& grad, const at::Tensor& self, c
 // ---- gelu ---------------------------------------------------------------------------------------
 
 devplug_gelu_attrs_t gelu_attrs(std::string_view approximate) {
-  TORCH_CHECK(approximate == "none" || approximate == "tanh", "approximate argument must be either none or tanh.");
-  return devplug_gelu_attrs_t{sizeof(devplug_gelu_attrs_t), approximate == "tanh" ? DEVPLUG_GELU_TANH : DEVPLUG_GELU_NONE};
+  TORCH_CHECK(approximate == "none" || approximate == "tanh",
+              "approximate argument must be either none or tanh.");
+  return devplug_gelu_attrs_t{sizeof(devplug_gelu_attrs_t),
+                              approximate == "tanh" ? DEVPLUG_GELU_TANH : DEVPLUG_GELU_NONE};
 }
 
 at::Tensor& gelu_out(const at::Tensor& self, std::string_view approximate, at::Tensor& out) {
@@ -137,7 +144,9 @@ at::Tensor gelu(const at::Tensor& self, std::string_view approximate) {
   at::Tensor out = at::empty_like(self);
   return gelu_out(self, approximate, out);
 }
-at::Tensor& gelu_(at::Tensor& self, std::string_view approximate) { return gelu_out(self, approximate, self); }
+at::Tensor& gelu_(at::Tensor& self, std::string_view approximate) {
+  return gelu_out(self, approximate, self);
+}
 
 at::Tensor& gelu_backward_out(const at::Tensor& grad, const at::Tensor& self, std::string_view approximate,
                               at::Tensor& grad_input) {
@@ -158,7 +167,8 @@ at::Tensor& sigmoid_into(const at::Tensor& self, at::Tensor& out) {
   return unary_composite(DEVPLUG_OP_sigmoid, self.to(out.scalar_type()), out);
 }
 at::Tensor sigmoid(const at::Tensor& self) {
-  at::Tensor out = at::empty_like(self, self.options().dtype(unary_result(UnaryKind::floating, self.scalar_type())));
+  at::Tensor out =
+      at::empty_like(self, self.options().dtype(unary_result(UnaryKind::floating, self.scalar_type())));
   return sigmoid_into(self, out);
 }
 at::Tensor& sigmoid_(at::Tensor& self) { return sigmoid_into(self, self); }
@@ -187,7 +197,8 @@ at::Tensor& tanh_backward_out(const at::Tensor& grad, const at::Tensor& output, 
   const devplug_dtype_t c = opmath(view_of(output).dtype());
   DTensor y = dev.cast(view_of(output), c), g = dev.cast(view_of(grad), c);
   DTensor one = dev.scalar(c, 1);
-  store(dev, dev.ew(DEVPLUG_OP_mul, {g, dev.ew(DEVPLUG_OP_sub, {one, dev.ew(DEVPLUG_OP_mul, {y, y})})}), grad_input);
+  store(dev, dev.ew(DEVPLUG_OP_mul, {g, dev.ew(DEVPLUG_OP_sub, {one, dev.ew(DEVPLUG_OP_mul, {y, y})})}),
+        grad_input);
   return grad_input;
 }
 at::Tensor tanh_backward(const at::Tensor& grad, const at::Tensor& output) {
@@ -196,7 +207,8 @@ at::Tensor tanh_backward(const at::Tensor& grad, const at::Tensor& output) {
 }
 
 // x * beta > threshold ? x : log1p(exp(x * beta)) / beta
-at::Tensor& softplus_out(const at::Tensor& self, const at::Scalar& beta, const at::Scalar& threshold, at::Tensor& out) {
+at::Tensor& softplus_out(const at::Tensor& self, const at::Scalar& beta, const at::Scalar& threshold,
+                         at::Tensor& out) {
   devplug_softplus_attrs_t attrs{sizeof(attrs), beta.toDouble(), threshold.toDouble()};
   return unary_composite(DEVPLUG_OP_softplus, self, out, &attrs);
 }
@@ -213,7 +225,8 @@ at::Tensor& softplus_backward_out(const at::Tensor& grad, const at::Tensor& self
   DTensor x = dev.cast(view_of(self), c), g = dev.cast(view_of(grad), c);
   DTensor xb = dev.ew(DEVPLUG_OP_mul, {x, dev.scalar(c, beta)});
   DTensor z = dev.ew(DEVPLUG_OP_exp, {xb});
-  DTensor soft = dev.ew(DEVPLUG_OP_div, {dev.ew(DEVPLUG_OP_mul, {g, z}), dev.ew(DEVPLUG_OP_add, {z, dev.scalar(c, 1)})});
+  DTensor soft =
+      dev.ew(DEVPLUG_OP_div, {dev.ew(DEVPLUG_OP_mul, {g, z}), dev.ew(DEVPLUG_OP_add, {z, dev.scalar(c, 1)})});
   DTensor above = dev.ew(DEVPLUG_OP_gt, {xb, dev.scalar(c, threshold)});
   store(dev, dev.ew(DEVPLUG_OP_where, {above, g, soft}), grad_input);
   return grad_input;
@@ -225,11 +238,16 @@ at::Tensor softplus_backward(const at::Tensor& grad, const at::Tensor& self, con
 }
 
 // hardtanh: clamp to [min_val, max_val]; backward passes the gradient strictly inside.
-at::Tensor& hardtanh_out(const at::Tensor& self, const at::Scalar& lo, const at::Scalar& hi, at::Tensor& out) {
+at::Tensor& hardtanh_out(const at::Tensor& self, const at::Scalar& lo, const at::Scalar& hi,
+                         at::Tensor& out) {
   return at::clamp_out(out, self, lo, hi);
 }
-at::Tensor hardtanh(const at::Tensor& self, const at::Scalar& lo, const at::Scalar& hi) { return at::clamp(self, lo, hi); }
-at::Tensor& hardtanh_(at::Tensor& self, const at::Scalar& lo, const at::Scalar& hi) { return at::clamp_(self, lo, hi); }
+at::Tensor hardtanh(const at::Tensor& self, const at::Scalar& lo, const at::Scalar& hi) {
+  return at::clamp(self, lo, hi);
+}
+at::Tensor& hardtanh_(at::Tensor& self, const at::Scalar& lo, const at::Scalar& hi) {
+  return at::clamp_(self, lo, hi);
+}
 at::Tensor& hardtanh_backward_out(const at::Tensor& grad, const at::Tensor& self, const at::Scalar& lo,
                                   const at::Scalar& hi, at::Tensor& grad_input) {
   Dev dev = Dev::of({&grad, &self, &grad_input});
@@ -241,7 +259,8 @@ at::Tensor& hardtanh_backward_out(const at::Tensor& grad, const at::Tensor& self
   dev.ew_into(DEVPLUG_OP_where, {outside, dev.scalar(g.dtype(), 0), g}, view_of(grad_input));
   return grad_input;
 }
-at::Tensor hardtanh_backward(const at::Tensor& grad, const at::Tensor& self, const at::Scalar& lo, const at::Scalar& hi) {
+at::Tensor hardtanh_backward(const at::Tensor& grad, const at::Tensor& self, const at::Scalar& lo,
+                             const at::Scalar& hi) {
   at::Tensor out = at::empty_like(grad);
   return hardtanh_backward_out(grad, self, lo, hi, out);
 }
@@ -297,7 +316,8 @@ at::Tensor& softmax_backward_out(const at::Tensor& grad, const at::Tensor& outpu
   return grad_input;
 }
 template <bool Log>
-at::Tensor softmax_backward(const at::Tensor& grad, const at::Tensor& output, int64_t dim, at::ScalarType input_dtype) {
+at::Tensor softmax_backward(const at::Tensor& grad, const at::Tensor& output, int64_t dim,
+                            at::ScalarType input_dtype) {
   at::Tensor out = at::empty_like(output, output.options().dtype(input_dtype), at::MemoryFormat::Contiguous);
   return softmax_backward_out<Log>(grad, output, dim, input_dtype, out);
 }
@@ -311,7 +331,8 @@ void register_activation_ops(Table& t) {
   t.add("threshold", B, "le, where", DEVPLUG_KERNEL(threshold));
   t.add("threshold_", B, "le, where", DEVPLUG_KERNEL(threshold_));
   t.add("threshold.out", B, "le, where", DEVPLUG_KERNEL(threshold_out));
-  t.add("threshold_backward", C, "relu_backward (threshold 0); else le, where", DEVPLUG_KERNEL(threshold_backward));
+  t.add("threshold_backward", C, "relu_backward (threshold 0); else le, where",
+        DEVPLUG_KERNEL(threshold_backward));
   t.add("threshold_backward.grad_input", C, "relu_backward (threshold 0); else le, where",
         DEVPLUG_KERNEL(threshold_backward_out));
   t.add("leaky_relu", C, "leaky_relu", DEVPLUG_KERNEL(leaky_relu));
@@ -339,12 +360,14 @@ void register_activation_ops(Table& t) {
   t.add("softplus", C, "softplus", DEVPLUG_KERNEL(softplus));
   t.add("softplus.out", C, "softplus", DEVPLUG_KERNEL(softplus_out));
   t.add("softplus_backward", B, "mul, exp, add, div, gt, where", DEVPLUG_KERNEL(softplus_backward));
-  t.add("softplus_backward.grad_input", B, "mul, exp, add, div, gt, where", DEVPLUG_KERNEL(softplus_backward_out));
+  t.add("softplus_backward.grad_input", B, "mul, exp, add, div, gt, where",
+        DEVPLUG_KERNEL(softplus_backward_out));
   t.add("hardtanh", C, "clamp", DEVPLUG_KERNEL(hardtanh));
   t.add("hardtanh_", C, "clamp", DEVPLUG_KERNEL(hardtanh_));
   t.add("hardtanh.out", C, "clamp", DEVPLUG_KERNEL(hardtanh_out));
   t.add("hardtanh_backward", B, "le, ge, bitwise_or, where", DEVPLUG_KERNEL(hardtanh_backward));
-  t.add("hardtanh_backward.grad_input", B, "le, ge, bitwise_or, where", DEVPLUG_KERNEL(hardtanh_backward_out));
+  t.add("hardtanh_backward.grad_input", B, "le, ge, bitwise_or, where",
+        DEVPLUG_KERNEL(hardtanh_backward_out));
   t.add("_softmax", C, "softmax", DEVPLUG_KERNEL(softmax<false>));
   t.add("_softmax.out", C, "softmax", DEVPLUG_KERNEL(softmax_out<false>));
   t.add("_softmax_backward_data", C, "softmax_backward", DEVPLUG_KERNEL(softmax_backward<false>));
@@ -352,7 +375,8 @@ void register_activation_ops(Table& t) {
   t.add("_log_softmax", C, "log_softmax", DEVPLUG_KERNEL(softmax<true>));
   t.add("_log_softmax.out", C, "log_softmax", DEVPLUG_KERNEL(softmax_out<true>));
   t.add("_log_softmax_backward_data", C, "log_softmax_backward", DEVPLUG_KERNEL(softmax_backward<true>));
-  t.add("_log_softmax_backward_data.out", C, "log_softmax_backward", DEVPLUG_KERNEL(softmax_backward_out<true>));
+  t.add("_log_softmax_backward_data.out", C, "log_softmax_backward",
+        DEVPLUG_KERNEL(softmax_backward_out<true>));
 }
 
 }  // namespace devplug::bridge

@@ -21,9 +21,11 @@ bool same_batch(const at::Tensor& a, const at::Tensor& b) {
 
 // Whether the composite computes this call exactly as torch's math route would.
 bool composite_covers(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                      const std::optional<at::Tensor>& mask, double dropout_p, bool is_causal, bool enable_gqa) {
+                      const std::optional<at::Tensor>& mask, double dropout_p, bool is_causal,
+                      bool enable_gqa) {
   if (dropout_p > 0 || enable_gqa || q.dim() < 3 || !same_batch(q, k) || !same_batch(q, v)) return false;
-  if (!c10::isFloatingType(q.scalar_type()) || k.scalar_type() != q.scalar_type() || v.scalar_type() != q.scalar_type())
+  if (!c10::isFloatingType(q.scalar_type()) || k.scalar_type() != q.scalar_type() ||
+      v.scalar_type() != q.scalar_type())
     return false;
   if (k.size(-1) != q.size(-1) || v.size(-2) != k.size(-2)) return false;
   if (given(mask)) {
@@ -39,7 +41,8 @@ bool composite_covers(const at::Tensor& q, const at::Tensor& k, const at::Tensor
 // decomposed backward recomputes the attention weights, which torch's math route keeps
 // (measured 0.73-0.95x of it).
 bool composite_pays(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
-  const bool training = at::GradMode::is_enabled() && (q.requires_grad() || k.requires_grad() || v.requires_grad());
+  const bool training =
+      at::GradMode::is_enabled() && (q.requires_grad() || k.requires_grad() || v.requires_grad());
   if (!training) return true;
   return Dev::of(q).supports(DEVPLUG_OP_scaled_dot_product_attention_backward, view_of(q).dtype());
 }
@@ -47,7 +50,8 @@ bool composite_pays(const at::Tensor& q, const at::Tensor& k, const at::Tensor& 
 int64_t fused_sdp_choice(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                          const std::optional<at::Tensor>& mask, double dropout_p, bool is_causal,
                          std::optional<double> /*scale*/, bool enable_gqa) {
-  const bool composite = composite_covers(q, k, v, mask, dropout_p, is_causal, enable_gqa) && composite_pays(q, k, v);
+  const bool composite =
+      composite_covers(q, k, v, mask, dropout_p, is_causal, enable_gqa) && composite_pays(q, k, v);
   return static_cast<int64_t>(composite ? at::SDPBackend::overrideable : at::SDPBackend::math);
 }
 
@@ -65,12 +69,15 @@ OptDTensor mask_operand(const at::Tensor& mask, const at::Tensor& q, const at::T
   return view_of(mask.expand(shape));
 }
 
-std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, c10::SymInt, c10::SymInt, at::Tensor, at::Tensor, at::Tensor>
-attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const std::optional<at::Tensor>& attn_bias,
-          double dropout_p, bool is_causal, bool /*return_debug_mask*/, std::optional<double> scale) {
-  TORCH_CHECK(composite_covers(q, k, v, attn_bias, dropout_p, is_causal, false),
-              "devplug: this scaled_dot_product_attention call needs torch's math route (_fused_sdp_choice sends it "
-              "there)");
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, c10::SymInt, c10::SymInt, at::Tensor, at::Tensor,
+           at::Tensor>
+attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+          const std::optional<at::Tensor>& attn_bias, double dropout_p, bool is_causal,
+          bool /*return_debug_mask*/, std::optional<double> scale) {
+  TORCH_CHECK(
+      composite_covers(q, k, v, attn_bias, dropout_p, is_causal, false),
+      "devplug: this scaled_dot_product_attention call needs torch's math route (_fused_sdp_choice sends it "
+      "there)");
   Dev dev = Dev::of({&q, &k, &v});
   std::vector<int64_t> shape = q.sizes().vec();
   shape.back() = v.size(-1);
@@ -78,7 +85,8 @@ attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const s
   const devplug_sdpa_attrs_t attrs = sdpa_attrs(is_causal, scale);
   if (out.numel() > 0)
     dev.composite(DEVPLUG_OP_scaled_dot_product_attention,
-                  {view_of(q), view_of(k), view_of(v), mask_operand(given(attn_bias) ? *attn_bias : at::Tensor(), q, k)},
+                  {view_of(q), view_of(k), view_of(v),
+                   mask_operand(given(attn_bias) ? *attn_bias : at::Tensor(), q, k)},
                   {view_of(out)}, &attrs);
   // The composite recomputes the attention weights in its backward: no logsumexp, no RNG state.
   at::Tensor none = empty_torch(dev, {0}, at::kFloat);
@@ -89,16 +97,19 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> attention_backward(
     const at::Tensor& grad_out, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
     const at::Tensor& attn_bias, std::array<bool, 4> grad_input_mask, const at::Tensor& /*out*/,
     const at::Tensor& /*logsumexp*/, const at::Tensor& /*cum_seq_q*/, const at::Tensor& /*cum_seq_k*/,
-    c10::SymInt /*max_q*/, c10::SymInt /*max_k*/, double dropout_p, bool is_causal, const at::Tensor& /*philox_seed*/,
-    const at::Tensor& /*philox_offset*/, std::optional<double> scale) {
-  TORCH_CHECK(!grad_input_mask[3], "devplug: scaled_dot_product_attention has no gradient for attn_mask here");
+    c10::SymInt /*max_q*/, c10::SymInt /*max_k*/, double dropout_p, bool is_causal,
+    const at::Tensor& /*philox_seed*/, const at::Tensor& /*philox_offset*/, std::optional<double> scale) {
+  TORCH_CHECK(!grad_input_mask[3],
+              "devplug: scaled_dot_product_attention has no gradient for attn_mask here");
   TORCH_CHECK(dropout_p == 0, "devplug: scaled_dot_product_attention's composite has no dropout");
   Dev dev = Dev::of({&grad_out, &q, &k, &v});
   at::Tensor gq, gk, gv;
   if (grad_input_mask[0]) gq = at::empty_like(q, at::MemoryFormat::Contiguous);
   if (grad_input_mask[1]) gk = at::empty_like(k, at::MemoryFormat::Contiguous);
   if (grad_input_mask[2]) gv = at::empty_like(v, at::MemoryFormat::Contiguous);
-  auto slot = [](const at::Tensor& t) { return t.defined() && t.numel() > 0 ? OptDTensor(view_of(t)) : std::nullopt; };
+  auto slot = [](const at::Tensor& t) {
+    return t.defined() && t.numel() > 0 ? OptDTensor(view_of(t)) : std::nullopt;
+  };
   const devplug_sdpa_attrs_t attrs = sdpa_attrs(is_causal, scale);
   if (grad_out.numel() > 0)
     dev.composite(DEVPLUG_OP_scaled_dot_product_attention_backward,
@@ -113,9 +124,10 @@ void register_attention_ops(Table& t) {
   const auto C = Impl::composite;
   t.add("_fused_sdp_choice", C, "overrideable where the composite covers the call, else math",
         DEVPLUG_KERNEL(fused_sdp_choice));
-  t.add("_scaled_dot_product_fused_attention_overrideable", C, "scaled_dot_product_attention", DEVPLUG_KERNEL(attention));
-  t.add("_scaled_dot_product_fused_attention_overrideable_backward", C, "scaled_dot_product_attention_backward",
-        DEVPLUG_KERNEL(attention_backward));
+  t.add("_scaled_dot_product_fused_attention_overrideable", C, "scaled_dot_product_attention",
+        DEVPLUG_KERNEL(attention));
+  t.add("_scaled_dot_product_fused_attention_overrideable_backward", C,
+        "scaled_dot_product_attention_backward", DEVPLUG_KERNEL(attention_backward));
 }
 
 }  // namespace devplug::bridge

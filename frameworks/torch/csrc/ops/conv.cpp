@@ -33,8 +33,8 @@ struct Conv2d {
   devplug_conv2d_attrs_t attrs;
   int64_t oh, ow;
 };
-Conv2d conv_geometry(const at::Tensor& x4, const at::Tensor& w4, at::IntArrayRef stride, at::IntArrayRef padding,
-                     at::IntArrayRef dilation, int64_t groups) {
+Conv2d conv_geometry(const at::Tensor& x4, const at::Tensor& w4, at::IntArrayRef stride,
+                     at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups) {
   Conv2d g{};
   g.attrs.struct_size = sizeof(g.attrs);
   for (size_t i = 0; i < 2; ++i) {
@@ -44,35 +44,41 @@ Conv2d conv_geometry(const at::Tensor& x4, const at::Tensor& w4, at::IntArrayRef
   }
   g.attrs.groups = groups;
   const int64_t c = x4.size(1), o = w4.size(0);
-  TORCH_CHECK(groups > 0 && c % groups == 0 && o % groups == 0 && w4.size(1) == c / groups, "devplug: convolution of ",
-              c, " input channels with weight ", w4.sizes(), " and ", groups, " groups does not fit");
+  TORCH_CHECK(groups > 0 && c % groups == 0 && o % groups == 0 && w4.size(1) == c / groups,
+              "devplug: convolution of ", c, " input channels with weight ", w4.sizes(), " and ", groups,
+              " groups does not fit");
   auto out_size = [&](size_t i) {
     const int64_t k = w4.size(2 + i), in = x4.size(2 + i);
     return (in + 2 * g.attrs.padding[i] - g.attrs.dilation[i] * (k - 1) - 1) / g.attrs.stride[i] + 1;
   };
   g.oh = out_size(0);
   g.ow = out_size(1);
-  TORCH_CHECK(g.oh > 0 && g.ow > 0, "devplug: convolution output size is too small: (", g.oh, ", ", g.ow, ")");
+  TORCH_CHECK(g.oh > 0 && g.ow > 0, "devplug: convolution output size is too small: (", g.oh, ", ", g.ow,
+              ")");
   return g;
 }
 Conv2d conv_geometry_nd(const at::Tensor& input, const at::Tensor& weight, at::IntArrayRef stride,
                         at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups) {
   if (input.dim() == 4) return conv_geometry(input, weight, stride, padding, dilation, groups);
-  return conv_geometry(as_2d(input), as_2d(weight), as_2d(stride, 1), as_2d(padding, 0), as_2d(dilation, 1), groups);
+  return conv_geometry(as_2d(input), as_2d(weight), as_2d(stride, 1), as_2d(padding, 0), as_2d(dilation, 1),
+                       groups);
 }
 
 // The CPU route for what conv2d does not cover (transposed, 3-d).
-bool on_cpu(const at::Tensor& input, bool transposed) { return transposed || (input.dim() != 3 && input.dim() != 4); }
+bool on_cpu(const at::Tensor& input, bool transposed) {
+  return transposed || (input.dim() != 3 && input.dim() != 4);
+}
 
-at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight, const std::optional<at::Tensor>& bias,
-                       at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed,
-                       at::IntArrayRef output_padding, int64_t groups) {
+at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
+                       const std::optional<at::Tensor>& bias, at::IntArrayRef stride, at::IntArrayRef padding,
+                       at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding,
+                       int64_t groups) {
   if (on_cpu(input, transposed)) {
     note_fallback("aten::convolution_overrideable (transposed or 3-d)");
     std::optional<at::Tensor> cpu_bias;
     if (given(bias)) cpu_bias = bias->cpu();
-    return at::convolution(input.cpu(), weight.cpu(), cpu_bias, stride, padding, dilation, transposed, output_padding,
-                           groups)
+    return at::convolution(input.cpu(), weight.cpu(), cpu_bias, stride, padding, dilation, transposed,
+                           output_padding, groups)
         .to(input.device());
   }
   TORCH_CHECK(c10::isFloatingType(input.scalar_type()), "devplug: convolution needs floating point input");
@@ -92,12 +98,13 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight, const 
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
     const at::Tensor& grad_output, const at::Tensor& input, const at::Tensor& weight, at::IntArrayRef stride,
-    at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups,
-    std::array<bool, 3> output_mask) {
+    at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding,
+    int64_t groups, std::array<bool, 3> output_mask) {
   if (on_cpu(input, transposed)) {
     note_fallback("aten::convolution_backward_overrideable (transposed or 3-d)");
-    auto [gi, gw, gb] = at::convolution_backward(grad_output.cpu(), input.cpu(), weight.cpu(), std::nullopt, stride,
-                                                 padding, dilation, transposed, output_padding, groups, output_mask);
+    auto [gi, gw, gb] =
+        at::convolution_backward(grad_output.cpu(), input.cpu(), weight.cpu(), std::nullopt, stride, padding,
+                                 dilation, transposed, output_padding, groups, output_mask);
     auto back = [&](const at::Tensor& t) { return t.defined() ? t.to(input.device()) : t; };
     return {back(gi), back(gw), back(gb)};
   }
@@ -111,7 +118,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
   auto slot = [](const at::Tensor& t) { return t.defined() ? OptDTensor(view_of(as_2d(t))) : std::nullopt; };
   if (grad_output.numel() > 0 && input.numel() > 0) {
     dev.composite(DEVPLUG_OP_conv2d_backward, {view_of(g4), view_of(x4), view_of(w4)},
-                  {slot(grad_input), slot(grad_weight), grad_bias.defined() ? OptDTensor(view_of(grad_bias)) : std::nullopt},
+                  {slot(grad_input), slot(grad_weight),
+                   grad_bias.defined() ? OptDTensor(view_of(grad_bias)) : std::nullopt},
                   &g.attrs);
   } else {
     for (const at::Tensor* t : {&grad_input, &grad_weight, &grad_bias})
@@ -127,9 +135,10 @@ struct Pool2d {
   devplug_pool2d_attrs_t attrs;
   int64_t oh, ow;
 };
-Pool2d pool_geometry(const at::Tensor& input, at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef padding,
-                     at::IntArrayRef dilation, bool ceil_mode, const char* what) {
-  TORCH_CHECK(input.dim() == 3 || input.dim() == 4, what, ": expected a 3-d or 4-d input, got ", input.dim(), "-d");
+Pool2d pool_geometry(const at::Tensor& input, at::IntArrayRef kernel, at::IntArrayRef stride,
+                     at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const char* what) {
+  TORCH_CHECK(input.dim() == 3 || input.dim() == 4, what, ": expected a 3-d or 4-d input, got ", input.dim(),
+              "-d");
   TORCH_CHECK(kernel.size() == 1 || kernel.size() == 2, what, ": kernel_size must be one int or two");
   Pool2d g{};
   devplug_pool2d_attrs_t& a = g.attrs;
@@ -166,21 +175,23 @@ std::tuple<at::Tensor, at::Tensor> max_pool2d_with_indices(const at::Tensor& sel
   const Pool2d g = pool_geometry(self, kernel, stride, padding, dilation, ceil_mode, "max_pool2d");
   if (!c10::isFloatingType(self.scalar_type())) {  // the composite is floating point only
     note_fallback("aten::max_pool2d_with_indices (integer input)");
-    auto [out, indices] = at::max_pool2d_with_indices(self.cpu(), kernel, stride, padding, dilation, ceil_mode);
+    auto [out, indices] =
+        at::max_pool2d_with_indices(self.cpu(), kernel, stride, padding, dilation, ceil_mode);
     return {out.to(self.device()), indices.to(self.device())};
   }
   Dev dev = Dev::of(self);
   at::Tensor out = new_pooled(dev, self, g, self.scalar_type());
   at::Tensor indices = new_pooled(dev, self, g, at::kLong);
   if (out.numel() > 0)
-    dev.composite(DEVPLUG_OP_max_pool2d, {view_of(as_4d(self))}, {view_of(as_4d(out)), view_of(as_4d(indices))},
-                  &g.attrs);
+    dev.composite(DEVPLUG_OP_max_pool2d, {view_of(as_4d(self))},
+                  {view_of(as_4d(out)), view_of(as_4d(indices))}, &g.attrs);
   return {out, indices};
 }
 
 at::Tensor max_pool2d_with_indices_backward(const at::Tensor& grad_output, const at::Tensor& self,
-                                            at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef padding,
-                                            at::IntArrayRef dilation, bool ceil_mode, const at::Tensor& indices) {
+                                            at::IntArrayRef kernel, at::IntArrayRef stride,
+                                            at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode,
+                                            const at::Tensor& indices) {
   const Pool2d g = pool_geometry(self, kernel, stride, padding, dilation, ceil_mode, "max_pool2d_backward");
   Dev dev = Dev::of({&grad_output, &self, &indices});
   at::Tensor grad_input = at::empty_like(self, at::MemoryFormat::Contiguous);
@@ -191,8 +202,9 @@ at::Tensor max_pool2d_with_indices_backward(const at::Tensor& grad_output, const
   return grad_input;
 }
 
-Pool2d avg_geometry(const at::Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef padding,
-                    bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, const char* what) {
+Pool2d avg_geometry(const at::Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride,
+                    at::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                    std::optional<int64_t> divisor_override, const char* what) {
   TORCH_CHECK(!divisor_override.has_value() || *divisor_override != 0, "divisor must be not zero");
   Pool2d g = pool_geometry(self, kernel, stride, padding, {}, ceil_mode, what);
   if (count_include_pad) g.attrs.flags |= DEVPLUG_POOL_COUNT_INCLUDE_PAD;
@@ -200,19 +212,22 @@ Pool2d avg_geometry(const at::Tensor& self, at::IntArrayRef kernel, at::IntArray
   return g;
 }
 
-at::Tensor avg_pool2d_fn(const at::Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef padding,
-                         bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+at::Tensor avg_pool2d_fn(const at::Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride,
+                         at::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                         std::optional<int64_t> divisor_override) {
   const Pool2d g = avg_geometry(self, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override,
                                 "avg_pool2d");
   Dev dev = Dev::of(self);
   at::Tensor out = new_pooled(dev, self, g, self.scalar_type());
-  if (out.numel() > 0) dev.composite(DEVPLUG_OP_avg_pool2d, {view_of(as_4d(self))}, {view_of(as_4d(out))}, &g.attrs);
+  if (out.numel() > 0)
+    dev.composite(DEVPLUG_OP_avg_pool2d, {view_of(as_4d(self))}, {view_of(as_4d(out))}, &g.attrs);
   return out;
 }
 
-at::Tensor avg_pool2d_backward_fn(const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef kernel,
-                                  at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode,
-                                  bool count_include_pad, std::optional<int64_t> divisor_override) {
+at::Tensor avg_pool2d_backward_fn(const at::Tensor& grad_output, const at::Tensor& self,
+                                  at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef padding,
+                                  bool ceil_mode, bool count_include_pad,
+                                  std::optional<int64_t> divisor_override) {
   const Pool2d g = avg_geometry(self, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override,
                                 "avg_pool2d_backward");
   Dev dev = Dev::of({&grad_output, &self});
@@ -253,11 +268,13 @@ void register_conv_ops(Table& t) {
   t.add("convolution_overrideable", C, "conv2d", DEVPLUG_KERNEL(convolution));
   t.add("convolution_backward_overrideable", C, "conv2d_backward", DEVPLUG_KERNEL(convolution_backward));
   t.add("max_pool2d_with_indices", C, "max_pool2d", DEVPLUG_KERNEL(max_pool2d_with_indices));
-  t.add("max_pool2d_with_indices_backward", C, "max_pool2d_backward", DEVPLUG_KERNEL(max_pool2d_with_indices_backward));
+  t.add("max_pool2d_with_indices_backward", C, "max_pool2d_backward",
+        DEVPLUG_KERNEL(max_pool2d_with_indices_backward));
   t.add("avg_pool2d", C, "avg_pool2d", DEVPLUG_KERNEL(avg_pool2d_fn));
   t.add("avg_pool2d_backward", C, "avg_pool2d_backward", DEVPLUG_KERNEL(avg_pool2d_backward_fn));
   t.add("_adaptive_avg_pool2d", C, "avg_pool2d", DEVPLUG_KERNEL(adaptive_avg_pool2d));
-  t.add("_adaptive_avg_pool2d_backward", C, "avg_pool2d_backward", DEVPLUG_KERNEL(adaptive_avg_pool2d_backward));
+  t.add("_adaptive_avg_pool2d_backward", C, "avg_pool2d_backward",
+        DEVPLUG_KERNEL(adaptive_avg_pool2d_backward));
 }
 
 }  // namespace devplug::bridge

@@ -25,7 +25,8 @@ void check_can_cast(at::ScalarType from, const at::Tensor& out) {
 
 void prepare_out(const at::Tensor& out, at::IntArrayRef shape) { at::native::resize_output(out, shape); }
 
-at::Tensor new_like_broadcast(const Dev& dev, std::initializer_list<const at::Tensor*> inputs, at::ScalarType dtype) {
+at::Tensor new_like_broadcast(const Dev& dev, std::initializer_list<const at::Tensor*> inputs,
+                              at::ScalarType dtype) {
   std::vector<int64_t> shape;
   bool first = true;
   for (const at::Tensor* t : inputs) {
@@ -40,10 +41,12 @@ at::Tensor new_like_broadcast(const Dev& dev, std::initializer_list<const at::Te
   return empty_torch(dev, shape, dtype);
 }
 
-void binary_into(devplug_op_t op, const at::Tensor& a, const at::Tensor& b, const at::Tensor& out, BinaryKind kind) {
+void binary_into(devplug_op_t op, const at::Tensor& a, const at::Tensor& b, const at::Tensor& out,
+                 BinaryKind kind) {
   Dev dev = Dev::of({&a, &b, &out});
   at::ScalarType common = at::result_type(a, b);
-  if (kind == BinaryKind::true_div && c10::isIntegralType(common, /*includeBool=*/true)) common = default_float();
+  if (kind == BinaryKind::true_div && c10::isIntegralType(common, /*includeBool=*/true))
+    common = default_float();
   if (kind == BinaryKind::promote || kind == BinaryKind::true_div) check_can_cast(common, out);
   const devplug_dtype_t c = require_dtype(common, "the operands' common dtype");
   DTensor da = dev.operand(a, c), db = dev.operand(b, c);
@@ -66,9 +69,12 @@ at::Tensor binary(devplug_op_t op, const at::Tensor& a, const at::Tensor& b, Bin
 
 at::ScalarType unary_result(UnaryKind kind, at::ScalarType in) {
   switch (kind) {
-    case UnaryKind::floating: return c10::isIntegralType(in, true) ? default_float() : in;
-    case UnaryKind::to_bool: return at::kBool;
-    default: return in;
+    case UnaryKind::floating:
+      return c10::isIntegralType(in, true) ? default_float() : in;
+    case UnaryKind::to_bool:
+      return at::kBool;
+    default:
+      return in;
   }
 }
 
@@ -117,7 +123,8 @@ void unary_family(Table& t, const std::string& name, Impl impl = Impl::prim) {
 
 // self (op) other, with torch's `alpha` scaling of `other` (add and sub).
 template <devplug_op_t Op>
-at::Tensor& alpha_out(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha, at::Tensor& out) {
+at::Tensor& alpha_out(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha,
+                      at::Tensor& out) {
   prepare_out(out, at::infer_size(self.sizes(), other.sizes()));
   if (alpha.equal(1)) {
     binary_into(Op, self, other, out, BinaryKind::promote);
@@ -182,7 +189,8 @@ at::Tensor& binary_scalar_tensor_out(const at::Scalar& self, const at::Tensor& o
 // Registers `base` (functional), `base_` and `out_name` for Op, with the given overload
 // suffix on the Tensor variants.
 template <devplug_op_t Op, BinaryKind K>
-void binary_family(Table& t, const std::string& functional, const std::string& inplace, const std::string& out) {
+void binary_family(Table& t, const std::string& functional, const std::string& inplace,
+                   const std::string& out) {
   const char* via = devplug_op_name(Op);
   t.add(functional.c_str(), Impl::prim, via, DEVPLUG_KERNEL(binary_fn<Op, K>));
   if (!inplace.empty()) t.add(inplace.c_str(), Impl::prim, via, DEVPLUG_KERNEL(binary_inplace<Op, K>));
@@ -199,9 +207,10 @@ DTensor floor_divide(const Dev& dev, const DTensor& a, const DTensor& b) {
   DTensor mod = dev.ew(DEVPLUG_OP_fmod, {a, b});
   DTensor zero = dev.scalar(dtype, 0);
   // The remainder has the wrong sign when it is non-zero and its sign differs from b's.
-  DTensor wrong = dev.ew(DEVPLUG_OP_bitwise_and,
-                         {dev.ew(DEVPLUG_OP_ne, {mod, zero}),
-                          dev.ew(DEVPLUG_OP_ne, {dev.ew(DEVPLUG_OP_lt, {b, zero}), dev.ew(DEVPLUG_OP_lt, {mod, zero})})});
+  DTensor wrong =
+      dev.ew(DEVPLUG_OP_bitwise_and,
+             {dev.ew(DEVPLUG_OP_ne, {mod, zero}),
+              dev.ew(DEVPLUG_OP_ne, {dev.ew(DEVPLUG_OP_lt, {b, zero}), dev.ew(DEVPLUG_OP_lt, {mod, zero})})});
   DTensor one = dev.scalar(dtype, 1);
   if (!(DEVPLUG_DTYPE_BIT(dtype) & DEVPLUG_DTYPES_FLOAT)) {
     DTensor q = dev.ew(DEVPLUG_OP_div, {a, b});
@@ -219,15 +228,17 @@ DTensor floor_divide(const Dev& dev, const DTensor& a, const DTensor& b) {
   return dev.ew(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_eq, {b, zero}), plain, result});
 }
 
-at::Tensor& div_mode_out(const at::Tensor& self, const at::Tensor& other, std::optional<std::string_view> mode,
-                         at::Tensor& out) {
+at::Tensor& div_mode_out(const at::Tensor& self, const at::Tensor& other,
+                         std::optional<std::string_view> mode, at::Tensor& out) {
   prepare_out(out, at::infer_size(self.sizes(), other.sizes()));
   if (!mode.has_value()) {
     binary_into(DEVPLUG_OP_div, self, other, out, BinaryKind::true_div);
     return out;
   }
-  TORCH_CHECK(*mode == "trunc" || *mode == "floor", "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
-              "but found '", *mode, "'");
+  TORCH_CHECK(*mode == "trunc" || *mode == "floor",
+              "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+              "but found '",
+              *mode, "'");
   Dev dev = Dev::of({&self, &other, &out});
   const at::ScalarType common = at::result_type(self, other);
   check_can_cast(common, out);
@@ -253,11 +264,14 @@ at::Tensor div_mode(const at::Tensor& self, const at::Tensor& other, std::option
   at::Tensor out = new_like_broadcast(dev, {&self, &other}, type);
   return div_mode_out(self, other, mode, out);
 }
-at::Tensor& div_mode_inplace(at::Tensor& self, const at::Tensor& other, std::optional<std::string_view> mode) {
+at::Tensor& div_mode_inplace(at::Tensor& self, const at::Tensor& other,
+                             std::optional<std::string_view> mode) {
   return div_mode_out(self, other, mode, self);
 }
 
-at::Tensor floor_divide_fn(const at::Tensor& self, const at::Tensor& other) { return div_mode(self, other, "floor"); }
+at::Tensor floor_divide_fn(const at::Tensor& self, const at::Tensor& other) {
+  return div_mode(self, other, "floor");
+}
 at::Tensor& floor_divide_inplace(at::Tensor& self, const at::Tensor& other) {
   return div_mode_out(self, other, "floor", self);
 }
@@ -287,14 +301,18 @@ at::Tensor& logical_not_out(const at::Tensor& self, at::Tensor& out) {
 
 // ---- where, masked_fill, clamp, lerp, addcmul, addcdiv ----------------------------------
 
-at::Tensor& where_out(const at::Tensor& condition, const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
-  TORCH_CHECK(condition.scalar_type() == at::kBool, "where expected condition to be a boolean tensor, but got a "
-              "tensor with dtype ", condition.scalar_type());
+at::Tensor& where_out(const at::Tensor& condition, const at::Tensor& self, const at::Tensor& other,
+                      at::Tensor& out) {
+  TORCH_CHECK(condition.scalar_type() == at::kBool,
+              "where expected condition to be a boolean tensor, but got a "
+              "tensor with dtype ",
+              condition.scalar_type());
   Dev dev = Dev::of({&condition, &self, &other, &out});
   prepare_out(out, at::infer_size(at::infer_size(condition.sizes(), self.sizes()), other.sizes()));
   const at::ScalarType common = at::result_type(self, other);
   const devplug_dtype_t c = require_dtype(common, "where's operands");
-  dev.ew_into(DEVPLUG_OP_where, {dev.operand(condition), dev.operand(self, c), dev.operand(other, c)}, view_of(out));
+  dev.ew_into(DEVPLUG_OP_where, {dev.operand(condition), dev.operand(self, c), dev.operand(other, c)},
+              view_of(out));
   return out;
 }
 at::Tensor where_fn(const at::Tensor& condition, const at::Tensor& self, const at::Tensor& other) {
@@ -304,10 +322,11 @@ at::Tensor where_fn(const at::Tensor& condition, const at::Tensor& self, const a
 }
 
 at::Tensor& masked_fill_tensor_(at::Tensor& self, const at::Tensor& mask, const at::Tensor& value) {
-  TORCH_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
-              value.dim(), " dimension(s).");
-  TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
-              mask.scalar_type());
+  TORCH_CHECK(value.dim() == 0,
+              "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ", value.dim(),
+              " dimension(s).");
+  TORCH_CHECK(mask.scalar_type() == at::kBool,
+              "masked_fill_ only supports boolean masks, but got mask with dtype ", mask.scalar_type());
   if (self.numel() == 0) return self;
   Dev dev = Dev::of({&self, &mask, &value});
   DTensor target = view_of(self);
@@ -350,8 +369,8 @@ at::Tensor& clamp_tensor_out(const at::Tensor& self, const std::optional<at::Ten
 
 // Number bounds that keep self's dtype (no promotion) run the clamp composite; the rest goes
 // through maximum and minimum (clamp_tensor_out).
-at::Tensor& clamp_out(const at::Tensor& self, const std::optional<at::Scalar>& lo, const std::optional<at::Scalar>& hi,
-                      at::Tensor& out) {
+at::Tensor& clamp_out(const at::Tensor& self, const std::optional<at::Scalar>& lo,
+                      const std::optional<at::Scalar>& hi, at::Tensor& out) {
   std::optional<at::Tensor> tlo, thi;
   if (lo.has_value()) tlo = wrap_scalar(*lo);
   if (hi.has_value()) thi = wrap_scalar(*hi);
@@ -373,14 +392,16 @@ at::Tensor& clamp_out(const at::Tensor& self, const std::optional<at::Scalar>& l
   dev.composite_into(DEVPLUG_OP_clamp, {view_of(self)}, view_of(out), &attrs);
   return out;
 }
-at::Tensor clamp_fn(const at::Tensor& self, const std::optional<at::Scalar>& lo, const std::optional<at::Scalar>& hi) {
+at::Tensor clamp_fn(const at::Tensor& self, const std::optional<at::Scalar>& lo,
+                    const std::optional<at::Scalar>& hi) {
   std::optional<at::Tensor> tlo, thi;
   if (lo.has_value()) tlo = wrap_scalar(*lo);
   if (hi.has_value()) thi = wrap_scalar(*hi);
   at::Tensor out = at::empty_like(self, self.options().dtype(clamp_dtype(self, tlo, thi)));
   return clamp_out(self, lo, hi, out);
 }
-at::Tensor& clamp_inplace(at::Tensor& self, const std::optional<at::Scalar>& lo, const std::optional<at::Scalar>& hi) {
+at::Tensor& clamp_inplace(at::Tensor& self, const std::optional<at::Scalar>& lo,
+                          const std::optional<at::Scalar>& hi) {
   return clamp_out(self, lo, hi, self);
 }
 at::Tensor clamp_tensor_fn(const at::Tensor& self, const std::optional<at::Tensor>& lo,
@@ -398,13 +419,21 @@ at::Tensor& clamp_tensor_inplace(at::Tensor& self, const std::optional<at::Tenso
 at::Tensor& clamp_min_out(const at::Tensor& self, const at::Scalar& lo, at::Tensor& out) {
   return clamp_out(self, lo, std::nullopt, out);
 }
-at::Tensor clamp_min_fn(const at::Tensor& self, const at::Scalar& lo) { return clamp_fn(self, lo, std::nullopt); }
-at::Tensor& clamp_min_inplace(at::Tensor& self, const at::Scalar& lo) { return clamp_out(self, lo, std::nullopt, self); }
+at::Tensor clamp_min_fn(const at::Tensor& self, const at::Scalar& lo) {
+  return clamp_fn(self, lo, std::nullopt);
+}
+at::Tensor& clamp_min_inplace(at::Tensor& self, const at::Scalar& lo) {
+  return clamp_out(self, lo, std::nullopt, self);
+}
 at::Tensor& clamp_max_out(const at::Tensor& self, const at::Scalar& hi, at::Tensor& out) {
   return clamp_out(self, std::nullopt, hi, out);
 }
-at::Tensor clamp_max_fn(const at::Tensor& self, const at::Scalar& hi) { return clamp_fn(self, std::nullopt, hi); }
-at::Tensor& clamp_max_inplace(at::Tensor& self, const at::Scalar& hi) { return clamp_out(self, std::nullopt, hi, self); }
+at::Tensor clamp_max_fn(const at::Tensor& self, const at::Scalar& hi) {
+  return clamp_fn(self, std::nullopt, hi);
+}
+at::Tensor& clamp_max_inplace(at::Tensor& self, const at::Scalar& hi) {
+  return clamp_out(self, std::nullopt, hi, self);
+}
 at::Tensor& clamp_min_tensor_out(const at::Tensor& self, const at::Tensor& lo, at::Tensor& out) {
   return clamp_tensor_out(self, lo, std::nullopt, out);
 }
@@ -425,7 +454,8 @@ at::Tensor& clamp_max_tensor_inplace(at::Tensor& self, const at::Tensor& hi) {
 }
 
 // torch's lerp: weight < 0.5 ? self + weight * (end - self) : end - (end - self) * (1 - weight).
-at::Tensor& lerp_tensor_out(const at::Tensor& self, const at::Tensor& end, const at::Tensor& weight, at::Tensor& out) {
+at::Tensor& lerp_tensor_out(const at::Tensor& self, const at::Tensor& end, const at::Tensor& weight,
+                            at::Tensor& out) {
   TORCH_CHECK(self.scalar_type() == end.scalar_type(), "expected dtype ", self.scalar_type(),
               " for `end` but got dtype ", end.scalar_type());
   Dev dev = Dev::of({&self, &end, &weight, &out});
@@ -434,12 +464,14 @@ at::Tensor& lerp_tensor_out(const at::Tensor& self, const at::Tensor& end, const
   DTensor a = dev.operand(self), b = dev.operand(end), w = dev.cast(dev.operand(weight, c), c);
   DTensor diff = dev.ew(DEVPLUG_OP_sub, {b, a});
   DTensor low = dev.ew(DEVPLUG_OP_add, {a, dev.ew(DEVPLUG_OP_mul, {w, diff})});
-  DTensor high = dev.ew(DEVPLUG_OP_sub, {b, dev.ew(DEVPLUG_OP_mul, {diff, dev.ew(DEVPLUG_OP_sub, {dev.scalar(c, 1), w})})});
+  DTensor high = dev.ew(DEVPLUG_OP_sub,
+                        {b, dev.ew(DEVPLUG_OP_mul, {diff, dev.ew(DEVPLUG_OP_sub, {dev.scalar(c, 1), w})})});
   DTensor small = dev.ew(DEVPLUG_OP_lt, {dev.ew(DEVPLUG_OP_abs, {w}), dev.scalar(c, 0.5)});
   dev.ew_into(DEVPLUG_OP_where, {small, low, high}, view_of(out));
   return out;
 }
-at::Tensor& lerp_scalar_out(const at::Tensor& self, const at::Tensor& end, const at::Scalar& weight, at::Tensor& out) {
+at::Tensor& lerp_scalar_out(const at::Tensor& self, const at::Tensor& end, const at::Scalar& weight,
+                            at::Tensor& out) {
   TORCH_CHECK(self.scalar_type() == end.scalar_type(), "expected dtype ", self.scalar_type(),
               " for `end` but got dtype ", end.scalar_type());
   Dev dev = Dev::of({&self, &end, &out});
@@ -474,13 +506,14 @@ at::Tensor& lerp_tensor_inplace(at::Tensor& self, const at::Tensor& end, const a
 
 // self + value * t1 (op) t2, in torch's order: (value * t1) (op) t2.
 template <devplug_op_t Op>
-at::Tensor& addc_out(const at::Tensor& self, const at::Tensor& t1, const at::Tensor& t2, const at::Scalar& value,
-                     at::Tensor& out) {
+at::Tensor& addc_out(const at::Tensor& self, const at::Tensor& t1, const at::Tensor& t2,
+                     const at::Scalar& value, at::Tensor& out) {
   Dev dev = Dev::of({&self, &t1, &t2, &out});
   if (Op == DEVPLUG_OP_div)
-    TORCH_CHECK(!(c10::isIntegralType(t1.scalar_type(), true) && c10::isIntegralType(t2.scalar_type(), true)),
-                "Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform "
-                "a true division of tensor1 and tensor2.");
+    TORCH_CHECK(
+        !(c10::isIntegralType(t1.scalar_type(), true) && c10::isIntegralType(t2.scalar_type(), true)),
+        "Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform "
+        "a true division of tensor1 and tensor2.");
   prepare_out(out, at::infer_size(at::infer_size(self.sizes(), t1.sizes()), t2.sizes()));
   const at::ScalarType common = c10::promoteTypes(at::result_type(self, t1), t2.scalar_type());
   const devplug_dtype_t c = require_dtype(common, "the operands' common dtype");
@@ -490,21 +523,24 @@ at::Tensor& addc_out(const at::Tensor& self, const at::Tensor& t1, const at::Ten
   return out;
 }
 template <devplug_op_t Op>
-at::Tensor addc_fn(const at::Tensor& self, const at::Tensor& t1, const at::Tensor& t2, const at::Scalar& value) {
+at::Tensor addc_fn(const at::Tensor& self, const at::Tensor& t1, const at::Tensor& t2,
+                   const at::Scalar& value) {
   Dev dev = Dev::of({&self, &t1, &t2});
-  at::Tensor out =
-      new_like_broadcast(dev, {&self, &t1, &t2}, c10::promoteTypes(at::result_type(self, t1), t2.scalar_type()));
+  at::Tensor out = new_like_broadcast(dev, {&self, &t1, &t2},
+                                      c10::promoteTypes(at::result_type(self, t1), t2.scalar_type()));
   return addc_out<Op>(self, t1, t2, value, out);
 }
 template <devplug_op_t Op>
-at::Tensor& addc_inplace(at::Tensor& self, const at::Tensor& t1, const at::Tensor& t2, const at::Scalar& value) {
+at::Tensor& addc_inplace(at::Tensor& self, const at::Tensor& t1, const at::Tensor& t2,
+                         const at::Scalar& value) {
   return addc_out<Op>(self, t1, t2, value, self);
 }
 
 // isposinf / isneginf: x == +-inf; never true for integers.
 template <bool Positive>
 at::Tensor& infinity_out(const at::Tensor& self, at::Tensor& out) {
-  TORCH_CHECK(out.scalar_type() == at::kBool, Positive ? "isposinf" : "isneginf", " does not support non-boolean outputs.");
+  TORCH_CHECK(out.scalar_type() == at::kBool, Positive ? "isposinf" : "isneginf",
+              " does not support non-boolean outputs.");
   Dev dev = Dev::of({&self, &out});
   prepare_out(out, self.sizes());
   if (self.numel() == 0) return out;
@@ -587,30 +623,35 @@ void register_elementwise_ops(Table& t) {
   binary_family<DEVPLUG_OP_minimum, B::promote>(t, "minimum", "", "minimum.out");
   binary_family<DEVPLUG_OP_fmax, B::promote>(t, "fmax", "", "fmax.out");
   binary_family<DEVPLUG_OP_fmin, B::promote>(t, "fmin", "", "fmin.out");
-  binary_family<DEVPLUG_OP_remainder, B::promote>(t, "remainder.Tensor", "remainder_.Tensor", "remainder.Tensor_out");
+  binary_family<DEVPLUG_OP_remainder, B::promote>(t, "remainder.Tensor", "remainder_.Tensor",
+                                                  "remainder.Tensor_out");
   t.add("remainder.Scalar_Tensor", Impl::prim, "remainder", DEVPLUG_KERNEL(remainder_scalar_tensor));
   binary_family<DEVPLUG_OP_fmod, B::promote>(t, "fmod.Tensor", "fmod_.Tensor", "fmod.Tensor_out");
   binary_family<DEVPLUG_OP_pow, B::promote>(t, "pow.Tensor_Tensor", "pow_.Tensor", "pow.Tensor_Tensor_out");
   t.add("pow.Tensor_Scalar", Impl::prim, "pow", DEVPLUG_KERNEL(binary_scalar_fn<DEVPLUG_OP_pow, B::promote>));
   t.add("pow_.Scalar", Impl::prim, "pow", DEVPLUG_KERNEL(binary_scalar_inplace<DEVPLUG_OP_pow, B::promote>));
-  t.add("pow.Tensor_Scalar_out", Impl::prim, "pow", DEVPLUG_KERNEL(binary_scalar_out<DEVPLUG_OP_pow, B::promote>));
+  t.add("pow.Tensor_Scalar_out", Impl::prim, "pow",
+        DEVPLUG_KERNEL(binary_scalar_out<DEVPLUG_OP_pow, B::promote>));
   t.add("pow.Scalar", Impl::prim, "pow", DEVPLUG_KERNEL(binary_scalar_tensor_fn<DEVPLUG_OP_pow, B::promote>));
-  t.add("pow.Scalar_out", Impl::prim, "pow", DEVPLUG_KERNEL(binary_scalar_tensor_out<DEVPLUG_OP_pow, B::promote>));
+  t.add("pow.Scalar_out", Impl::prim, "pow",
+        DEVPLUG_KERNEL(binary_scalar_tensor_out<DEVPLUG_OP_pow, B::promote>));
   binary_family<DEVPLUG_OP_atan2, B::true_div>(t, "atan2", "atan2_", "atan2.out");
   binary_family<DEVPLUG_OP_hypot, B::promote>(t, "hypot", "hypot_", "hypot.out");
   binary_family<DEVPLUG_OP_copysign, B::true_div>(t, "copysign.Tensor", "copysign_.Tensor", "copysign.out");
   binary_family<DEVPLUG_OP_nextafter, B::promote>(t, "nextafter", "nextafter_", "nextafter.out");
   binary_family<DEVPLUG_OP_bitwise_and, B::promote>(t, "bitwise_and.Tensor", "bitwise_and_.Tensor",
                                                     "bitwise_and.Tensor_out");
-  binary_family<DEVPLUG_OP_bitwise_or, B::promote>(t, "bitwise_or.Tensor", "bitwise_or_.Tensor", "bitwise_or.Tensor_out");
+  binary_family<DEVPLUG_OP_bitwise_or, B::promote>(t, "bitwise_or.Tensor", "bitwise_or_.Tensor",
+                                                   "bitwise_or.Tensor_out");
   binary_family<DEVPLUG_OP_bitwise_xor, B::promote>(t, "bitwise_xor.Tensor", "bitwise_xor_.Tensor",
                                                     "bitwise_xor.Tensor_out");
-  binary_family<DEVPLUG_OP_shift_left, B::promote>(t, "bitwise_left_shift.Tensor", "bitwise_left_shift_.Tensor",
-                                                   "bitwise_left_shift.Tensor_out");
+  binary_family<DEVPLUG_OP_shift_left, B::promote>(
+      t, "bitwise_left_shift.Tensor", "bitwise_left_shift_.Tensor", "bitwise_left_shift.Tensor_out");
   binary_family<DEVPLUG_OP_shift_right_arithmetic, B::promote>(
       t, "bitwise_right_shift.Tensor", "bitwise_right_shift_.Tensor", "bitwise_right_shift.Tensor_out");
   // Python's << and >> (torch's own operators, kernels per backend like bitwise_*_shift's).
-  t.add("__lshift__.Tensor", Impl::prim, "shift_left", DEVPLUG_KERNEL(binary_fn<DEVPLUG_OP_shift_left, B::promote>));
+  t.add("__lshift__.Tensor", Impl::prim, "shift_left",
+        DEVPLUG_KERNEL(binary_fn<DEVPLUG_OP_shift_left, B::promote>));
   t.add("__lshift__.Scalar", Impl::prim, "shift_left",
         DEVPLUG_KERNEL(binary_scalar_fn<DEVPLUG_OP_shift_left, B::promote>));
   t.add("__ilshift__.Tensor", Impl::prim, "shift_left",
@@ -627,13 +668,16 @@ void register_elementwise_ops(Table& t) {
         DEVPLUG_KERNEL(binary_scalar_inplace<DEVPLUG_OP_shift_right_arithmetic, B::promote>));
   binary_family<DEVPLUG_OP_gcd, B::promote>(t, "gcd", "gcd_", "gcd.out");
 
-#define DEVPLUG_COMPARE(name)                                                                              \
-  t.add(#name ".Tensor", Impl::prim, #name, DEVPLUG_KERNEL(binary_fn<DEVPLUG_OP_##name, B::compare>));         \
-  t.add(#name "_.Tensor", Impl::prim, #name, DEVPLUG_KERNEL(binary_inplace<DEVPLUG_OP_##name, B::compare>));   \
-  t.add(#name ".Tensor_out", Impl::prim, #name, DEVPLUG_KERNEL(binary_out<DEVPLUG_OP_##name, B::compare>));    \
-  t.add(#name ".Scalar", Impl::prim, #name, DEVPLUG_KERNEL(binary_scalar_fn<DEVPLUG_OP_##name, B::compare>));  \
-  t.add(#name "_.Scalar", Impl::prim, #name, DEVPLUG_KERNEL(binary_scalar_inplace<DEVPLUG_OP_##name, B::compare>)); \
-  t.add(#name ".Scalar_out", Impl::prim, #name, DEVPLUG_KERNEL(binary_scalar_out<DEVPLUG_OP_##name, B::compare>))
+#define DEVPLUG_COMPARE(name)                                                                                \
+  t.add(#name ".Tensor", Impl::prim, #name, DEVPLUG_KERNEL(binary_fn<DEVPLUG_OP_##name, B::compare>));       \
+  t.add(#name "_.Tensor", Impl::prim, #name, DEVPLUG_KERNEL(binary_inplace<DEVPLUG_OP_##name, B::compare>)); \
+  t.add(#name ".Tensor_out", Impl::prim, #name, DEVPLUG_KERNEL(binary_out<DEVPLUG_OP_##name, B::compare>));  \
+  t.add(#name ".Scalar", Impl::prim, #name,                                                                  \
+        DEVPLUG_KERNEL(binary_scalar_fn<DEVPLUG_OP_##name, B::compare>));                                    \
+  t.add(#name "_.Scalar", Impl::prim, #name,                                                                 \
+        DEVPLUG_KERNEL(binary_scalar_inplace<DEVPLUG_OP_##name, B::compare>));                               \
+  t.add(#name ".Scalar_out", Impl::prim, #name,                                                              \
+        DEVPLUG_KERNEL(binary_scalar_out<DEVPLUG_OP_##name, B::compare>))
   DEVPLUG_COMPARE(eq);
   DEVPLUG_COMPARE(ne);
   DEVPLUG_COMPARE(lt);
@@ -642,9 +686,12 @@ void register_elementwise_ops(Table& t) {
   DEVPLUG_COMPARE(ge);
 #undef DEVPLUG_COMPARE
 
-  t.add("logical_and.out", Impl::prim, "convert_element_type, bitwise_and", DEVPLUG_KERNEL(logical_out<DEVPLUG_OP_bitwise_and>));
-  t.add("logical_or.out", Impl::prim, "convert_element_type, bitwise_or", DEVPLUG_KERNEL(logical_out<DEVPLUG_OP_bitwise_or>));
-  t.add("logical_xor.out", Impl::prim, "convert_element_type, bitwise_xor", DEVPLUG_KERNEL(logical_out<DEVPLUG_OP_bitwise_xor>));
+  t.add("logical_and.out", Impl::prim, "convert_element_type, bitwise_and",
+        DEVPLUG_KERNEL(logical_out<DEVPLUG_OP_bitwise_and>));
+  t.add("logical_or.out", Impl::prim, "convert_element_type, bitwise_or",
+        DEVPLUG_KERNEL(logical_out<DEVPLUG_OP_bitwise_or>));
+  t.add("logical_xor.out", Impl::prim, "convert_element_type, bitwise_xor",
+        DEVPLUG_KERNEL(logical_out<DEVPLUG_OP_bitwise_xor>));
   t.add("logical_not.out", Impl::prim, "convert_element_type, bitwise_not", DEVPLUG_KERNEL(logical_not_out));
 
   t.add("isposinf", Impl::prim, "eq", DEVPLUG_KERNEL(infinity<true>));
@@ -652,7 +699,8 @@ void register_elementwise_ops(Table& t) {
   t.add("isneginf", Impl::prim, "eq", DEVPLUG_KERNEL(infinity<false>));
   t.add("isneginf.out", Impl::prim, "eq", DEVPLUG_KERNEL(infinity_out<false>));
   t.add("floor_divide", Impl::bridge, "fmod, sub, div, floor, where", DEVPLUG_KERNEL(floor_divide_fn));
-  t.add("floor_divide_.Tensor", Impl::bridge, "fmod, sub, div, floor, where", DEVPLUG_KERNEL(floor_divide_inplace));
+  t.add("floor_divide_.Tensor", Impl::bridge, "fmod, sub, div, floor, where",
+        DEVPLUG_KERNEL(floor_divide_inplace));
   t.add("floor_divide.out", Impl::bridge, "fmod, sub, div, floor, where", DEVPLUG_KERNEL(floor_divide_out));
 
   t.add("where.self", Impl::prim, "where", DEVPLUG_KERNEL(where_fn));

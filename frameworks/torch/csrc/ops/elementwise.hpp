@@ -26,9 +26,11 @@ void check_can_cast(at::ScalarType from, const at::Tensor& out);
 void prepare_out(const at::Tensor& out, at::IntArrayRef shape);
 // A new devplug tensor of the inputs' broadcast shape; a full-size dense input lends its
 // layout (torch's preserve_format).
-at::Tensor new_like_broadcast(const Dev& dev, std::initializer_list<const at::Tensor*> inputs, at::ScalarType dtype);
+at::Tensor new_like_broadcast(const Dev& dev, std::initializer_list<const at::Tensor*> inputs,
+                              at::ScalarType dtype);
 
-void binary_into(devplug_op_t op, const at::Tensor& a, const at::Tensor& b, const at::Tensor& out, BinaryKind kind);
+void binary_into(devplug_op_t op, const at::Tensor& a, const at::Tensor& b, const at::Tensor& out,
+                 BinaryKind kind);
 at::Tensor binary(devplug_op_t op, const at::Tensor& a, const at::Tensor& b, BinaryKind kind);
 at::ScalarType unary_result(UnaryKind kind, at::ScalarType in);
 void unary_into(devplug_op_t op, const at::Tensor& self, const at::Tensor& out, UnaryKind kind);

@@ -32,10 +32,12 @@ void check_bounds(const Dev& dev, const DTensor& index, int64_t size, const char
   if (index.numel() == 0) return;
   DTensor below = dev.ew(DEVPLUG_OP_lt, {index, dev.scalar(DEVPLUG_DTYPE_INT64, lo)});
   DTensor above = dev.ew(DEVPLUG_OP_ge, {index, dev.scalar(DEVPLUG_DTYPE_INT64, size)});
-  DTensor bad = dev.reduce(DEVPLUG_OP_any, dev.ew(DEVPLUG_OP_bitwise_or, {below, above}), (1u << index.rank()) - 1u);
+  DTensor bad =
+      dev.reduce(DEVPLUG_OP_any, dev.ew(DEVPLUG_OP_bitwise_or, {below, above}), (1u << index.rank()) - 1u);
   uint8_t flag = 0;
   bad.reshape({}).copy_to_host(&flag, 1, &dev.stream());
-  TORCH_CHECK_INDEX(flag == 0, what, ": index out of range in self (every index must lie in [", lo, ", ", size, "))");
+  TORCH_CHECK_INDEX(flag == 0, what, ": index out of range in self (every index must lie in [", lo, ", ",
+                    size, "))");
 }
 
 // `t` with rank >= 1 (a 0-dim tensor as a 1-element vector), for the prims' shape rules.
@@ -91,8 +93,8 @@ at::Tensor gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, 
 
 // out = self with src scattered along dim (op scatter or scatter_add). `out` may be `self`:
 // the prim's output must not overlap its input, so then it goes through a temporary.
-void scatter_into(devplug_op_t op, const at::Tensor& self, int64_t dim, const at::Tensor& index, const DTensor& src,
-                  const at::Tensor& out) {
+void scatter_into(devplug_op_t op, const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                  const DTensor& src, const at::Tensor& out) {
   Dev dev = Dev::of({&self, &index, &out});
   const int64_t d = c10::maybe_wrap_dim(dim, self.dim());
   TORCH_CHECK(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1),
@@ -100,7 +102,8 @@ void scatter_into(devplug_op_t op, const at::Tensor& self, int64_t dim, const at
   prepare_out(out, self.sizes());
   if (self.numel() == 0) return;
   DTensor idx = at_least_1d(index_operand(dev, index, "scatter"));
-  check_bounds(dev, idx, self.dim() > 0 ? self.size(d) : 1, op == DEVPLUG_OP_scatter ? "scatter()" : "scatter_add()");
+  check_bounds(dev, idx, self.dim() > 0 ? self.size(d) : 1,
+               op == DEVPLUG_OP_scatter ? "scatter()" : "scatter_add()");
   devplug_dim_attrs_t attrs{};
   attrs.struct_size = sizeof(attrs);
   attrs.dim = static_cast<int32_t>(d);
@@ -117,9 +120,10 @@ void scatter_into(devplug_op_t op, const at::Tensor& self, int64_t dim, const at
 }
 
 template <devplug_op_t Op>
-at::Tensor& scatter_src_out(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
-                            at::Tensor& out) {
-  TORCH_CHECK(src.scalar_type() == self.scalar_type(), "scatter(): Expected self.dtype to be equal to src.dtype");
+at::Tensor& scatter_src_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                            const at::Tensor& src, at::Tensor& out) {
+  TORCH_CHECK(src.scalar_type() == self.scalar_type(),
+              "scatter(): Expected self.dtype to be equal to src.dtype");
   Dev dev = Dev::of({&self, &src});
   scatter_into(Op, self, dim, index, view_of(src), out);
   return out;
@@ -134,8 +138,8 @@ at::Tensor& scatter_src_(at::Tensor& self, int64_t dim, const at::Tensor& index,
   return scatter_src_out<Op>(self, dim, index, src, self);
 }
 
-at::Tensor& scatter_value_out(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Scalar& value,
-                              at::Tensor& out) {
+at::Tensor& scatter_value_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                              const at::Scalar& value, at::Tensor& out) {
   Dev dev = Dev::of({&self, &index});
   const devplug_dtype_t dtype = require_dtype(self.scalar_type(), "scatter's self");
   DTensor src = dev.scalar(dtype, value);
@@ -144,7 +148,8 @@ at::Tensor& scatter_value_out(const at::Tensor& self, int64_t dim, const at::Ten
   scatter_into(DEVPLUG_OP_scatter, self, dim, index, src.expand(shape), out);
   return out;
 }
-at::Tensor scatter_value(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Scalar& value) {
+at::Tensor scatter_value(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                         const at::Scalar& value) {
   at::Tensor out = at::empty_like(self);
   return scatter_value_out(self, dim, index, value, out);
 }
@@ -153,8 +158,8 @@ at::Tensor& scatter_value_(at::Tensor& self, int64_t dim, const at::Tensor& inde
 }
 
 // index_add: scatter_add with the 1-D index spread over the source's shape (stride-0 view).
-at::Tensor& index_add_out(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& source,
-                          const at::Scalar& alpha, at::Tensor& out) {
+at::Tensor& index_add_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                          const at::Tensor& source, const at::Scalar& alpha, at::Tensor& out) {
   Dev dev = Dev::of({&self, &index, &source, &out});
   const int64_t d = c10::maybe_wrap_dim(dim, self.dim());
   TORCH_CHECK_INDEX(index.dim() <= 1, "index_add_(): Index is supposed to be a vector");
@@ -209,9 +214,10 @@ DTensor nonzero_flat(const Dev& dev, const DTensor& t, int64_t* count) {
   attrs.dim = 0;
   DTensor running = dev.empty(DEVPLUG_DTYPE_INT64, {n});
   dev.call(DEVPLUG_OP_cumsum, {hit}, {running}, &attrs);
-  DTensor slot = dev.ew(DEVPLUG_OP_where, {dev.cast(hit, DEVPLUG_DTYPE_BOOL),
-                                           dev.ew(DEVPLUG_OP_sub, {running, dev.scalar(DEVPLUG_DTYPE_INT64, 1)}),
-                                           dev.scalar(DEVPLUG_DTYPE_INT64, *count)});
+  DTensor slot =
+      dev.ew(DEVPLUG_OP_where, {dev.cast(hit, DEVPLUG_DTYPE_BOOL),
+                                dev.ew(DEVPLUG_OP_sub, {running, dev.scalar(DEVPLUG_DTYPE_INT64, 1)}),
+                                dev.scalar(DEVPLUG_DTYPE_INT64, *count)});
   DTensor positions = dev.iota(DEVPLUG_DTYPE_INT64, {n}, 0, 1);
   DTensor out = dev.full(DEVPLUG_DTYPE_INT64, {*count + 1}, 0);
   DTensor filled = dev.empty(DEVPLUG_DTYPE_INT64, {*count + 1});
@@ -273,12 +279,12 @@ at::Tensor masked_select(const at::Tensor& self, const at::Tensor& mask) {
 // index_select: the indexed dims move to the front and collapse into one, whose linear
 // index is sum(i_k * stride_k) over the broadcast indices (negative indices wrap).
 struct Linearized {
-  DTensor source;           // x with the indexed dims collapsed into dim 0 (dense)
-  DTensor index;            // int64 [numel of the broadcast index shape]
-  Shape index_shape;        // the broadcast shape of the indices
-  Shape rest_shape;         // the dims that were not indexed, in order
+  DTensor source;             // x with the indexed dims collapsed into dim 0 (dense)
+  DTensor index;              // int64 [numel of the broadcast index shape]
+  Shape index_shape;          // the broadcast shape of the indices
+  Shape rest_shape;           // the dims that were not indexed, in order
   std::vector<int64_t> perm;  // x's dims: indexed first, then the rest
-  int64_t insert_at;        // where the index shape goes in the result (0 unless adjacent)
+  int64_t insert_at;          // where the index shape goes in the result (0 unless adjacent)
 };
 
 Linearized linearize(const Dev& dev, const DTensor& x, const at::Tensor& self,
@@ -295,9 +301,10 @@ Linearized linearize(const Dev& dev, const DTensor& x, const at::Tensor& self,
     if (t.scalar_type() == at::kBool || t.scalar_type() == at::kByte) {
       const int64_t first = static_cast<int64_t>(idx.size());
       for (int64_t d = 0; d < t.dim(); ++d)
-        TORCH_CHECK_INDEX(first + d < self.dim() && t.size(d) == self.size(first + d), "The shape of the mask ",
-                          t.sizes(), " at index ", d, " does not match the shape of the indexed tensor ", self.sizes(),
-                          " at index ", first + d);
+        TORCH_CHECK_INDEX(first + d < self.dim() && t.size(d) == self.size(first + d),
+                          "The shape of the mask ", t.sizes(), " at index ", d,
+                          " does not match the shape of the indexed tensor ", self.sizes(), " at index ",
+                          first + d);
       int64_t count = 0;
       DTensor flat = nonzero_flat(dev, dev.operand(t), &count);
       int64_t stride = 1;
@@ -312,8 +319,8 @@ Linearized linearize(const Dev& dev, const DTensor& x, const at::Tensor& self,
     }
     idx.push_back(index_operand(dev, t, "index"));
   }
-  TORCH_CHECK_INDEX(static_cast<int64_t>(idx.size()) <= self.dim(), "too many indices for tensor of dimension ",
-                    self.dim(), " (got ", idx.size(), ")");
+  TORCH_CHECK_INDEX(static_cast<int64_t>(idx.size()) <= self.dim(),
+                    "too many indices for tensor of dimension ", self.dim(), " (got ", idx.size(), ")");
   std::vector<int64_t> indexed;
   for (size_t d = 0; d < idx.size(); ++d)
     if (idx[d].has_value()) indexed.push_back(static_cast<int64_t>(d));
@@ -338,8 +345,13 @@ Linearized linearize(const Dev& dev, const DTensor& x, const at::Tensor& self,
     DTensor i = idx[*it]->expand(index_shape);
     check_bounds(dev, i, size, "index", -size);
     // Negative indices count from the end.
-    DTensor wrapped = dev.ew(DEVPLUG_OP_add, {i, dev.ew(DEVPLUG_OP_mul, {dev.cast(dev.ew(DEVPLUG_OP_lt, {i, dev.scalar(DEVPLUG_DTYPE_INT64, 0)}), DEVPLUG_DTYPE_INT64), dev.scalar(DEVPLUG_DTYPE_INT64, size)})});
-    DTensor term = span == 1 ? wrapped : dev.ew(DEVPLUG_OP_mul, {wrapped, dev.scalar(DEVPLUG_DTYPE_INT64, span)});
+    DTensor wrapped = dev.ew(
+        DEVPLUG_OP_add,
+        {i, dev.ew(DEVPLUG_OP_mul, {dev.cast(dev.ew(DEVPLUG_OP_lt, {i, dev.scalar(DEVPLUG_DTYPE_INT64, 0)}),
+                                             DEVPLUG_DTYPE_INT64),
+                                    dev.scalar(DEVPLUG_DTYPE_INT64, size)})});
+    DTensor term =
+        span == 1 ? wrapped : dev.ew(DEVPLUG_OP_mul, {wrapped, dev.scalar(DEVPLUG_DTYPE_INT64, span)});
     linear = linear.has_value() ? dev.ew(DEVPLUG_OP_add, {*linear, term}) : term;
     span *= size;
   }
@@ -372,7 +384,8 @@ std::vector<int32_t> to_result_order(const Linearized& l) {
   return perm;
 }
 
-at::Tensor& index_out(const at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices, at::Tensor& out) {
+at::Tensor& index_out(const at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices,
+                      at::Tensor& out) {
   Dev dev = Dev::of({&self, &out});
   Linearized l = linearize(dev, view_of(self), self, indices);
   prepare_out(out, result_shape(l));
@@ -399,8 +412,10 @@ at::Tensor index(const at::Tensor& self, const c10::List<std::optional<at::Tenso
 at::Tensor& index_put_impl_(at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices,
                             const at::Tensor& values, bool accumulate, bool /*unsafe*/) {
   Dev dev = Dev::of({&self, &values});
-  TORCH_CHECK(values.scalar_type() == self.scalar_type(), "Index put requires the source and destination dtypes "
-              "match, got ", self.scalar_type(), " for the destination and ", values.scalar_type(), " for the source.");
+  TORCH_CHECK(values.scalar_type() == self.scalar_type(),
+              "Index put requires the source and destination dtypes "
+              "match, got ",
+              self.scalar_type(), " for the destination and ", values.scalar_type(), " for the source.");
   if (self.numel() == 0) return self;
   DTensor x = view_of(self);
   Linearized l = linearize(dev, x, self, indices);
@@ -452,8 +467,8 @@ at::Tensor embedding(const at::Tensor& weight, const at::Tensor& indices, int64_
 
 // The embedding_backward composite: each position's gradient summed into its row, none
 // into padding_idx, divided by the row's count in the batch with scale_grad_by_freq.
-at::Tensor embedding_dense_backward(const at::Tensor& grad_output, const at::Tensor& indices, int64_t num_weights,
-                                    int64_t padding_idx, bool scale_grad_by_freq) {
+at::Tensor embedding_dense_backward(const at::Tensor& grad_output, const at::Tensor& indices,
+                                    int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq) {
   Dev dev = Dev::of({&grad_output, &indices});
   at::Tensor grad_weight = empty_torch(dev, {num_weights, grad_output.size(-1)}, grad_output.scalar_type());
   if (grad_weight.numel() == 0) return grad_weight;
@@ -483,19 +498,22 @@ void register_index_ops(Table& t) {
   t.add("scatter.value_out", Impl::prim, "scatter", DEVPLUG_KERNEL(scatter_value_out));
   t.add("scatter_add", Impl::prim, "scatter_add", DEVPLUG_KERNEL(scatter_src<DEVPLUG_OP_scatter_add>));
   t.add("scatter_add_", Impl::prim, "scatter_add", DEVPLUG_KERNEL(scatter_src_<DEVPLUG_OP_scatter_add>));
-  t.add("scatter_add.out", Impl::prim, "scatter_add", DEVPLUG_KERNEL(scatter_src_out<DEVPLUG_OP_scatter_add>));
+  t.add("scatter_add.out", Impl::prim, "scatter_add",
+        DEVPLUG_KERNEL(scatter_src_out<DEVPLUG_OP_scatter_add>));
   t.add("index_add", Impl::prim, "scatter_add", DEVPLUG_KERNEL(index_add));
   t.add("index_add_", Impl::prim, "scatter_add", DEVPLUG_KERNEL(index_add_));
   t.add("index_add.out", Impl::prim, "scatter_add", DEVPLUG_KERNEL(index_add_out));
   t.add("nonzero", Impl::bridge, "cumsum, where, scatter, div, remainder", DEVPLUG_KERNEL(nonzero));
   t.add("nonzero.out", Impl::bridge, "cumsum, where, scatter, div, remainder", DEVPLUG_KERNEL(nonzero_out));
   t.add("masked_select", Impl::bridge, "cumsum, where, scatter, index_select", DEVPLUG_KERNEL(masked_select));
-  t.add("masked_select.out", Impl::bridge, "cumsum, where, scatter, index_select", DEVPLUG_KERNEL(masked_select_out));
+  t.add("masked_select.out", Impl::bridge, "cumsum, where, scatter, index_select",
+        DEVPLUG_KERNEL(masked_select_out));
   t.add("index.Tensor", Impl::bridge, "mul, add, index_select", DEVPLUG_KERNEL(index));
   t.add("index.Tensor_out", Impl::bridge, "mul, add, index_select", DEVPLUG_KERNEL(index_out));
   t.add("_index_put_impl_", Impl::bridge, "mul, add, scatter, scatter_add", DEVPLUG_KERNEL(index_put_impl_));
   t.add("embedding", Impl::composite, "embedding; lt, ge, any (index check)", DEVPLUG_KERNEL(embedding));
-  t.add("embedding_dense_backward", Impl::composite, "embedding_backward", DEVPLUG_KERNEL(embedding_dense_backward));
+  t.add("embedding_dense_backward", Impl::composite, "embedding_backward",
+        DEVPLUG_KERNEL(embedding_dense_backward));
 }
 
 }  // namespace devplug::bridge

@@ -19,14 +19,14 @@ namespace {
 bool matmul_dtype(at::ScalarType t) { return c10::isFloatingType(t); }
 
 void check_same_dtype(const at::Tensor& a, const at::Tensor& b, const char* what) {
-  TORCH_CHECK(a.scalar_type() == b.scalar_type(), "expected ", what, " to have the same dtype, but got: ",
-              a.scalar_type(), " != ", b.scalar_type());
+  TORCH_CHECK(a.scalar_type() == b.scalar_type(), "expected ", what,
+              " to have the same dtype, but got: ", a.scalar_type(), " != ", b.scalar_type());
 }
 
 // out = beta * self + alpha * (a @ b), with out of the product's shape; `self` may be
 // undefined (no bias). beta == 0 ignores self entirely (NaN included), as torch does.
-void gemm_into(const Dev& dev, const DTensor& a, const DTensor& b, const at::Tensor* self, const at::Scalar& beta,
-               const at::Scalar& alpha, const at::Tensor& out) {
+void gemm_into(const Dev& dev, const DTensor& a, const DTensor& b, const at::Tensor* self,
+               const at::Scalar& beta, const at::Scalar& alpha, const at::Tensor& out) {
   DTensor target = view_of(out);
   DTensor product = dev.matmul(a, b);
   if (!alpha.equal(1)) product = dev.ew(DEVPLUG_OP_mul, {product, dev.scalar(product.dtype(), alpha)});
@@ -63,9 +63,10 @@ at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2) {
 at::Tensor& bmm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
   TORCH_CHECK(self.dim() == 3, "batch1 must be a 3D tensor");
   TORCH_CHECK(mat2.dim() == 3, "batch2 must be a 3D tensor");
-  TORCH_CHECK(self.size(0) == mat2.size(0) && self.size(2) == mat2.size(1), "Expected size for first two dimensions of "
-              "batch2 tensor to be: [", self.size(0), ", ", self.size(2), "] but got: [", mat2.size(0), ", ",
-              mat2.size(1), "].");
+  TORCH_CHECK(self.size(0) == mat2.size(0) && self.size(2) == mat2.size(1),
+              "Expected size for first two dimensions of "
+              "batch2 tensor to be: [",
+              self.size(0), ", ", self.size(2), "] but got: [", mat2.size(0), ", ", mat2.size(1), "].");
   check_same_dtype(self, mat2, "self and mat2");
   if (!matmul_dtype(self.scalar_type()))
     return at::native::call_fallback_fn<&cpu_fallback, ATEN_OP2(bmm, out)>::call(self, mat2, out);
@@ -78,19 +79,21 @@ at::Tensor& bmm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& 
 at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
   if (!matmul_dtype(self.scalar_type()))
     return at::native::call_fallback_fn<&cpu_fallback, ATEN_OP(bmm)>::call(self, mat2);
-  at::Tensor out = empty_torch(Dev::of({&self, &mat2}), {self.size(0), self.size(1), mat2.size(2)}, self.scalar_type());
+  at::Tensor out =
+      empty_torch(Dev::of({&self, &mat2}), {self.size(0), self.size(1), mat2.size(2)}, self.scalar_type());
   return bmm_out(self, mat2, out);
 }
 
-at::Tensor& addmm_out(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2, const at::Scalar& beta,
-                      const at::Scalar& alpha, at::Tensor& out) {
+at::Tensor& addmm_out(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
+                      const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
   TORCH_CHECK(mat1.dim() == 2 && mat2.dim() == 2, "mat1 and mat2 must be matrices");
   TORCH_CHECK(mat1.size(1) == mat2.size(0), "mat1 and mat2 shapes cannot be multiplied (", mat1.size(0), "x",
               mat1.size(1), " and ", mat2.size(0), "x", mat2.size(1), ")");
   check_same_dtype(mat1, mat2, "mat1 and mat2");
   check_same_dtype(self, mat1, "self and mat2");
   if (!matmul_dtype(mat1.scalar_type()))
-    return at::native::call_fallback_fn<&cpu_fallback, ATEN_OP2(addmm, out)>::call(self, mat1, mat2, beta, alpha, out);
+    return at::native::call_fallback_fn<&cpu_fallback, ATEN_OP2(addmm, out)>::call(self, mat1, mat2, beta,
+                                                                                   alpha, out);
   Dev dev = Dev::of({&self, &mat1, &mat2, &out});
   const std::vector<int64_t> shape{mat1.size(0), mat2.size(1)};
   TORCH_CHECK(at::is_expandable_to(self.sizes(), shape), "addmm: self of shape ", self.sizes(),
@@ -107,11 +110,12 @@ at::Tensor& addmm_out(const at::Tensor& self, const at::Tensor& mat1, const at::
   gemm_into(dev, view_of(mat1), view_of(mat2), &self, beta, alpha, out);
   return out;
 }
-at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2, const at::Scalar& beta,
-                 const at::Scalar& alpha) {
+at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
+                 const at::Scalar& beta, const at::Scalar& alpha) {
   if (!matmul_dtype(mat1.scalar_type()))
     return at::native::call_fallback_fn<&cpu_fallback, ATEN_OP(addmm)>::call(self, mat1, mat2, beta, alpha);
-  at::Tensor out = empty_torch(Dev::of({&self, &mat1, &mat2}), {mat1.size(0), mat2.size(1)}, mat1.scalar_type());
+  at::Tensor out =
+      empty_torch(Dev::of({&self, &mat1, &mat2}), {mat1.size(0), mat2.size(1)}, mat1.scalar_type());
   return addmm_out(self, mat1, mat2, beta, alpha, out);
 }
 at::Tensor& addmm_(at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2, const at::Scalar& beta,
@@ -119,11 +123,11 @@ at::Tensor& addmm_(at::Tensor& self, const at::Tensor& mat1, const at::Tensor& m
   return addmm_out(self, mat1, mat2, beta, alpha, self);
 }
 
-at::Tensor& baddbmm_out(const at::Tensor& self, const at::Tensor& b1, const at::Tensor& b2, const at::Scalar& beta,
-                        const at::Scalar& alpha, at::Tensor& out) {
+at::Tensor& baddbmm_out(const at::Tensor& self, const at::Tensor& b1, const at::Tensor& b2,
+                        const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
   TORCH_CHECK(b1.dim() == 3 && b2.dim() == 3, "batch1 and batch2 must be 3D tensors");
-  TORCH_CHECK(b1.size(0) == b2.size(0) && b1.size(2) == b2.size(1), "baddbmm: batch shapes do not fit: ", b1.sizes(),
-              " and ", b2.sizes());
+  TORCH_CHECK(b1.size(0) == b2.size(0) && b1.size(2) == b2.size(1),
+              "baddbmm: batch shapes do not fit: ", b1.sizes(), " and ", b2.sizes());
   check_same_dtype(b1, b2, "batch1 and batch2");
   TORCH_CHECK(matmul_dtype(b1.scalar_type()), "devplug: baddbmm needs floating point batches");
   Dev dev = Dev::of({&self, &b1, &b2, &out});
@@ -141,7 +145,8 @@ at::Tensor& baddbmm_out(const at::Tensor& self, const at::Tensor& b1, const at::
 }
 at::Tensor baddbmm(const at::Tensor& self, const at::Tensor& b1, const at::Tensor& b2, const at::Scalar& beta,
                    const at::Scalar& alpha) {
-  at::Tensor out = empty_torch(Dev::of({&self, &b1, &b2}), {b1.size(0), b1.size(1), b2.size(2)}, b1.scalar_type());
+  at::Tensor out =
+      empty_torch(Dev::of({&self, &b1, &b2}), {b1.size(0), b1.size(1), b2.size(2)}, b1.scalar_type());
   return baddbmm_out(self, b1, b2, beta, alpha, out);
 }
 at::Tensor& baddbmm_(at::Tensor& self, const at::Tensor& b1, const at::Tensor& b2, const at::Scalar& beta,
@@ -150,12 +155,12 @@ at::Tensor& baddbmm_(at::Tensor& self, const at::Tensor& b1, const at::Tensor& b
 }
 
 // addmv: the vector as an [n, 1] matrix.
-at::Tensor& addmv_out(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec, const at::Scalar& beta,
-                      const at::Scalar& alpha, at::Tensor& out) {
+at::Tensor& addmv_out(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
+                      const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
   TORCH_CHECK(mat.dim() == 2 && vec.dim() == 1, "vector + matrix @ vector expected, got ", self.dim(), ", ",
               mat.dim(), ", ", vec.dim());
-  TORCH_CHECK(mat.size(1) == vec.size(0), "size mismatch, got input (", self.size(0), "), mat (", mat.size(0), "x",
-              mat.size(1), "), vec (", vec.size(0), ")");
+  TORCH_CHECK(mat.size(1) == vec.size(0), "size mismatch, got input (", self.size(0), "), mat (", mat.size(0),
+              "x", mat.size(1), "), vec (", vec.size(0), ")");
   check_same_dtype(mat, vec, "mat and vec");
   TORCH_CHECK(matmul_dtype(mat.scalar_type()), "devplug: addmv needs a floating point matrix");
   Dev dev = Dev::of({&self, &mat, &vec, &out});
@@ -178,11 +183,11 @@ at::Tensor& addmv_(at::Tensor& self, const at::Tensor& mat, const at::Tensor& ve
 }
 
 at::Tensor dot(const at::Tensor& self, const at::Tensor& other) {
-  TORCH_CHECK(self.dim() == 1 && other.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ", other.dim(),
-              "D tensors");
+  TORCH_CHECK(self.dim() == 1 && other.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ",
+              other.dim(), "D tensors");
   TORCH_CHECK(self.numel() == other.numel(), "inconsistent tensor size, expected tensor [", self.numel(),
-              "] and src [", other.numel(), "] to have the same number of elements, but got ", self.numel(), " and ",
-              other.numel(), " elements respectively");
+              "] and src [", other.numel(), "] to have the same number of elements, but got ", self.numel(),
+              " and ", other.numel(), " elements respectively");
   check_same_dtype(self, other, "both vectors");
   TORCH_CHECK(matmul_dtype(self.scalar_type()), "devplug: dot needs floating point vectors");
   Dev dev = Dev::of({&self, &other});

@@ -14,13 +14,16 @@ namespace {
 // Throws torch's error for a class index outside [0, classes) that is not ignore_index.
 void check_targets(const Dev& dev, const DTensor& target, const DTensor& kept, int64_t classes) {
   if (target.numel() == 0) return;
-  DTensor bad = dev.ew(DEVPLUG_OP_bitwise_and,
-                       {kept, dev.ew(DEVPLUG_OP_bitwise_or, {dev.ew(DEVPLUG_OP_lt, {target, dev.scalar(DEVPLUG_DTYPE_INT64, 0)}),
-                                                             dev.ew(DEVPLUG_OP_ge, {target, dev.scalar(DEVPLUG_DTYPE_INT64, classes)})})});
+  DTensor bad =
+      dev.ew(DEVPLUG_OP_bitwise_and,
+             {kept, dev.ew(DEVPLUG_OP_bitwise_or,
+                           {dev.ew(DEVPLUG_OP_lt, {target, dev.scalar(DEVPLUG_DTYPE_INT64, 0)}),
+                            dev.ew(DEVPLUG_OP_ge, {target, dev.scalar(DEVPLUG_DTYPE_INT64, classes)})})});
   DTensor any = dev.reduce(DEVPLUG_OP_any, bad, (1u << bad.rank()) - 1u);
   uint8_t flag = 0;
   any.reshape({}).copy_to_host(&flag, 1, &dev.stream());
-  TORCH_CHECK_INDEX(flag == 0, "Target out of bounds: every target must lie in [0, ", classes, ") or be ignore_index");
+  TORCH_CHECK_INDEX(flag == 0, "Target out of bounds: every target must lie in [0, ", classes,
+                    ") or be ignore_index");
 }
 
 // The shape of a loss of elementwise `shape`: itself without reduction, else a scalar.
@@ -42,8 +45,10 @@ NllParts nll_parts(const Dev& dev, const at::Tensor& self, const at::Tensor& tar
   const int64_t classes = self.size(self.dim() == 1 ? 0 : 1);
   std::vector<int64_t> want = self.sizes().vec();
   want.erase(want.begin() + (self.dim() == 1 ? 0 : 1));
-  TORCH_CHECK(target.sizes().equals(want), "size mismatch (got input: ", self.sizes(), ", target: ", target.sizes(), ")");
-  TORCH_CHECK(target.scalar_type() == at::kLong || target.scalar_type() == at::kByte || target.scalar_type() == at::kInt,
+  TORCH_CHECK(target.sizes().equals(want), "size mismatch (got input: ", self.sizes(),
+              ", target: ", target.sizes(), ")");
+  TORCH_CHECK(target.scalar_type() == at::kLong || target.scalar_type() == at::kByte ||
+                  target.scalar_type() == at::kInt,
               "expected scalar type Long but found ", target.scalar_type());
   const devplug_dtype_t c = require_dtype(self.scalar_type(), "the loss input");
   DTensor t = dev.cast(dev.operand(target), DEVPLUG_DTYPE_INT64);
@@ -57,7 +62,8 @@ NllParts nll_parts(const Dev& dev, const at::Tensor& self, const at::Tensor& tar
     DTensor safe = dev.ew(DEVPLUG_OP_where, {kept, flat, dev.scalar(DEVPLUG_DTYPE_INT64, 0)});
     DTensor class_w = dev.empty(c, {flat.numel()});
     devplug_dim_attrs_t attrs{sizeof(attrs), 0};
-    dev.call(DEVPLUG_OP_index_select, {dev.cast(dev.operand(*weight), c).reshape({classes}), safe}, {class_w}, &attrs);
+    dev.call(DEVPLUG_OP_index_select, {dev.cast(dev.operand(*weight), c).reshape({classes}), safe}, {class_w},
+             &attrs);
     w = dev.ew(DEVPLUG_OP_mul, {w, class_w});
   }
   return NllParts{t, w};
@@ -71,9 +77,9 @@ OptDTensor class_weight(const Dev& dev, const std::optional<at::Tensor>& weight,
 // The nll_loss composite; total_weight is the sum of the targets' weights (what torch's
 // backward gets back; the composite's own backward recomputes it).
 std::tuple<at::Tensor&, at::Tensor&> nll_loss_forward_out(const at::Tensor& self, const at::Tensor& target,
-                                                          const std::optional<at::Tensor>& weight, int64_t reduction,
-                                                          int64_t ignore_index, at::Tensor& output,
-                                                          at::Tensor& total_weight) {
+                                                          const std::optional<at::Tensor>& weight,
+                                                          int64_t reduction, int64_t ignore_index,
+                                                          at::Tensor& output, at::Tensor& total_weight) {
   Dev dev = Dev::of({&self, &target, &output, &total_weight});
   NllParts p = nll_parts(dev, self, target, weight, ignore_index);
   prepare_out(total_weight, {});
@@ -83,12 +89,13 @@ std::tuple<at::Tensor&, at::Tensor&> nll_loss_forward_out(const at::Tensor& self
   if (output.numel() == 0) return {output, total_weight};
   DTensor x = view_of(self);
   devplug_loss_attrs_t attrs{sizeof(attrs), static_cast<int32_t>(reduction), ignore_index, 0.0};
-  dev.composite_into(DEVPLUG_OP_nll_loss, {x, p.target, class_weight(dev, weight, x.dtype())}, view_of(output), &attrs);
+  dev.composite_into(DEVPLUG_OP_nll_loss, {x, p.target, class_weight(dev, weight, x.dtype())},
+                     view_of(output), &attrs);
   return {output, total_weight};
 }
 std::tuple<at::Tensor, at::Tensor> nll_loss_forward(const at::Tensor& self, const at::Tensor& target,
-                                                    const std::optional<at::Tensor>& weight, int64_t reduction,
-                                                    int64_t ignore_index) {
+                                                    const std::optional<at::Tensor>& weight,
+                                                    int64_t reduction, int64_t ignore_index) {
   Dev dev = Dev::of({&self, &target});
   at::Tensor output = empty_torch(dev, loss_shape(target.sizes(), reduction), self.scalar_type());
   at::Tensor total_weight = empty_torch(dev, {}, self.scalar_type());
@@ -97,9 +104,10 @@ std::tuple<at::Tensor, at::Tensor> nll_loss_forward(const at::Tensor& self, cons
 }
 
 // The nll_loss_backward composite (the forward checked the targets).
-at::Tensor& nll_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
-                                  const std::optional<at::Tensor>& weight, int64_t reduction, int64_t ignore_index,
-                                  const at::Tensor& /*total_weight*/, at::Tensor& grad_input) {
+at::Tensor& nll_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                  const at::Tensor& target, const std::optional<at::Tensor>& weight,
+                                  int64_t reduction, int64_t ignore_index, const at::Tensor& /*total_weight*/,
+                                  at::Tensor& grad_input) {
   Dev dev = Dev::of({&grad_output, &self, &target, &grad_input});
   prepare_out(grad_input, self.sizes());
   if (self.numel() == 0) return grad_input;
@@ -116,7 +124,8 @@ at::Tensor nll_loss_backward(const at::Tensor& grad_output, const at::Tensor& se
                              const std::optional<at::Tensor>& weight, int64_t reduction, int64_t ignore_index,
                              const at::Tensor& total_weight) {
   at::Tensor grad_input = at::empty_like(self, at::MemoryFormat::Contiguous);
-  return nll_loss_backward_out(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input);
+  return nll_loss_backward_out(grad_output, self, target, weight, reduction, ignore_index, total_weight,
+                               grad_input);
 }
 
 // ---- mse_loss ----------------------------------------------------------------------------------
@@ -128,13 +137,15 @@ bool mse_composite(const at::Tensor& self, const at::Tensor& target) {
          c10::isFloatingType(self.scalar_type()) && target.device() == self.device();
 }
 
-at::Tensor& mse_loss_out(const at::Tensor& self, const at::Tensor& target, int64_t reduction, at::Tensor& out) {
+at::Tensor& mse_loss_out(const at::Tensor& self, const at::Tensor& target, int64_t reduction,
+                         at::Tensor& out) {
   Dev dev = Dev::of({&self, &target, &out});
   const std::vector<int64_t> shape = at::infer_size(self.sizes(), target.sizes());
   if (mse_composite(self, target)) {
     prepare_out(out, loss_shape(shape, reduction));
     devplug_loss_attrs_t attrs{sizeof(attrs), static_cast<int32_t>(reduction), -100, 0.0};
-    if (out.numel() > 0) dev.composite_into(DEVPLUG_OP_mse_loss, {view_of(self), view_of(target)}, view_of(out), &attrs);
+    if (out.numel() > 0)
+      dev.composite_into(DEVPLUG_OP_mse_loss, {view_of(self), view_of(target)}, view_of(out), &attrs);
     return out;
   }
   DTensor d = dev.ew(DEVPLUG_OP_sub, {dev.operand(self), dev.operand(target)});
@@ -158,15 +169,16 @@ at::Tensor mse_loss(const at::Tensor& self, const at::Tensor& target, int64_t re
   return mse_loss_out(self, target, reduction, out);
 }
 // norm * (self - target) * grad, norm = 2 / numel for the mean, else 2.
-at::Tensor& mse_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
-                                  int64_t reduction, at::Tensor& grad_input) {
+at::Tensor& mse_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                  const at::Tensor& target, int64_t reduction, at::Tensor& grad_input) {
   Dev dev = Dev::of({&grad_output, &self, &target, &grad_input});
   prepare_out(grad_input, self.sizes());
   if (self.numel() == 0) return grad_input;
   if (mse_composite(self, target)) {
     devplug_loss_attrs_t attrs{sizeof(attrs), static_cast<int32_t>(reduction), -100, 0.0};
     DTensor x = view_of(self);
-    dev.composite_into(DEVPLUG_OP_mse_loss_backward, {dev.cast(dev.operand(grad_output), x.dtype()), x, view_of(target)},
+    dev.composite_into(DEVPLUG_OP_mse_loss_backward,
+                       {dev.cast(dev.operand(grad_output), x.dtype()), x, view_of(target)},
                        view_of(grad_input), &attrs);
     return grad_input;
   }
@@ -188,15 +200,20 @@ at::Tensor mse_loss_backward(const at::Tensor& grad_output, const at::Tensor& se
 at::Tensor& bce_out(const at::Tensor& self, const at::Tensor& target, const std::optional<at::Tensor>& weight,
                     int64_t reduction, at::Tensor& out) {
   Dev dev = Dev::of({&self, &target, &out});
-  TORCH_CHECK(self.sizes() == target.sizes(), "Using a target size (", target.sizes(), ") that is different to the "
-              "input size (", self.sizes(), ") is deprecated. Please ensure they have the same size.");
+  TORCH_CHECK(self.sizes() == target.sizes(), "Using a target size (", target.sizes(),
+              ") that is different to the "
+              "input size (",
+              self.sizes(), ") is deprecated. Please ensure they have the same size.");
   DTensor x = view_of(self), t = dev.operand(target);
   const devplug_dtype_t c = x.dtype();
   DTensor one = dev.scalar(c, 1), floor = dev.scalar(c, -100);
   DTensor log_x = dev.ew(DEVPLUG_OP_maximum, {dev.ew(DEVPLUG_OP_log, {x}), floor});
-  DTensor log_1mx = dev.ew(DEVPLUG_OP_maximum, {dev.ew(DEVPLUG_OP_log, {dev.ew(DEVPLUG_OP_sub, {one, x})}), floor});
-  DTensor l = dev.ew(DEVPLUG_OP_neg, {dev.ew(DEVPLUG_OP_add, {dev.ew(DEVPLUG_OP_mul, {t, log_x}),
-                                                              dev.ew(DEVPLUG_OP_mul, {dev.ew(DEVPLUG_OP_sub, {one, t}), log_1mx})})});
+  DTensor log_1mx =
+      dev.ew(DEVPLUG_OP_maximum, {dev.ew(DEVPLUG_OP_log, {dev.ew(DEVPLUG_OP_sub, {one, x})}), floor});
+  DTensor l =
+      dev.ew(DEVPLUG_OP_neg,
+             {dev.ew(DEVPLUG_OP_add, {dev.ew(DEVPLUG_OP_mul, {t, log_x}),
+                                      dev.ew(DEVPLUG_OP_mul, {dev.ew(DEVPLUG_OP_sub, {one, t}), log_1mx})})});
   if (given(weight)) l = dev.ew(DEVPLUG_OP_mul, {l, dev.operand(*weight)});
   if (reduction == at::Reduction::None) {
     prepare_out(out, self.sizes());
@@ -217,14 +234,16 @@ at::Tensor bce(const at::Tensor& self, const at::Tensor& target, const std::opti
 }
 // g * w * (x - t) / max((1 - x) * x, 1e-12), divided by numel for the mean.
 at::Tensor& bce_backward_out(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
-                             const std::optional<at::Tensor>& weight, int64_t reduction, at::Tensor& grad_input) {
+                             const std::optional<at::Tensor>& weight, int64_t reduction,
+                             at::Tensor& grad_input) {
   Dev dev = Dev::of({&grad_output, &self, &target, &grad_input});
   prepare_out(grad_input, self.sizes());
   if (self.numel() == 0) return grad_input;
   DTensor x = view_of(self), t = dev.operand(target), g = dev.operand(grad_output);
   const devplug_dtype_t c = x.dtype();
-  DTensor denom = dev.ew(DEVPLUG_OP_maximum, {dev.ew(DEVPLUG_OP_mul, {dev.ew(DEVPLUG_OP_sub, {dev.scalar(c, 1), x}), x}),
-                                              dev.scalar(c, 1e-12)});
+  DTensor denom = dev.ew(
+      DEVPLUG_OP_maximum,
+      {dev.ew(DEVPLUG_OP_mul, {dev.ew(DEVPLUG_OP_sub, {dev.scalar(c, 1), x}), x}), dev.scalar(c, 1e-12)});
   DTensor r = dev.ew(DEVPLUG_OP_div, {dev.ew(DEVPLUG_OP_mul, {g, dev.ew(DEVPLUG_OP_sub, {x, t})}), denom});
   if (given(weight)) r = dev.ew(DEVPLUG_OP_mul, {r, dev.operand(*weight)});
   if (reduction == at::Reduction::Mean) r = dev.ew(DEVPLUG_OP_div, {r, dev.scalar(c, self.numel())});
@@ -244,14 +263,16 @@ at::Tensor bce_backward(const at::Tensor& grad_output, const at::Tensor& self, c
 DTensor smooth_l1_elements(const Dev& dev, const at::Tensor& self, const at::Tensor& target, double beta) {
   TORCH_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
   const devplug_dtype_t c = require_dtype(at::result_type(self, target), "the loss input");
-  DTensor z = dev.ew(DEVPLUG_OP_abs, {dev.ew(DEVPLUG_OP_sub, {dev.operand(self, c), dev.operand(target, c)})});
+  DTensor z =
+      dev.ew(DEVPLUG_OP_abs, {dev.ew(DEVPLUG_OP_sub, {dev.operand(self, c), dev.operand(target, c)})});
   DTensor b = dev.scalar(c, beta);
-  DTensor quad = dev.ew(DEVPLUG_OP_div, {dev.ew(DEVPLUG_OP_mul, {dev.ew(DEVPLUG_OP_mul, {dev.scalar(c, 0.5), z}), z}), b});
+  DTensor quad = dev.ew(DEVPLUG_OP_div,
+                        {dev.ew(DEVPLUG_OP_mul, {dev.ew(DEVPLUG_OP_mul, {dev.scalar(c, 0.5), z}), z}), b});
   DTensor lin = dev.ew(DEVPLUG_OP_sub, {z, dev.scalar(c, 0.5 * beta)});
   return dev.ew(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_lt, {z, b}), quad, lin});
 }
-at::Tensor& smooth_l1_loss_out(const at::Tensor& self, const at::Tensor& target, int64_t reduction, double beta,
-                               at::Tensor& out) {
+at::Tensor& smooth_l1_loss_out(const at::Tensor& self, const at::Tensor& target, int64_t reduction,
+                               double beta, at::Tensor& out) {
   Dev dev = Dev::of({&self, &target, &out});
   const std::vector<int64_t> shape = at::infer_size(self.sizes(), target.sizes());
   DTensor l = smooth_l1_elements(dev, self, target, beta);
@@ -275,8 +296,9 @@ at::Tensor smooth_l1_loss(const at::Tensor& self, const at::Tensor& target, int6
 }
 // d = x - t: d <= -beta ? -norm * g : d >= beta ? norm * g : norm * d * g / beta, with
 // norm = 1 / numel for the mean, else 1 (torch's CPU kernel).
-at::Tensor& smooth_l1_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
-                                        int64_t reduction, double beta, at::Tensor& grad_input) {
+at::Tensor& smooth_l1_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                        const at::Tensor& target, int64_t reduction, double beta,
+                                        at::Tensor& grad_input) {
   Dev dev = Dev::of({&grad_output, &self, &target, &grad_input});
   prepare_out(grad_input, self.sizes());
   if (self.numel() == 0) return grad_input;
@@ -293,8 +315,8 @@ at::Tensor& smooth_l1_loss_backward_out(const at::Tensor& grad_output, const at:
   dev.copy(dev.cast(r.expand(grad_input.sizes().vec()), view_of(grad_input).dtype()), view_of(grad_input));
   return grad_input;
 }
-at::Tensor smooth_l1_loss_backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
-                                   int64_t reduction, double beta) {
+at::Tensor smooth_l1_loss_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                   const at::Tensor& target, int64_t reduction, double beta) {
   at::Tensor grad_input = at::empty_like(self);
   return smooth_l1_loss_backward_out(grad_output, self, target, reduction, beta, grad_input);
 }
@@ -322,10 +344,12 @@ void register_loss_ops(Table& t) {
   t.add("binary_cross_entropy", B, "log, maximum, sub, mul, add, neg, sum, div", DEVPLUG_KERNEL(bce));
   t.add("binary_cross_entropy.out", B, "log, maximum, sub, mul, add, neg, sum, div", DEVPLUG_KERNEL(bce_out));
   t.add("binary_cross_entropy_backward", B, "sub, mul, maximum, div", DEVPLUG_KERNEL(bce_backward));
-  t.add("binary_cross_entropy_backward.grad_input", B, "sub, mul, maximum, div", DEVPLUG_KERNEL(bce_backward_out));
+  t.add("binary_cross_entropy_backward.grad_input", B, "sub, mul, maximum, div",
+        DEVPLUG_KERNEL(bce_backward_out));
   t.add("smooth_l1_loss", B, "sub, abs, mul, div, lt, where, sum", DEVPLUG_KERNEL(smooth_l1_loss));
   t.add("smooth_l1_loss.out", B, "sub, abs, mul, div, lt, where, sum", DEVPLUG_KERNEL(smooth_l1_loss_out));
-  t.add("smooth_l1_loss_backward", B, "sub, mul, div, ge, le, where", DEVPLUG_KERNEL(smooth_l1_loss_backward));
+  t.add("smooth_l1_loss_backward", B, "sub, mul, div, ge, le, where",
+        DEVPLUG_KERNEL(smooth_l1_loss_backward));
   t.add("smooth_l1_loss_backward.grad_input", B, "sub, mul, div, ge, le, where",
         DEVPLUG_KERNEL(smooth_l1_loss_backward_out));
 }

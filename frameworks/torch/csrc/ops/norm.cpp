@@ -26,8 +26,11 @@ struct NormDims {
 
 NormDims norm_dims(const at::Tensor& input, at::IntArrayRef normalized_shape) {
   const int64_t rank = input.dim(), k = static_cast<int64_t>(normalized_shape.size());
-  TORCH_CHECK(k >= 1, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, "
-              "but got normalized_shape = ", normalized_shape);
+  TORCH_CHECK(
+      k >= 1,
+      "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, "
+      "but got normalized_shape = ",
+      normalized_shape);
   TORCH_CHECK(rank >= k && input.sizes().slice(rank - k).equals(normalized_shape),
               "Given normalized_shape=", normalized_shape, ", expected input with shape [*, ",
               c10::Join(", ", normalized_shape), "], but got input of size", input.sizes());
@@ -77,7 +80,8 @@ class OutputOf {
 std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm(const at::Tensor& input,
                                                                  at::IntArrayRef normalized_shape,
                                                                  const std::optional<at::Tensor>& weight,
-                                                                 const std::optional<at::Tensor>& bias, double eps) {
+                                                                 const std::optional<at::Tensor>& bias,
+                                                                 double eps) {
   const NormDims nd = norm_dims(input, normalized_shape);
   Dev dev = Dev::of(input);
   const devplug_dtype_t dtype = require_dtype(input.scalar_type(), "layer_norm's input");
@@ -86,15 +90,16 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm(const at::Tenso
   at::Tensor rstd = empty_torch(dev, stat_shape(input, nd.axis), torch_dtype(opmath(dtype)));
   if (input.numel() == 0) return {out, mean, rstd};
   devplug_norm_attrs_t attrs{sizeof(attrs), static_cast<int32_t>(normalized_shape.size()), eps};
-  dev.composite(DEVPLUG_OP_layer_norm, {view_of(input), operand_as(dev, weight, dtype), operand_as(dev, bias, dtype)},
+  dev.composite(DEVPLUG_OP_layer_norm,
+                {view_of(input), operand_as(dev, weight, dtype), operand_as(dev, bias, dtype)},
                 {view_of(out), view_of(mean), view_of(rstd)}, &attrs);
   return {out, mean, rstd};
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm_backward(
-    const at::Tensor& grad_out, const at::Tensor& input, at::IntArrayRef normalized_shape, const at::Tensor& mean,
-    const at::Tensor& rstd, const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias,
-    std::array<bool, 3> output_mask) {
+    const at::Tensor& grad_out, const at::Tensor& input, at::IntArrayRef normalized_shape,
+    const at::Tensor& mean, const at::Tensor& rstd, const std::optional<at::Tensor>& weight,
+    const std::optional<at::Tensor>& bias, std::array<bool, 3> output_mask) {
   norm_dims(input, normalized_shape);
   Dev dev = Dev::of({&grad_out, &input, &mean, &rstd});
   at::Tensor grad_input, grad_weight, grad_bias;
@@ -128,7 +133,8 @@ struct ChannelDims {
 };
 
 ChannelDims channel_dims(const at::Tensor& input) {
-  TORCH_CHECK(input.dim() >= 2, "batch_norm: expected an input with at least 2 dims (N, C, ...), got ", input.dim());
+  TORCH_CHECK(input.dim() >= 2, "batch_norm: expected an input with at least 2 dims (N, C, ...), got ",
+              input.dim());
   ChannelDims d{0, 1, Shape(static_cast<size_t>(input.dim()), 1)};
   for (int64_t i = 0; i < input.dim(); ++i) {
     if (i == 1) continue;
@@ -139,26 +145,26 @@ ChannelDims channel_dims(const at::Tensor& input) {
   return d;
 }
 
-
 // Returns (out, save_mean, save_invstd). Training normalizes with the batch statistics
 // (batch_norm_training) and updates running_mean and running_var in place as torch does
 // (momentum times the batch statistic, the variance unbiased); evaluation normalizes with
 // the running statistics (batch_norm).
-std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_forward(const at::Tensor& input, const std::optional<at::Tensor>& weight,
-                                                          const std::optional<at::Tensor>& bias,
-                                                          const std::optional<at::Tensor>& running_mean,
-                                                          const std::optional<at::Tensor>& running_var, bool training,
-                                                          double momentum, double eps) {
+std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_forward(
+    const at::Tensor& input, const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias,
+    const std::optional<at::Tensor>& running_mean, const std::optional<at::Tensor>& running_var,
+    bool training, double momentum, double eps) {
   const ChannelDims cd = channel_dims(input);
   Dev dev = Dev::of(input);
   const devplug_dtype_t dtype = require_dtype(input.scalar_type(), "batch_norm's input");
   at::Tensor out = at::empty_like(input, at::MemoryFormat::Contiguous);
   const int64_t channels = input.size(1);
   if (!training) {
-    TORCH_CHECK(given(running_mean) && given(running_var), "batch_norm: running_mean and running_var must be "
+    TORCH_CHECK(given(running_mean) && given(running_var),
+                "batch_norm: running_mean and running_var must be "
                 "defined in evaluation mode");
   } else {
-    TORCH_CHECK(cd.count > 1, "Expected more than 1 value per channel when training, got input size ", input.sizes());
+    TORCH_CHECK(cd.count > 1, "Expected more than 1 value per channel when training, got input size ",
+                input.sizes());
   }
   at::Tensor save_mean = empty_torch(dev, {training ? channels : 0}, torch_dtype(opmath(dtype)));
   at::Tensor save_invstd = empty_torch(dev, {training ? channels : 0}, torch_dtype(opmath(dtype)));
@@ -173,38 +179,37 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_forward(const at::Tens
   const bool running = rm.has_value() && rv.has_value();
   const OutputOf new_mean(dev, running ? *running_mean : at::Tensor(), dtype);
   const OutputOf new_var(dev, running ? *running_var : at::Tensor(), dtype);
-  dev.composite(DEVPLUG_OP_batch_norm_training, {view_of(input), w, b, running ? rm : std::nullopt, running ? rv : std::nullopt},
-                {view_of(out), view_of(save_mean), view_of(save_invstd), new_mean.slot(), new_var.slot()}, &attrs);
+  dev.composite(DEVPLUG_OP_batch_norm_training,
+                {view_of(input), w, b, running ? rm : std::nullopt, running ? rv : std::nullopt},
+                {view_of(out), view_of(save_mean), view_of(save_invstd), new_mean.slot(), new_var.slot()},
+                &attrs);
   new_mean.finish();
   new_var.finish();
   return {out, save_mean, save_invstd};
 }
 
-std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_legit(const at::Tensor& input,
-                                                                const std::optional<at::Tensor>& weight,
-                                                                const std::optional<at::Tensor>& bias,
-                                                                at::Tensor& running_mean, at::Tensor& running_var,
-                                                                bool training, double momentum, double eps) {
+std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_legit(
+    const at::Tensor& input, const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias,
+    at::Tensor& running_mean, at::Tensor& running_var, bool training, double momentum, double eps) {
   return batch_norm_forward(input, weight, bias, running_mean, running_var, training, momentum, eps);
 }
 std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_no_stats(const at::Tensor& input,
                                                                    const std::optional<at::Tensor>& weight,
-                                                                   const std::optional<at::Tensor>& bias, bool training,
-                                                                   double momentum, double eps) {
+                                                                   const std::optional<at::Tensor>& bias,
+                                                                   bool training, double momentum,
+                                                                   double eps) {
   return batch_norm_forward(input, weight, bias, std::nullopt, std::nullopt, training, momentum, eps);
 }
-std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_no_training(const at::Tensor& input,
-                                                                      const std::optional<at::Tensor>& weight,
-                                                                      const std::optional<at::Tensor>& bias,
-                                                                      const at::Tensor& running_mean,
-                                                                      const at::Tensor& running_var, double momentum,
-                                                                      double eps) {
+std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_no_training(
+    const at::Tensor& input, const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias,
+    const at::Tensor& running_mean, const at::Tensor& running_var, double momentum, double eps) {
   return batch_norm_forward(input, weight, bias, running_mean, running_var, false, momentum, eps);
 }
 std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> batch_norm_with_update(
     const at::Tensor& input, const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias,
     at::Tensor& running_mean, at::Tensor& running_var, double momentum, double eps) {
-  auto [out, save_mean, save_invstd] = batch_norm_forward(input, weight, bias, running_mean, running_var, true, momentum, eps);
+  auto [out, save_mean, save_invstd] =
+      batch_norm_forward(input, weight, bias, running_mean, running_var, true, momentum, eps);
   at::Tensor reserve = empty_torch(Dev::of(input), {0}, at::kByte);
   return {out, save_mean, save_invstd, reserve};
 }
@@ -214,8 +219,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> batch_norm_with_updat
 std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_backward_impl(
     const at::Tensor& grad_out, const at::Tensor& input, const std::optional<at::Tensor>& weight,
     const std::optional<at::Tensor>& running_mean, const std::optional<at::Tensor>& running_var,
-    const std::optional<at::Tensor>& save_mean, const std::optional<at::Tensor>& save_invstd, bool train, double eps,
-    std::array<bool, 3> output_mask) {
+    const std::optional<at::Tensor>& save_mean, const std::optional<at::Tensor>& save_invstd, bool train,
+    double eps, std::array<bool, 3> output_mask) {
   const ChannelDims cd = channel_dims(input);
   Dev dev = Dev::of({&grad_out, &input});
   const devplug_dtype_t dtype = require_dtype(input.scalar_type(), "batch_norm's input");
@@ -223,8 +228,10 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_backward_impl(
   const int64_t channels = input.size(1);
   at::Tensor grad_input, grad_weight, grad_bias;
   if (output_mask[0]) grad_input = at::empty_like(input, at::MemoryFormat::Contiguous);
-  if (output_mask[1]) grad_weight = empty_torch(dev, {channels}, given(weight) ? weight->scalar_type() : input.scalar_type());
-  if (output_mask[2]) grad_bias = empty_torch(dev, {channels}, given(weight) ? weight->scalar_type() : input.scalar_type());
+  if (output_mask[1])
+    grad_weight = empty_torch(dev, {channels}, given(weight) ? weight->scalar_type() : input.scalar_type());
+  if (output_mask[2])
+    grad_bias = empty_torch(dev, {channels}, given(weight) ? weight->scalar_type() : input.scalar_type());
   if (input.numel() == 0) {
     if (grad_weight.defined()) dev.fill(view_of(grad_weight), 0);
     if (grad_bias.defined()) dev.fill(view_of(grad_bias), 0);
@@ -244,9 +251,12 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_backward_impl(
     gb.finish();
     return {grad_input, grad_weight, grad_bias};
   }
-  auto per_channel = [&](const at::Tensor& t) { return dev.cast(dev.contiguous(dev.operand(t)), c).reshape(cd.channel); };
+  auto per_channel = [&](const at::Tensor& t) {
+    return dev.cast(dev.contiguous(dev.operand(t)), c).reshape(cd.channel);
+  };
   DTensor x = dev.cast(view_of(input), c), g = dev.cast(view_of(grad_out), c);
-  DTensor invstd = dev.ew(DEVPLUG_OP_rsqrt, {dev.ew(DEVPLUG_OP_add, {per_channel(*running_var), dev.scalar(c, eps)})});
+  DTensor invstd =
+      dev.ew(DEVPLUG_OP_rsqrt, {dev.ew(DEVPLUG_OP_add, {per_channel(*running_var), dev.scalar(c, eps)})});
   if (grad_input.defined()) {
     DTensor dy = given(weight) ? dev.ew(DEVPLUG_OP_mul, {g, per_channel(*weight)}) : g;
     DTensor target = view_of(grad_input);
@@ -267,10 +277,10 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_backward_impl(
 std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_backward_new(
     const at::Tensor& grad_out, const at::Tensor& input, const at::Tensor& weight,
     const std::optional<at::Tensor>& running_mean, const std::optional<at::Tensor>& running_var,
-    const std::optional<at::Tensor>& save_mean, const std::optional<at::Tensor>& save_invstd, bool update, double eps,
-    std::array<bool, 3> output_mask, const at::Tensor& /*reserve*/) {
-  return batch_norm_backward_impl(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, update, eps,
-                             output_mask);
+    const std::optional<at::Tensor>& save_mean, const std::optional<at::Tensor>& save_invstd, bool update,
+    double eps, std::array<bool, 3> output_mask, const at::Tensor& /*reserve*/) {
+  return batch_norm_backward_impl(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd,
+                                  update, eps, output_mask);
 }
 
 }  // namespace

@@ -25,8 +25,8 @@ enum class Impl { view, prim, composite, bridge };
 struct OpRow {
   std::string aten;  // "add.Tensor"
   Impl impl;
-  std::string via;   // the devplug ops it runs, for the docs and the report (a composite row
-                     // names its composites first, then what the bridge adds around them)
+  std::string via;  // the devplug ops it runs, for the docs and the report (a composite row
+                    // names its composites first, then what the bridge adds around them)
 };
 
 // Registers kernels with torch and records their rows.

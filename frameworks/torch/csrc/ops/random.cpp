@@ -22,7 +22,8 @@ namespace devplug::bridge {
 namespace {
 
 // Reserves `words` 32-bit words of `generator` (or the device's default generator).
-devplug_philox_attrs_t reserve(const Dev& dev, uint64_t words, const std::optional<at::Generator>& generator) {
+devplug_philox_attrs_t reserve(const Dev& dev, uint64_t words,
+                               const std::optional<at::Generator>& generator) {
   PhiloxGenerator* gen = generator_or_default(generator, dev.index());
   std::lock_guard<std::mutex> lock(gen->mutex_);
   return gen->reserve(words);
@@ -32,7 +33,8 @@ devplug_philox_attrs_t reserve(const Dev& dev, uint64_t words, const std::option
 // philox_bits), reading `words_per_element` words per element from `gen`.
 void philox(const Dev& dev, devplug_op_t op, const DTensor& out, uint64_t words_per_element,
             const std::optional<at::Generator>& generator) {
-  const devplug_philox_attrs_t attrs = reserve(dev, static_cast<uint64_t>(out.numel()) * words_per_element, generator);
+  const devplug_philox_attrs_t attrs =
+      reserve(dev, static_cast<uint64_t>(out.numel()) * words_per_element, generator);
   dev.call(op, {}, {out}, &attrs);
 }
 
@@ -75,7 +77,8 @@ at::Tensor& normal_(at::Tensor& self, double mean, double std, std::optional<at:
   if (mean == 0.0 && std == 1.0) {
     dev.copy(z, target);
   } else {
-    dev.ew_into(DEVPLUG_OP_add, {dev.ew(DEVPLUG_OP_mul, {z, dev.scalar(z.dtype(), std)}), dev.scalar(z.dtype(), mean)},
+    dev.ew_into(DEVPLUG_OP_add,
+                {dev.ew(DEVPLUG_OP_mul, {z, dev.scalar(z.dtype(), std)}), dev.scalar(z.dtype(), mean)},
                 target);
   }
   return self;
@@ -83,7 +86,8 @@ at::Tensor& normal_(at::Tensor& self, double mean, double std, std::optional<at:
 
 at::Tensor& uniform_(at::Tensor& self, double from, double to, std::optional<at::Generator> generator) {
   check_floating(self, "uniform_");
-  TORCH_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
+  TORCH_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from,
+              " > to=", to);
   if (self.numel() == 0) return self;
   Dev dev = Dev::of(self);
   DTensor target = view_of(self);
@@ -91,14 +95,16 @@ at::Tensor& uniform_(at::Tensor& self, double from, double to, std::optional<at:
   if (from == 0.0 && to == 1.0) {
     dev.copy(u, target);
   } else {
-    dev.ew_into(DEVPLUG_OP_add, {dev.ew(DEVPLUG_OP_mul, {u, dev.scalar(u.dtype(), to - from)}), dev.scalar(u.dtype(), from)},
+    dev.ew_into(DEVPLUG_OP_add,
+                {dev.ew(DEVPLUG_OP_mul, {u, dev.scalar(u.dtype(), to - from)}), dev.scalar(u.dtype(), from)},
                 target);
   }
   return self;
 }
 
 // self = (u < p), u uniform in [0, 1) in float32 (p broadcast to self's shape).
-void bernoulli_into(const Dev& dev, const at::Tensor& self, const DTensor& p, const std::optional<at::Generator>& generator) {
+void bernoulli_into(const Dev& dev, const at::Tensor& self, const DTensor& p,
+                    const std::optional<at::Generator>& generator) {
   DTensor target = view_of(self);
   DTensor u = standard_uniform(dev, DEVPLUG_DTYPE_FLOAT32, target.shape(), generator);
   DTensor hit = dev.ew(DEVPLUG_OP_lt, {u, p});
@@ -144,11 +150,20 @@ at::Tensor& random_from_(at::Tensor& self, int64_t from, std::optional<int64_t> 
   } else {
     end = std::numeric_limits<int64_t>::max();
     switch (self.scalar_type()) {
-      case at::kByte: end = 256; break;
-      case at::kChar: end = 128; break;
-      case at::kShort: end = 32768; break;
-      case at::kInt: end = int64_t{1} << 31; break;
-      default: break;
+      case at::kByte:
+        end = 256;
+        break;
+      case at::kChar:
+        end = 128;
+        break;
+      case at::kShort:
+        end = 32768;
+        break;
+      case at::kInt:
+        end = int64_t{1} << 31;
+        break;
+      default:
+        break;
     }
   }
   TORCH_CHECK(from < end, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", end);
@@ -159,7 +174,8 @@ at::Tensor& random_from_(at::Tensor& self, int64_t from, std::optional<int64_t> 
   const uint64_t range = static_cast<uint64_t>(end) - static_cast<uint64_t>(from);
   TORCH_CHECK(range <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()),
               "devplug: random_ ranges wider than 2^63 are not supported");
-  DTensor value = dev.ew(DEVPLUG_OP_remainder, {bits, dev.scalar(DEVPLUG_DTYPE_INT64, static_cast<int64_t>(range))});
+  DTensor value =
+      dev.ew(DEVPLUG_OP_remainder, {bits, dev.scalar(DEVPLUG_DTYPE_INT64, static_cast<int64_t>(range))});
   value = dev.ew(DEVPLUG_OP_add, {value, dev.scalar(DEVPLUG_DTYPE_INT64, from)});
   dev.copy(dev.cast(value, target.dtype()), target);
   return self;
@@ -190,7 +206,8 @@ at::Tensor& exponential_(at::Tensor& self, double lambda, std::optional<at::Gene
 
 // The dropout composite, with the words of one float32 uniform per element reserved from
 // the device's default generator (torch's dropout takes none).
-std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, double p, std::optional<bool> train) {
+std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, double p,
+                                                  std::optional<bool> train) {
   TORCH_CHECK(0 <= p && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
   Dev dev = Dev::of(input);
   at::Tensor mask = at::empty_like(input, input.options().dtype(at::kBool));
@@ -200,7 +217,8 @@ std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, doubl
   }
   at::Tensor output = at::empty_like(input);
   const devplug_philox_attrs_t words = reserve(
-      dev, static_cast<uint64_t>(input.numel()) * words_of(DEVPLUG_OP_philox_uniform, DEVPLUG_DTYPE_FLOAT32), std::nullopt);
+      dev, static_cast<uint64_t>(input.numel()) * words_of(DEVPLUG_OP_philox_uniform, DEVPLUG_DTYPE_FLOAT32),
+      std::nullopt);
   devplug_dropout_attrs_t attrs{sizeof(attrs), p, words.seed, words.offset};
   dev.composite(DEVPLUG_OP_dropout, {view_of(input)}, {view_of(output), view_of(mask)}, &attrs);
   return {output, mask};

@@ -15,8 +15,8 @@ namespace {
 
 // Reduces `x` with `op` over `mask` into torch tensor `out`, whose shape is x's with the
 // masked dims dropped (or kept as 1 when `keepdim`); casts when out's dtype differs.
-void reduce_to(const Dev& dev, devplug_op_t op, const DTensor& x, uint32_t mask, bool keepdim, const at::Tensor& out,
-               double correction = 0) {
+void reduce_to(const Dev& dev, devplug_op_t op, const DTensor& x, uint32_t mask, bool keepdim,
+               const at::Tensor& out, double correction = 0) {
   if (out.numel() == 0) return;
   DTensor target = view_of(out);
   if (!keepdim) target = unsqueeze_mask(target, mask);
@@ -48,9 +48,11 @@ at::Tensor& sum_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool ke
   reduce_to(dev, DEVPLUG_OP_sum, dev.cast(view_of(self), compute), mask, keepdim, out);
   return out;
 }
-at::Tensor sum_fn(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, std::optional<at::ScalarType> dtype) {
+at::Tensor sum_fn(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                  std::optional<at::ScalarType> dtype) {
   Dev dev = Dev::of(self);
-  at::Tensor out = empty_torch(dev, reduced_shape(self.sizes(), mask_of(self, dim), keepdim), sum_dtype(self, dtype));
+  at::Tensor out =
+      empty_torch(dev, reduced_shape(self.sizes(), mask_of(self, dim), keepdim), sum_dtype(self, dtype));
   return sum_out(self, dim, keepdim, dtype, out);
 }
 
@@ -91,16 +93,19 @@ at::Tensor& mean_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool k
                      std::optional<at::ScalarType> dtype, at::Tensor& out) {
   const at::ScalarType type = dtype.value_or(out.scalar_type());
   TORCH_CHECK(c10::isFloatingType(type), "mean(): could not infer output dtype. ",
-              dtype.has_value() ? "Optional" : "Input", " dtype must be either a floating point or complex dtype. "
-              "Got: ", type);
+              dtype.has_value() ? "Optional" : "Input",
+              " dtype must be either a floating point or complex dtype. "
+              "Got: ",
+              type);
   Dev dev = Dev::of({&self, &out});
   const uint32_t mask = mask_of(self, dim);
   prepare_out(out, reduced_shape(self.sizes(), mask, keepdim));
-  reduce_composite(dev, DEVPLUG_OP_mean, dev.cast(view_of(self), require_dtype(type, "mean's result")), mask, keepdim,
-                   out);
+  reduce_composite(dev, DEVPLUG_OP_mean, dev.cast(view_of(self), require_dtype(type, "mean's result")), mask,
+                   keepdim, out);
   return out;
 }
-at::Tensor mean_fn(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, std::optional<at::ScalarType> dtype) {
+at::Tensor mean_fn(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                   std::optional<at::ScalarType> dtype) {
   Dev dev = Dev::of(self);
   const at::ScalarType type = dtype.value_or(self.scalar_type());
   at::Tensor out = empty_torch(dev, reduced_shape(self.sizes(), mask_of(self, dim), keepdim), type);
@@ -112,14 +117,18 @@ at::Tensor& logsumexp_out(const at::Tensor& self, at::IntArrayRef dim, bool keep
   Dev dev = Dev::of({&self, &out});
   const uint32_t mask = dims_mask(dim, self.dim());
   prepare_out(out, reduced_shape(self.sizes(), mask, keepdim));
-  TORCH_CHECK(c10::isFloatingType(out.scalar_type()), "logsumexp(): Expected floating point type for result tensor, "
-              "but got: ", out.scalar_type());
-  reduce_composite(dev, DEVPLUG_OP_logsumexp, dev.cast(view_of(self), view_of(out).dtype()), mask, keepdim, out);
+  TORCH_CHECK(c10::isFloatingType(out.scalar_type()),
+              "logsumexp(): Expected floating point type for result tensor, "
+              "but got: ",
+              out.scalar_type());
+  reduce_composite(dev, DEVPLUG_OP_logsumexp, dev.cast(view_of(self), view_of(out).dtype()), mask, keepdim,
+                   out);
   return out;
 }
 at::Tensor logsumexp(const at::Tensor& self, at::IntArrayRef dim, bool keepdim) {
   Dev dev = Dev::of(self);
-  const at::ScalarType type = c10::isIntegralType(self.scalar_type(), true) ? default_float() : self.scalar_type();
+  const at::ScalarType type =
+      c10::isIntegralType(self.scalar_type(), true) ? default_float() : self.scalar_type();
   at::Tensor out = empty_torch(dev, reduced_shape(self.sizes(), dims_mask(dim, self.dim()), keepdim), type);
   return logsumexp_out(self, dim, keepdim, out);
 }
@@ -129,8 +138,9 @@ at::Tensor logsumexp(const at::Tensor& self, at::IntArrayRef dim, bool keepdim) 
 template <devplug_op_t Op>
 at::Tensor& extreme_out(const at::Tensor& self, at::IntArrayRef dim, bool keepdim, at::Tensor& out) {
   Dev dev = Dev::of({&self, &out});
-  TORCH_CHECK(self.scalar_type() == out.scalar_type(), "Expected the dtype for input and out to match, but got ",
-              self.scalar_type(), " for input's dtype and ", out.scalar_type(), " for out's dtype.");
+  TORCH_CHECK(self.scalar_type() == out.scalar_type(),
+              "Expected the dtype for input and out to match, but got ", self.scalar_type(),
+              " for input's dtype and ", out.scalar_type(), " for out's dtype.");
   const uint32_t mask = dims_mask(dim, self.dim());
   prepare_out(out, reduced_shape(self.sizes(), mask, keepdim));
   reduce_to(dev, Op, view_of(self), mask, keepdim, out);
@@ -139,20 +149,22 @@ at::Tensor& extreme_out(const at::Tensor& self, at::IntArrayRef dim, bool keepdi
 template <devplug_op_t Op>
 at::Tensor extreme_fn(const at::Tensor& self, at::IntArrayRef dim, bool keepdim) {
   Dev dev = Dev::of(self);
-  at::Tensor out = empty_torch(dev, reduced_shape(self.sizes(), dims_mask(dim, self.dim()), keepdim), self.scalar_type());
+  at::Tensor out =
+      empty_torch(dev, reduced_shape(self.sizes(), dims_mask(dim, self.dim()), keepdim), self.scalar_type());
   return extreme_out<Op>(self, dim, keepdim, out);
 }
 template <devplug_op_t Op>
 at::Tensor extreme_all(const at::Tensor& self) {
-  TORCH_CHECK(self.numel() > 0, Op == DEVPLUG_OP_amax ? "max" : "min",
-              "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the "
-              "'dim' argument.");
+  TORCH_CHECK(
+      self.numel() > 0, Op == DEVPLUG_OP_amax ? "max" : "min",
+      "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the "
+      "'dim' argument.");
   return extreme_fn<Op>(self, {}, false);
 }
 
 template <devplug_op_t ValueOp, devplug_op_t IndexOp>
 std::tuple<at::Tensor&, at::Tensor&> extreme_dim_out(const at::Tensor& self, int64_t dim, bool keepdim,
-                                                      at::Tensor& values, at::Tensor& indices) {
+                                                     at::Tensor& values, at::Tensor& indices) {
   Dev dev = Dev::of({&self, &values, &indices});
   const uint32_t mask = dims_mask({dim}, self.dim());
   const Shape shape = reduced_shape(self.sizes(), mask, keepdim);
@@ -195,23 +207,25 @@ double correction_of(const std::optional<at::Scalar>& correction) {
   return correction.has_value() ? correction->toDouble() : 1.0;
 }
 
-at::Tensor& var_out(const at::Tensor& self, at::OptionalIntArrayRef dim, const std::optional<at::Scalar>& correction,
-                    bool keepdim, at::Tensor& out) {
-  TORCH_CHECK(c10::isFloatingType(self.scalar_type()), "std and var only support floating point and complex dtypes");
+at::Tensor& var_out(const at::Tensor& self, at::OptionalIntArrayRef dim,
+                    const std::optional<at::Scalar>& correction, bool keepdim, at::Tensor& out) {
+  TORCH_CHECK(c10::isFloatingType(self.scalar_type()),
+              "std and var only support floating point and complex dtypes");
   Dev dev = Dev::of({&self, &out});
   const uint32_t mask = mask_of(self, dim);
   prepare_out(out, reduced_shape(self.sizes(), mask, keepdim));
   reduce_to(dev, DEVPLUG_OP_var, view_of(self), mask, keepdim, out, correction_of(correction));
   return out;
 }
-at::Tensor var_fn(const at::Tensor& self, at::OptionalIntArrayRef dim, const std::optional<at::Scalar>& correction,
-                  bool keepdim) {
+at::Tensor var_fn(const at::Tensor& self, at::OptionalIntArrayRef dim,
+                  const std::optional<at::Scalar>& correction, bool keepdim) {
   Dev dev = Dev::of(self);
-  at::Tensor out = empty_torch(dev, reduced_shape(self.sizes(), mask_of(self, dim), keepdim), self.scalar_type());
+  at::Tensor out =
+      empty_torch(dev, reduced_shape(self.sizes(), mask_of(self, dim), keepdim), self.scalar_type());
   return var_out(self, dim, correction, keepdim, out);
 }
-at::Tensor& std_out(const at::Tensor& self, at::OptionalIntArrayRef dim, const std::optional<at::Scalar>& correction,
-                    bool keepdim, at::Tensor& out) {
+at::Tensor& std_out(const at::Tensor& self, at::OptionalIntArrayRef dim,
+                    const std::optional<at::Scalar>& correction, bool keepdim, at::Tensor& out) {
   var_out(self, dim, correction, keepdim, out);
   if (out.numel() > 0) {
     Dev dev = Dev::of(out);
@@ -220,10 +234,11 @@ at::Tensor& std_out(const at::Tensor& self, at::OptionalIntArrayRef dim, const s
   }
   return out;
 }
-at::Tensor std_fn(const at::Tensor& self, at::OptionalIntArrayRef dim, const std::optional<at::Scalar>& correction,
-                  bool keepdim) {
+at::Tensor std_fn(const at::Tensor& self, at::OptionalIntArrayRef dim,
+                  const std::optional<at::Scalar>& correction, bool keepdim) {
   Dev dev = Dev::of(self);
-  at::Tensor out = empty_torch(dev, reduced_shape(self.sizes(), mask_of(self, dim), keepdim), self.scalar_type());
+  at::Tensor out =
+      empty_torch(dev, reduced_shape(self.sizes(), mask_of(self, dim), keepdim), self.scalar_type());
   return std_out(self, dim, correction, keepdim, out);
 }
 std::tuple<at::Tensor, at::Tensor> var_mean_fn(const at::Tensor& self, at::OptionalIntArrayRef dim,
@@ -238,10 +253,13 @@ std::tuple<at::Tensor, at::Tensor> std_mean_fn(const at::Tensor& self, at::Optio
 // ---- all, any ------------------------------------------------------------------------------
 
 // torch keeps uint8 for all/any of uint8 inputs (a legacy rule); bool otherwise.
-at::ScalarType logic_dtype(const at::Tensor& self) { return self.scalar_type() == at::kByte ? at::kByte : at::kBool; }
+at::ScalarType logic_dtype(const at::Tensor& self) {
+  return self.scalar_type() == at::kByte ? at::kByte : at::kBool;
+}
 
 template <devplug_op_t Op>
-at::Tensor& logic_dims_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor& out) {
+at::Tensor& logic_dims_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                           at::Tensor& out) {
   Dev dev = Dev::of({&self, &out});
   const uint32_t mask = mask_of(self, dim);
   prepare_out(out, reduced_shape(self.sizes(), mask, keepdim));
@@ -251,7 +269,8 @@ at::Tensor& logic_dims_out(const at::Tensor& self, at::OptionalIntArrayRef dim, 
 template <devplug_op_t Op>
 at::Tensor logic_dims(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim) {
   Dev dev = Dev::of(self);
-  at::Tensor out = empty_torch(dev, reduced_shape(self.sizes(), mask_of(self, dim), keepdim), logic_dtype(self));
+  at::Tensor out =
+      empty_torch(dev, reduced_shape(self.sizes(), mask_of(self, dim), keepdim), logic_dtype(self));
   return logic_dims_out<Op>(self, dim, keepdim, out);
 }
 template <devplug_op_t Op>
@@ -274,7 +293,8 @@ at::Tensor logic_all(const at::Tensor& self) {
 // ---- scans ---------------------------------------------------------------------------------
 
 template <devplug_op_t Op>
-at::Tensor& scan_out(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> /*dtype: out has it*/, at::Tensor& out) {
+at::Tensor& scan_out(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> /*dtype: out has it*/,
+                     at::Tensor& out) {
   Dev dev = Dev::of({&self, &out});
   prepare_out(out, self.sizes());
   if (self.numel() == 0) return out;
@@ -293,7 +313,8 @@ at::Tensor& scan_out(const at::Tensor& self, int64_t dim, std::optional<at::Scal
 }
 template <devplug_op_t Op>
 at::Tensor scan_fn(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype) {
-  at::Tensor out = at::empty_like(self, self.options().dtype(sum_dtype(self, dtype)), at::MemoryFormat::Contiguous);
+  at::Tensor out =
+      at::empty_like(self, self.options().dtype(sum_dtype(self, dtype)), at::MemoryFormat::Contiguous);
   return scan_out<Op>(self, dim, dtype, out);
 }
 template <devplug_op_t Op>
@@ -303,12 +324,14 @@ at::Tensor& scan_inplace(at::Tensor& self, int64_t dim, std::optional<at::Scalar
 
 // ---- norms and counts ------------------------------------------------------------------------
 
-at::Tensor& vector_norm_out(const at::Tensor& self, const at::Scalar& ord, at::OptionalIntArrayRef dim, bool keepdim,
-                            std::optional<at::ScalarType> dtype, at::Tensor& out) {
+at::Tensor& vector_norm_out(const at::Tensor& self, const at::Scalar& ord, at::OptionalIntArrayRef dim,
+                            bool keepdim, std::optional<at::ScalarType> dtype, at::Tensor& out) {
   Dev dev = Dev::of({&self, &out});
   const at::ScalarType type = dtype.value_or(self.scalar_type());
-  TORCH_CHECK(c10::isFloatingType(type), "linalg.vector_norm: Expected a floating point or complex tensor as input. "
-              "Got ", type);
+  TORCH_CHECK(c10::isFloatingType(type),
+              "linalg.vector_norm: Expected a floating point or complex tensor as input. "
+              "Got ",
+              type);
   const uint32_t mask = mask_of(self, dim);
   prepare_out(out, reduced_shape(self.sizes(), mask, keepdim));
   if (out.numel() == 0) return out;
@@ -321,9 +344,11 @@ at::Tensor& vector_norm_out(const at::Tensor& self, const at::Scalar& ord, at::O
       TORCH_CHECK(self.numel() > 0, "linalg.vector_norm cannot compute the ", p, " norm on an empty tensor");
       return dev.reduce(p > 0 ? DEVPLUG_OP_amax : DEVPLUG_OP_amin, a, mask);
     }
-    if (p == 0) return dev.reduce(DEVPLUG_OP_sum, dev.cast(dev.ew(DEVPLUG_OP_ne, {a, dev.scalar(c, 0)}), c), mask);
+    if (p == 0)
+      return dev.reduce(DEVPLUG_OP_sum, dev.cast(dev.ew(DEVPLUG_OP_ne, {a, dev.scalar(c, 0)}), c), mask);
     if (p == 1) return dev.reduce(DEVPLUG_OP_sum, a, mask);
-    if (p == 2) return dev.ew(DEVPLUG_OP_sqrt, {dev.reduce(DEVPLUG_OP_sum, dev.ew(DEVPLUG_OP_mul, {a, a}), mask)});
+    if (p == 2)
+      return dev.ew(DEVPLUG_OP_sqrt, {dev.reduce(DEVPLUG_OP_sum, dev.ew(DEVPLUG_OP_mul, {a, a}), mask)});
     DTensor s = dev.reduce(DEVPLUG_OP_sum, dev.ew(DEVPLUG_OP_pow, {a, dev.scalar(c, p)}), mask);
     return dev.ew(DEVPLUG_OP_pow, {s, dev.scalar(c, 1.0 / p)});
   };
@@ -333,26 +358,27 @@ at::Tensor& vector_norm_out(const at::Tensor& self, const at::Scalar& ord, at::O
   dev.copy(dev.cast(r, target.dtype()), target);
   return out;
 }
-at::Tensor vector_norm(const at::Tensor& self, const at::Scalar& ord, at::OptionalIntArrayRef dim, bool keepdim,
-                       std::optional<at::ScalarType> dtype) {
+at::Tensor vector_norm(const at::Tensor& self, const at::Scalar& ord, at::OptionalIntArrayRef dim,
+                       bool keepdim, std::optional<at::ScalarType> dtype) {
   Dev dev = Dev::of(self);
   at::Tensor out = empty_torch(dev, reduced_shape(self.sizes(), mask_of(self, dim), keepdim),
                                dtype.value_or(self.scalar_type()));
   return vector_norm_out(self, ord, dim, keepdim, dtype, out);
 }
-at::Tensor& norm_out(const at::Tensor& self, const std::optional<at::Scalar>& p, at::IntArrayRef dim, bool keepdim,
-                     at::Tensor& out) {
+at::Tensor& norm_out(const at::Tensor& self, const std::optional<at::Scalar>& p, at::IntArrayRef dim,
+                     bool keepdim, at::Tensor& out) {
   return vector_norm_out(self, p.value_or(2), dim, keepdim, std::nullopt, out);
 }
-at::Tensor norm_dim(const at::Tensor& self, const std::optional<at::Scalar>& p, at::IntArrayRef dim, bool keepdim) {
+at::Tensor norm_dim(const at::Tensor& self, const std::optional<at::Scalar>& p, at::IntArrayRef dim,
+                    bool keepdim) {
   return vector_norm(self, p.value_or(2), dim, keepdim, std::nullopt);
 }
 at::Tensor& norm_dtype_out(const at::Tensor& self, const std::optional<at::Scalar>& p, at::IntArrayRef dim,
                            bool keepdim, at::ScalarType dtype, at::Tensor& out) {
   return vector_norm_out(self, p.value_or(2), dim, keepdim, dtype, out);
 }
-at::Tensor norm_dtype(const at::Tensor& self, const std::optional<at::Scalar>& p, at::IntArrayRef dim, bool keepdim,
-                      at::ScalarType dtype) {
+at::Tensor norm_dtype(const at::Tensor& self, const std::optional<at::Scalar>& p, at::IntArrayRef dim,
+                      bool keepdim, at::ScalarType dtype) {
   return vector_norm(self, p.value_or(2), dim, keepdim, dtype);
 }
 
@@ -383,10 +409,14 @@ void register_reduction_ops(Table& t) {
   t.add("amin.out", Impl::prim, "amin", DEVPLUG_KERNEL(extreme_out<DEVPLUG_OP_amin>));
   t.add("max", Impl::prim, "amax", DEVPLUG_KERNEL(extreme_all<DEVPLUG_OP_amax>));
   t.add("min", Impl::prim, "amin", DEVPLUG_KERNEL(extreme_all<DEVPLUG_OP_amin>));
-  t.add("max.dim", Impl::prim, "amax, argmax", DEVPLUG_KERNEL(extreme_dim<DEVPLUG_OP_amax, DEVPLUG_OP_argmax>));
-  t.add("max.dim_max", Impl::prim, "amax, argmax", DEVPLUG_KERNEL(extreme_dim_out<DEVPLUG_OP_amax, DEVPLUG_OP_argmax>));
-  t.add("min.dim", Impl::prim, "amin, argmin", DEVPLUG_KERNEL(extreme_dim<DEVPLUG_OP_amin, DEVPLUG_OP_argmin>));
-  t.add("min.dim_min", Impl::prim, "amin, argmin", DEVPLUG_KERNEL(extreme_dim_out<DEVPLUG_OP_amin, DEVPLUG_OP_argmin>));
+  t.add("max.dim", Impl::prim, "amax, argmax",
+        DEVPLUG_KERNEL(extreme_dim<DEVPLUG_OP_amax, DEVPLUG_OP_argmax>));
+  t.add("max.dim_max", Impl::prim, "amax, argmax",
+        DEVPLUG_KERNEL(extreme_dim_out<DEVPLUG_OP_amax, DEVPLUG_OP_argmax>));
+  t.add("min.dim", Impl::prim, "amin, argmin",
+        DEVPLUG_KERNEL(extreme_dim<DEVPLUG_OP_amin, DEVPLUG_OP_argmin>));
+  t.add("min.dim_min", Impl::prim, "amin, argmin",
+        DEVPLUG_KERNEL(extreme_dim_out<DEVPLUG_OP_amin, DEVPLUG_OP_argmin>));
   t.add("argmax", Impl::prim, "argmax", DEVPLUG_KERNEL(arg_fn<DEVPLUG_OP_argmax>));
   t.add("argmax.out", Impl::prim, "argmax", DEVPLUG_KERNEL(arg_out<DEVPLUG_OP_argmax>));
   t.add("argmin", Impl::prim, "argmin", DEVPLUG_KERNEL(arg_fn<DEVPLUG_OP_argmin>));
@@ -415,8 +445,10 @@ void register_reduction_ops(Table& t) {
   t.add("cumprod", Impl::prim, "cumprod", DEVPLUG_KERNEL(scan_fn<DEVPLUG_OP_cumprod>));
   t.add("cumprod_", Impl::prim, "cumprod", DEVPLUG_KERNEL(scan_inplace<DEVPLUG_OP_cumprod>));
   t.add("cumprod.out", Impl::prim, "cumprod", DEVPLUG_KERNEL(scan_out<DEVPLUG_OP_cumprod>));
-  t.add("linalg_vector_norm", Impl::bridge, "abs, mul, sum, sqrt, pow, amax, amin", DEVPLUG_KERNEL(vector_norm));
-  t.add("linalg_vector_norm.out", Impl::bridge, "abs, mul, sum, sqrt, pow, amax, amin", DEVPLUG_KERNEL(vector_norm_out));
+  t.add("linalg_vector_norm", Impl::bridge, "abs, mul, sum, sqrt, pow, amax, amin",
+        DEVPLUG_KERNEL(vector_norm));
+  t.add("linalg_vector_norm.out", Impl::bridge, "abs, mul, sum, sqrt, pow, amax, amin",
+        DEVPLUG_KERNEL(vector_norm_out));
   t.add("norm.ScalarOpt_dim", Impl::bridge, "abs, mul, sum, sqrt, pow", DEVPLUG_KERNEL(norm_dim));
   t.add("norm.out", Impl::bridge, "abs, mul, sum, sqrt, pow", DEVPLUG_KERNEL(norm_out));
   t.add("norm.ScalarOpt_dim_dtype", Impl::bridge, "abs, mul, sum, sqrt, pow", DEVPLUG_KERNEL(norm_dtype));

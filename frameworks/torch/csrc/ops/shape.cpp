@@ -36,12 +36,12 @@ at::Tensor& cat_out(const at::ITensorListRef& tensors, int64_t dim, at::Tensor& 
   for (size_t i = 0; i < inputs.size(); ++i) {
     const at::Tensor& t = inputs[i];
     if (skipped_in_cat(t)) continue;
-    TORCH_CHECK(t.dim() == rank, "torch.cat(): Tensors must have same number of dimensions: got ", rank, " and ",
-                t.dim());
+    TORCH_CHECK(t.dim() == rank, "torch.cat(): Tensors must have same number of dimensions: got ", rank,
+                " and ", t.dim());
     for (int64_t k = 0; k < rank; ++k)
-      TORCH_CHECK(k == d || t.size(k) == reference->size(k), "Sizes of tensors must match except in dimension ", d,
-                  ". Expected size ", reference->size(k), " but got size ", t.size(k), " for tensor number ", i,
-                  " in the list.");
+      TORCH_CHECK(k == d || t.size(k) == reference->size(k),
+                  "Sizes of tensors must match except in dimension ", d, ". Expected size ",
+                  reference->size(k), " but got size ", t.size(k), " for tensor number ", i, " in the list.");
     shape[d] += t.size(d);
   }
   check_can_cast(common, out);
@@ -100,8 +100,8 @@ at::Tensor roll_fn(const at::Tensor& self, at::IntArrayRef shifts, at::IntArrayR
     TORCH_CHECK(shifts.size() == 1, "shifts and dimensions must align. shifts: ", shifts.size(), ", dims: 0");
     return roll_fn(self.flatten(), shifts, {0}).view(self.sizes());
   }
-  TORCH_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(), ", dims:",
-              dims.size());
+  TORCH_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(),
+              ", dims:", dims.size());
   DTensor current = view_of(self);
   for (size_t k = 0; k < dims.size(); ++k) {
     const int64_t d = c10::maybe_wrap_dim(dims[k], self.dim());
@@ -150,12 +150,14 @@ at::Tensor& triangle_(at::Tensor& self, int64_t k) {
   return triangle_out<Lower>(self, k, self);
 }
 
-at::Tensor& arange_out(const at::Scalar& start, const at::Scalar& end, const at::Scalar& step, at::Tensor& out) {
+at::Tensor& arange_out(const at::Scalar& start, const at::Scalar& end, const at::Scalar& step,
+                       at::Tensor& out) {
   Dev dev = Dev::of(out);
   const double s = start.toDouble(), e = end.toDouble(), st = step.toDouble();
   TORCH_CHECK(st != 0, "step must be nonzero");
   TORCH_CHECK(std::isfinite(s) && std::isfinite(e), "unsupported range: ", s, " -> ", e);
-  TORCH_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "upper bound and larger bound inconsistent with step sign");
+  TORCH_CHECK((st > 0 && e >= s) || (st < 0 && e <= s),
+              "upper bound and larger bound inconsistent with step sign");
   int64_t n = 0;
   if (c10::isIntegralType(out.scalar_type(), true) && start.isIntegral(false) && end.isIntegral(false) &&
       step.isIntegral(false)) {
@@ -186,7 +188,8 @@ at::Tensor& linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t
   prepare_out(out, {steps});
   if (steps == 0) return out;
   DTensor target = view_of(out);
-  const devplug_dtype_t compute = c10::isIntegralType(out.scalar_type(), true) ? DEVPLUG_DTYPE_FLOAT64 : target.dtype();
+  const devplug_dtype_t compute =
+      c10::isIntegralType(out.scalar_type(), true) ? DEVPLUG_DTYPE_FLOAT64 : target.dtype();
   if (steps == 1) {
     dev.copy(dev.cast(dev.full(compute, {1}, start), target.dtype()), target);
     return out;

@@ -18,25 +18,30 @@ namespace devplug::bridge {
 
 at::Tensor empty_memory_format(at::IntArrayRef size, std::optional<at::ScalarType> dtype,
                                std::optional<at::Layout> layout, std::optional<at::Device> device,
-                               std::optional<bool> pin_memory, std::optional<at::MemoryFormat> memory_format) {
-  TORCH_CHECK(!layout.has_value() || *layout == at::kStrided, "devplug: only strided tensors, got layout ", *layout);
+                               std::optional<bool> pin_memory,
+                               std::optional<at::MemoryFormat> memory_format) {
+  TORCH_CHECK(!layout.has_value() || *layout == at::kStrided, "devplug: only strided tensors, got layout ",
+              *layout);
   TORCH_CHECK(!pin_memory.value_or(false), "devplug: only CPU tensors can be pinned");
   const at::ScalarType type = dtype.value_or(default_float());
   require_dtype(type, "the new tensor");
-  const c10::DeviceIndex index = device.has_value() && device->has_index() ? device->index() : current_device();
+  const c10::DeviceIndex index =
+      device.has_value() && device->has_index() ? device->index() : current_device();
   c10::DeviceGuard guard(c10::Device(c10::DeviceType::PrivateUse1, index));
-  return at::detail::empty_generic(size, allocator(), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1), type,
-                                   memory_format);
+  return at::detail::empty_generic(size, allocator(), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                   type, memory_format);
 }
 
 at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride, std::optional<at::ScalarType> dtype,
                          std::optional<at::Layout> layout, std::optional<at::Device> device,
                          std::optional<bool> pin_memory) {
-  TORCH_CHECK(!layout.has_value() || *layout == at::kStrided, "devplug: only strided tensors, got layout ", *layout);
+  TORCH_CHECK(!layout.has_value() || *layout == at::kStrided, "devplug: only strided tensors, got layout ",
+              *layout);
   TORCH_CHECK(!pin_memory.value_or(false), "devplug: only CPU tensors can be pinned");
   const at::ScalarType type = dtype.value_or(default_float());
   require_dtype(type, "the new tensor");
-  const c10::DeviceIndex index = device.has_value() && device->has_index() ? device->index() : current_device();
+  const c10::DeviceIndex index =
+      device.has_value() && device->has_index() ? device->index() : current_device();
   c10::DeviceGuard guard(c10::Device(c10::DeviceType::PrivateUse1, index));
   return at::detail::empty_strided_generic(size, stride, allocator(),
                                            c10::DispatchKeySet(c10::DispatchKey::PrivateUse1), type);
@@ -56,8 +61,8 @@ void upload(const at::Tensor& host, const at::Tensor& dst) {
 }  // namespace
 
 at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool /*non_blocking*/) {
-  TORCH_CHECK(self.is_same_size(dst) || at::is_expandable_to(self.sizes(), dst.sizes()), "devplug: copy_ from shape ",
-              self.sizes(), " into shape ", dst.sizes(), ": not broadcastable");
+  TORCH_CHECK(self.is_same_size(dst) || at::is_expandable_to(self.sizes(), dst.sizes()),
+              "devplug: copy_ from shape ", self.sizes(), " into shape ", dst.sizes(), ": not broadcastable");
   if (dst.numel() == 0) return dst;
   // Copies are always synchronous with respect to host memory: non_blocking only promises
   // that a copy may be asynchronous.
@@ -110,19 +115,21 @@ at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
 }
 
 at::Scalar local_scalar_dense(const at::Tensor& self) {
-  TORCH_CHECK(self.numel() == 1, "devplug: a Tensor with ", self.numel(), " elements cannot be converted to Scalar");
+  TORCH_CHECK(self.numel() == 1, "devplug: a Tensor with ", self.numel(),
+              " elements cannot be converted to Scalar");
   Dev dev = Dev::of(self);
   at::Tensor host = at::empty({}, self.options().device(at::kCPU));
   view_of(self).reshape({}).copy_to_host(host.data_ptr(), host.nbytes(), &dev.stream());
   return host.item();
 }
 
-const at::Tensor& resize_(const at::Tensor& self, at::IntArrayRef size, std::optional<at::MemoryFormat> format) {
+const at::Tensor& resize_(const at::Tensor& self, at::IntArrayRef size,
+                          std::optional<at::MemoryFormat> format) {
   c10::TensorImpl* impl = self.unsafeGetTensorImpl();
   at::native::resize_impl_cpu_(impl, size, std::nullopt, /*resize_storage=*/false);
   if (self.numel() > 0) {
-    const size_t needed = at::detail::computeStorageNbytesContiguous(size, self.dtype().itemsize(),
-                                                                     static_cast<size_t>(self.storage_offset()));
+    const size_t needed = at::detail::computeStorageNbytesContiguous(
+        size, self.dtype().itemsize(), static_cast<size_t>(self.storage_offset()));
     if (needed > self.storage().nbytes()) resize_storage(self.storage(), needed);
   }
   if (format.has_value()) {
@@ -138,13 +145,15 @@ at::Tensor& set_storage(at::Tensor& self, at::Storage source, int64_t offset, at
               source.device());
   at::native::checkSetStorage(self, source, offset, size, stride);
   self.unsafeGetTensorImpl()->set_storage_offset(offset);
-  at::OptionalIntArrayRef stride_opt = stride.data() != nullptr ? at::OptionalIntArrayRef(stride) : std::nullopt;
+  at::OptionalIntArrayRef stride_opt =
+      stride.data() != nullptr ? at::OptionalIntArrayRef(stride) : std::nullopt;
   at::native::resize_impl_cpu_(self.unsafeGetTensorImpl(), size, stride_opt, /*resize_storage=*/false);
   if (self.numel() > 0) {
-    const size_t needed =
-        stride_opt.has_value()
-            ? at::detail::computeStorageNbytes(size, *stride_opt, self.dtype().itemsize(), static_cast<size_t>(offset))
-            : at::detail::computeStorageNbytesContiguous(size, self.dtype().itemsize(), static_cast<size_t>(offset));
+    const size_t needed = stride_opt.has_value()
+                              ? at::detail::computeStorageNbytes(size, *stride_opt, self.dtype().itemsize(),
+                                                                 static_cast<size_t>(offset))
+                              : at::detail::computeStorageNbytesContiguous(size, self.dtype().itemsize(),
+                                                                           static_cast<size_t>(offset));
     if (needed > self.storage().nbytes()) resize_storage(self.storage(), needed);
   }
   return self;
@@ -174,7 +183,8 @@ at::Tensor& fill_scalar_(at::Tensor& self, const at::Scalar& value) {
 }
 
 at::Tensor& fill_tensor_(at::Tensor& self, const at::Tensor& value) {
-  TORCH_CHECK(value.dim() == 0, "devplug: fill_ only supports a 0-dim value tensor, got ", value.dim(), " dims");
+  TORCH_CHECK(value.dim() == 0, "devplug: fill_ only supports a 0-dim value tensor, got ", value.dim(),
+              " dims");
   if (value.device().is_cpu()) return fill_scalar_(self, value.item());
   if (self.numel() == 0) return self;
   return self.copy_(value);
@@ -185,8 +195,10 @@ at::Tensor& zero_(at::Tensor& self) { return fill_scalar_(self, 0); }
 void register_tensor_ops(Table& t) {
   t.add("empty.memory_format", Impl::prim, "tensor_create", DEVPLUG_KERNEL(empty_memory_format));
   t.add("empty_strided", Impl::prim, "tensor_create", DEVPLUG_KERNEL(empty_strided));
-  t.add("_copy_from", Impl::prim, "copy_strided, convert_element_type, host copies", DEVPLUG_KERNEL(copy_from));
-  t.add("_copy_from_and_resize", Impl::prim, "copy_strided, host copies", DEVPLUG_KERNEL(copy_from_and_resize));
+  t.add("_copy_from", Impl::prim, "copy_strided, convert_element_type, host copies",
+        DEVPLUG_KERNEL(copy_from));
+  t.add("_copy_from_and_resize", Impl::prim, "copy_strided, host copies",
+        DEVPLUG_KERNEL(copy_from_and_resize));
   t.add("_local_scalar_dense", Impl::prim, "copy to host", DEVPLUG_KERNEL(local_scalar_dense));
   t.add("resize_", Impl::prim, "tensor_create, copy_strided", DEVPLUG_KERNEL(resize_));
   t.add("set_.source_Storage_storage_offset", Impl::prim, "view", DEVPLUG_KERNEL(set_storage));

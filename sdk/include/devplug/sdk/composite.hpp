@@ -70,11 +70,16 @@ inline bool parse_signature(const char* text, CompositeSignature* out) {
       const char* kind = ++p;
       while (*p && *p != ',' && *p != ' ') ++p;
       const std::string token(kind, static_cast<size_t>(p - kind));
-      if (token == "int64") arg.dtype = ArgDtype::Int64;
-      else if (token == "bool") arg.dtype = ArgDtype::Bool;
-      else if (token == "mask") arg.dtype = ArgDtype::Mask;
-      else if (token == "acc") arg.dtype = ArgDtype::Acc;
-      else return false;
+      if (token == "int64")
+        arg.dtype = ArgDtype::Int64;
+      else if (token == "bool")
+        arg.dtype = ArgDtype::Bool;
+      else if (token == "mask")
+        arg.dtype = ArgDtype::Mask;
+      else if (token == "acc")
+        arg.dtype = ArgDtype::Acc;
+      else
+        return false;
     }
     while (*p == ' ') ++p;
     if (*p == ',') {
@@ -114,10 +119,14 @@ inline const CompositeSignature* composite_signature(devplug_op_t op) {
 // other allowed dtype is bool.
 inline devplug_dtype_t expected_dtype(const CompositeArg& arg, devplug_dtype_t dispatch) {
   switch (arg.dtype) {
-    case ArgDtype::Int64: return DEVPLUG_DTYPE_INT64;
-    case ArgDtype::Bool: return DEVPLUG_DTYPE_BOOL;
-    case ArgDtype::Acc: return acc_dtype(dispatch);
-    default: return dispatch;
+    case ArgDtype::Int64:
+      return DEVPLUG_DTYPE_INT64;
+    case ArgDtype::Bool:
+      return DEVPLUG_DTYPE_BOOL;
+    case ArgDtype::Acc:
+      return acc_dtype(dispatch);
+    default:
+      return dispatch;
   }
 }
 
@@ -147,15 +156,18 @@ inline std::string check_composite(const devplug_op_call_t& call) {
   const CompositeSignature* sig = composite_signature(call.op);
   if (info == nullptr || sig == nullptr) return "op " + std::to_string(call.op) + " is not a composite op";
   const char* op = info->name;  // messages are built on failure only: valid calls do not allocate
-  if (call.n_inputs != static_cast<size_t>(sig->n_inputs) || call.n_outputs != static_cast<size_t>(sig->n_outputs))
-    return std::string(op) + ": takes " + std::to_string(sig->n_inputs) + " inputs and " + std::to_string(sig->n_outputs) +
-           " outputs (absent optional ones as NULL)";
+  if (call.n_inputs != static_cast<size_t>(sig->n_inputs) ||
+      call.n_outputs != static_cast<size_t>(sig->n_outputs))
+    return std::string(op) + ": takes " + std::to_string(sig->n_inputs) + " inputs and " +
+           std::to_string(sig->n_outputs) + " outputs (absent optional ones as NULL)";
   for (int k = 0; k < sig->n_inputs; ++k)
     if (call.inputs[k] == nullptr && !sig->inputs[k].optional)
-      return std::string(op) + ": " + arg_text("inputs", static_cast<size_t>(k), sig->inputs[k]) + " is NULL but not optional";
+      return std::string(op) + ": " + arg_text("inputs", static_cast<size_t>(k), sig->inputs[k]) +
+             " is NULL but not optional";
   for (int k = 0; k < sig->n_outputs; ++k)
     if (call.outputs[k] == nullptr && !sig->outputs[k].optional)
-      return std::string(op) + ": " + arg_text("outputs", static_cast<size_t>(k), sig->outputs[k]) + " is NULL but not optional";
+      return std::string(op) + ": " + arg_text("outputs", static_cast<size_t>(k), sig->outputs[k]) +
+             " is NULL but not optional";
 
   const devplug_dtype_t dispatch = call.inputs[0]->dtype;
   if ((info->dtypes & DEVPLUG_DTYPE_BIT(dispatch)) == 0)
@@ -165,8 +177,8 @@ inline std::string check_composite(const devplug_op_call_t& call) {
     if (t == nullptr) return "";
     const devplug_dtype_t want = expected_dtype(arg, dispatch);
     if (t->dtype == want || (arg.dtype == ArgDtype::Mask && t->dtype == DEVPLUG_DTYPE_BOOL)) return "";
-    return std::string(op) + ": " + arg_text(group, k, arg) + " has dtype " + devplug_dtype_name(t->dtype) + ", expected " +
-           devplug_dtype_name(want) + (arg.dtype == ArgDtype::Mask ? " or bool" : "");
+    return std::string(op) + ": " + arg_text(group, k, arg) + " has dtype " + devplug_dtype_name(t->dtype) +
+           ", expected " + devplug_dtype_name(want) + (arg.dtype == ArgDtype::Mask ? " or bool" : "");
   };
   for (int k = 0; k < sig->n_inputs; ++k) {
     std::string p = check_dtype(call.inputs[k], sig->inputs[k], "inputs", static_cast<size_t>(k));
@@ -185,16 +197,19 @@ inline std::string check_composite(const devplug_op_call_t& call) {
     const OutputRule& rule = shapes.outputs[k];
     if (t == nullptr) {
       if (rule.presence == Presence::Required)
-        return std::string(op) + ": " + arg_text("outputs", static_cast<size_t>(k), sig->outputs[k]) + " is NULL, but " + rule.why;
+        return std::string(op) + ": " + arg_text("outputs", static_cast<size_t>(k), sig->outputs[k]) +
+               " is NULL, but " + rule.why;
       continue;
     }
     if (rule.presence == Presence::Forbidden)
-      return std::string(op) + ": " + arg_text("outputs", static_cast<size_t>(k), sig->outputs[k]) + " is given, but " + rule.why;
+      return std::string(op) + ": " + arg_text("outputs", static_cast<size_t>(k), sig->outputs[k]) +
+             " is given, but " + rule.why;
     bool same = t->rank == rule.dims.rank;
     for (int32_t d = 0; same && d < t->rank; ++d) same = t->shape[d] == rule.dims.d[d];
     if (!same)
-      return std::string(op) + ": " + arg_text("outputs", static_cast<size_t>(k), sig->outputs[k]) + " has shape " +
-             dims_text(t->rank, t->shape) + ", expected " + dims_text(rule.dims.rank, rule.dims.d);
+      return std::string(op) + ": " + arg_text("outputs", static_cast<size_t>(k), sig->outputs[k]) +
+             " has shape " + dims_text(t->rank, t->shape) + ", expected " +
+             dims_text(rule.dims.rank, rule.dims.d);
   }
   return "";
 }

@@ -76,7 +76,8 @@ inline std::string text(const Dims& s) {
 }
 
 // `what` (inputs[k]) must have shape `want` when it is given.
-inline std::string expect(const devplug_tensor_desc_t* t, const char* what, const Dims& want, const char* rule) {
+inline std::string expect(const devplug_tensor_desc_t* t, const char* what, const Dims& want,
+                          const char* rule) {
   if (t == nullptr) return "";
   const Dims got = dims_of(*t);
   if (same(got, want)) return "";
@@ -111,7 +112,8 @@ inline std::string check_norm(const devplug_norm_attrs_t& a, int32_t rank) {
   if (a.normalized_rank < 0 || a.normalized_rank > rank)
     return "attrs.normalized_rank is " + std::to_string(a.normalized_rank) + ", expected [0, " +
            std::to_string(rank) + "] for the input's rank";
-  if (!(std::isfinite(a.eps) && a.eps >= 0)) return "attrs.eps is " + std::to_string(a.eps) + ", expected finite >= 0";
+  if (!(std::isfinite(a.eps) && a.eps >= 0))
+    return "attrs.eps is " + std::to_string(a.eps) + ", expected finite >= 0";
   return "";
 }
 
@@ -131,7 +133,8 @@ inline std::string check_reduce_mask(uint32_t mask, int32_t rank) {
 inline std::string pool_dims(const devplug_tensor_desc_t& in, const devplug_pool2d_attrs_t& a, bool is_max,
                              Dims* out) {
   if (in.rank != 4) return "inputs[0] has rank " + std::to_string(in.rank) + ", expected 4 ([N, C, H, W])";
-  if (a.flags & ~(DEVPLUG_POOL_CEIL_MODE | DEVPLUG_POOL_COUNT_INCLUDE_PAD)) return "attrs.flags has unknown bits";
+  if (a.flags & ~(DEVPLUG_POOL_CEIL_MODE | DEVPLUG_POOL_COUNT_INCLUDE_PAD))
+    return "attrs.flags has unknown bits";
   if (!is_max && a.divisor_override < 0) return "attrs.divisor_override is negative";
   *out = dims_of(in);
   for (int k = 0; k < 2; ++k) {
@@ -142,8 +145,8 @@ inline std::string pool_dims(const devplug_tensor_desc_t& in, const devplug_pool
     if (2 * a.padding[k] > effective)
       return "attrs.padding[" + std::to_string(k) + "] = " + std::to_string(a.padding[k]) +
              " is more than half the window (" + std::to_string(effective) + ")";
-    const int64_t size = window_output_size(in.shape[2 + k], a.kernel[k], a.stride[k], a.padding[k], a.dilation[k],
-                                            (a.flags & DEVPLUG_POOL_CEIL_MODE) != 0);
+    const int64_t size = window_output_size(in.shape[2 + k], a.kernel[k], a.stride[k], a.padding[k],
+                                            a.dilation[k], (a.flags & DEVPLUG_POOL_CEIL_MODE) != 0);
     if (size < 1) return "the window does not fit the input (output size " + std::to_string(size) + ")";
     out->d[2 + k] = size;
   }
@@ -154,20 +157,22 @@ inline std::string pool_dims(const devplug_tensor_desc_t& in, const devplug_pool
 inline std::string conv_dims(const devplug_tensor_desc_t& in, const devplug_tensor_desc_t& w,
                              const devplug_conv2d_attrs_t& a, Dims* out) {
   if (in.rank != 4) return "input has rank " + std::to_string(in.rank) + ", expected 4 ([N, C, H, W])";
-  if (w.rank != 4) return "weight has rank " + std::to_string(w.rank) + ", expected 4 ([O, C/groups, kh, kw])";
+  if (w.rank != 4)
+    return "weight has rank " + std::to_string(w.rank) + ", expected 4 ([O, C/groups, kh, kw])";
   if (a.groups < 1) return "attrs.groups is " + std::to_string(a.groups) + ", expected >= 1";
   if (in.shape[1] % a.groups != 0 || w.shape[0] % a.groups != 0)
     return "channels in (" + std::to_string(in.shape[1]) + ") and out (" + std::to_string(w.shape[0]) +
            ") must be multiples of attrs.groups (" + std::to_string(a.groups) + ")";
   if (w.shape[1] * a.groups != in.shape[1])
-    return "weight.shape[1] is " + std::to_string(w.shape[1]) + ", expected C / groups = " +
-           std::to_string(in.shape[1] / a.groups);
+    return "weight.shape[1] is " + std::to_string(w.shape[1]) +
+           ", expected C / groups = " + std::to_string(in.shape[1] / a.groups);
   *out = make_dims({in.shape[0], w.shape[0], 0, 0});
   for (int k = 0; k < 2; ++k) {
     if (a.stride[k] < 1 || a.padding[k] < 0 || a.dilation[k] < 1)
       return "attrs: stride and dilation must be >= 1 and padding >= 0";
     if (w.shape[2 + k] < 1) return "the kernel is empty";
-    const int64_t size = window_output_size(in.shape[2 + k], w.shape[2 + k], a.stride[k], a.padding[k], a.dilation[k], false);
+    const int64_t size =
+        window_output_size(in.shape[2 + k], w.shape[2 + k], a.stride[k], a.padding[k], a.dilation[k], false);
     if (size < 1) return "the kernel does not fit the padded input";
     out->d[2 + k] = size;
   }
@@ -176,12 +181,13 @@ inline std::string conv_dims(const devplug_tensor_desc_t& in, const devplug_tens
 
 // The loss output for `input` [N, C, d..] (or [C]) and `target` [N, d..] (or []).
 inline std::string class_loss_dims(const devplug_tensor_desc_t& in, const devplug_tensor_desc_t& target,
-                                   const devplug_tensor_desc_t* weight, const devplug_loss_attrs_t& a, bool smoothing,
-                                   Dims* out) {
+                                   const devplug_tensor_desc_t* weight, const devplug_loss_attrs_t& a,
+                                   bool smoothing, Dims* out) {
   if (a.reduction < DEVPLUG_REDUCTION_NONE || a.reduction > DEVPLUG_REDUCTION_SUM)
     return "attrs.reduction is " + std::to_string(a.reduction) + ", expected none (0), mean (1) or sum (2)";
   if (smoothing ? !(a.label_smoothing >= 0 && a.label_smoothing <= 1) : a.label_smoothing != 0)
-    return smoothing ? "attrs.label_smoothing must be in [0, 1]" : "attrs.label_smoothing must be 0 for nll_loss";
+    return smoothing ? "attrs.label_smoothing must be in [0, 1]"
+                     : "attrs.label_smoothing must be 0 for nll_loss";
   if (in.rank < 1) return "input is 0-d; expected [C] or [N, C, d..]";
   const Dims input = dims_of(in);
   const int32_t class_dim = in.rank == 1 ? 0 : 1;
@@ -196,7 +202,8 @@ inline std::string class_loss_dims(const devplug_tensor_desc_t& in, const devplu
   return "";
 }
 
-inline std::string sdpa_dims(const devplug_tensor_desc_t* const* in, const devplug_sdpa_attrs_t& a, Dims* out) {
+inline std::string sdpa_dims(const devplug_tensor_desc_t* const* in, const devplug_sdpa_attrs_t& a,
+                             Dims* out) {
   const devplug_tensor_desc_t &q = *in[0], &k = *in[1], &v = *in[2];
   if (a.flags & ~(DEVPLUG_SDPA_CAUSAL | DEVPLUG_SDPA_SCALE)) return "attrs.flags has unknown bits";
   if ((a.flags & DEVPLUG_SDPA_SCALE) && !std::isfinite(a.scale)) return "attrs.scale is not finite";
@@ -205,7 +212,8 @@ inline std::string sdpa_dims(const devplug_tensor_desc_t* const* in, const devpl
   const int32_t r = q.rank;
   if (r < 2 || k.rank != r || v.rank != r) return "query, key and value need one rank >= 2";
   for (int32_t d = 0; d < r - 2; ++d)
-    if (k.shape[d] != q.shape[d] || v.shape[d] != q.shape[d]) return "query, key and value have different batch dims";
+    if (k.shape[d] != q.shape[d] || v.shape[d] != q.shape[d])
+      return "query, key and value have different batch dims";
   if (k.shape[r - 1] != q.shape[r - 1]) return "key's last dim differs from query's (E)";
   if (v.shape[r - 2] != k.shape[r - 2]) return "value's length differs from key's (S)";
   Dims mask = dims_of(q);
@@ -285,7 +293,8 @@ inline std::string composite_shapes(devplug_op_t op, const devplug_tensor_desc_t
       const int32_t from = x.rank - a.normalized_rank;
       const Dims tail = tail_dims(x, from);
       if (!(p = expect(in[1], "weight", tail, "the normalized dims of the input")).empty()) return p;
-      if (op == DEVPLUG_OP_layer_norm && !(p = expect(in[2], "bias", tail, "the normalized dims of the input")).empty())
+      if (op == DEVPLUG_OP_layer_norm &&
+          !(p = expect(in[2], "bias", tail, "the normalized dims of the input")).empty())
         return p;
       set(0, x);
       set(1, stat_dims(x, from));
@@ -303,13 +312,15 @@ inline std::string composite_shapes(devplug_op_t op, const devplug_tensor_desc_t
         if (!(p = expect(in[k], "a per-channel input", c, "[C], C = input.shape[1]")).empty()) return p;
       set(0, x);
       if (op == DEVPLUG_OP_batch_norm) return "";
-      if ((in[3] == nullptr) != (in[4] == nullptr)) return "running_mean and running_var come together or not at all";
+      if ((in[3] == nullptr) != (in[4] == nullptr))
+        return "running_mean and running_var come together or not at all";
       if (x.d[1] > 0 && product(x) / x.d[1] < 2)
         return "a channel has fewer than 2 values; training statistics need more (as PyTorch)";
       for (int k = 1; k < 5; ++k) set(k, c);
       for (int k = 3; k < 5; ++k) {
         out->outputs[k].presence = in[3] != nullptr ? Presence::Required : Presence::Forbidden;
-        out->outputs[k].why = in[3] != nullptr ? "running statistics were given" : "no running statistics were given";
+        out->outputs[k].why =
+            in[3] != nullptr ? "running statistics were given" : "no running statistics were given";
       }
       return "";
     }
@@ -317,7 +328,8 @@ inline std::string composite_shapes(devplug_op_t op, const devplug_tensor_desc_t
       if (x.rank < 1) return "input is 0-d; expected [.., K]";
       const devplug_tensor_desc_t& w = *in[1];
       if (w.rank != 2 || w.shape[1] != x.d[x.rank - 1])
-        return "weight has shape " + text(dims_of(w)) + ", expected [N, " + std::to_string(x.d[x.rank - 1]) + "]";
+        return "weight has shape " + text(dims_of(w)) + ", expected [N, " + std::to_string(x.d[x.rank - 1]) +
+               "]";
       if (!(p = expect(in[2], "bias", make_dims({w.shape[0]}), "[N]")).empty()) return p;
       Dims o = x;
       o.d[o.rank - 1] = w.shape[0];
@@ -340,7 +352,8 @@ inline std::string composite_shapes(devplug_op_t op, const devplug_tensor_desc_t
     case DEVPLUG_OP_avg_pool2d:
     case DEVPLUG_OP_max_pool2d: {
       Dims o;
-      if (!(p = pool_dims(*in[0], attrs_as<devplug_pool2d_attrs_t>(attrs), op == DEVPLUG_OP_max_pool2d, &o)).empty())
+      if (!(p = pool_dims(*in[0], attrs_as<devplug_pool2d_attrs_t>(attrs), op == DEVPLUG_OP_max_pool2d, &o))
+               .empty())
         return p;
       set(0, o);
       set(1, o);
@@ -349,7 +362,8 @@ inline std::string composite_shapes(devplug_op_t op, const devplug_tensor_desc_t
     case DEVPLUG_OP_embedding: {
       const Dims w = x, idx = dims_of(*in[1]);
       if (w.rank < 1) return "weight is 0-d; expected [V, D..]";
-      if (idx.rank + w.rank - 1 > DEVPLUG_MAX_RANK) return "indices and weight together pass the rank limit 8";
+      if (idx.rank + w.rank - 1 > DEVPLUG_MAX_RANK)
+        return "indices and weight together pass the rank limit 8";
       Dims o = idx;
       for (int32_t d = 1; d < w.rank; ++d) o.d[o.rank++] = w.d[d];
       set(0, o);
@@ -359,7 +373,8 @@ inline std::string composite_shapes(devplug_op_t op, const devplug_tensor_desc_t
     case DEVPLUG_OP_cross_entropy: {
       Dims o;
       if (!(p = class_loss_dims(*in[0], *in[1], in[2], attrs_as<devplug_loss_attrs_t>(attrs),
-                                op == DEVPLUG_OP_cross_entropy, &o)).empty())
+                                op == DEVPLUG_OP_cross_entropy, &o))
+               .empty())
         return p;
       set(0, o);
       return "";
@@ -388,7 +403,8 @@ inline std::string composite_shapes(devplug_op_t op, const devplug_tensor_desc_t
     case DEVPLUG_OP_softmax_backward:
     case DEVPLUG_OP_log_softmax_backward: {
       if (!(p = expect(in[1], "inputs[1]", x, "grad's shape")).empty()) return p;
-      if (op == DEVPLUG_OP_gelu_backward && attrs_as<devplug_gelu_attrs_t>(attrs).approximate != DEVPLUG_GELU_NONE &&
+      if (op == DEVPLUG_OP_gelu_backward &&
+          attrs_as<devplug_gelu_attrs_t>(attrs).approximate != DEVPLUG_GELU_NONE &&
           attrs_as<devplug_gelu_attrs_t>(attrs).approximate != DEVPLUG_GELU_TANH)
         return "attrs.approximate must be DEVPLUG_GELU_NONE or DEVPLUG_GELU_TANH";
       if (op == DEVPLUG_OP_softmax_backward || op == DEVPLUG_OP_log_softmax_backward)
@@ -406,7 +422,8 @@ inline std::string composite_shapes(devplug_op_t op, const devplug_tensor_desc_t
       const Dims stat = stat_dims(x, from), tail = tail_dims(x, from);
       if (!(p = expect(in[2], layer ? "mean" : "rstd", stat, "the forward's statistics")).empty()) return p;
       if (layer && !(p = expect(in[3], "rstd", stat, "the forward's statistics")).empty()) return p;
-      if (!(p = expect(in[layer ? 4 : 3], "weight", tail, "the normalized dims of the input")).empty()) return p;
+      if (!(p = expect(in[layer ? 4 : 3], "weight", tail, "the normalized dims of the input")).empty())
+        return p;
       set(0, x);
       set(1, tail);
       set(2, tail);
@@ -480,7 +497,8 @@ inline std::string composite_shapes(devplug_op_t op, const devplug_tensor_desc_t
     case DEVPLUG_OP_cross_entropy_backward: {
       Dims o;
       if (!(p = class_loss_dims(*in[1], *in[2], in[3], attrs_as<devplug_loss_attrs_t>(attrs),
-                                op == DEVPLUG_OP_cross_entropy_backward, &o)).empty())
+                                op == DEVPLUG_OP_cross_entropy_backward, &o))
+               .empty())
         return p;
       if (!(p = expect(in[0], "grad", o, "the loss's shape")).empty()) return p;
       set(0, dims_of(*in[1]));
@@ -492,7 +510,9 @@ inline std::string composite_shapes(devplug_op_t op, const devplug_tensor_desc_t
         return "attrs.reduction must be none (0), mean (1) or sum (2)";
       const Dims input = dims_of(*in[1]);
       if (!(p = expect(in[2], "target", input, "the input's shape")).empty()) return p;
-      if (!(p = expect(in[0], "grad", a.reduction == DEVPLUG_REDUCTION_NONE ? input : Dims{}, "the loss's shape")).empty())
+      if (!(p = expect(in[0], "grad", a.reduction == DEVPLUG_REDUCTION_NONE ? input : Dims{},
+                       "the loss's shape"))
+               .empty())
         return p;
       set(0, input);
       return "";

@@ -43,8 +43,7 @@ inline devplug_error_t* out_of_memory_error() noexcept {
 
 // Allocates an error with a copy of `message` (NULL becomes ""). Never fails; see
 // detail::out_of_memory_error. Suitable as the table's `error_create`.
-inline devplug_error_t* error_create(devplug_code_t code, int64_t native_code,
-                                     const char* message) noexcept {
+inline devplug_error_t* error_create(devplug_code_t code, int64_t native_code, const char* message) noexcept {
   if (message == nullptr) message = "";
   const size_t length = std::strlen(message);
   // One block: the struct followed by the message text.
@@ -67,8 +66,7 @@ inline void error_destroy(devplug_error_t* error) noexcept {
 }
 
 // Throws Error(code, message).
-[[noreturn]] inline void fail(devplug_code_t code, const std::string& message,
-                              int64_t native_code = 0) {
+[[noreturn]] inline void fail(devplug_code_t code, const std::string& message, int64_t native_code = 0) {
   throw Error(code, message, native_code);
 }
 
@@ -111,10 +109,8 @@ inline std::string native_message(const char* call, const char* code_name, int64
 
 // Throws an Error for a failed native call with the message above.
 [[noreturn]] inline void fail_native(devplug_code_t code, const char* call, const char* code_name,
-                                     int64_t native_code, const char* context, const char* file,
-                                     int line) {
-  throw Error(code, native_message(call, code_name, native_code, context, file, line),
-              native_code);
+                                     int64_t native_code, const char* context, const char* file, int line) {
+  throw Error(code, native_message(call, code_name, native_code, context, file, line), native_code);
 }
 
 // Runs `body` and converts whatever it throws into an error; returns NULL on success.

@@ -59,7 +59,8 @@ class AllocationFaults {
   void point(const char* what) {
     if (const uint64_t n = fails(); n != 0)
       fail(DEVPLUG_CODE_RESOURCE_EXHAUSTED, std::string(what) + ": injected allocation failure (allocation " +
-                                                std::to_string(n) + " of this library under DEVPLUG_FAULT_ALLOC)");
+                                                std::to_string(n) +
+                                                " of this library under DEVPLUG_FAULT_ALLOC)");
   }
 
  private:

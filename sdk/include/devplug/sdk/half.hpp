@@ -67,7 +67,8 @@ struct Binary16Format {
       const double unit = double_of(static_cast<uint64_t>(1023 + 1 - kBias - kManBits) << 52);
       return double_of(sign | bits_of(static_cast<double>(man) * unit));
     }
-    return double_of(sign | (static_cast<uint64_t>(exp_field - kBias + 1023) << 52) | (man << (52 - kManBits)));
+    return double_of(sign | (static_cast<uint64_t>(exp_field - kBias + 1023) << 52) |
+                     (man << (52 - kManBits)));
   }
 };
 

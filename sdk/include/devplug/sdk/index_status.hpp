@@ -21,10 +21,10 @@
 namespace devplug::sdk {
 
 struct IndexStatus {
-  int32_t op;        // DEVPLUG_OP_* of the first call that met a bad index; 0 when none did
-  int32_t reserved;  // 0
-  int64_t value;     // the bad index value
-  int64_t size;      // the size of the indexed dim: valid values are [0, size)
+  int32_t op;         // DEVPLUG_OP_* of the first call that met a bad index; 0 when none did
+  int32_t reserved;   // 0
+  int64_t value;      // the bad index value
+  int64_t size;       // the size of the indexed dim: valid values are [0, size)
   int64_t reserved2;  // 0
 };
 static_assert(sizeof(IndexStatus) == 32, "kernels address the block as four int64 words");

@@ -26,8 +26,7 @@ class KernelTable {
   // Adds a row. Throws std::logic_error when `op` is unknown, when `dtypes` holds a dtype
   // ops.def does not allow for `op`, or when an (op, dtype) pair is already registered:
   // such a table is a plugin bug caught at start-up.
-  KernelTable& add(devplug_op_t op, devplug_dtype_mask_t dtypes, uint32_t flags,
-                   devplug_kernel_fn fn) {
+  KernelTable& add(devplug_op_t op, devplug_dtype_mask_t dtypes, uint32_t flags, devplug_kernel_fn fn) {
     const devplug_op_info_t* info = devplug_op_info(op);
     if (info == nullptr) throw std::logic_error("KernelTable::add: unknown op id");
     if ((dtypes & ~info->dtypes) != 0)
@@ -42,8 +41,8 @@ class KernelTable {
 
   // Adds one row per op in `ops`, each with the op's full dtype set from ops.def intersected
   // with `dtypes`; ops whose intersection is empty are skipped.
-  KernelTable& add_all(const std::vector<devplug_op_t>& ops, devplug_dtype_mask_t dtypes,
-                       uint32_t flags, devplug_kernel_fn fn) {
+  KernelTable& add_all(const std::vector<devplug_op_t>& ops, devplug_dtype_mask_t dtypes, uint32_t flags,
+                       devplug_kernel_fn fn) {
     for (devplug_op_t op : ops) {
       const devplug_op_info_t* info = devplug_op_info(op);
       if (info == nullptr) throw std::logic_error("KernelTable::add_all: unknown op id");

@@ -73,9 +73,9 @@ void clear_out(T* out) noexcept {
 // (overflow-safe).
 inline void check_range(uint64_t buffer_size, uint64_t offset, uint64_t size, const char* what) {
   if (offset > buffer_size || size > buffer_size - offset)
-    fail(DEVPLUG_CODE_OUT_OF_RANGE, std::string(what) + ": range [" + std::to_string(offset) + ", " +
-                                        std::to_string(offset) + " + " + std::to_string(size) +
-                                        ") is outside the buffer of " + std::to_string(buffer_size) + " bytes");
+    fail(DEVPLUG_CODE_OUT_OF_RANGE,
+         std::string(what) + ": range [" + std::to_string(offset) + ", " + std::to_string(offset) + " + " +
+             std::to_string(size) + ") is outside the buffer of " + std::to_string(buffer_size) + " bytes");
 }
 
 template <typename Impl>
@@ -221,7 +221,8 @@ struct Shims {
     });
   }
 
-  static devplug_error_t* stream_create(devplug_device_handle_t* device, devplug_stream_handle_t** out_stream) {
+  static devplug_error_t* stream_create(devplug_device_handle_t* device,
+                                        devplug_stream_handle_t** out_stream) {
     clear_out(out_stream);
     return guard([&] {
       check_not_null(device, "device");

@@ -46,8 +46,8 @@ inline int64_t wrapping_add_mul(int64_t a, int64_t b, int64_t c) {
 // element offset of tensor k (sum of index * strides[k]). Does nothing for an empty shape;
 // calls once with zero offsets for rank 0.
 template <size_t K, typename F>
-void for_each_offset(int32_t rank, const int64_t* shape,
-                     const std::array<const int64_t*, K>& strides, F&& f) {
+void for_each_offset(int32_t rank, const int64_t* shape, const std::array<const int64_t*, K>& strides,
+                     F&& f) {
   for (int32_t d = 0; d < rank; ++d)
     if (shape[d] == 0) return;
   std::array<int64_t, K> at{};
