@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ctest script: devplug-bench --quick runs to the end on every plugin with a device here and
 # writes a table with rows for each, with no workload left unrun. Judges no figure: tests
 # never assert times. Arguments: -DBENCH=<devplug-bench> -DOUT=<json file>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sanitizer builds (the asan and tsan presets; docs/reliability.md, "Sanitizers"): every
 # target of the tree, C and C++, is compiled and linked with DEVPLUG_SANITIZE.
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // devplug-conform: proves a plugin right against the reference backend, needing nothing but
 // the plugin file. See docs/conformance.md.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tolerance table (see tolerances.hpp). Rows are matched top to bottom; the first row
 // whose op list and dtype class match wins.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one table of tolerances: how a plugin's result is judged against the reference, per op
 // family and dtype, each row with its reason (printed when a case fails). See
 // docs/conformance.md for the derivations.

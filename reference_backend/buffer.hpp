@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reference backend's buffer: plain host memory. Devices, streams and events are trivial
 // because the reference backend runs every call synchronously on the calling thread.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reference backend's plugin table: one CPU device, host-memory buffers, and streams and
 // events that are trivial because every call runs synchronously on the calling thread (work
 // has finished when the enqueueing call returns). Kernels live in kernels/*.cpp.

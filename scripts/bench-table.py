@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Prints devplug-bench's JSON as the Markdown table of docs/performance.md: every figure,
 the bandwidth rows from 16M elements up (the plot, scripts/plot-bench.py, has every size).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Draws devplug-bench's growth curves: GB/s of copy, add and sum against the element count,
 one panel per plugin and dtype, so the crossover from launch-bound to bandwidth-bound shows.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Prints docs/ops.md, the op reference, from sdk/include/devplug/ops.def.
 //
 // The op rows come only from the X-macro; the prose about categories (shape rules),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench-composite: a composite op run natively against the same op run through the
 // dispatcher's decomposition into prims, on the same device: softmax (along the last dim)
 // and layer_norm (over the last dim, with weight and bias) of a 4096 x 4096 float32 tensor

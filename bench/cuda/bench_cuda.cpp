@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench-cuda: figures for the CUDA plugin on a GPU machine, printed as one JSON object.
 //
 //   - device-to-device copy bandwidth (the yardstick),

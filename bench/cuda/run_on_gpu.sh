@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs the CUDA plugin's checks on a GPU machine. Builds nothing: point it at a build folder
 # made elsewhere (default: build-gpu next to this checkout, or $DEVPLUG_BUILD).
 #

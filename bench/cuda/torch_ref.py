@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """PyTorch's figures for the measurements bench-cuda makes, printed as one JSON object.
 
 Run on the GPU machine where PyTorch exists: copy bandwidth, add and exp over 256M float32

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CLBlast SGEMM on the plugin's OpenCL device (see clblast_yardstick.hpp).
 #define CL_TARGET_OPENCL_VERSION 120
 #include "clblast_yardstick.hpp"

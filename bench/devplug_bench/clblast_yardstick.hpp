@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The matmul yardstick of OpenCL devices: CLBlast's SGEMM called directly on the same
 // OpenCL device the plugin uses (found by its device name), in the same run. libOpenCL and
 // libclblast are opened at run time, so devplug-bench runs where they are missing and says so.

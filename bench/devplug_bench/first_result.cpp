@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // devplug-bench-first-result PLUGIN: the child devplug-bench times for its start-up rows.
 // Loads PLUGIN alone, adds two 1024-element float32 tensors on device 0 and waits for the
 // result; exit status 0 when that worked. A program of its own, linked with libdevplug only:

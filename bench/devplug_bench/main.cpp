@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // devplug-bench: one benchmark for every plugin that runs here, each figure next to its
 // yardstick measured in the same run on the same device, and their ratio:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Printing and JSON of devplug-bench's table (see table.hpp).
 #include "table.hpp"
 

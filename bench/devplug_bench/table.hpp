@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // devplug-bench's one table: each figure next to its yardstick measured in the same run on the
 // same device, their ratio, and the target the ratio is judged by. Printed as text and
 // written as JSON (--json) for CI and docs/performance.md.

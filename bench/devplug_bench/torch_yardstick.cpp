@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // at::add_out as the dispatch yardstick (see torch_yardstick.hpp).
 #include "torch_yardstick.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dispatch yardstick: torch's own per-op cost, at::add_out on 1-element float32 CPU
 // tensors, when devplug-bench is built against libtorch (find_package(Torch), for example
 // from the checkout's .venv). Without it, has_torch() is false and the row says so.

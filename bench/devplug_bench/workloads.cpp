@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The timed workloads of devplug-bench (see workloads.hpp).
 #include "workloads.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The workloads devplug-bench times on a device through the host API (devplug.h), each one
 // iteration = enqueue + stream_synchronize, so small sizes show launch latency and large
 // sizes bandwidth or FLOP/s. Each workload knows what one iteration moves or computes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench-reference: how long the reference backend takes for every (op, dtype) pair ops.def
 // allows, at the sizes the reference must handle quickly (issue: a 1M-element elementwise
 // op, reduction or scan, or a 256x256x256 matmul, in well under 100 ms on one core).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Placement of views in their storage, and the names of views and statuses.
 #include "harness/case.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What one conformance case is: an op, the dtypes and layouts of its tensors, how its input
 // values are drawn and its attributes. Cases are plain data, made by generate.cpp in the
 // coordinating process and executed by value in a forked worker (worker.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Groups of cases handed to workers a group at a time (see case_queue.hpp).
 #include "harness/case_queue.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The order in which worker processes get cases. Cases that share their kernels (one op on
 // one dtype) form a group, and a worker runs a whole group before it starts another, so a
 // plugin that compiles its kernels at first use (OpenCL, Level Zero) compiles each of them in

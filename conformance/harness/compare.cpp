@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Comparison of plugin and reference outputs (see compare.hpp).
 #include "harness/compare.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one place where a plugin's output is compared with the reference's.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Composite conformance cases (see composite_cases.hpp). One small function per op family;
 // each states its shapes and attributes, and the output specs come from the op's own shape
 // rule, so a case can never disagree with what the dispatcher validates.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance cases of the composite ops: for every composite row of ops.def and dtype, the
 // shapes real models use (attention heads, layer widths, conv stems, loss batches), the
 // layout classes (transposed, sliced, negative strides, broadcast, offset), optional inputs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Op domains: random intervals, hard points and the edges value class (see domains.hpp).
 #include "harness/domains.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Each op's domain, declared once: the interval its random inputs are drawn from, and the
 // hard points of its function (domain edges, poles, roots, overflow and underflow
 // thresholds, points of bad conditioning), around which the `edges` value class draws its

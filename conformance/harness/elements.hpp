@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading and writing single elements of any dtype in host byte buffers, and the bit-level
 // helpers (ordered bits, ULP distance) the comparison needs.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Running a case on a device (see execute.hpp).
 #include "harness/execute.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs one case on one device through the host API: inputs placed as the case says (absent
 // optional ones passed as NULL), each output poisoned and surrounded by guard bands inside
 // one larger storage, then read back and checked for writes outside the output and (by the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Case generation from ops.def (see generate.hpp). One small builder per category; every
 // builder covers the layout classes that make sense for its category.
 #include "harness/generate.hpp"

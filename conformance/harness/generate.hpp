@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Makes the conformance cases at run time from ops.def: every op x every dtype the plugin
 // claims x layout classes x value classes, plus op-specific attribute variants.
 #pragma once

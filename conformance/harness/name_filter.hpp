@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --filter: globs on case and check names, separated by ':' as in --gtest_filter
 // ("exp_float32_*:add_int64_*"); a name is selected when any glob matches it.
 #pragma once

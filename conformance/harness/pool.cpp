@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Forked workers (see pool.hpp). Protocol: the coordinator writes a uint32 case index; the
 // worker answers with the index, status, errors, seconds and a message. A worker first
 // sends a handshake: 0 (ready) or 1 followed by why it could not set up.

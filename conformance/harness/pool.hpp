@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Crash isolation: cases run in forked worker processes, so a plugin that crashes or hangs
 // fails that case and the run goes on. Workers are forked before any plugin is loaded
 // (the coordinator never loads one); each loads both plugins once and serves cases over a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Report writers (see report.hpp).
 #include "harness/report.hpp"
 

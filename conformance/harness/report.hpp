@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reports of a run: JSON (summary and every case), an op x dtype matrix as HTML and as
 // Markdown. JUnit XML comes from GoogleTest's own xml output. Every report is stamped
 // with the plugin, its version and ABI, the device and driver, devplug's version and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What one run of devplug-conform knows: options, the stamp of the plugin under test, the
 // cases and their results. Shared by main.cpp, the suites and the reports; filled in the
 // coordinating process only.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Worker sessions and the per-case procedure (see session.hpp).
 #include "harness/session.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A worker's view of the world: one context holding the plugin under test and the
 // reference plugin, a device and stream of each. Made only inside forked children, so the
 // coordinating process never loads a plugin (PoCL and other driver threads do not survive

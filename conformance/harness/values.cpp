@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Input values for conformance cases (see values.hpp).
 #include "harness/values.hpp"
 

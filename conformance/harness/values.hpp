@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Input values for a case: random values in each op's domain, or special values (NaN,
 // +-Inf, -0.0, subnormals, integer limits, domain edges) laid out so that every pair of
 // specials meets in a binary op. Also which output elements ops.def leaves unspecified.

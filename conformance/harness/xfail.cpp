@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Expected-failure files (see xfail.hpp).
 #include "harness/xfail.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Expected failures: a file of lines `pattern  reason` (a glob on case names, whitespace,
 // then free text); `#` starts a comment. A case matching a pattern that fails is "xfail";
 // one that passes is "xpass" and fails the run, so the list cannot go stale.

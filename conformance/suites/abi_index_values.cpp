@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ABI suite's check of ops.def's index contract, tried from outside as a host would:
 // index_select, gather, scatter and scatter_add called through the host API with one index
 // value outside [0, rows) (2^40, 2^33, -1, -5, and 7 of 4 rows). Every plugin must answer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ABI suite: the plugin's table called directly (devplug_plugin_get_table), with bad
 // arguments that must come back with the exact error code plugin_api.h documents,
 // load/unload cycles, buffer round trips, stream and event ordering, and threads. Each

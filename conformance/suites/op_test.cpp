@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The op suites: one GoogleTest test per generated case, in a suite per category, and one
 // skipped test per (op, dtype) the plugin does not claim.
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Registration of the GoogleTest suites: op cases by category (Unary/OpTest.Matches/<case>)
 // and the ABI suite (Abi.<check>). Registration happens at run time, after the cases are
 // generated; the op cases selected by the filters are run all at once in workers (so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-device caching allocator (see allocator.hpp for the size classes and rules).
 #include "allocator.hpp"
 

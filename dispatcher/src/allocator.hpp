@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-device caching allocator: buffers a plugin opted in for (DEVPLUG_PLUGIN_CACHING_
 // ALLOCATOR) are kept when freed and reused for a later request of the same size class, so
 // that per-op allocation does not reach the device driver on the hot path.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C entry points: version, errors, contexts and their registry of plugins, devices and
 // load failures.
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C boundary of libdevplug: every entry point runs its body inside `guard`, which turns
 // any C++ exception into a `devplug_error_t*` so that nothing throws or aborts across the ABI,
 // and checks its arguments with the `require_*` helpers, which name the argument at fault.

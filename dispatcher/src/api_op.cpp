@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C entry points: op calls, elementwise ops with broadcasting and promotion, and the
 // promotion and broadcasting rules themselves.
 #include "api_guard.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C entry points: plugin records and devices.
 #include "api_guard.hpp"
 #include "context.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C entry points: streams and events.
 #include "api_guard.hpp"
 #include "stream_event.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C entry points: tensors (create, release, metadata) and copies.
 #include "api_guard.hpp"
 #include "copy.hpp"

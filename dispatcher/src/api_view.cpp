@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C entry points: views. Each builds a Layout with dispatcher-metadata's view_* functions
 // and returns a new tensor sharing the storage; no plugin is reached.
 #include "api_guard.hpp"

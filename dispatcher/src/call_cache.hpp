@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The last prim call a stream validated, so that the same call again skips validation, the
 // device checks and the kernel lookup: a training loop or a benchmark issues the same op on
 // the same tensors with the same attributes over and over, and for a small tensor those

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The context: creation and destruction, and loading plugins into its registry.
 #include "context.hpp"
 

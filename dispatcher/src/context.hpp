@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The context: the registry of plugins, devices and load failures, the CPU-fallback state
 // and counters, and the trace. One mutex guards registry changes; dispatch reads only
 // immutable records and atomics, so the hot path takes no global lock.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Copies in row-major logical order between host memory and tensors of any layout, and
 // between tensors (see copy.hpp for the paths).
 #include "copy.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Copies between host memory and tensors, and between tensors, in row-major logical order
 // whatever the layouts.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Devices: opened lazily, a default stream made on first use, and shut down with
 // everything still alive on them when the context goes.
 #include "device.hpp"

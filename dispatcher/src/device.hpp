@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A device as the host sees it: the plugin and index it comes from, its properties, its
 // plugin-side handle (opened on first use), its default stream (made on first use), its
 // caching allocator and the live objects made on it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Discovery: the plugin files named by DEVPLUG_PLUGIN_PATH and those in the install's plugin
 // folder (<folder of libdevplug.so>/devplug/plugins), which the build tree mirrors, so an
 // installed or built libdevplug finds its plugins with no environment at all.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // devplug_op_call's engine: validate, look the kernel up in the plugin's dense table, run it
 // (materializing dense operands when it asks), fall back to the CPU when it cannot, trace.
 // A composite op runs the device's native kernel when there is one, else its decomposition

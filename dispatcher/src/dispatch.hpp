@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Running a prim: validation, the dense kernel table lookup, dense materialization for
 // kernels that ask for it, the CPU fallback and tracing.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Broadcasting and type promotion around an elementwise prim (see elementwise.hpp).
 #include "elementwise.hpp"
 

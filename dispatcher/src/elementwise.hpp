@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // devplug_elementwise: an elementwise prim the way PyTorch runs its operator. Inputs are
 // broadcast together (expand views) and promoted to one computation dtype
 // (convert_element_type into temporaries), then the strict prim runs.

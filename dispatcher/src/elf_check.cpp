@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ELF look before dlopen (see elf_check.hpp). Every offset and size comes from the file
 // and is checked before use, in unsigned 64-bit arithmetic that cannot wrap.
 #include "elf_check.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The look at a plugin file before dlopen sees it: a file that is not a well-formed ELF
 // shared object for this machine is refused with the reason, so that a truncated, corrupted
 // or foreign file never reaches the system loader (which trusts what it maps, and can crash

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU fallback through the reference plugin (see fallback.hpp).
 #include "fallback.hpp"
 

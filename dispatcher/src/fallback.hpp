@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU fallback: an op the device's plugin lacks (no kernel for the dispatch dtype, or
 // UNIMPLEMENTED from its kernel) runs on the reference plugin through host staging: inputs
 // are copied to the host and into reference buffers, the reference kernel runs, outputs

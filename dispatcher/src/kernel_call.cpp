@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Builds kernel call frames from host tensors (see kernel_call.hpp).
 #include "kernel_call.hpp"
 

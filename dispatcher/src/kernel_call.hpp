@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Calling a plugin kernel: each host tensor's own descriptor is handed to the kernel, through
 // a pointer array on the stack (no heap allocation for up to kStackTensors tensors per side).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // View metadata: shape checks, storage bounds, overlap tests and the view builders.
 //
 // Arithmetic that could overflow int64 (products of dims, reach of strides, offsets) is

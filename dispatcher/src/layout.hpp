@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // View metadata of host tensors: shape checks, bounds, overlap and the view builders
 // (reshape, permute, transpose, expand, slice, squeeze, unsqueeze, diagonal, as_strided).
 //

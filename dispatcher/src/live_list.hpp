@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An intrusive doubly linked list of the live objects a device made (tensors, streams,
 // events), so that destroying a context can free what the host forgot, with O(1) insert
 // and remove and no allocation. Not thread-safe: the owner holds a mutex.

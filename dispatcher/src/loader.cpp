@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loads plugin libraries with Boost.DLL, checks their tables and keeps one initialized copy
 // of each per process (see loader.hpp).
 #include "loader.hpp"

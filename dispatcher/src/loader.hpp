@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loading plugin libraries with Boost.DLL and checking their table before anyone uses it.
 //
 // A library is loaded and initialized once per process however many contexts use it: the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DEVPLUG_PLUGIN_PATH, read (see plugin_path.hpp).
 #include "plugin_path.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DEVPLUG_PLUGIN_PATH, read: which files a value of the variable names. Kept apart from the
 // rest of discovery so that it can be tested and fuzzed alone (tests/fuzz).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Builds a plugin's record from its table: the dense kernel table, the device count and
 // each device's properties; and turns the plugin's errors into the dispatcher's.
 #include "plugin_record.hpp"

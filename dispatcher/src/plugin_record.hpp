@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The context's record of one loaded plugin: its library share, its table, its devices and
 // the dense kernel table [op][dtype] that dispatch reads without a lock or a string compare.
 //

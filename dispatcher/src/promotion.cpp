@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PyTorch's type promotion between two tensor dtypes, broadcasting, and the output dtype
 // of a prim from ops.def's `result` column.
 #include "promotion.hpp"

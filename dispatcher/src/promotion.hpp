@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Type promotion and broadcasting for the host's elementwise ops, as PyTorch does them.
 //
 // Pure, thread-safe functions in namespace devplug::detail; no allocation except for an error

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host streams and events over the plugin's, listed on their device so that a context
 // destroys what the host forgot.
 #include "stream_event.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streams and events as the host sees them: thin wrappers over the plugin's handles that
 // remember their device. A stream is used by one thread at a time (devplug.h).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host tensors: refcounted storage on a device plus a Layout (see tensor.hpp).
 #include "tensor.hpp"
 

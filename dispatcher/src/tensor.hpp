@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host tensors: a shared, reference-counted storage (a plugin buffer on one device) plus a
 // Layout (dtype, shape, strides, offset). Views share the storage; the buffer goes back to
 // the device's allocator with the last view.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chrome trace-event JSON for DEVPLUG_TRACE (see trace.hpp). The format: an object with a
 // "traceEvents" array of complete ("X") events, times in microseconds.
 #include "trace.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chrome trace-event output: with DEVPLUG_TRACE=file.json every op call becomes an "X"
 // (complete) event named after the op with its dtype, shapes, plugin and how it ran
 // ("kernel", "fallback", or for a composite "native" or "decomposed", whose prims are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checks one op call against the contract of ops.def and ops.h before a kernel sees it.
 //
 // Everything is driven by the op's row (category, arity, result rule, dtypes, attrs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checks an op call against what ops.def and ops.h promise a kernel, before any kernel
 // runs: the op, arity, dtypes, shapes, attributes and aliasing.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Filling versioned structs the host passes in (plugin info, device properties, tensor
 // descriptors): the caller's struct_size says how much it holds. Anything smaller than the
 // ABI 1.0 struct is refused (1.0 is the first minor, so no smaller struct exists); a larger

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The seam between the shared host code of the OpenCL C kernels (this folder) and the plugin
 // that runs them. The shared code decides what to launch: which module (kernel source family
 // plus -D defines), which kernel, which arguments and which NDRange. Each plugin implements

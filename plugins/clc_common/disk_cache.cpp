@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Files of the kernel binary cache.
 #include "disk_cache.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The on-disk cache of compiled kernel binaries, shared by the opencl plugin (program
 // binaries) and the level_zero plugin (native module binaries): one file per key, written to
 // a temporary name and renamed, so concurrent processes never see half a file. A cache that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Geometry building and the launch builder.
 #include "launch.hpp"
 

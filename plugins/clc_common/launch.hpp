@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Launching OpenCL C kernels from the host: strided geometry (mirrors geom_t in
 // plugins/opencl/kernels/common.cl), and a small builder that collects a kernel's arguments
 // and hands the launch to the plugin's backend (backend.hpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel table of the OpenCL C kernels and the call check every kernel starts with.
 #include "ops.hpp"
 

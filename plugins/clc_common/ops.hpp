@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ops of the OpenCL C kernels' host side, registered per family into a plugin's declared
 // kernel table, and the helpers the families share. Every function here runs on the
 // plugin's backend (backend.hpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host side of the elementwise family (kernels/elementwise.cl, kernels/fill.cl): unary,
 // binary, compare, where, convert_element_type, copy_strided, fill and iota.
 #include <cstring>

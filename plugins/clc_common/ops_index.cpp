@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host side of indexing (kernels/index.cl) and of the shape ops, which are strided copies:
 // cat copies each input into its slice of the output, flip copies from a view with negated
 // strides, constant_pad fills the output and copies the kept part of the input. Index kernels

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host side of matmul: the plugin's tuned library where it has one and the call suits it
 // (backend.hpp library_matmul: CLBlast on OpenCL), else the tiled kernel (kernels/matmul.cl).
 #include "devplug/sdk/strided.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host side of the Philox random ops (kernels/philox.cl).
 #include "devplug/sdk/strided.hpp"
 #include "ops.hpp"

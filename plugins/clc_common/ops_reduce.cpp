@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host side of reductions (kernels/reduce.cl) and scans (kernels/scan.cl).
 #include <algorithm>
 #include <optional>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The host side of the OpenCL C kernels, shared by plugins/opencl and plugins/level_zero:
 # each plugin compiles these files into itself and implements the hooks of backend.hpp.
 # The kernel source itself stays in plugins/opencl/kernels (one source for both plugins).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The defines of every module variant, and the list of all of them generated from ops.def.
 //
 // all_variants() follows what ops_*.cpp launch for each op category; a launch whose module

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Module variants: the -D defines that specialise an OpenCL C kernel family for one op and
 // its dtypes, written once here and used both by the host code that launches kernels
 // (ops_*.cpp) and by the build of the level_zero plugin, which compiles every variant to

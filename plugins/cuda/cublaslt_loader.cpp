@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Finds and opens libcublasLt.so.13 (see cublaslt_loader.hpp for the search order).
 #include "cublaslt_loader.hpp"
 

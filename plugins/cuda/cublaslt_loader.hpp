@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cuBLASLt opened at run time. The plugin never links libcublasLt (cuBLAS has no static
 // library and the plugin must load where it is missing); the symbols it uses are listed once
 // below and resolved with dlsym on first use.

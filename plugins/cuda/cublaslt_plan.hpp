@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How a devplug matmul maps onto one cuBLASLt call: which operand goes first, whether each
 // is transposed, leading dimensions and strided-batch strides, and which tensors must be
 // materialized densely first because no (ld, transpose, batch stride) describes them. Pure

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA plugin's error macro for cuBLASLt (runtime calls use GPU_CHECK from
 // gpu_common/gpu_status.hpp): a failed call becomes a devplug error naming the call, the
 // status name and number, and the place, through sdk::fail_native.

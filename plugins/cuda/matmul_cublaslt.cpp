@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // matmul through cuBLASLt: one strided-batched call per devplug matmul. Operands whose
 // strides cuBLASLt cannot describe (neither row- nor column-major with a valid leading
 // dimension, or batch dims that do not collapse to one stride) are first copied densely into

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA plugin's matmul kernel: cuBLASLt when it can be opened, else UNIMPLEMENTED (the
 // dispatcher falls back). DEVPLUG_CUDA_MATMUL=tiled runs the shared tiled kernel instead.
 #pragma once

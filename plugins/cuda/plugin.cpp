@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA plugin: the shared GPU runtime and kernels (plugins/gpu_common) built with nvcc and
 // static cudart, plus matmul through cuBLASLt opened at run time. Loads on machines with no
 // driver and reports zero devices with the reason.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Overloaded float/double math for the shared kernels (one name, the right precision), and
 // the special functions neither CUDA nor HIP provides (digamma, nextafter on 16-bit formats;
 // lgamma and digamma in double: special_double.cuh).

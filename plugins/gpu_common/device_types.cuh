@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Element types on the device and exact conversions between them, shared by every kernel
 // file. float16 and bfloat16 are 16-bit storage; arithmetic happens in float32 (float64
 // stays float64) and results are rounded once, to nearest even, by the bit-exact encoders

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The elementwise engine: out[i] = f(in0[i], in1[i], ...) over tensors of one shape with any
 // strides. Dims that are contiguous in every tensor are merged first; a fully dense call runs
 // the vectorised kernel (16-byte loads and stores, grid-stride), the rest the strided kernel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin's handle types, shared by the CUDA and HIP builds. Handles are plain structs
 // owned by whoever created them through the table; no reference counting.
 #pragma once

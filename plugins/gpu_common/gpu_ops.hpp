@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The op families the shared GPU kernels implement, as host functions that enqueue one
 // validated call on a stream, and the kernel table built from ops.def. Each family lives in
 // one kernel file (k_*.cu) compiled by nvcc or hipcc.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The portability header between CUDA, HIP and the emulated GPU: one spelling (gpu*) for the
 // runtime calls, handles and error codes the shared GPU code uses.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Devices, buffers, streams and events for the GPU plugins, on the gpu* names of
 // gpu_port.hpp. The table comes from sdk::make_plugin_api, whose shims check every argument
 // the ABI's error contract names and run each entry inside sdk::guard.

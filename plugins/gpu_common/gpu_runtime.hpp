@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The runtime half of a GPU plugin, shared by CUDA and HIP: devices, buffers, streams and
 // events on the gpu* API of gpu_port.hpp, plus the assembly of the plugin table. A backend's
 // plugin.cpp only names itself and brings its matmul.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One macro for every native GPU runtime call: on failure it throws a devplug error naming
 // the call, the runtime's code name and number, what was being done, and the place:
 //   "cudaMalloc: cudaErrorMemoryAllocation (2) while allocating 64 bytes [gpu_runtime.cpp:80]"

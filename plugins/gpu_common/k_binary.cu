@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Binary, comparison and ternary ops (ops.def BINARY, COMPARE, TERNARY). Floats compute in
 // float32 (float64 for float64) and round once; integers wrap (arithmetic runs on the
 // unsigned type of the same width); integer division by zero is defined as 0 here (ops.def

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Data and random ops (ops.def DATA and RANDOM): convert_element_type between every pair of
 // dtypes, copy_strided, fill, iota and the three Philox generators. Made outputs (fill,
 // iota, philox_*) are written through a generator indexed by the logical row-major element

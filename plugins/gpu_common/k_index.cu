@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Indexing and shape ops (ops.def INDEX and SHAPE): index_select, gather, scatter,
 // scatter_add, cat, flip and constant_pad. cat and flip are copies between views (flip reads
 // the input through negated strides); the others walk the output (or the index) in row-major

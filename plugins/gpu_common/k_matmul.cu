@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // matmul by a portable shared-memory tiled kernel: the HIP plugin's matmul (hipBLAS is not
 // packaged for Debian 12), and on CUDA an opt-in alternative to cuBLASLt
 // (DEVPLUG_CUDA_MATMUL=tiled) so the shared kernel can be proven on an NVIDIA GPU. Operands

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reductions and scans (ops.def REDUCE and SCAN). A reduction splits the input into kept
 // dims (one result each) and reduced dims; each result is a block tree over its elements,
 // and when few results are long, several blocks share one result and a second pass combines

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unary ops (ops.def category UNARY): floating math in float32 (float64 for float64) rounded
 // once to the dtype, integer ops with wrap-around, and the bool-valued predicates.
 #include <type_traits>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU plugins' kernel table, generated from ops.def: every prim with every dtype ops.def
 // allows, routed by category to the family that implements it. Composites are not claimed:
 // the dispatcher runs their decompositions on these prims.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one place a kernel is launched, in all three builds: CUDA and HIP write the triple
 // chevrons here and nowhere else; the emulated build hands the same kernel and arguments to
 // its grid executor (plugins/gpu_emulated/emu_launch.hpp). Every launch is followed by the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tensor metadata as GPU kernels take it, and the pure host logic that prepares it: packing a
 // devplug_tensor_desc_t into a small by-value struct, choosing 32- or 64-bit indexing, spotting the
 // dense fast path, and sizing a launch. No GPU calls here, so it is unit-tested on any host.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Philox4x32-10 and devplug's mapping from a logical element index to Philox words
 // (COMMON_BRIEF / docs/random.md): word w comes from counter block offset + w / 4 (uint64,
 // wrapping), counter (lo, hi, 0, 0), key (lo(seed), hi(seed)), output word w % 4. Host and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The shared GPU sources, included by plugins/cuda and plugins/hip. Kernel files are
 # compiled by nvcc or hipcc; host files by the C++ compiler with DEVPLUG_GPU_CUDA or
 # DEVPLUG_GPU_HIP defined. Few, large kernel files keep the CUDA build reasonable on 2 cores.

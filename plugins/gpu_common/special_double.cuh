@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lgamma and digamma in double for the shared kernels: the algorithms of the OpenCL
 // plugin's elementwise.cl (lgamma_w, digamma_w), within 2 ulp of the true value, also next
 // to the functions' roots, where the vendors' libraries lose all relative accuracy (CUDA

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The device side of the emulated GPU: what CUDA C++ gives a kernel (the qualifiers,
 // threadIdx/blockIdx/blockDim/gridDim, __shared__, __syncthreads, atomics and the device math
 // the host lacks), for kernel sources compiled unchanged by the host C++ compiler.

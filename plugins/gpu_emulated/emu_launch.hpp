@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel launches on the emulated GPU: the arguments are copied when the launch is enqueued
 // (as CUDA copies them into the launch's parameter space), and every GPU thread calls the
 // kernel with its own copy of them. gpu_common/launch.cuh calls emu::launch where CUDA and

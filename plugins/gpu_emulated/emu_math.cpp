@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host versions of CUDA's device-only math (emu_math.hpp). Long double (x87, 64-bit
 // significand) carries 11 bits beyond double, so a result computed there with a relative
 // error near 2^-62 and rounded once to double is within about 0.5 ulp; the float versions

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device math that CUDA provides and the host C library lacks, for kernels compiled by the
 // host compiler. Each is at least as accurate as CUDA's documented bound (CUDA C++
 // Programming Guide, "Mathematical Functions": ulp errors quoted beside each below): the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host API of the emulated GPU runtime: the subset of the CUDA runtime API that the
 // shared GPU code (plugins/gpu_common) calls, spelled emu* instead of cuda*, with CUDA's
 // semantics. gpu_port.hpp maps its gpu* names onto these in the DEVPLUG_GPU_EMULATED build.

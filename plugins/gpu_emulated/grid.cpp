@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The grid executor of the emulated GPU. A grid's blocks are handed out one at a time, in
 // blockIdx order, to the thread that runs the stream and to the idle workers of a small
 // pool, so several blocks run at once (atomics and the per-block __shared__ storage are

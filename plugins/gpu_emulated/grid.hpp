@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Running one grid on the CPU: its blocks spread over the calling thread and a small pool of
 // worker threads, the threads of each block as fibers (grid.cpp).
 #pragma once

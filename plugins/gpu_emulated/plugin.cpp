@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulated GPU plugin, libdevplug_gpu_emulated.so: the CUDA/HIP plugins' runtime and
 // kernels (plugins/gpu_common) compiled by the host C++ compiler against the emulated GPU
 // runtime of this folder, so that CI runs the GPU source on every submission. matmul is the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulated runtime's errors, devices, memory and launches (emu_runtime.hpp).
 //
 // Device memory is host memory reached only through these calls and kernel pointers: every

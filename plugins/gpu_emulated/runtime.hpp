@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The objects behind the emulated runtime's handles: devices, streams (an in-order queue with
 // its own worker thread), events and the markers that complete when a stream reaches them.
 // Internal to the gpu_emulated plugin; the API over them is emu_runtime.hpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streams and events of the emulated runtime: each stream is a queue served by its own
 // thread, events are markers placed in a stream, and the legacy default stream orders itself
 // against the blocking streams of its device as CUDA's null stream does.

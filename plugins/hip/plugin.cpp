@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The HIP plugin: the shared GPU runtime and kernels (plugins/gpu_common) built by hipcc for
 // AMD GPUs. matmul runs the shared tiled kernel (hipBLAS is not packaged for Debian 12).
 // Loads on machines without an AMD GPU and reports zero devices with the reason.

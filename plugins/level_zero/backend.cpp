@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shared host code of the kernels (plugins/clc_common/backend.hpp) on Level Zero: modules
 // come from the embedded SPIR-V (module_cache.cpp), a launch sets a shared kernel's group size
 // and arguments and appends it to the stream's command list under the device's launch lock

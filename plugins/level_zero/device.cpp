@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device enumeration: every device of every Level Zero driver with a compute engine (GPU,
 // CPU, FPGA, VPU alike), with honest properties read from the driver.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Buffers and device memory. The table's shims (sdk/plugin.hpp) have checked the handles,
 // ranges and devices before these run.
 #include "memory.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Module building from embedded SPIR-V with an in-process map and an on-disk cache of native
 // binaries.
 #include "module_cache.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Modules built from the embedded SPIR-V (spirv_archive.hpp) and their kernels, cached in the
 // process (per device, by kernel family and defines) and on disk as the driver's native
 // binaries (zeModuleGetNativeBinary), keyed by a hash of the SPIR-V, the build flags, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Level Zero plugin's table: devices from every Level Zero driver with a compute engine,
 // buffers as device allocations plus byte offsets, streams as command lists with barriers
 // between commands, events from event pools, and the opencl plugin's kernels (OpenCL C,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads the embedded SPIR-V archive (spirv/archive_format.hpp) once, into a map by key.
 #include "spirv_archive.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The SPIR-V modules embedded in the plugin at build time (spirv/build_spirv.cpp): every
 // module variant the shared host code can ask for, compiled from the OpenCL plugin's kernel
 // source and validated by spirv-val.

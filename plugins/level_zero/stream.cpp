@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streams (command lists), events (Level Zero events from the device's pool) and appends.
 // The table's shims (sdk/plugin.hpp) have checked the handles and devices before the entry
 // points run.

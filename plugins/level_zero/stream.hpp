@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streams and events (stream.cpp), and the appends every other file goes through.
 //
 // A stream is an immediate command list on the device's compute engine (or, where the

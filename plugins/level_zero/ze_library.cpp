@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Opens the Level Zero loader with dlopen and resolves the symbols of ze_symbols.def.
 #include "ze_library.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Level Zero loader, opened at run time so the plugin loads where no loader exists.
 //
 // `ze_library()` opens libze_loader.so.1 (or $DEVPLUG_LEVEL_ZERO_LIBRARY, which tests point

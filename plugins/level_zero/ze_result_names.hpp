@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The name of every ze_result_t of the Level Zero headers, for messages: used by the plugin
 // (ze_status.cpp) and by the tests of the CPU driver. Header-only; no allocation.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Level Zero results as devplug errors.
 #include "ze_status.hpp"
 

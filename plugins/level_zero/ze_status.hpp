@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Level Zero results as devplug errors: the one macro that wraps every native call.
 //
 //   DEVPLUG_ZE_CALL(zeCommandListAppendLaunchKernel, (list, kernel, &groups, nullptr, 0, nullptr), "launching exp");

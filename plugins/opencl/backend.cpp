@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shared host code of the kernels (plugins/clc_common/backend.hpp) on OpenCL: modules are
 // programs built from the embedded source (program_cache.cpp), launches set a shared
 // cl_kernel's arguments and enqueue it under the device's launch lock, scratch memory is a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Buffers: one cl_mem each; host copies are non-blocking (the ABI keeps host memory valid
 // until the stream passes the copy). The table's shims (sdk/plugin.hpp) have checked the
 // handles, ranges and devices before these run.

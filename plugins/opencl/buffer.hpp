@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Buffer entry points of the plugin (buffer.cpp), called by the table's shims after the
 // ABI's checks (sdk/plugin.hpp); they throw sdk::Error on failure.
 #pragma once

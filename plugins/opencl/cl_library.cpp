@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Opens the OpenCL ICD loader with dlopen and resolves the symbols of cl_symbols.def.
 #include "cl_library.hpp"
 

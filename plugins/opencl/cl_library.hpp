@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL library, opened at run time so the plugin loads where no ICD loader exists.
 //
 // `cl_library()` opens libOpenCL.so.1 (or $DEVPLUG_OPENCL_LIBRARY, which tests point at a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // matmul through CLBlast (see clblast_matmul.hpp).
 #include "clblast_matmul.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // matmul through CLBlast, the tuned OpenCL BLAS, where it is installed.
 //
 // libclblast.so.1 is opened at run time (once per process), so the plugin loads and runs its

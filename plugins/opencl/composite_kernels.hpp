@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL plugin's native composite kernels (kernels_composite.cpp); the prims are the
 // shared host code of plugins/clc_common.
 #pragma once

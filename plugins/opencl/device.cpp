@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device enumeration: every platform and device the ICD loader reports, with honest
 // properties read from clGetDeviceInfo.
 #include <algorithm>

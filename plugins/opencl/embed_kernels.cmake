@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Writes a C++ file holding the text of every kernels/*.cl file as a string, so the plugin
 # carries its kernel source. Run at build time:
 #   cmake -DOUTPUT=<file.cpp> -DSOURCES=<a.cl|b.cl> -P embed_kernels.cmake

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host side of the native composite kernels (kernels/composite.cl: softmax, log_softmax,
 // layer_norm, rms_norm and scaled_dot_product_attention; kernels/composite_pointwise.cl:
 // gelu, silu, sigmoid and their backward ops). Every other composite runs through the dispatcher's

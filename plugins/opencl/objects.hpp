@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin's handle types and the device list.
 //
 // Devices are enumerated once per process (every platform, every device). A devplug device

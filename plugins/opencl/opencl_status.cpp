@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The table of OpenCL 1.2 error names and their devplug codes.
 #include "opencl_status.hpp"
 

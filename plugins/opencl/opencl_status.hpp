@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenCL error codes as devplug errors: the name table and the one macro that wraps every
 // native call.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL plugin's table: devices from every OpenCL platform, buffers as cl_mem, streams
 // as in-order queues, and kernels written in OpenCL C (kernels/*.cl), built at first use and
 // cached in the process and on disk. The host side of the kernels is shared with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Program building with an in-process map and an on-disk binary cache.
 #include "program_cache.hpp"
 

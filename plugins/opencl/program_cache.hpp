@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Builds OpenCL programs from the embedded kernel source and caches them: in the process
 // (per device, keyed by source family and build options) and on disk (keyed by a hash of the
 // source, the options, the device name and the driver version), so a second process loads

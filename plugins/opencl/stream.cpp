@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streams (in-order command queues) and events (markers). The table's shims
 // (sdk/plugin.hpp) have checked the handles and devices before these run.
 #include "stream.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream and event entry points of the plugin (stream.cpp), called by the table's shims
 // after the ABI's checks (sdk/plugin.hpp). A stream is an in-order cl_command_queue; an
 // event holds the cl_event of the last marker recorded on it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Binary, comparison and ternary (where) kernels of the reference backend (categories BINARY,
 // COMPARE and TERNARY of ops.def). Each category has one kernel: it checks the call, picks
 // the op's scalar function, dispatches the dtype once and runs a typed strided loop.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the reference's composite kernels share. They compute each composite directly from
 // its definition (never through the dispatcher's decomposition), on dense copies of the
 // operands in the wide type (double for float16, bfloat16 and float32; long double for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reference kernels of conv2d, avg_pool2d, max_pool2d and their backward ops: the direct
 // loops over every output position and window element (PyTorch's CPU algorithms for the
 // pools, including their divisor, NaN and all -Inf rules), on dense [N, C, H, W] copies in

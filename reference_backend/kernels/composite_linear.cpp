@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reference kernels of linear, scaled_dot_product_attention, embedding and their backward
 // ops: plain loops over dense copies, every dot product summed in the wide type in index
 // order, each output element rounded once. Embedding copies elements of any dtype exactly.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reference kernels of nll_loss, cross_entropy, mse_loss and their backward ops, written
 // per sample from PyTorch's definitions (ignore_index, class weights, label smoothing and
 // the reductions), in the wide type. Targets outside [0, C) that are not ignore_index are

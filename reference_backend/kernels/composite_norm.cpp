@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reference kernels of the row reductions and normalizations (mean, logsumexp, softmax,
 // log_softmax, layer_norm, rms_norm, batch_norm, batch_norm_training) and their backward
 // ops: textbook formulas on dense copies in the wide type, sums in order, two-pass

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reference kernels of the pointwise composites (relu, gelu, silu, sigmoid, softplus,
 // clamp, leaky_relu, dropout) and their backward ops, each from its definition in the wide
 // type and rounded once (relu and clamp are exact in the dtype itself, integers included).

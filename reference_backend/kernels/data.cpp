@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Data kernels of the reference backend (category DATA of ops.def): convert_element_type,
 // copy_strided, fill and iota. Every value is rounded once to the output dtype.
 //

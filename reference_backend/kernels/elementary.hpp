@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Elementary functions of the reference kernels that glibc's long double versions make slow:
 // exp, log, sinh, cosh, asinh, acosh, atanh, asin, acos, cbrt, erfc and exp2. double overloads (for
 // float32 and the 16-bit formats) call the C library; long double overloads (for float64, see

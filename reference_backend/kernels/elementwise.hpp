@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared machinery of the reference kernels: checking a kernel call (frame, shapes, every
 // reachable element inside its buffer) and the strided typed loops that run a per-element
 // lambda over inputs and outputs of one shape in row-major order.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The inverse error function of the reference kernels (erfinv is not in the C library).
 #pragma once
 

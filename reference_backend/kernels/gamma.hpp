@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lgamma and digamma of the reference kernels, as PyTorch defines them: lgamma(x) =
 // log|gamma(x)| (+Inf at the non-positive integers and at +-Inf), digamma(+-0) = -+Inf, NaN
 // at the negative integers and at -Inf.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Building blocks of lgamma and digamma (gamma.hpp): values carried as unevaluated sums
 // hi + lo ("pairs", about twice the precision of the type C they are made of), a table-driven
 // log, sin and cos of pi s, Taylor rows around grid points of [1, 16], and binary128 versions

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reference kernels for indexing (index_select, gather, scatter, scatter_add) and shape ops
 // (cat, flip, constant_pad).
 //

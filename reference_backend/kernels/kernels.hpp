@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Registration of the reference backend's kernels, one function per kernel file.
 // plugin.cpp calls each of them once to build the declared kernel table.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reference kernel for matmul: [B.., M, K] x [B.., K, N] -> [B.., M, N], any strides.
 //
 // Exactness: float16, bfloat16 and float32 elements are widened to double, where their

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scalar math of the reference kernels that the C library does not give as devplug defines it:
 // rounding half to even, nextafter on 16-bit formats, two's-complement integer arithmetic
 // without undefined behaviour, and conversions that round once. The special functions

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reference kernels for philox_bits, philox_uniform and philox_normal (docs/random.md).
 //
 // Philox4x32-10 (Random123) with key = seed and counter block n = offset + w / 4; word w of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reference kernels for reductions (sum, prod, amax, amin, argmax, argmin, var, all, any)
 // and scans (cumsum, cumprod).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the reference backend's structured kernels (reduce, index, linalg,
 // random): the entry guard, shape and bounds checks, and the arithmetic types the
 // reference accumulates in.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sin, cos and tan of the reference kernels: double for float32 and the 16-bit formats,
 // long double for float64 (see elementwise.hpp's compute types).
 //

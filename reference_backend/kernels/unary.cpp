@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unary kernels of the reference backend (category UNARY of ops.def): one kernel serves every
 // unary op; it picks the op's scalar function, dispatches the dtype once, and runs a typed
 // loop over any strided layout.

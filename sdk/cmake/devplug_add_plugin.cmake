@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # devplug_add_plugin(NAME [NO_INSTALL] SOURCES...)
 #
 # Builds a devplug plugin: a MODULE library named libdevplug_<NAME>.so that links the SDK,

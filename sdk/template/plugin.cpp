@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A devplug plugin to copy and fill in, one entry point at a time.
 //
 // As shipped it loads, initializes, reports zero devices with the note "template plugin: no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A row of the C compiler's view of an ABI struct (c_headers.c), shared with the C++ test. */
 #ifndef DEVPLUG_TESTS_ABI_LAYOUT_H_
 #define DEVPLUG_TESTS_ABI_LAYOUT_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C compiler and the C++ compiler must agree on every ABI struct: a plugin built as C and
 // a dispatcher built as C++ share them. c_headers.c (compiled as strict C11, with frozen
 // _Static_assert layouts) reports its sizes and alignments; this file compares them with

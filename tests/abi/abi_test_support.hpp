@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the loader, discovery and devplug-info tests: fixture paths, a context
 // that is always destroyed, temporary folders, and running a program to capture its output.
 #pragma once

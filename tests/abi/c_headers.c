@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Proves that every SDK and host header is plain C11 (this file is compiled as C with
  * -std=c11 -pedantic -Wall -Wextra -Werror, so a C++-ism in a header breaks the build), and
  * freezes the layout of every ABI struct on x86-64 Linux: a field that moves, grows or

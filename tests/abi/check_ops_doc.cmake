@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ctest script: fails when the committed docs/ops.md differs from the one generated from
 # ops.def in this build. Arguments: -DGENERATED=<build>/docs/ops.md -DCOMMITTED=<src>/docs/ops.md
 # -DBUILD_DIR=<build>

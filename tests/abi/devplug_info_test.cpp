@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // devplug-info as a user runs it: `--check` diagnoses each broken fixture with the right
 // reason, fix and exit status (0 fine, 1 will not load, 2 no devices), and `--json` lists
 // plugins, devices, kernels and failures in the documented shape.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DEVPLUG_PLUGIN_PATH: entries may be files or folders; empty entries are ignored and never
 // mean the current directory; a plugin reached twice is loaded once; a missing entry is a
 // recorded failure, not an error of the context.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ctest script: installs the build into a fresh prefix, then runs the installed
 # `bin/devplug-info --json` with an empty environment (env -i: no LD_LIBRARY_PATH, no
 # DEVPLUG_PLUGIN_PATH) and checks that it finds the reference plugin in lib/devplug/plugins

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loading plugins through the public host API: every way a plugin can be wrong is refused
 // with a reason that names the problem (and recorded as a failure), never a crash; tables of
 // an older or newer minor are read exactly as far as they go.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ctest script: every plugin in the build's plugin folder (each made by devplug_add_plugin)
 # exports exactly one dynamic symbol, devplug_plugin_get_api.
 # Arguments: -DNM=<nm> -DPLUGIN_DIR=<build>/lib/devplug/plugins

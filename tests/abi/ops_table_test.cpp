@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The op table is ABI: ids, names, arities, attributes, result rules and dtypes never change
 // once released. This test compares ops.def with the frozen list tests/abi/frozen_ops.txt
 // (one line per op); a changed or removed row fails, and a new row fails until its line is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ctest script: builds sdk/template as a vendor would, against the installed package
 # (find_package(devplug) through devplug_DIR), then diagnoses the result with the installed
 # devplug-info --check: it must load and report zero devices with the template's note.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Composite calls through the host API: optional tensors passed as NULL, the validation of
 // composite calls (each problem answered with INVALID_ARGUMENT naming the tensor), native
 // kernels preferred over decompositions and DEVPLUG_CONTEXT_DECOMPOSE overriding that (seen

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every composite op, through its decomposition, against the reference's direct composite:
 // the prims-only fixture (the reference's prims, none of its composites) runs every case the
 // conformance generator makes for the op, in every dtype, and each output is judged with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A plugin that implements only prims: it opens a private copy of the reference backend,
 // forwards every entry point to it, and declares every kernel row of the reference except
 // the composite ones. So every composite runs through the dispatcher's decomposition on

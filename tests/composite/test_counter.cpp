@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one definition of the shared counter (see test_counter.hpp).
 #include "test_counter.hpp"
 

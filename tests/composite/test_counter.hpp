@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A counter shared by the prims-only fixture plugin and the test that loads it: both link
 // libdevplug_test_counter.so, so they see one variable.
 #pragma once

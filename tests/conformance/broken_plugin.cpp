@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A deliberately broken plugin for proving that devplug-conform catches bugs. It opens a
 // private copy of the reference backend (DEVPLUG_REFERENCE_COPY), forwards every entry
 // point to it, and injects ONE bug chosen at build time with DEVPLUG_BUG_<NAME>:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Runs devplug-conform on one plugin and checks its JSON report (cmake -P). Variables:
 #   CONFORM   the devplug-conform program        PLUGIN   path of the plugin under test
 #   FILTER    --filter glob                      OUT      folder for the report

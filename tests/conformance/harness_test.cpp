@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unit tests of the conformance harness that need no plugin: placement of views, the
 // tolerance table, the comparison, case generation, xfail files and the order in which
 // workers get cases.

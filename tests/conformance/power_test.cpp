@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unit tests of what gives the suite its power: the op domains and the edges value class,
 // the ill-conditioned data of reductions, scans and matmul, the size classes, and the
 // tolerance rows that judge float64 against an exact reference (docs/conformance.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Replaces the global operator new so tests can count heap allocations (validate_call
 // must not allocate on a valid call). Kept in its own file so the compiler never sees a
 // replaced new and its free() in one unit. Not in sanitizer builds (sanitized_build.hpp).

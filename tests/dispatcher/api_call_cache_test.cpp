@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-stream cache of validated calls (dispatcher/src/call_cache.hpp): a repeated call
 // skips validation, so each test repeats a valid call and then changes one thing validation
 // depends on, which must be checked again and refused.

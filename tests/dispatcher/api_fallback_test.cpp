@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fallback accounting and strict mode through the public API, with dispatcher-runtime's
 // fixture plugin (a device with a few kernels: add, copy_strided, convert_element_type, a
 // dense-only neg, and a sub that answers UNIMPLEMENTED) beside the reference plugin.

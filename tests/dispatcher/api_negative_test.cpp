@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Negative tests of every devplug.h entry point: NULL handles and out-pointers, bad sizes,
 // bad dtypes, bad shapes, strides outside the storage, aliasing and bad attributes must all
 // be answered with an error naming the argument, never a crash.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Positive tests of the host C API with the reference plugin: registry, devices, streams,
 // tensor round trips, views that share storage, prim calls on strided operands,
 // elementwise broadcasting and promotion, and fallback accounting.

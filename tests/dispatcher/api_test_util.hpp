@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared helpers of the host API tests: error assertions and a fixture that owns a context
 // with the reference plugin loaded from the build tree (no discovery).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ValidatedCall (dispatcher/src/call_cache.hpp) on its own: what makes a call the same as the
 // remembered one. Tensors here are bare host objects with ids; nothing runs.
 #include "call_cache.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the C++ wrapper (devplug.hpp) with the reference plugin: RAII lifetimes,
 // reference semantics of Tensor, exceptions carrying the C error, and the operators.
 // devplug.hpp first: it must compile on its own.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Replaces the global operator new of the runtime test executable to count each thread's
 // heap allocations, so that a test can prove the op-call hot path allocates nothing
 // (libdevplug's calls to operator new resolve to this one). Kept in its own file so the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small plugin for the dispatcher-runtime tests, built in several variants from this one
 // file (FIXTURE_VARIANT), so the loader's every path can be exercised without the real
 // plugins: a working plugin with two host-memory devices and a few kernels, a newer-minor

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Property tests of the view metadata on many small random layouts, checked by brute
 // force: every element a view reaches is enumerated and compared with what the function
 // claims (reshape keeps the row-major element order, overlap answers are sound, bounds

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unit tests of the view metadata (dispatcher/src/layout.cpp), checked against the shapes,
 // strides and storage offsets PyTorch documents for the same views.
 #include "layout.hpp"

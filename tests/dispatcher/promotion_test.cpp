@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unit tests of type promotion and broadcasting (dispatcher/src/promotion.cpp) against
 // PyTorch's documented torch.promote_types table and broadcasting rules.
 #include "promotion.hpp"

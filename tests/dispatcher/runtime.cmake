@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # dispatcher-runtime's tests (included by CMakeLists.txt in this folder): fixture plugins in
 # several variants, built into this folder's fixtures/ (never into lib/devplug/plugins, so no
 # other test discovers them), and runtime_test, which drives libdevplug through devplug.h.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of libdevplug's runtime through the host C API: loading and its failure reasons,
 // discovery, the registry, tensors and copies over any layout, op calls, dense operands,
 // the CPU fallback, elementwise broadcasting and promotion, the caching allocator, streams

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DEVPLUG_TEST_SANITIZED is 1 in an ASan or TSan build. Their runtimes replace the global
 // operator new themselves (they must see every allocation), so the tests' allocation
 // counters replace it only when it is 0, and report -1 (not counted) otherwise.

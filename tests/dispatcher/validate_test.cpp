@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unit tests of call validation (dispatcher/src/validate.cpp): a well-formed call of every
 // op and dtype passes without allocating, and each kind of bad call is refused with a
 // message that names the argument.

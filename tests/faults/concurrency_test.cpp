@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Threads under load (docs/reliability.md, "Threads"): 8 threads share one device and a few
 // read-only tensors; each runs 10,000 mixed ops on streams of its own (fill, add, mul,
 // index_select on one stream; an event; sum and neg on a second stream that waits for it;

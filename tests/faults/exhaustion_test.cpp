@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device memory exhaustion (docs/reliability.md, "Faults"): asking for more than the device
 // has answers RESOURCE_EXHAUSTED whose message gives the request and the device's memory,
 // and the context goes on working (DeviceMemory, once per plugin that runs here, through

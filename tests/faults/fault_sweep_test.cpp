@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The allocation-failure sweep (docs/reliability.md, "Faults"): for every N from 1 to a
 // bound, DEVPLUG_FAULT_ALLOC=N:1 makes the Nth allocation of the dispatcher and of the
 // plugin fail (sdk/fault.hpp), once; a mixed workload (streams, events, tensors, views,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin a test of this folder runs on: the file named by DEVPLUG_TEST_PLUGIN (set per
 // ctest entry in CMakeLists.txt, one entry per plugin that runs here), loaded alone into a
 // context without discovery or CPU fallback (what runs is the plugin), as a host would.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the harnesses that drive the host API share: turning an error into text, stopping on
 // one that must not happen, and the reference plugin's device in a context of its own.
 #pragma once

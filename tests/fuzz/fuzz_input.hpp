@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The harnesses' view of a fuzzer's bytes: read front to back as small values, with every
 // read past the end giving zero, so that any input decodes to a complete call and a seed can
 // be written by hand (tests/fuzz/README.md gives each harness's layout). Also the one way a

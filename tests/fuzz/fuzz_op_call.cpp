@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: devplug_op_call on the reference plugin with a fuzzed op, arity,
 // dtypes, shapes, strides and offsets (as_strided views), attribute structs (fields and
 // struct_size, including too small), NULL tensors and aliasing between inputs and outputs.

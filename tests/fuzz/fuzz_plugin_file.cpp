@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: loading a fuzzed file as a plugin (the loader's ELF look,
 // dispatcher/src/elf_check.cpp, and devplug_context_load_plugin's refusal).
 //

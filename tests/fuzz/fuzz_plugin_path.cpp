@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: DEVPLUG_PLUGIN_PATH parsing (dispatcher/src/plugin_path.cpp) on fuzzed
 // values.
 //

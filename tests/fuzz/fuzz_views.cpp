@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: tensor creation and every view op of the host API (devplug.h) from
 // fuzzed shapes, strides, offsets, dims and dtypes, on the reference plugin.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: the conformance runner's xfail parser and matcher
 // (conformance/harness/xfail.cpp) on fuzzed files and case names.
 //

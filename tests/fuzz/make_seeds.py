@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the hand-made seeds of each harness's corpus (tests/fuzz/corpus/<harness>/seed_*).
 
 Each seed is a well-formed input in the harness's byte layout (README.md), so fuzzing starts

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Runs one libFuzzer harness as a ctest test: replays its committed corpus (CORPUS, never
 # written), then fuzzes for SECONDS more, keeping new inputs in WORK/new (emptied first). A
 # crash, leak, timeout or broken property fails the test; the input that did it is written

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Tests of the GPU plugins built from plugins/gpu_common (included by
 # tests/plugins/CMakeLists.txt when devplug_cuda, devplug_hip or devplug_gpu_emulated exists).
 # They run without a GPU: each plugin loads, reports its devices (none for cuda and hip here,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Tests of the emulated GPU (included by tests/plugins/CMakeLists.txt when
 # devplug_gpu_emulated exists): its runtime against CUDA's semantics, its device math against
 # 50-digit results, every kernel path of plugins/gpu_common forced and compared with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulated GPU's device math against 50-digit results from Boost.Multiprecision and
 // Boost.Math: the host versions of CUDA's device-only functions (plugins/gpu_emulated/
 // emu_math.hpp), which stay within about half an ulp, and every function the kernels call

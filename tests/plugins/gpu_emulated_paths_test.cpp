@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every kernel path of the GPU source (plugins/gpu_common), forced on the emulated GPU plugin
 // where the conformance shapes do not reach it, each compared with the reference backend (or
 // with values worked out here where the reference would need gigabytes), and each proven to

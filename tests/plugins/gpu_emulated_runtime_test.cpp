@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulated GPU runtime (plugins/gpu_emulated) against CUDA's semantics, with small
 // kernels of its own: device memory and its checks, streams that run asynchronously on
 // their own thread and in order, events, the legacy default stream, launch errors, the grid

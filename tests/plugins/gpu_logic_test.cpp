@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host-side unit tests of the pure logic in the shared GPU code: tensor packing and dim
 // coalescing, 32/64-bit index choice, launch and reduction plans, Philox against the known
 // answer and the devplug word mapping, the bit-exact 16-bit encoders against the SDK's, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU plugins (cuda, hip, gpu_emulated) as a host sees them, on machines with or without
 // a GPU: they load, report their devices (zero here for cuda and hip, with the runtime's
 // reason), declare exactly the (op, dtype) pairs of ops.def, and answer bad input with errors

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Tests of the Level Zero plugin and of its CPU test driver (included by
 # tests/plugins/CMakeLists.txt when devplug_level_zero exists). Everything goes through
 # Debian's real loader (libze_loader.so.1); ZE_ENABLE_ALT_DRIVERS points it at the CPU test

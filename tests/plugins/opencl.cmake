@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Tests of the OpenCL plugin (included by tests/plugins/CMakeLists.txt when devplug_opencl
 # exists). They load the plugin with dlopen, as a host would; comparisons against the
 # reference backend run when its plugin is built too. PoCL's own cache and the plugin's disk

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small host for the OpenCL plugin tests: loads a plugin file with dlopen, opens device 0
 // and a stream, moves bytes in and out, and runs one op call. Errors become test failures.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Op results of the OpenCL plugin: known answers, and a selection of (op, dtype, layout)
 // cases compared with the reference backend (the full proof is devplug-conform). Layouts
 // include transposes, broadcast (stride 0), negative strides and non-zero offsets.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL plugin's own behaviour: loading without OpenCL, device properties, argument
 // checks, the on-disk program cache, build failures carrying the compiler's log, error
 // message format, and stream/event ordering.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reference backend: float64 and float32 results of the functions it takes from the C
 // library (long double versions for float64, double for float32), judged against binary128
 // (libquadmath), which shares no code with them. The oracle must be better than what it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Binary, comparison and where ops of the reference backend against expectations computed
 // apart from its kernels: hand-written tables of edge values for floats, integer results
 // computed in __int128 and wrapped by masking, truth tables for bool, and random floats

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Data ops of the reference backend (convert_element_type, copy_strided, fill, iota) against
 // hand-written expectations, and the layout classes for every elementwise and data op: any
 // input layout (transposed, negative, zero and overlapping strides, byte offsets, 0-d, empty,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reference backend: float64 sinh, cosh, asinh, acosh, atanh, asin, acos, cbrt, erfc and exp2
 // (computed in long double by elementary.hpp) against binary128 (libquadmath): random values
 // over each function's working range, magnitudes spread over the exponents, values near the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reference backend: erfinv in float64 (computed in long double) and float32 (in double)
 // against binary128 (libquadmath), which shares neither method nor coefficients with the
 // kernel: uniform y in (-1, 1), magnitudes spread down to the smallest subnormal, y near

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reference backend: lgamma and digamma in float64 and float32 against binary128 references
 // that share no code with the kernels (libquadmath's lgammaq; a digamma written here): random
 // inputs over wide ranges, and the inputs next to the zeros (1 and 2 for lgamma, psi's root

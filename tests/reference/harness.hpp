@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test harness for the reference backend: drives libdevplug_reference.so through its ABI
 // table directly (no dispatcher), so the tests see exactly what any host sees.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reference backend: indexing (index_select gather scatter scatter_add) and shape ops (cat
 // flip constant_pad). Expectations are worked examples written by hand.
 #include <gtest/gtest.h>

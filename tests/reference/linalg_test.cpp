@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reference backend: matmul. Expectations are worked by hand or computed here in long
 // double from the stored (already rounded) operands.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ABI behaviour of the reference plugin's entry points: the table itself, devices, buffers
 // (round trips with offsets, range checks), streams and events, and the answers to bad
 // input (NULL handles, short struct_size, zero and huge sizes), which must be errors and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reference backend: philox_bits, philox_uniform, philox_normal (docs/random.md).
 //
 // The test carries its own small Philox4x32-10, checked first against Random123's known

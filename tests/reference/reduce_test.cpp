@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reference backend: reductions (sum prod amax amin argmax argmin var all any) and scans
 // (cumsum cumprod). Expectations are worked by hand or computed here in long double,
 // independently of the kernels.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // float64 sin, cos and tan of the reference backend against binary128 (libquadmath). For
 // doubles up to 2^23 the backend reduces the argument itself (Cody-Waite in long double,
 // reference_backend/kernels/trig.hpp), so besides random inputs these aim at what a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unary ops of the reference backend against expectations computed apart from its kernels:
 // hand-written tables of edge values (NaN, +-Inf, -0.0, poles, integer limits), every
 // float16 and bfloat16 value and random float32/float64 values against the C library in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Conformance under ASan, LSan and UBSan (the asan tree; included by CMakeLists.txt here): a
 # deterministic subset of each plugin's cases, label sanitizer_conformance. The subset
 # (DEVPLUG_SANITIZER_CONFORMANCE_FILTER) is every op on the dtypes whose code paths differ

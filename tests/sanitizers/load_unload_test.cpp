@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Load/unload cycles of one plugin, as a host that opens and closes devplug again and again
 // would: each cycle makes a context, loads the plugin, runs an op on every device and
 // answers a bad call with an error, then destroys the context, which unloads the plugin.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Default options of the sanitizer runtimes, linked into every executable of a sanitizer
  * build (cmake/sanitizers.cmake), so that a test run by hand, by ctest or by CI behaves the
  * same. The runtimes ask for these through weak hooks; ASAN_OPTIONS, LSAN_OPTIONS,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Builds a sanitizer tree and runs part of its ctest (stage.cmake). Variables: TREE, PRESET,
 # CTEST (the ctest program), CTEST_ARGS (a list: label selections, -j), TARGET (what to
 # build; empty for all).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The sanitizer stage as tests of the default tree (included by CMakeLists.txt here). Each
 # test builds a sanitizer tree (a no-op right after scripts/run-tests has built it; it keeps
 # a tree made by hand from being stale), then runs one part of that tree's own ctest, two

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sdk/half.hpp against an oracle that shares nothing with it: decoding by the textbook
 // formula (mantissa times a power of two, with ldexp), and encoding by a binary search for
 // the two neighbouring 16-bit values and a comparison with their midpoint (exact in double),

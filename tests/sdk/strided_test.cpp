@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sdk::for_each_offset on layouts at the edge of int64: a dim of size 1 may carry any stride
 // in a valid view (it is never multiplied by an index above 0), so the walk must not compute
 // an offset past it in signed arithmetic. Found by fuzz_views (UBSan: signed overflow in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `devplug-info --check`: the checks that need no loading (file, ELF, needed libraries,
 // exported entry point), then the loading checks in a child process (doctor_live.cpp),
 // then one verdict line. See doctor.hpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `devplug-info --check PLUGIN`: says why a plugin will not load or has no devices, and
 // what to do about it. Exit status: 0 the plugin loads and has devices, 1 it will not
 // load, 2 it loads but reports zero devices.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The doctor's checks that load the plugin (see doctor.hpp). They use dlopen/dlsym
 // directly, as a dispatcher would, so each step can be reported on its own; the last step
 // asks libdevplug itself, whose verdict is the one that counts.

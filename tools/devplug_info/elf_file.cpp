@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ELF reading for the doctor (see elf_file.hpp). Only the native class and byte order are
 // parsed in depth: anything else cannot be loaded by this process anyway.
 #include "elf_file.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads what the doctor needs from a shared object without loading it: the ELF header,
 // the libraries it needs (DT_NEEDED), its RUNPATH/RPATH and whether it exports a symbol.
 // Every offset in the file is bounds-checked: the input may be truncated or not ELF at all.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Collects the inventory through the host API (see inventory.hpp).
 #include "inventory.hpp"
 

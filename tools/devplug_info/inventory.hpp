@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What devplug-info lists: every loaded plugin with its devices and declared kernels, and
 // every plugin that failed to load, collected through the host API (devplug.h) only.
 #pragma once

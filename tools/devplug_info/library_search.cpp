@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Library search and fix hints for the doctor (see library_search.hpp).
 #include "library_search.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Finds a needed library the way the dynamic loader would, without loading it, and says
 // what to install when a library or a device is missing.
 #pragma once

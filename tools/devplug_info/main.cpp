@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // devplug-info: lists the plugins devplug finds (path, name, version, ABI), their devices
 // and their declared op x dtype support, and the plugins that failed to load; `--json`
 // prints the same for scripts; `--check PLUGIN` diagnoses one plugin (doctor.hpp).

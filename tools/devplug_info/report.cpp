@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Text and JSON output of devplug-info (see report.hpp).
 //
 // JSON shape (fields are only ever added):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Prints an inventory as text (for people) or JSON (for scripts; `devplug-info --json`).
 #pragma once
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Mutation check of the conformance suite against the OpenCL plugin's kernels.
 
 Injects one operator bug at a time into plugins/opencl/kernels/*.cl (arithmetic, relational,

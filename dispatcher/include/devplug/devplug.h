@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The host C API of libdevplug: what a framework links to find plugins, list devices,
  * make tensors and run ops.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C++17 wrapper over the host C API (devplug.h): RAII objects, exceptions, and
 // PyTorch-like tensor arithmetic.
 //

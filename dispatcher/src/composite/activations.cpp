@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decompositions of the pointwise composites (activations, clamp, dropout) and of their
 // backward ops. Each computes in the computation dtype (float32 for 16-bit inputs) and
 // rounds once into its output. The formulas are PyTorch's, written in forms that do not

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small helpers every decomposition file uses: reading a call's tensors, the computation
 // dtype (float32 for 16-bit inputs, which are rounded once at the end), and writing a
 // result into a caller's output.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decompositions of conv2d (im2col) and the 2-D pools, and their backward ops. Windows are
 // strided views of a padded copy of the input (overlapping strides, which prims accept as
 // inputs); the backward ops add each kernel offset's contribution into a strided view of a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The table from composite op to its decomposition, generated from ops.def: every
 // composite row needs a function decompose_<name> (a missing one is a link error), and no
 // list of ops is written here.

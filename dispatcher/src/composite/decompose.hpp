@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Running a composite op through its decomposition into prims (one function per composite,
 // in dispatcher/src/composite/*.cpp, found through a table generated from ops.def).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decompositions built on matmul and indexing: linear, scaled_dot_product_attention,
 // embedding and their backward ops. 16-bit operands are converted to float32 first, so a
 // product and the bias (or the attention weights) are summed in float32 and rounded once.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decompositions of the losses (nll_loss, cross_entropy, mse_loss) and their backward ops.
 // cross_entropy goes through the log_softmax composite (a plugin's native one when it has
 // it); ignored targets take class 0 for the gather and are masked out afterwards.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decompositions of the normalizations: layer_norm, rms_norm, batch_norm (inference and
 // training) and their backward ops. Statistics are computed in the computation dtype
 // (float32 for 16-bit inputs: means and variances accumulate in float32), the variance

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dispatcher's own op calls for decompositions (see prims.hpp).
 #include "prims.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What decompositions are written against: the dispatcher's own op calls on one stream,
 // with temporaries from the device's caching allocator, views that never reach a plugin,
 // and PyTorch-style broadcasting of binary operands (stride-0 views).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decompositions of the row reductions: mean, logsumexp, softmax, log_softmax and the
 // backward ops of the last two. 16-bit inputs are reduced in float32; softmax, log_softmax
 // and logsumexp subtract the row maximum before exp, so no exp overflows.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Times the choices between devplug's composites and torch's own decompositions on every
 devplug device, forward and backward, and prints the figures (never asserted):
 

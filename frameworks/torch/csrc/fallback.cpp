@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The boxed CPU fallback for the devplug dispatch key, and its counts (see fallback.hpp).
 #include "fallback.hpp"
 

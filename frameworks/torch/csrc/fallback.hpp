@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ops that run on torch's CPU instead of a devplug device, counted per op.
 //
 // An aten op with no devplug kernel reaches the boxed CPU fallback registered for the

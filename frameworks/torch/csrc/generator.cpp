@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The devplug Philox generator and the per-device defaults (see generator.hpp).
 #include "generator.hpp"
 

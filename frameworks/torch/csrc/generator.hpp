@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The torch.Generator of a devplug device: a Philox4x32-10 key (the seed) and a counter
 // offset in blocks of four 32-bit words, exactly the attributes of devplug's philox_* ops
 // (docs/random.md). Every random op reserves the words it reads, so the numbers depend

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The device guard of the devplug device type: torch's way to ask for and switch the
 // current device, streams and events (torch.Stream, torch.Event, torch.accelerator and
 // the autograd engine's device threads use it).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // torch's PrivateUse1 hooks for devplug: generators, devices and storage resizing, which
 // generic torch code (autograd, torch.Generator, UntypedStorage.resize_) reaches through
 // at::detail::getPrivateUse1Hooks().

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Dev and the small helpers every kernel uses (see kernel.hpp).
 #include "kernel.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every devplug kernel of the bridge uses: the registration wrapper that turns
 // devplug errors into torch errors, and `Dev`, one device and its current stream with the
 // devplug ops the kernels compose (elementwise with broadcasting and promotion, casts,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // torch_devplug._C: the Python side's handle on the bridge (devices, fallback counts,
 // strict mode, the op table, default generators). Importing it registers the allocator,
 // device guard, hooks, fallback and kernels (static registrations in the other files).

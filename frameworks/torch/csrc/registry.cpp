@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one place every devplug kernel is registered with torch: each ops file lists its
 // rows (aten op, how it runs, the devplug ops behind it) in its register_* function, and
 // they all run here under the PrivateUse1 key. op_rows() is what torch_devplug.native_ops()

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The process's devplug context and devices, current device and stream per thread, and
 // error conversion (see runtime.hpp).
 #include "runtime.hpp"

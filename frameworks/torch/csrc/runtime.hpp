@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bridge's view of devplug: one devplug context per process, the devices torch numbers
 // devplug:0..N-1, each thread's current device and stream, and devplug errors turned into
 // torch errors.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Blocks, fake addresses, the allocator and tensor views (see storage.hpp).
 #include "storage.hpp"
 

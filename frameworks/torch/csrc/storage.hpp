@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Torch storages on devplug devices, and torch tensors seen as devplug tensors.
 //
 // devplug memory is a buffer handle plus an offset, never a pointer, while torch wants a

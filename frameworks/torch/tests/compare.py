@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Trains one model on a devplug device and on torch's CPU side by side, step by step.
 
 Both copies start from the same weights and see the same batches; each step's loss is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Fixtures of torch_devplug's tests.
 
 The plugins under test are decided in one place, here: every plugin that has a device in

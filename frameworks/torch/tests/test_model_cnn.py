@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A small CNN trained on scikit-learn's handwritten digits (the data set ships inside
 scikit-learn: no network), on each devplug plugin and on torch's CPU from the same weights,
 batch by batch: the losses agree to 1e-4 relative at every step, the held-out accuracy

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """An MLP on the digits (as 64 features), trained with SGD (with and without foreach, with
 momentum, Nesterov and weight decay) and with Adam and AdamW (with and without foreach), on
 each devplug plugin and on torch's CPU from the same weights: the losses agree to 1e-4

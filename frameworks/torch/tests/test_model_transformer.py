@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A small causal transformer (a stack of nn.TransformerEncoderLayer with a causal mask)
 trained as a character-level language model on text that ships with Python (the language
 reference's topics in pydoc_data), on each devplug plugin and on torch's CPU from the same

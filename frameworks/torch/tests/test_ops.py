@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Ops on a devplug device against the same ops on torch's CPU: elementwise math on
 strided and broadcast operands, reductions, indexing, shape ops, the matmul family and the
 nn composites with their backward ops (through autograd). Every case must run without a CPU

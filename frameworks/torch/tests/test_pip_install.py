@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """`pip install --no-build-isolation frameworks/torch` against an installed devplug, the way
 docs/torch.md tells users to install the package outside a devplug checkout.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Unit tests of the bridge itself: the device, copies, views that alias, in-place ops,
 dtype promotion, random numbers, errors, strict mode and the fallback report."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """PyTorch on devplug devices.
 
 ``import torch_devplug`` (or only ``import torch``: torch autoloads device backends that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """``torch.devplug``: the device module of the devplug device type.
 
 Device management (count, current device, synchronize), random seeds for the devplug

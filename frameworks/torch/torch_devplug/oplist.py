@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes the op list of docs/torch_ops.md: ``python -m torch_devplug.oplist > docs/torch_ops.md``.
 
 It lists the aten ops devplug runs itself (from the bridge's registration table: views,

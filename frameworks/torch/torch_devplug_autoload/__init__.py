@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """torch's autoload hook for torch_devplug (the ``torch.backends`` entry point).
 
 torch calls ``load()`` at the end of ``import torch``. An exception there would make

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers of the entry points (api_*.cpp): the guard every entry runs in, so that no C++
 // exception crosses into the application and every failure is a ze_result_t, and the
 // declarations of the entry points the DDI tables (ddi.cpp) point at.

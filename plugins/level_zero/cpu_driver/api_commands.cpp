@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Command queues and command lists. A regular list records commands until it is closed and
 // executed on a queue (its commands are copied into the batch, so the list may be executed
 // again or reset once that batch is done); an immediate list owns a queue and submits each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeInit, the driver and device queries, and contexts.
 #include <algorithm>
 #include <cstring>

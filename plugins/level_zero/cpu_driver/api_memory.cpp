@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Memory: device, host and shared allocations are all OpenCL fine-grained SVM, which the
 // host and kernels share. Frees follow the memory free policies extension: immediate,
 // blocking (wait for the queues first) or deferred (free once the queues have passed the

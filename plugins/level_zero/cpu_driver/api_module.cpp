@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Modules, build logs and kernels. A module from SPIR-V is translated to SPIR 1.2 bitcode
 // (translate.cpp) and built by OpenCL; its native binary is the driver's own format: the
 // device's fingerprint, what the driver knows about each kernel, and the SPIR bitcode. Not

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Event pools, events and fences. An event is signalled by the host (zeEventHostSignal) or by
 // a queue when the command that names it finishes; whoever waits is woken through its
 // condition variable. Timeouts are in nanoseconds: 0 only queries, UINT64_MAX waits forever.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The driver's exports: the DDI table getters the Level Zero loader asks for in zeInit.
 // Loader 1.8 asks for every ze, zet and zes table; a driver that lacks one of the non-Exp
 // getters is not loaded. Tables the driver does not implement (tools, sysman, images,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The objects of the CPU test driver (libze_devplug_cpu.so): a Level Zero driver whose one
 // device is the OpenCL CPU device of PoCL. It implements the part of Level Zero a compute
 // plugin uses; see README.md beside this file. Test infrastructure: never installed.

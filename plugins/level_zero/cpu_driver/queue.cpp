@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Command queues: each runs its batches in order on its own thread, enqueuing kernels and
 // copies on an in-order OpenCL queue and finishing it whenever an event, fence or the host
 // must see the work done. Waiting for an event blocks only the queue's thread.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The driver's state: zeInit finds PoCL's CPU device through OpenCL once, and the registry
 // of live handles.
 #include <chrono>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SPIR-V validation (SPIRV-Tools) and translation to SPIR 1.2 bitcode (SPIRV-LLVM-Translator
 // 15 on LLVM 15).
 #include "translate.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SPIR-V to SPIR 1.2 bitcode, in process: PoCL 3.1 does not take SPIR-V
 // (clCreateProgramWithIL fails), but it builds SPIR 1.2 bitcode ("-x spir -spir-std=1.2").
 // The module is validated first (SPIRV-Tools), so malformed input becomes a build log rather

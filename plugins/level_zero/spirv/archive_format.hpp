@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The layout of the SPIR-V archive embedded in the level_zero plugin: written at build time by
 // build_spirv.cpp, read by the plugin (spirv_archive.cpp). Little-endian, 8-byte aligned.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // devplug-clc-spirv: compiles every module variant of the OpenCL C kernels to SPIR-V at build
 // time and writes the archive the level_zero plugin embeds. Run by the build, not installed.
 //

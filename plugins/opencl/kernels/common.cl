@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by every kernel family: dtype codes, per-dtype storage and compute types, loads and
 // stores (16-bit floats are stored as 16 bits and computed in float32), and the strided
 // geometry. Plain OpenCL C 1.2, no host assumptions, so a Level Zero plugin can compile the

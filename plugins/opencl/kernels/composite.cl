@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Native composite ops that reduce: softmax and log_softmax (one work-group per line),
 // layer_norm and rms_norm (one work-group per row, two-pass statistics) and
 // scaled_dot_product_attention (one work-group per query, its scores in local memory). Each

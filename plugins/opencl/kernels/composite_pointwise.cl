@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Native gelu (erf and tanh forms), silu, sigmoid and their backward ops: one work item per
 // element over a strided geometry, in the forms that do not cancel (1 + erf(z) as erfc(-z),
 // 1 + tanh(u) as 2 sigmoid(2u)). Options: DTA the input dtype (and grad's), DTO the output's,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Elementwise ops (unary, binary, compare, where, casts, copies): one kernel `ew` for dense
 // and strided operands, specialised by OP_<name>, DTA (dispatch dtype) and DTO (output
 // dtype). Operand 0 of the geometry is the output; 1, 2, 3 are a, b, c.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fill and iota over a strided output (operand 0 of the geometry). DTO is the output dtype.
 
 #if DTO == DT_F32

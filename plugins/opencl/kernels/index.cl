@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Indexing: index_select and gather ("take"), scatter and scatter_add. Index tensors are
 // int64; an index outside [0, dim_size) never reads or writes out of bounds (take writes
 // zero, scatter skips it) and is reported through the stream's status block: the plugin

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Batched matmul out[b] = a[b] x b[b] with arbitrary strides (transposes are free), tiled
 // in local memory. Each work item computes a WPT x WPT block of outputs from TILE x TILE
 // tiles. Accumulates in float for 16-bit and 32-bit floats, double for float64. `batch`

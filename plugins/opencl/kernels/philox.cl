@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Philox4x32-10 random numbers (philox_bits, philox_uniform, philox_normal), bit-identical
 // with the reference backend: key = seed, word w comes from counter block offset + w / 4
 // (c0, c1 = its low and high halves, c2 = c3 = 0) and is output word w % 4. Element k is the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reductions over a set of dims (sum prod amax amin argmax argmin var all any).
 //
 // Two geometries split the input: `kept` walks the output elements (operand 0: output,

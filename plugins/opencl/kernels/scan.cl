@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Inclusive scans (cumsum, cumprod) along one dim: one work item per line. `lines` walks
 // every position with the scanned dim fixed at 0 (operand 0: output, operand 1: input);
 // `n` elements follow at the given strides. Floats accumulate in double where the device

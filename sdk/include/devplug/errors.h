@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The error object that every fallible call across the ABI returns.
  *
  * A call returns NULL on success or a `devplug_error_t*` on failure; there is no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The op ids, categories and attribute structs, all expanded from ops.def.
  *
  * Shape rules by category (the dispatcher checks them before a kernel runs, so a kernel

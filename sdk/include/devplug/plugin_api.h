@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The plugin ABI: the one symbol a plugin exports and the table of functions it hands out.
  *
  * A plugin is a shared library exporting `devplug_plugin_get_api`. Everything else is

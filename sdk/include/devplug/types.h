@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Plain data types shared by plugins and hosts: dtypes, the tensor descriptor, opaque
  * handles and the helpers that read versioned structs.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernels for the CPU test driver's own tests (driver_test.cpp), compiled to SPIR-V 1.0 at
 // build time. Each is the smallest kernel that shows one behaviour.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU test driver's own tests, through Debian's real Level Zero loader (ctest points
 // ZE_ENABLE_ALT_DRIVERS at libze_devplug_cpu.so): queries, memory, modules from SPIR-V and
 // from native binaries, argument capture at append time, a host-signalled event gating a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Level Zero plugin's own behaviour, through Debian's real loader: without a loader and
 // without a driver it loads and reports zero devices with the reason (and the doctor says how
 // to fix it); on the CPU test driver (ctest sets ZE_ENABLE_ALT_DRIVERS, and runs these tests

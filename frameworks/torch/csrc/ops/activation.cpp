@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Activations, softmax and their backward ops. Those devplug has composites for (relu, gelu,
 // silu, sigmoid, softplus, leaky_relu, softmax, log_softmax and the backward ops of most)
 // call them, so a plugin's native kernel runs where it has one; the rest (threshold,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scaled dot product attention on devplug's composite and its backward. torch's
 // scaled_dot_product_attention asks the device's _fused_sdp_choice which kernel to use; the
 // bridge answers "overrideable" for the calls the composite covers and where it is the faster

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Convolution and pooling on devplug's conv2d, max_pool2d, avg_pool2d composites and their
 // backward ops. A 1-d convolution runs as a 2-d one of height 1, a 3-d pooling input
 // [C, H, W] as a batch of one, adaptive average pooling whose output divides the input as

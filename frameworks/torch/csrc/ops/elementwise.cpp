@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Elementwise ops: the devplug unary, binary, compare and ternary prims with torch's
 // broadcasting and type promotion, run through devplug_elementwise (the dispatcher
 // broadcasts as stride-0 views and casts as PyTorch does). torch decides the result dtype

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The elementwise core other op files build on: torch's result dtype, out= handling and
 // devplug_elementwise with CPU scalars as 0-dim device tensors.
 #pragma once

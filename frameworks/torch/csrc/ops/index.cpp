@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Indexing: index_select, gather, scatter, scatter_add and index_add on the devplug index
 // prims; torch's advanced indexing (x[idx], x[mask], x[idx] = v, x[idx] += v) by turning
 // the indexed dims into one linear index over them; nonzero and masked_select by a running

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The matmul family on devplug's batched, strided matmul prim: transposed and sliced
 // operands go in as views (no copies), batch dims broadcast as stride-0 views. Integer
 // matrices, which the prim does not take, go to the CPU fallback (counted).

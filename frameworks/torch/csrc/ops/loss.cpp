@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Losses: nll_loss (cross_entropy is torch's log_softmax + nll_loss; nll_loss2d is the same
 // op on [N, C, H, W]) with class weights, ignore_index and every reduction, and mse_loss,
 // on devplug's composites; binary_cross_entropy and smooth_l1_loss, which devplug has no

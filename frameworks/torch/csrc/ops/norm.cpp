@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Layer and batch normalization and their backward ops, on devplug's layer_norm,
 // batch_norm, batch_norm_training and their backward composites. Layer norm's statistics are
 // over the trailing normalized dims (mean and rstd keep the input's rank with those dims as

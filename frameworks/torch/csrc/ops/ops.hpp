@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The table of aten ops with devplug kernels, and the register_* functions of the ops
 // files that fill it (registry.cpp calls them, in one place).
 //

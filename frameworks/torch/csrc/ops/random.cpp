@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Random numbers on devplug's counter-based Philox prims, with the device's PhiloxGenerator
 // (generator.hpp): each op reserves the words it reads, so the numbers depend only on the
 // seed and the sequence of calls, never on the plugin.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reductions and scans: the devplug reduce prims (sum, prod, amax, amin, argmax, argmin,
 // var, all, any) over a dims mask, keeping reduced dims as size 1 as devplug does; torch's
 // keepdim=False result is a view of the same memory with those dims dropped. mean and

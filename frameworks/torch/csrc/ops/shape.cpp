@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shape ops that move data: cat, flip, roll, tril/triu, and the iota-based factories
 // (arange, linspace) and eye. Pure views (transpose, slice, expand, ...) are torch's own
 // metadata functions and never get here.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tensors themselves: factories, copies between devplug and CPU and between devplug
 // devices, the view ops torch leaves to backends, resizing, set_, fill and reading one
 // element. Views are torch's own metadata functions on devplug storages, so they alias.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The contract of composite ops beyond ops.def's columns, for the dispatcher and for plugins
 // with native composite kernels: the parsed signature of each composite row, the dtype each
 // of its tensors must have, which optional tensors a call must (or must not) pass, and the

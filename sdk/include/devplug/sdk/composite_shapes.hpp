@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shape rule of every composite op: what its inputs and attributes must satisfy and the
 // shape of each output (and whether an optional output must or must not be passed). One
 // case per op, in ops.def order; check_composite (composite.hpp) applies them.

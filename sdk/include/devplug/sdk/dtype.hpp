@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C++ element types for the ten dtypes and a visitor that turns a run-time dtype into a
 // compile-time type, for plugin authors and hosts.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Argument checks shared by every plugin entry point, so that each plugin answers bad input
 // the same way: NULL handles, short struct_size, unknown ops, calls that break ops.def.
 //

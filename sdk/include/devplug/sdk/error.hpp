@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Errors for plugin authors: the C++ exception a plugin throws inside its code, the
 // allocation of `devplug_error_t` objects, and the boundary guard that turns one into the
 // other so that no exception ever crosses the ABI.

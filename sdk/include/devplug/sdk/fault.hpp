@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Allocation-failure injection, for tests (docs/reliability.md, "Faults"). With
 // DEVPLUG_FAULT_ALLOC=N in the environment, every Nth allocation that passes an injection
 // point fails with RESOURCE_EXHAUSTED; DEVPLUG_FAULT_ALLOC=N:K stops after K failures, so

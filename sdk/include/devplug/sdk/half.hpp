@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // float16 and bfloat16 as 16-bit patterns, for plugin authors and hosts.
 //
 // Conversions from double round once, to nearest with ties to even, straight to the 16-bit

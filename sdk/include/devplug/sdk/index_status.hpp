@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Index values checked on the device (ops.def, "indexing"): a kernel that meets an index
 // outside [0, size) touches no memory for it and records the first such value in a small
 // status block of its stream; the plugin reads the block when the stream is synchronized and

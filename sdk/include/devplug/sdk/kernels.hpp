@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel registration for plugin authors: build the declared kernel table (`kernels`,
 // `kernel_count` in devplug_plugin_api_t) from a list of (op, dtypes, flags, fn) rows.
 //

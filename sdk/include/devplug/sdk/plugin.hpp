@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin table built from a plugin's implementation: `make_plugin_api<Impl>()` fills
 // every entry of devplug_plugin_api_t with a shim that does, once for every plugin, what
 // the ABI asks of each entry point (plugin_api.h): the guard that turns exceptions into

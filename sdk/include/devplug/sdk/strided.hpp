@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Strided index iteration for plugin authors: walk the elements of one or more tensors of
 // the same shape in row-major logical order, tracking each tensor's element offset, so a
 // kernel handles zero, negative and overlapping strides without special cases.
