@@ -52,7 +52,7 @@ Tensor at_target(Prims& p, const Tensor& values, const Targets& t) {
 Tensor reduced(Prims& p, const Call& c, const Tensor& loss, const Tensor& denominator) {
   const int32_t reduction = c.attrs_as<devplug_loss_attrs_t>().reduction;
   if (reduction == DEVPLUG_REDUCTION_NONE) return loss;
-  const Tensor sum = p.reshape(p.reduce(DEVPLUG_OP_sum, loss, dims_from(0, loss->layout.rank)), {});
+  Tensor sum = p.reshape(p.reduce(DEVPLUG_OP_sum, loss, dims_from(0, loss->layout.rank)), {});
   if (reduction == DEVPLUG_REDUCTION_SUM) return sum;
   return p.binary(DEVPLUG_OP_div, sum, denominator);
 }
@@ -81,7 +81,7 @@ Tensor one_hot_scaled(Prims& p, const Tensor& x, const Targets& t, const Tensor&
 
 Tensor log_softmax_of(Prims& p, const Tensor& x, int32_t class_dim,
                       devplug_op_t op = DEVPLUG_OP_log_softmax) {
-  const Tensor out = p.empty(x->layout.dtype, shape_of(*x));
+  Tensor out = p.empty(x->layout.dtype, shape_of(*x));
   devplug_dim_attrs_t attrs{sizeof(attrs), class_dim};
   p.run(op, {x}, {out}, &attrs);
   return out;

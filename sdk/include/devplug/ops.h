@@ -38,7 +38,7 @@ extern "C" {
 typedef int32_t devplug_op_t;
 enum {
   DEVPLUG_OP_INVALID = 0,
-#define DEVPLUG_OP(id, name, category, n_in, n_out, attrs, result, dtypes, summary) DEVPLUG_OP_##name = id,
+#define DEVPLUG_OP(id, name, category, n_in, n_out, attrs, result, dtypes, summary) DEVPLUG_OP_##name = (id),
 #include "devplug/ops.def"
   /* One past the largest id; ids below it may have gaps in later op sets. */
   DEVPLUG_OP_END_

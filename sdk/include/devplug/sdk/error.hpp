@@ -23,8 +23,8 @@ namespace devplug::sdk {
 // An error raised inside a plugin. Thrown by plugin code, caught by `guard`.
 class Error : public std::runtime_error {
  public:
-  Error(devplug_code_t code, std::string message, int64_t native_code = 0)
-      : std::runtime_error(std::move(message)), code_(code), native_code_(native_code) {}
+  Error(devplug_code_t code, const std::string& message, int64_t native_code = 0)
+      : std::runtime_error(message), code_(code), native_code_(native_code) {}
   devplug_code_t code() const noexcept { return code_; }
   int64_t native_code() const noexcept { return native_code_; }
 
