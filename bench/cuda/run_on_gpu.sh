@@ -7,9 +7,9 @@
 #
 # Writes into $OUT when set (else ./gpu-results): nvidia-smi.txt, conform.txt (+ JSON,
 # Markdown and JUnit reports), gpu_plugin_test.txt, bench_cuda.json, torch_ref.json and
-# summary.txt (a lent machine that returns few files: OUT=/tmp/res, then tar /tmp/res).
+# summary.txt (on a machine that returns only a few files: OUT=/tmp/res, then tar /tmp/res).
 # Every step runs even if an earlier one failed; the exit status is the conformance run's.
-# Each step has a time limit in seconds, shorter for a short lease: DEVPLUG_GPU_TEST_TIMEOUT
+# Each step has a time limit in seconds, which these variables shorten: DEVPLUG_GPU_TEST_TIMEOUT
 # (default 300), DEVPLUG_GPU_CONFORM_TIMEOUT (1500), DEVPLUG_GPU_BENCH_TIMEOUT (600).
 set -u
 t_test="${DEVPLUG_GPU_TEST_TIMEOUT:-300}"

@@ -26,7 +26,7 @@ function(devplug_add_plugin name)
   if(NOT DEVPLUG_SANITIZE)
     target_link_options(${target} PRIVATE "LINKER:--no-undefined")
   endif()
-  # The ABI's rule 2: one exported symbol. Written here rather than shipped as a file, so the
+  # docs/abi.md, "One symbol": one exported symbol. Written here rather than shipped as a file, so the
   # function works the same in-tree and from an installed package.
   set(map "${CMAKE_CURRENT_BINARY_DIR}/${target}.map")
   file(WRITE "${map}" "{\n  global: devplug_plugin_get_api;\n  local: *;\n};\n")

@@ -124,7 +124,7 @@ bool check_file(const std::string& path, Findings& findings) {
       findings.fail(std::string("the symbol table has no exported ") + DEVPLUG_PLUGIN_ENTRY_SYMBOL, fix);
       return false;
     }
-    // The ABI's rule 2: exactly one export. More still loads, but the extra symbols can
+    // docs/abi.md, "One symbol": exactly one export. More still loads, but the extra symbols can
     // interpose on another plugin's or the host's (two copies of a C++ runtime's inline
     // functions, a static library's globals).
     if (elf.exported.size() > 1)
