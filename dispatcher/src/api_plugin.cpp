@@ -80,7 +80,8 @@ DEVPLUG_API devplug_error_t* devplug_device_get_properties(devplug_device_t* dev
   return guard([&] {
     require_not_null(out_properties, "out_properties");
     require_handle(device, "device");
-    copy_versioned(device->properties, out_properties, "out_properties");
+    // The 1.0 struct (before the 1.1 `dtypes` field) is accepted and filled as far as it goes.
+    copy_versioned(device->properties, out_properties, "out_properties", DEVPLUG_DEVICE_PROPERTIES_MIN_SIZE);
   });
 }
 

@@ -9,6 +9,12 @@
  * a context is thread-safe, and so are its devices; a stream is used by one thread at a
  * time.
  *
+ * Each function's "Errors:" line lists its checks in the order they are made. A "bad"
+ * handle there is one that is NULL or not a live object of its kind: a handle of another
+ * kind is caught, and so are most uses after destruction (which stay undefined behaviour).
+ * A call that reaches a plugin also passes on the plugin's own error, and any call may
+ * answer RESOURCE_EXHAUSTED when host memory runs out.
+ *
  * Work runs asynchronously: an error the device finds while running enqueued work (an
  * index value outside its dim, ops.def) comes back from the next call that waits for that
  * stream (devplug_stream_synchronize, devplug_device_synchronize, a copy to the host, a CPU
@@ -56,11 +62,13 @@ typedef struct devplug_tensor_t devplug_tensor_t;
 
 /* ---- version and errors ------------------------------------------------------------ */
 
-/* The library's version ("0.1.0") and the ABI it speaks. Never fails. */
+/* The library's version ("0.1.0"), a static string. Errors: none, it never fails. */
 DEVPLUG_API const char* devplug_version_string(void);
+/* The ABI the library speaks (DEVPLUG_ABI_MAJOR, DEVPLUG_ABI_MINOR).
+ * Errors: none, it never fails; a NULL out-pointer is skipped. */
 DEVPLUG_API void devplug_abi_version(uint32_t* out_major, uint32_t* out_minor);
 
-/* Destroys an error returned by this API. NULL is ignored. */
+/* Destroys an error returned by this API. Errors: none; NULL is ignored. */
 DEVPLUG_API void devplug_error_destroy(devplug_error_t* error);
 
 /* ---- context: the registry of plugins and devices ----------------------------------- */
@@ -87,39 +95,63 @@ typedef struct devplug_context_options_t {
  * folders, ':'-separated, empty entries ignored, never the current directory) and in the
  * install's plugin folder (lib/devplug/plugins). A plugin that fails to load is recorded
  * (devplug_context_get_failure) and never fails the context. The caller destroys it with
- * devplug_context_destroy. */
+ * devplug_context_destroy.
+ * Errors: INVALID_ARGUMENT for NULL `out_context`, an `options->struct_size` below
+ * DEVPLUG_SIZE_THROUGH(devplug_context_options_t, flags) or unknown bits in
+ * `options->flags`. */
 DEVPLUG_API devplug_error_t* devplug_context_create(const devplug_context_options_t* options,
                                                     devplug_context_t** out_context);
 /* Destroys the context and everything it made (tensors, streams, events, devices), then
- * unloads its plugins. NULL is ignored. */
+ * unloads its plugins. Errors: none; NULL, or a handle that is not a live context, is
+ * ignored. */
 DEVPLUG_API void devplug_context_destroy(devplug_context_t* context);
 
 /* Loads the plugin at `path` (a file) into the context. A path already loaded gives the
  * same plugin again. On failure the reason is returned (the loader's own message, the
  * missing symbol, both ABI versions, a struct_size too small) and also recorded as a
- * failure. `out_plugin` may be NULL. */
+ * failure. `out_plugin` may be NULL.
+ * Errors: INVALID_ARGUMENT for a bad `context`, NULL `path` or an empty `path`; NOT_FOUND
+ * when nothing exists at `path`; FAILED_PRECONDITION when the file exists but is not a
+ * loadable plugin (not a library, no entry symbol, another ABI major, a bad table, a
+ * failing plugin_initialize). A path that failed before in this context fails again the
+ * same way, without a new try. */
 DEVPLUG_API devplug_error_t* devplug_context_load_plugin(devplug_context_t* context, const char* path,
                                                          devplug_plugin_t** out_plugin);
 
+/* The number of loaded plugins. Errors: INVALID_ARGUMENT for NULL `out_count` or a bad
+ * `context`. */
 DEVPLUG_API devplug_error_t* devplug_context_plugin_count(devplug_context_t* context, size_t* out_count);
+/* Plugin `index`, in load order. Errors: INVALID_ARGUMENT for NULL `out_plugin`, a bad
+ * `context` or `index` outside [0, count) (INVALID_ARGUMENT, not OUT_OF_RANGE). */
 DEVPLUG_API devplug_error_t* devplug_context_get_plugin(devplug_context_t* context, size_t index,
                                                         devplug_plugin_t** out_plugin);
-/* Finds a loaded plugin by its name ("reference"); NOT_FOUND when none has it. */
+/* Finds a loaded plugin by its name ("reference").
+ * Errors: INVALID_ARGUMENT for NULL `out_plugin`, a bad `context` or NULL `name`; NOT_FOUND
+ * when no loaded plugin has that name. */
 DEVPLUG_API devplug_error_t* devplug_context_find_plugin(devplug_context_t* context, const char* name,
                                                          devplug_plugin_t** out_plugin);
 
-/* Plugins that failed to load: path and reason, owned by the context. */
+/* Plugins that failed to load: their number. Errors: INVALID_ARGUMENT for NULL
+ * `out_count` or a bad `context`. */
 DEVPLUG_API devplug_error_t* devplug_context_failure_count(devplug_context_t* context, size_t* out_count);
+/* Failure `index`: the path and the reason, owned by the context.
+ * Errors: INVALID_ARGUMENT for a bad `context`, NULL `out_path` or `out_reason`, or `index`
+ * outside [0, failure count). */
 DEVPLUG_API devplug_error_t* devplug_context_get_failure(devplug_context_t* context, size_t index,
                                                          const char** out_path, const char** out_reason);
 
-/* Every device of every loaded plugin, in load order. */
+/* Every device of every loaded plugin, in load order: their number.
+ * Errors: INVALID_ARGUMENT for NULL `out_count` or a bad `context`. */
 DEVPLUG_API devplug_error_t* devplug_context_device_count(devplug_context_t* context, size_t* out_count);
+/* Device `index` of that list. Errors: INVALID_ARGUMENT for NULL `out_device`, a bad
+ * `context` or `index` outside [0, count) (INVALID_ARGUMENT, not OUT_OF_RANGE). */
 DEVPLUG_API devplug_error_t* devplug_context_get_device(devplug_context_t* context, size_t index,
                                                         devplug_device_t** out_device);
 
 /* How many op calls of `op` ran on the CPU fallback since the context was made (any op:
- * pass DEVPLUG_OP_INVALID for the total). */
+ * pass DEVPLUG_OP_INVALID for the total).
+ * Errors: INVALID_ARGUMENT for NULL `out_count`, a bad `context` or an `op` that is
+ * neither DEVPLUG_OP_INVALID nor an op of this op set. */
 DEVPLUG_API devplug_error_t* devplug_context_fallback_count(devplug_context_t* context, devplug_op_t op,
                                                             uint64_t* out_count);
 
@@ -137,143 +169,225 @@ typedef struct devplug_plugin_info_t {
   const char* device_note; /* why there are no devices, or NULL */
 } devplug_plugin_info_t;
 
+/* Describes the plugin, writing only the fields inside `out_info->struct_size`.
+ * Errors: INVALID_ARGUMENT for NULL `out_info`, a bad `plugin` or an
+ * `out_info->struct_size` below sizeof(devplug_plugin_info_t). */
 DEVPLUG_API devplug_error_t* devplug_plugin_get_info(devplug_plugin_t* plugin,
                                                      devplug_plugin_info_t* out_info);
 /* Whether the plugin declares a kernel for (`op`, dispatch dtype `dtype`), and its
  * DEVPLUG_KERNEL_* flags. Reads the declared table only. For a composite op this says
  * whether a native kernel exists; without one the op still runs, through its
- * decomposition. */
+ * decomposition. `out_kernel_flags` may be NULL.
+ * Errors: INVALID_ARGUMENT for a bad `plugin`, NULL `out_supported`, an `op` outside this
+ * op set (DEVPLUG_OP_INVALID included) or an unknown `dtype`. */
 DEVPLUG_API devplug_error_t* devplug_plugin_supports(devplug_plugin_t* plugin, devplug_op_t op,
                                                      devplug_dtype_t dtype, bool* out_supported,
                                                      uint32_t* out_kernel_flags);
-/* The plugin's own table, for tools that test the ABI itself (conformance). */
+/* The plugin's own table, for tools that test the ABI itself (conformance).
+ * Errors: INVALID_ARGUMENT for NULL `out_api` or a bad `plugin`. */
 DEVPLUG_API devplug_error_t* devplug_plugin_get_table(devplug_plugin_t* plugin,
                                                       const devplug_plugin_api_t** out_api);
 
 /* ---- devices ------------------------------------------------------------------------- */
 
+/* Describes the device, writing only the fields inside `out_properties->struct_size` (a
+ * host built against ABI 1.0 passes the struct without `dtypes` and gets what it holds).
+ * Errors: INVALID_ARGUMENT for NULL `out_properties`, a bad `device` or an
+ * `out_properties->struct_size` below DEVPLUG_DEVICE_PROPERTIES_MIN_SIZE. */
 DEVPLUG_API devplug_error_t* devplug_device_get_properties(devplug_device_t* device,
                                                            devplug_device_properties_t* out_properties);
+/* The plugin the device belongs to. Errors: INVALID_ARGUMENT for NULL `out_plugin` or a
+ * bad `device`. */
 DEVPLUG_API devplug_error_t* devplug_device_get_plugin(devplug_device_t* device,
                                                        devplug_plugin_t** out_plugin);
-/* The device's default stream, made when the device is first used; owned by the device. */
+/* The device's default stream, made when the device is first used; owned by the device.
+ * Errors: INVALID_ARGUMENT for NULL `out_stream` or a bad `device`; the plugin's error when
+ * it cannot open the device or make the stream. */
 DEVPLUG_API devplug_error_t* devplug_device_default_stream(devplug_device_t* device,
                                                            devplug_stream_t** out_stream);
-/* Waits for all work on every stream of the device. */
 /* Whether `device` runs `op` for dispatch dtype `dtype` natively: the plugin declares a
  * kernel for it and the device claims the dtype (devplug_device_properties_t.dtypes, ABI
  * 1.1). Otherwise the call falls back (or is refused in strict mode). `out_kernel_flags`
- * (optional) gets the kernel's DEVPLUG_KERNEL_* flags. */
+ * (optional) gets the kernel's DEVPLUG_KERNEL_* flags.
+ * Errors: INVALID_ARGUMENT for a bad `device`, NULL `out_supported`, an `op` outside this
+ * op set (DEVPLUG_OP_INVALID included) or an unknown `dtype`. */
 DEVPLUG_API devplug_error_t* devplug_device_supports(devplug_device_t* device, devplug_op_t op,
                                                      devplug_dtype_t dtype, bool* out_supported,
                                                      uint32_t* out_kernel_flags);
+/* Waits for all work on every stream of the device.
+ * Errors: INVALID_ARGUMENT for a bad `device`; then an error the device found in that work
+ * (see the top of this file). */
 DEVPLUG_API devplug_error_t* devplug_device_synchronize(devplug_device_t* device);
 
 /* ---- streams and events -------------------------------------------------------------- */
 
+/* Makes a stream on `device`; the caller destroys it with devplug_stream_destroy (or the
+ * context does). Errors: INVALID_ARGUMENT for NULL `out_stream` or a bad `device`. */
 DEVPLUG_API devplug_error_t* devplug_stream_create(devplug_device_t* device, devplug_stream_t** out_stream);
-/* Waits for the stream's work, then destroys it. NULL is ignored. */
+/* Waits for the stream's work, then destroys it. NULL is ignored.
+ * Errors: INVALID_ARGUMENT for a `stream` that is not a live stream or that is a device's
+ * default stream (the device owns it); then an error of the stream's work, after the
+ * stream is destroyed. */
 DEVPLUG_API devplug_error_t* devplug_stream_destroy(devplug_stream_t* stream);
-/* Waits for the stream's work. Errors the device found in that work surface here (see the
- * top of this file). */
+/* Waits for the stream's work.
+ * Errors: INVALID_ARGUMENT for a bad `stream`; then an error the device found in that work
+ * (see the top of this file). */
 DEVPLUG_API devplug_error_t* devplug_stream_synchronize(devplug_stream_t* stream);
+/* The device the stream belongs to. Errors: INVALID_ARGUMENT for NULL `out_device` or a
+ * bad `stream`. */
 DEVPLUG_API devplug_error_t* devplug_stream_get_device(devplug_stream_t* stream,
                                                        devplug_device_t** out_device);
 
+/* Makes an event on `device`; the caller destroys it with devplug_event_destroy (or the
+ * context does). Errors: INVALID_ARGUMENT for NULL `out_event` or a bad `device`. */
 DEVPLUG_API devplug_error_t* devplug_event_create(devplug_device_t* device, devplug_event_t** out_event);
+/* Destroys the event. NULL is ignored. Errors: INVALID_ARGUMENT for an `event` that is not
+ * a live event. */
 DEVPLUG_API devplug_error_t* devplug_event_destroy(devplug_event_t* event);
+/* Marks the current end of `stream`; the event completes when the work before it does.
+ * Errors: INVALID_ARGUMENT for a bad `event`, a bad `stream`, or the two on different
+ * devices. */
 DEVPLUG_API devplug_error_t* devplug_event_record(devplug_event_t* event, devplug_stream_t* stream);
 /* Makes later work on `stream` wait for `event`, which may belong to another device of
- * the same plugin (otherwise the host waits). */
+ * the same plugin (otherwise the host waits).
+ * Errors: INVALID_ARGUMENT for a bad `stream` or a bad `event`. */
 DEVPLUG_API devplug_error_t* devplug_stream_wait_event(devplug_stream_t* stream, devplug_event_t* event);
+/* Blocks the host until `event` has completed. Errors: INVALID_ARGUMENT for a bad `event`. */
 DEVPLUG_API devplug_error_t* devplug_event_synchronize(devplug_event_t* event);
 
 /* ---- tensors --------------------------------------------------------------------------- */
 
 /* Allocates a contiguous row-major tensor of `rank` dims on `device`. Contents are
  * undefined. `shape` may be NULL when rank is 0. The caller releases it with
- * devplug_tensor_release. Errors: INVALID_ARGUMENT for a rank over DEVPLUG_MAX_RANK, a
- * negative dim, an element count or byte size that overflows int64, an unknown dtype;
- * RESOURCE_EXHAUSTED. */
+ * devplug_tensor_release.
+ * Errors: INVALID_ARGUMENT for NULL `out_tensor`, a bad `device`, a `rank` outside
+ * [0, DEVPLUG_MAX_RANK], NULL `shape` with a rank above 0, a negative dim, an unknown
+ * `dtype`, or an element count or byte size that overflows int64; RESOURCE_EXHAUSTED when
+ * the device cannot hold it. */
 DEVPLUG_API devplug_error_t* devplug_tensor_create(devplug_device_t* device, devplug_dtype_t dtype,
                                                    int32_t rank, const int64_t* shape,
                                                    devplug_tensor_t** out_tensor);
 /* Drops this tensor's share of its storage; the storage is freed with its last view.
- * NULL is ignored. Work already enqueued on the tensor still completes. */
+ * Work already enqueued on the tensor still completes. Errors: none; NULL, or a handle that
+ * is not a live tensor, is ignored. */
 DEVPLUG_API void devplug_tensor_release(devplug_tensor_t* tensor);
 
 /* The tensor's metadata. `out_desc` receives the plugin-level descriptor (buffer, byte
- * offset, dtype, rank, shape, strides). */
+ * offset, dtype, rank, shape, strides), writing only the fields inside its struct_size.
+ * Errors: INVALID_ARGUMENT for NULL `out_desc`, a bad `tensor` or an
+ * `out_desc->struct_size` below sizeof(devplug_tensor_desc_t). */
 DEVPLUG_API devplug_error_t* devplug_tensor_describe(const devplug_tensor_t* tensor,
                                                      devplug_tensor_desc_t* out_desc);
+/* The device the tensor lives on. Errors: INVALID_ARGUMENT for NULL `out_device` or a bad
+ * `tensor`. */
 DEVPLUG_API devplug_error_t* devplug_tensor_get_device(const devplug_tensor_t* tensor,
                                                        devplug_device_t** out_device);
-/* The number of elements (product of the shape; 1 for rank 0). */
+/* The number of elements (product of the shape; 1 for rank 0).
+ * Errors: INVALID_ARGUMENT for NULL `out_numel` or a bad `tensor`. */
 DEVPLUG_API devplug_error_t* devplug_tensor_numel(const devplug_tensor_t* tensor, int64_t* out_numel);
-/* Bytes in the tensor's whole storage (what as_strided may reach). */
+/* Bytes in the tensor's whole storage (what as_strided may reach).
+ * Errors: INVALID_ARGUMENT for NULL `out_bytes` or a bad `tensor`. */
 DEVPLUG_API devplug_error_t* devplug_tensor_storage_bytes(const devplug_tensor_t* tensor,
                                                           uint64_t* out_bytes);
 
 /* Copies `size_bytes` of host data into the tensor's elements in row-major logical order
  * (any layout). `size_bytes` must equal numel * element size. Enqueued on `stream` (NULL:
  * the device's default stream); `src` must stay valid until that stream has passed it,
- * unless DEVPLUG_COPY_BLOCKING is given. */
+ * unless DEVPLUG_COPY_BLOCKING is given. `src` may be NULL when `size_bytes` is 0.
+ * Errors: INVALID_ARGUMENT for a bad `dst`, unknown bits in `flags`, a non-NULL `stream`
+ * that is not a live stream or that belongs to another device than dst's, a `size_bytes`
+ * other than numel * element size, NULL `src`, or a `dst` that overlaps itself (an
+ * expanded view). */
 #define DEVPLUG_COPY_BLOCKING 1u
 DEVPLUG_API devplug_error_t* devplug_tensor_copy_from_host(devplug_stream_t* stream, devplug_tensor_t* dst,
                                                            const void* src, uint64_t size_bytes,
                                                            uint32_t flags);
-/* Copies the tensor's elements in row-major logical order to host memory and waits. */
+/* Copies the tensor's elements in row-major logical order to host memory and waits, on
+ * `stream` (NULL: the default stream of src's device). `dst` may be NULL when
+ * `size_bytes` is 0.
+ * Errors: INVALID_ARGUMENT for a bad `src`, a non-NULL `stream` that is not a live stream
+ * or that belongs to another device than src's, a `size_bytes` other than numel * element
+ * size, or NULL `dst`; then an error of the stream's work. */
 DEVPLUG_API devplug_error_t* devplug_tensor_copy_to_host(devplug_stream_t* stream,
                                                          const devplug_tensor_t* src, void* dst,
                                                          uint64_t size_bytes);
 /* Copies `src` into `dst` (same shape and dtype, any layouts, any devices; through the
  * host when the devices belong to different plugins). Enqueued on `stream`, which belongs
- * to dst's device (NULL: its default stream). */
+ * to dst's device (NULL: its default stream).
+ * Errors: INVALID_ARGUMENT for a bad `dst`, a bad `src`, a non-NULL `stream` that is not a
+ * live stream or that belongs to another device than dst's, different dtypes, different
+ * shapes, or a non-empty `dst` that overlaps itself (an expanded view). */
 DEVPLUG_API devplug_error_t* devplug_tensor_copy(devplug_stream_t* stream, devplug_tensor_t* dst,
                                                  const devplug_tensor_t* src);
 
 /* ---- views: metadata only, never reach a plugin; each returns a new tensor sharing the
- * storage, which the caller releases ---------------------------------------------------- */
+ * storage, which the caller releases; dims may be negative and count from the end ------- */
 
-/* A view with a new shape; one dim may be -1 (inferred). Fails with INVALID_ARGUMENT when
- * the strides cannot express it as a view (copy first). */
+/* A view with a new shape; one dim may be -1 (inferred). When the strides cannot express
+ * it as a view, copy the tensor first.
+ * Errors: INVALID_ARGUMENT for NULL `out_view`, a bad `tensor`, a `rank` outside
+ * [0, DEVPLUG_MAX_RANK], NULL `shape` with a rank above 0, a second -1, a dim below -1, a
+ * -1 that cannot be inferred (beside a 0 dim, or no size fits), an element count other
+ * than the tensor's, dims whose product overflows int64, or strides that cannot express
+ * the view. */
 DEVPLUG_API devplug_error_t* devplug_tensor_reshape(const devplug_tensor_t* tensor, int32_t rank,
                                                     const int64_t* shape, devplug_tensor_t** out_view);
-/* dims is a permutation of [0, rank). */
+/* Reorders the dims: view dim k is dim dims[k] of the tensor; `dims` is a permutation of
+ * [0, rank). Errors: INVALID_ARGUMENT for NULL `out_view`, a bad `tensor`, NULL `dims`
+ * with a rank above 0, a dims[k] outside [-rank, rank), or a dim named twice. */
 DEVPLUG_API devplug_error_t* devplug_tensor_permute(const devplug_tensor_t* tensor, const int32_t* dims,
                                                     devplug_tensor_t** out_view);
+/* Swaps dims dim0 and dim1 (a 0-d tensor takes 0 or -1 and is given back).
+ * Errors: INVALID_ARGUMENT for NULL `out_view`, a bad `tensor`, or `dim0` or `dim1`
+ * outside [-rank, rank). */
 DEVPLUG_API devplug_error_t* devplug_tensor_transpose(const devplug_tensor_t* tensor, int32_t dim0,
                                                       int32_t dim1, devplug_tensor_t** out_view);
 /* Broadcasts to `shape` (PyTorch expand / broadcast_to): new dims are prepended, size-1
- * dims get stride 0; -1 keeps a dim. */
+ * dims get stride 0; -1 keeps a dim.
+ * Errors: INVALID_ARGUMENT for NULL `out_view`, a bad `tensor`, a `rank` outside
+ * [0, DEVPLUG_MAX_RANK] or below the tensor's, NULL `shape` with a rank above 0, a
+ * negative size for a new leading dim, a dim below -1, a size that differs from a dim of
+ * size other than 1, or an element count that overflows int64. */
 DEVPLUG_API devplug_error_t* devplug_tensor_expand(const devplug_tensor_t* tensor, int32_t rank,
                                                    const int64_t* shape, devplug_tensor_t** out_view);
 /* Elements start, start+step, ... before stop along `dim`, Python slice rules (negative
  * start/stop count from the end and are clamped). A negative step walks backwards and
- * gives a negative stride. step != 0. */
+ * gives a negative stride. step != 0.
+ * Errors: INVALID_ARGUMENT for NULL `out_view`, a bad `tensor`, a `dim` outside
+ * [-rank, rank) or a `step` of 0. */
 DEVPLUG_API devplug_error_t* devplug_tensor_slice(const devplug_tensor_t* tensor, int32_t dim, int64_t start,
                                                   int64_t stop, int64_t step, devplug_tensor_t** out_view);
-/* Removes dim `dim`, which must have size 1. */
+/* Removes dim `dim`, which must have size 1 (a 0-d tensor takes 0 or -1 and is given
+ * back). Errors: INVALID_ARGUMENT for NULL `out_view`, a bad `tensor`, a `dim` outside
+ * [-rank, rank), or a dim whose size is not 1. */
 DEVPLUG_API devplug_error_t* devplug_tensor_squeeze(const devplug_tensor_t* tensor, int32_t dim,
                                                     devplug_tensor_t** out_view);
-/* Inserts a size-1 dim before position `dim` in [0, rank]. */
+/* Inserts a size-1 dim before position `dim` in [0, rank] (or [-rank-1, -1], counted from
+ * the end). Errors: INVALID_ARGUMENT for NULL `out_view`, a bad `tensor`, a tensor that
+ * already has rank DEVPLUG_MAX_RANK, or a `dim` outside [-rank-1, rank]. */
 DEVPLUG_API devplug_error_t* devplug_tensor_unsqueeze(const devplug_tensor_t* tensor, int32_t dim,
                                                       devplug_tensor_t** out_view);
 /* The diagonal of dims dim0 and dim1 with `offset` (PyTorch diagonal): both dims are
- * removed and the diagonal is appended as the last dim. */
+ * removed and the diagonal is appended as the last dim.
+ * Errors: INVALID_ARGUMENT for NULL `out_view`, a bad `tensor`, a tensor of rank below 2,
+ * `dim0` or `dim1` outside [-rank, rank), or `dim0` and `dim1` naming the same dim. */
 DEVPLUG_API devplug_error_t* devplug_tensor_diagonal(const devplug_tensor_t* tensor, int64_t offset,
                                                      int32_t dim0, int32_t dim1, devplug_tensor_t** out_view);
 /* Any view of the storage: shape, strides (elements, may be zero or negative) and a
- * storage offset in elements. INVALID_ARGUMENT when an element would fall outside the
- * storage. */
+ * storage offset in elements; every element must lie inside the storage.
+ * Errors: INVALID_ARGUMENT for NULL `out_view`, a bad `tensor`, a `rank` outside
+ * [0, DEVPLUG_MAX_RANK], NULL `shape` with a rank above 0, a negative dim, an element
+ * count or byte size that overflows int64, NULL `strides` with a rank above 0, a negative
+ * `storage_offset`, or an element outside the storage. */
 DEVPLUG_API devplug_error_t* devplug_tensor_as_strided(const devplug_tensor_t* tensor, int32_t rank,
                                                        const int64_t* shape, const int64_t* strides,
                                                        int64_t storage_offset, devplug_tensor_t** out_view);
 /* As devplug_tensor_as_strided, but the view reads the storage's bytes as `dtype`, which
  * may differ from the tensor's (PyTorch's untyped storages and Tensor.view(dtype)):
  * `strides` and `storage_offset` count elements of `dtype`. The bytes are reinterpreted,
- * never converted. INVALID_ARGUMENT for an unknown dtype or when an element would fall
- * outside the storage. */
+ * never converted.
+ * Errors: INVALID_ARGUMENT for NULL `out_view`, a bad `tensor`, an unknown `dtype`, then
+ * as devplug_tensor_as_strided. */
 DEVPLUG_API devplug_error_t* devplug_tensor_as_strided_dtype(const devplug_tensor_t* tensor,
                                                              devplug_dtype_t dtype, int32_t rank,
                                                              const int64_t* shape, const int64_t* strides,
@@ -292,7 +406,15 @@ DEVPLUG_API devplug_error_t* devplug_tensor_as_strided_dtype(const devplug_tenso
  * op (op set 2) takes its n_in inputs and n_out outputs with absent optional ones as NULL;
  * it runs the device's native kernel when the plugin declares one, else its decomposition
  * into prims on the device (never the CPU fallback itself). No heap allocation on this
- * path when the device has the kernel and its inputs need no copy. */
+ * path when the device has the kernel and its inputs need no copy.
+ * Errors: INVALID_ARGUMENT for NULL `inputs` with `n_inputs` above 0, an inputs[i] that
+ * is NULL (and not an absent optional input) or not a live tensor, the same for
+ * `outputs`, a non-NULL `stream` that is not a live stream, a NULL `stream` with no
+ * output, a tensor on another device than the stream's, then ops.def's checks: an `op`
+ * outside this op set, an arity other than the op's, a NULL or short `attrs` or a bad
+ * attribute, dtypes, shapes and bounds, aliasing; UNIMPLEMENTED when the plugin lacks the
+ * kernel and the context is strict or has no CPU fallback (or the fallback lacks it too);
+ * then the kernel's own error. */
 DEVPLUG_API devplug_error_t* devplug_op_call(devplug_stream_t* stream, devplug_op_t op,
                                              devplug_tensor_t* const* inputs, size_t n_inputs,
                                              devplug_tensor_t* const* outputs, size_t n_outputs,
@@ -302,16 +424,29 @@ DEVPLUG_API devplug_error_t* devplug_op_call(devplug_stream_t* stream, devplug_o
  * are broadcast together and promoted to a common dtype (views and convert_element_type),
  * then the strict prim runs. When `*inout_result` is NULL a new tensor is allocated on the
  * stream's device and returned there; otherwise it is the output (its shape must be the
- * broadcast shape; a dtype that differs from the op's result is cast to, as add_out). */
+ * broadcast shape; a dtype that differs from the op's result is cast to, as add_out).
+ * Errors: INVALID_ARGUMENT for NULL `inout_result`, a `*inout_result` that is neither
+ * NULL nor a live tensor, `n_inputs` 0, NULL `inputs` or an inputs[i] that is NULL or not
+ * a live tensor, a non-NULL `stream` that is not a live stream, an `op` outside this op
+ * set, an op that is not elementwise, an `n_inputs` other than the op's arity, a tensor
+ * on another device than the stream's, inputs that do not broadcast together, a
+ * `*inout_result` of another shape than the broadcast shape or of a dtype the result may
+ * not be cast to (PyTorch's casting rule); then as devplug_op_call (a dtype the op does
+ * not allow, say). */
 DEVPLUG_API devplug_error_t* devplug_elementwise(devplug_stream_t* stream, devplug_op_t op,
                                                  devplug_tensor_t* const* inputs, size_t n_inputs,
                                                  devplug_tensor_t** inout_result);
 
 /* The dtype PyTorch's type promotion gives for two tensor operands of dtypes a and b
- * (int32 + float16 -> float16, uint8 + int8 -> int16, bool + int8 -> int8). */
+ * (int32 + float16 -> float16, uint8 + int8 -> int16, bool + int8 -> int8).
+ * Errors: INVALID_ARGUMENT for NULL `out_dtype`, an unknown `a` or an unknown `b`. */
 DEVPLUG_API devplug_error_t* devplug_promote_types(devplug_dtype_t a, devplug_dtype_t b,
                                                    devplug_dtype_t* out_dtype);
-/* The shape two shapes broadcast to, PyTorch's rules; INVALID_ARGUMENT when they do not. */
+/* The shape two shapes broadcast to, PyTorch's rules, into `out_shape`, which holds
+ * DEVPLUG_MAX_RANK dims. Errors: INVALID_ARGUMENT for NULL `out_rank`, NULL `out_shape`,
+ * a bad `shape_a` (a rank outside [0, DEVPLUG_MAX_RANK], NULL with a rank above 0, a
+ * negative dim, an element count that overflows int64), a bad `shape_b` (the same), or
+ * shapes that do not broadcast. */
 DEVPLUG_API devplug_error_t* devplug_broadcast_shapes(int32_t rank_a, const int64_t* shape_a, int32_t rank_b,
                                                       const int64_t* shape_b, int32_t* out_rank,
                                                       int64_t* out_shape);
