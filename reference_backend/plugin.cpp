@@ -3,6 +3,10 @@
 // events that are trivial because every call runs synchronously on the calling thread (work
 // has finished when the enqueueing call returns). Kernels live in kernels/*.cpp.
 //
+// Event timestamps (the event_timestamps extension): a stream reaches an event when
+// event_record runs, since all earlier work has already finished on the calling thread, so
+// the event's time is the host's steady clock read there.
+//
 // The table comes from sdk::make_plugin_api, whose shims check every argument the ABI's error
 // contract names (NULL handles, short struct_size, device indices, ranges, overlap) and run
 // each entry inside sdk::guard; the functions here add what only this plugin can tell (a
@@ -10,6 +14,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +29,7 @@
 #include "devplug/sdk/kernels.hpp"
 #include "devplug/sdk/plugin.hpp"
 #include "kernels/kernels.hpp"
+#include "kernels/kernel_traits.hpp"
 
 #ifndef DEVPLUG_REFERENCE_VERSION
 #define DEVPLUG_REFERENCE_VERSION "0.0.0"
@@ -39,6 +46,7 @@ constexpr uint32_t kDeviceTag = 0x44455631;  // "DEV1"
 constexpr uint32_t kStreamTag = 0x53545231;  // "STR1"
 constexpr uint32_t kEventTag = 0x45564e31;   // "EVN1"
 constexpr uint32_t kDeadTag = 0xdeadbeef;
+constexpr int64_t kNeverRecorded = INT64_MIN;
 
 constexpr uint64_t kBufferAlignment = 64;
 constexpr const char* kDeviceName = "devplug reference CPU";
@@ -56,6 +64,8 @@ struct devplug_stream_handle_t {
 struct devplug_event_handle_t {
   uint32_t tag;
   devplug_device_handle_t* device;
+  // steady_clock nanoseconds when the stream last reached the event; kNeverRecorded before.
+  std::atomic<int64_t> time_ns;
 };
 
 namespace {
@@ -79,6 +89,13 @@ devplug_buffer_handle_t* check_buffer(devplug_buffer_handle_t* buffer) {
   check_not_null(buffer, "buffer");
   if (buffer->data == nullptr) fail(DEVPLUG_CODE_INVALID_ARGUMENT, "buffer is not a live buffer");
   return buffer;
+}
+
+// The host's steady clock in nanoseconds: the reference device's timer.
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 // Copies `text` into the fixed-size `field`, cut to fit and NUL-terminated.
@@ -107,6 +124,9 @@ struct ReferencePlugin {
     p.compute_units = static_cast<int32_t>(std::thread::hardware_concurrency());
     p.capabilities =
         DEVPLUG_DEVICE_FP64 | DEVPLUG_DEVICE_FP16 | DEVPLUG_DEVICE_BF16 | DEVPLUG_DEVICE_UNIFIED_MEMORY;
+    // Every dtype, explicitly: what device_get_claims says and the kernels' prologue checks
+    // (KernelTraits::claimed_dtypes).
+    p.dtypes = devplug::reference::KernelTraits::claimed_dtypes(nullptr);
   }
 
   static devplug_device_handle_t* device_open(int32_t index) {
@@ -189,7 +209,7 @@ struct ReferencePlugin {
 
   static devplug_event_handle_t* event_create(devplug_device_handle_t* device) {
     check_handle(device, kDeviceTag, "device");
-    return new devplug_event_handle_t{kEventTag, device};
+    return new devplug_event_handle_t{kEventTag, device, {kNeverRecorded}};
   }
 
   static void event_destroy(devplug_event_handle_t* event) {
@@ -198,9 +218,23 @@ struct ReferencePlugin {
     delete event;
   }
 
-  static void event_record(devplug_event_handle_t*, devplug_stream_handle_t*) {}
+  // Work before the event has already run, so the stream reaches it now.
+  static void event_record(devplug_event_handle_t* event, devplug_stream_handle_t*) {
+    check_handle(event, kEventTag, "event")->time_ns.store(now_ns(), std::memory_order_release);
+  }
   static void stream_wait_event(devplug_stream_handle_t*, devplug_event_handle_t*) {}
   static void event_synchronize(devplug_event_handle_t* event) { check_handle(event, kEventTag, "event"); }
+
+  // Both events are complete once recorded (work is synchronous): nothing to wait for.
+  static int64_t event_elapsed_ns(devplug_event_handle_t* start, devplug_event_handle_t* end) {
+    const int64_t t0 = start->time_ns.load(std::memory_order_acquire);
+    if (t0 == kNeverRecorded)
+      fail(DEVPLUG_CODE_FAILED_PRECONDITION, "event_elapsed_ns: `start` was never recorded");
+    const int64_t t1 = end->time_ns.load(std::memory_order_acquire);
+    if (t1 == kNeverRecorded)
+      fail(DEVPLUG_CODE_FAILED_PRECONDITION, "event_elapsed_ns: `end` was never recorded");
+    return t1 - t0;
+  }
 
   static const devplug::sdk::KernelTable& kernels() {
     static const devplug::sdk::KernelTable table = [] {
@@ -225,6 +259,14 @@ struct ReferencePlugin {
 };
 
 }  // namespace
+
+// What the kernels' prologue (sdk::run_kernel) asks of this plugin's handles.
+devplug_device_handle_t* devplug::reference::KernelTraits::device_of(devplug_stream_handle_t* stream) {
+  return ReferencePlugin::device_of(stream);
+}
+devplug_device_handle_t* devplug::reference::KernelTraits::device_of(devplug_buffer_handle_t* buffer) {
+  return ReferencePlugin::device_of(buffer);
+}
 
 // The one export. Returns NULL only if the kernel table cannot be built (a plugin bug that
 // KernelTable reports as an exception; it must not cross the ABI).

@@ -6,10 +6,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -93,15 +95,217 @@ std::string load_unload() {
   return "";
 }
 
-// Every documented failure of every entry point (plugin_api.h, "Errors:"), each answered
-// with its exact code, and nothing written past a caller's struct_size.
+// ---- the check rows of plugin_api.def -----------------------------------------------------
+
+// What a row needs to be provoked: nothing, an open device with a buffer, stream and events,
+// or additionally a kernel row of the plugin (the kernel rows run once per kernel row).
+enum class Needs { nothing, device, kernel };
+
+struct RowFixture;
+struct Row {
+  const char* label;
+  Needs needs;
+  void (*provoke)(RowFixture&, const Row&);
+};
+
+// Valid arguments for every entry, from which each generated row function (abi_rows.inc)
+// changes the one argument that breaks its row, and the bookkeeping of the outcomes.
+struct RowFixture {
+  static constexpr uint64_t buffer_size = 16;
+
+  const devplug_plugin_api_t* api = nullptr;
+  Checker* checker = nullptr;
+  int32_t device_count = 0;
+  devplug_plugin_init_args_t init{sizeof(devplug_plugin_init_args_t), DEVPLUG_ABI_MAJOR, DEVPLUG_ABI_MINOR};
+  devplug_device_properties_t properties{};
+  devplug_device_claims_t claims{};
+  devplug_dtype_mask_t claimed = DEVPLUG_DTYPES_ALL;  // device 0's dtypes
+  devplug_device_handle_t* device = nullptr;
+  devplug_buffer_handle_t* buffer = nullptr;
+  devplug_stream_handle_t* stream = nullptr;
+  devplug_event_handle_t* event = nullptr;             // recorded on `stream`
+  devplug_event_handle_t* unrecorded_event = nullptr;  // never recorded
+  devplug_buffer_handle_t* far_buffer = nullptr;       // on device 1, when there is one
+  devplug_event_handle_t* far_event = nullptr;
+  alignas(8) unsigned char host[64] = {};
+  // Out-parameters: each row writes into fresh storage (a generous, aligned block).
+  alignas(16) unsigned char out_storage[8][64] = {};
+  size_t outs_used = 0;
+  template <typename T>
+  T* out() {
+    static_assert(sizeof(T) <= sizeof(out_storage[0]), "out-parameter too large");
+    return reinterpret_cast<T*>(out_storage[outs_used++ % 8]);
+  }
+
+  // The kernel row under test and a call that passes every kernel check: each tensor of the
+  // row's first dtype, rank 1, two elements on `buffer`; attributes zeroed, of the op's size.
+  const devplug_kernel_t* kernel = nullptr;
+  devplug_op_call_t kcall{};
+  devplug_tensor_desc_t tensor{};
+  const devplug_tensor_desc_t* ins[8] = {};
+  const devplug_tensor_desc_t* outs[8] = {};
+  alignas(16) unsigned char attrs[512] = {};
+  void reset_kernel_call() {
+    const devplug_op_info_t* info = devplug_op_info(kernel->op);
+    std::memset(&tensor, 0, sizeof tensor);
+    tensor.struct_size = sizeof tensor;
+    tensor.buffer = buffer;
+    tensor.dtype = 0;
+    while (tensor.dtype + 1 < DEVPLUG_DTYPE_COUNT && !(kernel->dtypes & DEVPLUG_DTYPE_BIT(tensor.dtype)))
+      ++tensor.dtype;
+    tensor.rank = 1;
+    tensor.shape[0] = 2;
+    tensor.strides[0] = 1;
+    for (auto& t : ins) t = &tensor;
+    for (auto& t : outs) t = &tensor;
+    std::memset(attrs, 0, sizeof attrs);
+    if (info != nullptr && info->attrs_size != 0)
+      reinterpret_cast<devplug_none_attrs_t*>(attrs)->struct_size = info->attrs_size;
+    kcall = devplug_op_call_t{sizeof kcall,
+                              kernel->op,
+                              ins,
+                              info && info->n_inputs >= 0 ? static_cast<size_t>(info->n_inputs) : 2,
+                              outs,
+                              info ? static_cast<size_t>(info->n_outputs) : 1,
+                              info && info->attrs_size != 0 ? attrs : nullptr};
+  }
+  // A NULL tensor where the op does not allow one; false when every tensor is optional.
+  bool null_tensor_call() {
+    const devplug_op_info_t* info = devplug_op_info(kernel->op);
+    for (size_t i = 0; i < kcall.n_inputs; ++i)
+      if (i >= 32 || !((info->optional_inputs >> i) & 1u)) return ins[i] = nullptr, true;
+    for (size_t i = 0; i < kcall.n_outputs; ++i)
+      if (i >= 32 || !((info->optional_outputs >> i) & 1u)) return outs[i] = nullptr, true;
+    return false;
+  }
+  // A dispatch dtype ops.def does not allow for the op; false when it allows every dtype.
+  bool disallowed_dtype_call() {
+    const devplug_op_info_t* info = devplug_op_info(kernel->op);
+    for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d)
+      if (!(info->dtypes & DEVPLUG_DTYPE_BIT(d))) return tensor.dtype = d, true;
+    return false;
+  }
+  // A dtype the op allows but device 0 does not claim; false when it claims all of them.
+  bool unclaimed_dtype_call() {
+    const devplug_op_info_t* info = devplug_op_info(kernel->op);
+    for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d)
+      if ((info->dtypes & DEVPLUG_DTYPE_BIT(d)) && !(claimed & DEVPLUG_DTYPE_BIT(d)))
+        return tensor.dtype = d, true;
+    return false;
+  }
+  // Attributes one byte short of the op's struct; false for an op without attributes.
+  bool short_attrs_call() {
+    if (kcall.attrs == nullptr) return false;
+    reinterpret_cast<devplug_none_attrs_t*>(attrs)->struct_size -= 1;
+    return true;
+  }
+
+  template <typename Ext>
+  const Ext* extension(uint32_t type) const {
+    const devplug_extension_t* e = devplug_extension_find(api, type);
+    return e != nullptr && e->struct_size >= sizeof(Ext) ? reinterpret_cast<const Ext*>(e) : nullptr;
+  }
+
+  // Outcomes, by row label: every row is exercised, not exercised (with the reason), or its
+  // extension is not offered.
+  std::vector<std::string> not_exercised_rows;
+  size_t exercised = 0;
+  void expect(const Row& row, devplug_code_t code, devplug_error_t* error) {
+    ++exercised;
+    if (code == DEVPLUG_CODE_OK)
+      checker->expect_ok(row.label, error);
+    else
+      checker->expect_error(row.label, code, error);
+  }
+  void not_exercised(const Row& row, const char* why) {
+    not_exercised_rows.push_back(std::string(row.label) + " (" + why + ")");
+  }
+  void not_offered(const Row& row) { not_exercised(row, "extension not offered"); }
+};
+
+#include "suites/abi_rows.inc"
+
+// Device `index`'s claimed dtypes as the dispatcher reads them: device_get_claims (ABI 1.2),
+// else the properties' `dtypes` (0: every dtype).
+devplug_dtype_mask_t device_claims(const devplug_plugin_api_t* api, int32_t index,
+                                   devplug_device_claims_t* out = nullptr) {
+  devplug_device_claims_t c{};
+  c.struct_size = sizeof c;
+  if (DEVPLUG_HAS_FIELD(api, devplug_plugin_api_t, device_get_claims) && api->device_get_claims != nullptr) {
+    if (devplug_error_t* e = api->device_get_claims(index, &c)) {
+      api->error_destroy(e);
+      return 0;
+    }
+    if (out) *out = c;
+    return c.dtypes;
+  }
+  devplug_device_properties_t p{};
+  p.struct_size = sizeof p;
+  if (devplug_error_t* e = api->device_get_properties(index, &p)) {
+    api->error_destroy(e);
+    return 0;
+  }
+  c.dtypes = p.dtypes == 0 ? DEVPLUG_DTYPES_ALL : p.dtypes;
+  if (out) *out = c;
+  return c.dtypes;
+}
+
+// Every device's claims agree with what else the plugin says of it: an explicit mask (never
+// 0) from device_get_claims, the 1.1 `dtypes` of its properties equal to it, the FP64 bit
+// set exactly when float64 is claimed, FP16 and BF16 only with float16 and bfloat16, and each
+// kernel row declaring at least one claimed dtype of some device (else it never runs).
+std::string claims() {
+  Loaded l;
+  if (!l.error.empty()) return l.error;
+  const devplug_plugin_api_t* api = l.api;
+  Checker c(api);
+  int32_t count = 0;
+  c.expect_ok("device_count", api->device_count(&count, nullptr));
+  const bool has_entry =
+      DEVPLUG_HAS_FIELD(api, devplug_plugin_api_t, device_get_claims) && api->device_get_claims != nullptr;
+  if (api->abi_minor >= 2 && !has_entry) c.problem("an ABI 1.2 plugin without device_get_claims");
+  devplug_dtype_mask_t any_device = 0;
+  for (int32_t i = 0; i < count; ++i) {
+    const std::string dev = "device " + std::to_string(i) + ": ";
+    devplug_device_properties_t p{};
+    p.struct_size = sizeof p;
+    c.expect_ok("device_get_properties", api->device_get_properties(i, &p));
+    devplug_device_claims_t claims{};
+    const devplug_dtype_mask_t mask = device_claims(api, i, &claims);
+    any_device |= mask;
+    std::printf("abi_claims: %sdtypes 0x%03x, capabilities 0x%x, %s\n", dev.c_str(), mask, p.capabilities,
+                claims.supports ? "a supports hook" : "no supports hook");
+    if (has_entry) {
+      if (mask == 0) c.problem(dev + "device_get_claims claims no dtype (the mask is explicit: 0 is none)");
+      if (p.dtypes != mask)
+        c.problem(dev + "properties.dtypes 0x" + std::to_string(p.dtypes) + " differs from the claims' " +
+                  std::to_string(mask));
+    }
+    const bool f64 = (mask & DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64)) != 0;
+    if (((p.capabilities & DEVPLUG_DEVICE_FP64) != 0) != f64)
+      c.problem(dev + (f64 ? "claims float64 but has no FP64 capability bit"
+                           : "has the FP64 capability bit but does not claim float64"));
+    if ((p.capabilities & DEVPLUG_DEVICE_FP16) && !(mask & DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT16)))
+      c.problem(dev + "has the FP16 capability bit but does not claim float16");
+    if ((p.capabilities & DEVPLUG_DEVICE_BF16) && !(mask & DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_BFLOAT16)))
+      c.problem(dev + "has the BF16 capability bit but does not claim bfloat16");
+  }
+  if (count > 0)
+    for (size_t k = 0; k < api->kernel_count; ++k)
+      if (api->kernels[k] != nullptr && (api->kernels[k]->dtypes & any_device) == 0)
+        c.problem(std::string("kernel row of ") + devplug_op_name(api->kernels[k]->op) +
+                  " declares only dtypes no device claims");
+  return c.text();
+}
+
+// Every check row of plugin_api.def provoked on the plugin with its exact code (abi_rows.inc),
+// and the properties beside them: out-parameters cleared on failure, nothing written past a
+// caller's struct_size, the device-count note.
 std::string invalid_arguments() {
   Loaded l;
   if (!l.error.empty()) return l.error;
   const devplug_plugin_api_t* api = l.api;
   Checker c(api);
-  constexpr devplug_code_t kInvalid = DEVPLUG_CODE_INVALID_ARGUMENT;
-  constexpr devplug_code_t kRange = DEVPLUG_CODE_OUT_OF_RANGE;
   if (api->struct_size < DEVPLUG_PLUGIN_API_MIN_SIZE) c.problem("table struct_size below the 1.0 minimum");
   if (api->abi_major != DEVPLUG_ABI_MAJOR) c.problem("abi_major differs from the host's");
   if (api->plugin_name == nullptr || api->plugin_name[0] == 0) c.problem("plugin_name is empty");
@@ -111,32 +315,12 @@ std::string invalid_arguments() {
     c.problem("error_create did not return the error asked for");
   api->error_destroy(made);
 
-  // plugin_initialize: each of these is refused before the plugin does anything.
-  c.expect_error("plugin_initialize(NULL)", kInvalid, api->plugin_initialize(nullptr));
-  devplug_plugin_init_args_t init{};
-  init.struct_size = offsetof(devplug_plugin_init_args_t, host_abi_major);
-  init.host_abi_major = DEVPLUG_ABI_MAJOR;
-  c.expect_error("plugin_initialize(struct_size too small)", kInvalid, api->plugin_initialize(&init));
-  init.struct_size = sizeof init;
-  init.host_abi_major = DEVPLUG_ABI_MAJOR + 1;
-  c.expect_error("plugin_initialize(another ABI major)", DEVPLUG_CODE_FAILED_PRECONDITION,
-                 api->plugin_initialize(&init));
-
-  c.expect_error("device_count(NULL, NULL)", kInvalid, api->device_count(nullptr, nullptr));
   int32_t count = -1;
   const char* note = "untouched";
   c.expect_ok("device_count", api->device_count(&count, &note));
   if (count < 0) c.problem("device_count wrote a negative count");
   if (count > 0 && note != nullptr) c.problem("device_count left a note although it found devices");
   devplug_device_properties_t props;
-  std::memset(&props, 0, sizeof props);
-  props.struct_size = sizeof props;
-  c.expect_error("device_get_properties(-1)", kRange, api->device_get_properties(-1, &props));
-  c.expect_error("device_get_properties(count)", kRange, api->device_get_properties(count, &props));
-  c.expect_error("device_get_properties(0, NULL)", kInvalid, api->device_get_properties(0, nullptr));
-  props.struct_size = DEVPLUG_DEVICE_PROPERTIES_MIN_SIZE - 1;
-  c.expect_error("device_get_properties(struct_size below the 1.0 size)", kInvalid,
-                 api->device_get_properties(0, &props));
   if (count > 0) {
     // The 1.0 struct: accepted, and nothing written past it (the 1.1 `dtypes` field).
     std::memset(&props, 0x5A, sizeof props);
@@ -152,157 +336,136 @@ std::string invalid_arguments() {
       }
   }
   devplug_device_handle_t* no_device = reinterpret_cast<devplug_device_handle_t*>(uintptr_t{1});
-  c.expect_error("device_open(-1)", kRange, api->device_open(-1, &no_device));
+  c.expect_error("device_open(-1)", DEVPLUG_CODE_OUT_OF_RANGE, api->device_open(-1, &no_device));
   if (no_device != nullptr) c.problem("device_open(-1) left *out_device set");
-  c.expect_error("device_open(count)", kRange, api->device_open(count, &no_device));
-  c.expect_error("device_open(0, NULL)", kInvalid, api->device_open(0, nullptr));
-  c.expect_error("device_close(NULL)", kInvalid, api->device_close(nullptr));
-  c.expect_error("buffer_release(NULL)", kInvalid, api->buffer_release(nullptr));
   uint64_t size = 99;
-  c.expect_error("buffer_get_size(NULL)", kInvalid, api->buffer_get_size(nullptr, &size));
+  c.expect_error("buffer_get_size(NULL)", DEVPLUG_CODE_INVALID_ARGUMENT,
+                 api->buffer_get_size(nullptr, &size));
   if (size != 0) c.problem("buffer_get_size(NULL) left *out_size_bytes set");
-  c.expect_error("stream_synchronize(NULL)", kInvalid, api->stream_synchronize(nullptr));
-  c.expect_error("stream_destroy(NULL)", kInvalid, api->stream_destroy(nullptr));
-  c.expect_error("event_synchronize(NULL)", kInvalid, api->event_synchronize(nullptr));
-  c.expect_error("event_destroy(NULL)", kInvalid, api->event_destroy(nullptr));
-  devplug_buffer_handle_t* buf = nullptr;
-  devplug_stream_handle_t* stream = nullptr;
-  devplug_event_handle_t* event = nullptr;
-  c.expect_error("buffer_allocate(NULL device)", kInvalid, api->buffer_allocate(nullptr, 16, &buf));
-  c.expect_error("stream_create(NULL device)", kInvalid, api->stream_create(nullptr, &stream));
-  c.expect_error("event_create(NULL device)", kInvalid, api->event_create(nullptr, &event));
-  if (count == 0) return c.text();
 
-  devplug_device_handle_t* dev = nullptr;
-  devplug_error_t* opened = api->device_open(0, &dev);
-  if (opened != nullptr) {
-    c.expect_ok("device_open(0)", opened);
-    return c.text();
-  }
-  c.expect_error("buffer_allocate(0 bytes)", kInvalid, api->buffer_allocate(dev, 0, &buf));
-  if (buf) {
-    api->buffer_release(buf);
-    buf = nullptr;
-  }
-  c.expect_error("buffer_allocate(2^62 bytes)", DEVPLUG_CODE_RESOURCE_EXHAUSTED,
-                 api->buffer_allocate(dev, uint64_t{1} << 62, &buf));
-  if (buf) {
-    api->buffer_release(buf);
-    buf = nullptr;
-  }
-  c.expect_error("buffer_allocate(out NULL)", kInvalid, api->buffer_allocate(dev, 16, nullptr));
-  c.expect_error("stream_create(out NULL)", kInvalid, api->stream_create(dev, nullptr));
-  c.expect_error("event_create(out NULL)", kInvalid, api->event_create(dev, nullptr));
-  c.expect_ok("buffer_allocate(16)", api->buffer_allocate(dev, 16, &buf));
-  c.expect_ok("stream_create", api->stream_create(dev, &stream));
-  c.expect_ok("event_create", api->event_create(dev, &event));
-  if (buf && stream && event) {
-    c.expect_error("buffer_get_size(out NULL)", kInvalid, api->buffer_get_size(buf, nullptr));
-    char host[64] = {0};
-    c.expect_error("copy_from_host(NULL stream)", kInvalid,
-                   api->buffer_copy_from_host(nullptr, host, buf, 0, 16));
-    c.expect_error("copy_from_host(NULL src)", kInvalid,
-                   api->buffer_copy_from_host(stream, nullptr, buf, 0, 16));
-    c.expect_error("copy_from_host(NULL dst)", kInvalid,
-                   api->buffer_copy_from_host(stream, host, nullptr, 0, 16));
-    c.expect_error("copy_from_host(past the end)", kRange,
-                   api->buffer_copy_from_host(stream, host, buf, 8, 16));
-    c.expect_error("copy_from_host(offset past the end, 0 bytes)", kRange,
-                   api->buffer_copy_from_host(stream, host, buf, 17, 0));
-    c.expect_error("copy_from_host(offset overflow)", kRange,
-                   api->buffer_copy_from_host(stream, host, buf, ~uint64_t{0}, 2));
-    c.expect_error("copy_from_host(past the end, NULL src)", kRange,
-                   api->buffer_copy_from_host(stream, nullptr, buf, 8, 16));
-    c.expect_ok("copy_from_host(0 bytes at the end)", api->buffer_copy_from_host(stream, host, buf, 16, 0));
-    c.expect_ok("copy_from_host(0 bytes, NULL src)", api->buffer_copy_from_host(stream, nullptr, buf, 0, 0));
-    c.expect_error("copy_to_host(NULL stream)", kInvalid,
-                   api->buffer_copy_to_host(nullptr, buf, 0, host, 16));
-    c.expect_error("copy_to_host(NULL src)", kInvalid,
-                   api->buffer_copy_to_host(stream, nullptr, 0, host, 16));
-    c.expect_error("copy_to_host(past the end)", kRange, api->buffer_copy_to_host(stream, buf, 1, host, 16));
-    c.expect_error("copy_to_host(size overflow)", kRange,
-                   api->buffer_copy_to_host(stream, buf, 8, host, ~uint64_t{0}));
-    c.expect_error("copy_to_host(NULL dst)", kInvalid, api->buffer_copy_to_host(stream, buf, 0, nullptr, 16));
-    c.expect_ok("copy_to_host(0 bytes)", api->buffer_copy_to_host(stream, buf, 0, host, 0));
-    c.expect_error("buffer_copy(NULL stream)", kInvalid, api->buffer_copy(nullptr, buf, 0, buf, 8, 8));
-    c.expect_error("buffer_copy(NULL src)", kInvalid, api->buffer_copy(stream, nullptr, 0, buf, 8, 8));
-    c.expect_error("buffer_copy(NULL dst)", kInvalid, api->buffer_copy(stream, buf, 0, nullptr, 8, 8));
-    c.expect_error("buffer_copy(destination past the end)", kRange,
-                   api->buffer_copy(stream, buf, 0, buf, 9, 8));
-    c.expect_error("buffer_copy(source past the end)", kRange, api->buffer_copy(stream, buf, 9, buf, 0, 8));
-    c.expect_error("buffer_copy(overlapping ranges)", kInvalid, api->buffer_copy(stream, buf, 0, buf, 4, 8));
-    c.expect_error("buffer_copy(onto itself)", kInvalid, api->buffer_copy(stream, buf, 4, buf, 4, 4));
-    c.expect_ok("buffer_copy(disjoint halves)", api->buffer_copy(stream, buf, 0, buf, 8, 8));
-    c.expect_ok("buffer_copy(0 bytes onto itself)", api->buffer_copy(stream, buf, 4, buf, 4, 0));
-    c.expect_error("event_record(NULL event)", kInvalid, api->event_record(nullptr, stream));
-    c.expect_error("event_record(NULL stream)", kInvalid, api->event_record(event, nullptr));
-    c.expect_error("stream_wait_event(NULL stream)", kInvalid, api->stream_wait_event(nullptr, event));
-    c.expect_error("stream_wait_event(NULL event)", kInvalid, api->stream_wait_event(stream, nullptr));
-    // Handles of another device: refused by copies, events and waits.
-    devplug_device_handle_t* other = nullptr;
+  RowFixture f;
+  f.api = api;
+  f.checker = &c;
+  f.device_count = count;
+  std::memset(&f.properties, 0, sizeof f.properties);
+  f.properties.struct_size = sizeof f.properties;
+  std::memset(&f.claims, 0, sizeof f.claims);
+  f.claims.struct_size = sizeof f.claims;
+  if (count > 0) f.claimed = device_claims(api, 0);
+  devplug_device_handle_t* other = nullptr;
+  if (count > 0) c.expect_ok("device_open(0)", api->device_open(0, &f.device));
+  if (f.device != nullptr) {
+    c.expect_ok("buffer_allocate(16)", api->buffer_allocate(f.device, RowFixture::buffer_size, &f.buffer));
+    c.expect_ok("stream_create", api->stream_create(f.device, &f.stream));
+    c.expect_ok("event_create", api->event_create(f.device, &f.event));
+    c.expect_ok("event_create", api->event_create(f.device, &f.unrecorded_event));
+    if (f.event && f.stream) c.expect_ok("event_record", api->event_record(f.event, f.stream));
     if (count > 1) c.expect_ok("device_open(1)", api->device_open(1, &other));
     if (other != nullptr) {
-      devplug_buffer_handle_t* far_buf = nullptr;
-      devplug_event_handle_t* far_event = nullptr;
-      c.expect_ok("buffer_allocate on device 1", api->buffer_allocate(other, 16, &far_buf));
-      c.expect_ok("event_create on device 1", api->event_create(other, &far_event));
-      if (far_buf && far_event) {
-        c.expect_error("copy_from_host(dst on another device)", kInvalid,
-                       api->buffer_copy_from_host(stream, host, far_buf, 0, 8));
-        c.expect_error("copy_to_host(src on another device)", kInvalid,
-                       api->buffer_copy_to_host(stream, far_buf, 0, host, 8));
-        c.expect_error("buffer_copy(dst on another device)", kInvalid,
-                       api->buffer_copy(stream, buf, 0, far_buf, 0, 8));
-        c.expect_error("event_record(event of another device)", kInvalid,
-                       api->event_record(far_event, stream));
-        c.expect_error("stream_wait_event(event of another device)", kInvalid,
-                       api->stream_wait_event(stream, far_event));
-      }
-      if (far_event) c.expect_ok("event_destroy on device 1", api->event_destroy(far_event));
-      if (far_buf) c.expect_ok("buffer_release on device 1", api->buffer_release(far_buf));
-      c.expect_ok("device_close(1)", api->device_close(other));
+      c.expect_ok("buffer_allocate on device 1",
+                  api->buffer_allocate(other, RowFixture::buffer_size, &f.far_buffer));
+      c.expect_ok("event_create on device 1", api->event_create(other, &f.far_event));
     }
-    // Every kernel: no call, a short call struct, an unknown op id, a bad dtype.
-    for (size_t k = 0; k < api->kernel_count; ++k) {
-      const devplug_kernel_t* row = api->kernels[k];
-      if (row == nullptr || row->fn == nullptr) {
-        c.problem("kernel row " + std::to_string(k) + " is empty");
-        continue;
-      }
-      const std::string name = devplug_op_name(row->op) ? devplug_op_name(row->op) : "?";
-      devplug_tensor_desc_t bad{};
-      bad.struct_size = sizeof bad;
-      bad.buffer = buf;
-      bad.dtype = 77;
-      bad.rank = 1;
-      bad.shape[0] = 2;
-      bad.strides[0] = 1;
-      const devplug_tensor_desc_t* tensors[3] = {&bad, &bad, &bad};
-      const devplug_op_info_t* info = devplug_op_info(row->op);
-      const size_t n_in = info && info->n_inputs >= 0 ? static_cast<size_t>(info->n_inputs) : 2;
-      devplug_op_call_t call{sizeof call, row->op, tensors, n_in, tensors, 1, nullptr};
-      c.expect_error((name + " kernel: NULL call").c_str(), kInvalid, row->fn(stream, nullptr));
-      devplug_op_call_t short_call = call;
-      short_call.struct_size = 4;
-      c.expect_error((name + " kernel: struct_size 4").c_str(), kInvalid, row->fn(stream, &short_call));
-      devplug_op_call_t unknown = call;
-      unknown.op = 9999;
-      c.expect_error((name + " kernel: op 9999").c_str(), kInvalid, row->fn(stream, &unknown));
-      devplug_op_call_t arity = call;
-      arity.n_outputs = 2;
-      c.expect_error((name + " kernel: 2 outputs").c_str(), kInvalid, row->fn(stream, &arity));
-      c.expect_error((name + " kernel: dtype 77").c_str(), kInvalid, row->fn(stream, &call));
-      bad.dtype = 0;  // the row's first dtype
-      while (bad.dtype + 1 < DEVPLUG_DTYPE_COUNT && !(row->dtypes & DEVPLUG_DTYPE_BIT(bad.dtype)))
-        ++bad.dtype;
-      bad.rank = DEVPLUG_MAX_RANK + 1;
-      c.expect_error((name + " kernel: rank 9").c_str(), kInvalid, row->fn(stream, &call));
-    }
-    c.expect_ok("stream_synchronize", api->stream_synchronize(stream));
   }
-  if (event) c.expect_ok("event_destroy", api->event_destroy(event));
-  if (stream) c.expect_ok("stream_destroy", api->stream_destroy(stream));
-  if (buf) c.expect_ok("buffer_release", api->buffer_release(buf));
+  const bool have_device = f.buffer && f.stream && f.event && f.unrecorded_event;
+  for (const Row& row : all_rows()) {
+    if (row.needs == Needs::nothing) {
+      row.provoke(f, row);
+    } else if (!have_device) {
+      f.not_exercised(row, "no device");
+    } else if (row.needs == Needs::device) {
+      row.provoke(f, row);
+    } else {
+      if (api->kernel_count == 0) f.not_exercised(row, "no kernel rows");
+      for (size_t k = 0; k < api->kernel_count; ++k) {
+        f.kernel = api->kernels[k];
+        if (f.kernel == nullptr || f.kernel->fn == nullptr) {
+          c.problem("kernel row " + std::to_string(k) + " is empty");
+          continue;
+        }
+        row.provoke(f, row);
+      }
+    }
+  }
+  if (f.stream) c.expect_ok("stream_synchronize", api->stream_synchronize(f.stream));
+  if (f.far_event) c.expect_ok("event_destroy on device 1", api->event_destroy(f.far_event));
+  if (f.far_buffer) c.expect_ok("buffer_release on device 1", api->buffer_release(f.far_buffer));
+  if (other) c.expect_ok("device_close(1)", api->device_close(other));
+  if (f.unrecorded_event) c.expect_ok("event_destroy", api->event_destroy(f.unrecorded_event));
+  if (f.event) c.expect_ok("event_destroy", api->event_destroy(f.event));
+  if (f.stream) c.expect_ok("stream_destroy", api->stream_destroy(f.stream));
+  if (f.buffer) c.expect_ok("buffer_release", api->buffer_release(f.buffer));
+  if (f.device) c.expect_ok("device_close", api->device_close(f.device));
+  std::printf("abi_invalid_arguments: %zu row calls; %zu rows not exercised%s\n", f.exercised,
+              f.not_exercised_rows.size(), f.not_exercised_rows.empty() ? "" : ":");
+  for (const std::string& r : f.not_exercised_rows) std::printf("  %s\n", r.c_str());
+  return c.text();
+}
+
+// Event timestamps (the event_timestamps extension, where the plugin offers it): a longer
+// piece of work between two events measures longer than a short one, elapsed times are not
+// negative in order and negative reversed, and the extension's rows hold (abi_rows.inc).
+std::string event_timestamps() {
+  Loaded l;
+  if (!l.error.empty()) return l.error;
+  const devplug_extension_t* e = devplug_extension_find(l.api, DEVPLUG_EXTENSION_EVENT_TIMESTAMPS);
+  if (e == nullptr) {
+    std::printf("abi_event_timestamps: plugin offers no event_timestamps extension\n");
+    return "";
+  }
+  if (e->struct_size < sizeof(devplug_ext_event_timestamps_t))
+    return "event_timestamps record is shorter than its ABI 1.2 struct";
+  const auto* ext = reinterpret_cast<const devplug_ext_event_timestamps_t*>(e);
+  const devplug_plugin_api_t* api = l.api;
+  Checker c(api);
+  int32_t count = 0;
+  c.expect_ok("device_count", api->device_count(&count, nullptr));
+  if (count <= run_state().options.device) return c.text();
+  devplug_device_handle_t* dev = nullptr;
+  c.expect_ok("device_open", api->device_open(run_state().options.device, &dev));
+  if (dev == nullptr) return c.text();
+  // Work of two sizes: one copy of 4 KiB, and 64 copies of 8 MiB.
+  const uint64_t small = 4096, large = uint64_t{8} << 20;
+  devplug_buffer_handle_t *a = nullptr, *b = nullptr;
+  devplug_stream_handle_t* s = nullptr;
+  devplug_event_handle_t* ev[4] = {};
+  c.expect_ok("buffer_allocate", api->buffer_allocate(dev, large, &a));
+  c.expect_ok("buffer_allocate", api->buffer_allocate(dev, large, &b));
+  c.expect_ok("stream_create", api->stream_create(dev, &s));
+  for (auto& x : ev) c.expect_ok("event_create", api->event_create(dev, &x));
+  if (a && b && s && ev[0] && ev[1] && ev[2] && ev[3]) {
+    c.expect_ok("buffer_copy", api->buffer_copy(s, a, 0, b, 0, large));  // first touch, outside the timing
+    c.expect_ok("event_record", api->event_record(ev[0], s));
+    c.expect_ok("buffer_copy (short)", api->buffer_copy(s, a, 0, b, 0, small));
+    c.expect_ok("event_record", api->event_record(ev[1], s));
+    for (int i = 0; i < 64; ++i) c.expect_ok("buffer_copy (long)", api->buffer_copy(s, a, 0, b, 0, large));
+    c.expect_ok("event_record", api->event_record(ev[2], s));
+    int64_t short_ns = -1, long_ns = -1, backwards = 0, same = -1;
+    c.expect_ok("event_elapsed_ns (short)", ext->event_elapsed_ns(ev[0], ev[1], &short_ns));
+    c.expect_ok("event_elapsed_ns (long)", ext->event_elapsed_ns(ev[1], ev[2], &long_ns));
+    c.expect_ok("event_elapsed_ns (reversed)", ext->event_elapsed_ns(ev[2], ev[0], &backwards));
+    c.expect_ok("event_elapsed_ns (one event)", ext->event_elapsed_ns(ev[1], ev[1], &same));
+    std::printf("abi_event_timestamps: 4 KiB copy %lld ns, 64 x 8 MiB copies %lld ns\n",
+                static_cast<long long>(short_ns), static_cast<long long>(long_ns));
+    if (short_ns < 0) c.problem("a short copy measured " + std::to_string(short_ns) + " ns (negative)");
+    if (long_ns <= short_ns)
+      c.problem("64 copies of 8 MiB measured " + std::to_string(long_ns) +
+                " ns, not more than one 4 KiB copy (" + std::to_string(short_ns) + " ns)");
+    if (backwards >= 0 && short_ns + long_ns > 0)
+      c.problem("elapsed time from the last event back to the first is " + std::to_string(backwards) +
+                " ns, not negative");
+    if (same != 0) c.problem("elapsed time from an event to itself is " + std::to_string(same) + " ns");
+    int64_t untouched = 123;
+    c.expect_error("event_elapsed_ns(never recorded end)", DEVPLUG_CODE_FAILED_PRECONDITION,
+                   ext->event_elapsed_ns(ev[0], ev[3], &untouched));
+    if (untouched != 0) c.problem("event_elapsed_ns left *out_ns set after a failure");
+    c.expect_ok("stream_synchronize", api->stream_synchronize(s));
+  }
+  for (auto& x : ev)
+    if (x) c.expect_ok("event_destroy", api->event_destroy(x));
+  if (s) c.expect_ok("stream_destroy", api->stream_destroy(s));
+  if (a) c.expect_ok("buffer_release", api->buffer_release(a));
+  if (b) c.expect_ok("buffer_release", api->buffer_release(b));
   c.expect_ok("device_close", api->device_close(dev));
   return c.text();
 }
@@ -505,6 +668,8 @@ void register_abi_tests(const std::string& filter) {
   const std::pair<const char*, std::string (*)()> checks[] = {
       {"load_unload", load_unload},
       {"invalid_arguments", invalid_arguments},
+      {"event_timestamps", event_timestamps},
+      {"claims", claims},
       {"buffer_round_trip", buffer_round_trip},
       {"stream_event_ordering", stream_event_ordering},
       {"concurrent_threads", concurrent_threads},

@@ -82,4 +82,15 @@ DEVPLUG_API devplug_error_t* devplug_event_synchronize(devplug_event_t* event) {
   });
 }
 
+DEVPLUG_API devplug_error_t* devplug_event_elapsed_ns(devplug_event_t* start, devplug_event_t* end,
+                                                      int64_t* out_ns) {
+  if (out_ns != nullptr) *out_ns = 0;
+  return guard([&] {
+    require_handle(start, "start");
+    require_handle(end, "end");
+    require_not_null(out_ns, "out_ns");
+    *out_ns = elapsed_ns(*start, *end);
+  });
+}
+
 }  // extern "C"

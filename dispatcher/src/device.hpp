@@ -27,9 +27,12 @@ struct devplug_device_t {
   devplug_plugin_t* plugin = nullptr;
   int32_t index = 0;
   devplug_device_properties_t properties{};
-  // The dtypes this device runs (properties.dtypes): a call with a tensor of another dtype
-  // falls back as if the plugin declared no kernel for it.
+  // The dtypes this device runs (its claims: device_get_claims, or properties.dtypes for a
+  // plugin older than ABI 1.2): a call with a tensor of another dtype falls back as if the
+  // plugin declared no kernel for it.
   devplug_dtype_mask_t dtypes = DEVPLUG_DTYPES_ALL;
+  // The claims' hook that may decline single calls (NULL: none); a declined call falls back.
+  devplug_supports_fn supports = nullptr;
 
   // The kernel this device runs for a call of `op` dispatched on `dtype` whose tensors'
   // dtypes are the bits of `call_dtypes`, or an empty slot.

@@ -130,6 +130,51 @@ devplug_error_t* call_dense(devplug_stream_t& stream, const KernelSlot& slot, de
   return nullptr;
 }
 
+// Device spans for the trace: two events recorded around an op's work on `stream`, when the
+// stream's plugin measures events (the event_timestamps extension). Any failure gives an
+// empty span (no device time for that op), never an error.
+void drop_event(const devplug_plugin_t& plugin, devplug_event_handle_t* event) noexcept {
+  if (event != nullptr) drop_plugin_error(plugin, plugin.api->event_destroy(event));
+}
+
+devplug_event_handle_t* recorded_event(const devplug_stream_t& stream) noexcept {
+  const devplug_plugin_t& plugin = *stream.device->plugin;
+  devplug_event_handle_t* event = nullptr;
+  devplug_device_handle_t* device = stream.device->native.load(std::memory_order_acquire);
+  if (devplug_error_t* e = plugin.api->event_create(device, &event)) {
+    drop_plugin_error(plugin, e);
+    return nullptr;
+  }
+  if (devplug_error_t* e = plugin.api->event_record(event, stream.native)) {
+    drop_plugin_error(plugin, e);
+    drop_event(plugin, event);
+    return nullptr;
+  }
+  return event;
+}
+
+Trace::DeviceSpan begin_span(const devplug_stream_t& stream) noexcept {
+  const devplug_plugin_t& plugin = *stream.device->plugin;
+  Trace::DeviceSpan span;
+  if (plugin.event_timestamps == nullptr) return span;
+  span.api = plugin.api;
+  span.timestamps = plugin.event_timestamps;
+  span.start = recorded_event(stream);
+  return span;
+}
+
+// Ends `span` on `stream`; a span of work that fell back (ran elsewhere) is dropped.
+Trace::DeviceSpan end_span(const devplug_stream_t& stream, Trace::DeviceSpan span, bool ran_here) noexcept {
+  const devplug_plugin_t& plugin = *stream.device->plugin;
+  if (span.start == nullptr) return {};
+  if (ran_here) span.end = recorded_event(stream);
+  if (span.end == nullptr) {
+    drop_event(plugin, span.start);
+    return {};
+  }
+  return span;
+}
+
 // A validated composite call: the device's native kernel unless the context decomposes
 // every composite (or the kernel answers UNIMPLEMENTED), else the decomposition.
 void run_composite(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
@@ -138,12 +183,19 @@ void run_composite(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dt
   const devplug_context_t& context = *stream.device->plugin->context;
   Trace* trace = context.trace.get();
   const uint64_t start = trace != nullptr ? trace_now_ns() : 0;
-  bool native =
-      !context.decompose && run_on_device(stream, op, dtype, inputs, n_inputs, outputs, n_outputs, attrs);
-  if (!native) run_decomposition(stream, op, inputs, n_inputs, outputs, n_outputs, attrs);
+  Trace::DeviceSpan span = trace != nullptr ? begin_span(stream) : Trace::DeviceSpan{};
+  bool native = false;
+  try {
+    native =
+        !context.decompose && run_on_device(stream, op, dtype, inputs, n_inputs, outputs, n_outputs, attrs);
+    if (!native) run_decomposition(stream, op, inputs, n_inputs, outputs, n_outputs, attrs);
+  } catch (...) {
+    end_span(stream, span, false);  // drops the span's event
+    throw;
+  }
   if (trace != nullptr)
     trace->record(op, dtype, shapes_text(inputs, n_inputs, outputs, n_outputs), stream.device->plugin->name,
-                  native ? "native" : "decomposed", start, trace_now_ns());
+                  native ? "native" : "decomposed", start, trace_now_ns(), end_span(stream, span, native));
 }
 
 // The kernel for a validated call on `stream`'s device, or an empty slot.
@@ -162,6 +214,7 @@ const KernelSlot& lookup_kernel(const devplug_stream_t& stream, devplug_op_t op,
 // any other error is thrown.
 bool settle(const devplug_stream_t& stream, devplug_error_t* error, devplug_op_t op) {
   if (error == nullptr) return true;
+  if (error == declined_error()) return false;  // the claims hook declined it: not the plugin's
   const devplug_plugin_t& plugin = *stream.device->plugin;
   if (error->code == DEVPLUG_CODE_UNIMPLEMENTED) {
     drop_plugin_error(plugin, error);
@@ -223,13 +276,19 @@ void dispatch_op(devplug_stream_t& stream, devplug_op_t op, const devplug_tensor
     return;
   }
   const uint64_t start = trace_now_ns();
+  Trace::DeviceSpan span = begin_span(stream);
   bool fell_back = false;
-  if (slot.fn == nullptr || !run_slot(stream, slot, op, inputs, n_inputs, outputs, n_outputs, attrs)) {
-    run_fallback(stream, op, dtype, inputs, n_inputs, outputs, n_outputs, attrs);
-    fell_back = true;
+  try {
+    if (slot.fn == nullptr || !run_slot(stream, slot, op, inputs, n_inputs, outputs, n_outputs, attrs)) {
+      run_fallback(stream, op, dtype, inputs, n_inputs, outputs, n_outputs, attrs);
+      fell_back = true;
+    }
+  } catch (...) {
+    end_span(stream, span, false);  // drops the span's event
+    throw;
   }
   trace->record(op, dtype, shapes_text(inputs, n_inputs, outputs, n_outputs), stream.device->plugin->name,
-                fell_back ? "fallback" : "kernel", start, trace_now_ns());
+                fell_back ? "fallback" : "kernel", start, trace_now_ns(), end_span(stream, span, !fell_back));
 }
 
 }  // namespace devplug::detail

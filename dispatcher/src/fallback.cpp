@@ -57,7 +57,8 @@ devplug_plugin_t& reference_plugin(devplug_context_t& context, const std::string
 }
 
 // When the plugin declares the kernel but this device does not run a dtype of the call (a
-// per-device claim, ABI 1.1): " on device 1 ('name'), which does not run float64". Else "".
+// per-device claim): " on device 1 ('name'), which does not run float64"; when the device has
+// a claims hook (ABI 1.2), which may have declined the call, that. Else "".
 std::string device_claim_note(const devplug_device_t& device, devplug_op_t op, devplug_dtype_t dtype,
                               const devplug_tensor_t* const* inputs, size_t n_inputs,
                               const devplug_tensor_t* const* outputs, size_t n_outputs) {
@@ -66,6 +67,9 @@ std::string device_claim_note(const devplug_device_t& device, devplug_op_t op, d
   for (size_t i = 0; i < n_inputs; ++i) missing |= DEVPLUG_DTYPE_BIT(inputs[i]->layout.dtype);
   for (size_t i = 0; i < n_outputs; ++i) missing |= DEVPLUG_DTYPE_BIT(outputs[i]->layout.dtype);
   missing &= ~device.dtypes;
+  if (missing == 0 && device.supports != nullptr)
+    return " on device " + std::to_string(device.index) + " ('" + device.properties.name +
+           "'): its claims hook declined the call, or the kernel does not cover it";
   if (missing == 0) return "";
   std::string names;
   for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d)

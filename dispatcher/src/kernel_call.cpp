@@ -2,6 +2,8 @@
 // Builds kernel call frames from host tensors (see kernel_call.hpp).
 #include "kernel_call.hpp"
 
+#include "device.hpp"
+
 #include <memory>
 
 namespace devplug::detail {
@@ -14,6 +16,12 @@ void point_at(const devplug_tensor_t* const* tensors, size_t n, const devplug_te
 }
 
 }  // namespace
+
+devplug_error_t* declined_error() noexcept {
+  static devplug_error_t declined = {sizeof(devplug_error_t), DEVPLUG_CODE_UNIMPLEMENTED, 0,
+                                     "the device's claims hook declined the call"};
+  return &declined;
+}
 
 devplug_error_t* call_kernel(const devplug_stream_t& stream, devplug_kernel_fn fn, devplug_op_t op,
                              const devplug_tensor_t* const* inputs, size_t n_inputs,
@@ -36,6 +44,9 @@ devplug_error_t* call_kernel(const devplug_stream_t& stream, devplug_kernel_fn f
   call.outputs = out;
   call.n_outputs = n_outputs;
   call.attrs = attrs;
+  const devplug_device_t& device = *stream.device;
+  if (device.supports != nullptr && !device.supports(device.native.load(std::memory_order_acquire), &call))
+    return declined_error();
   return fn(stream.native, &call);
 }
 

@@ -12,9 +12,14 @@ namespace devplug::detail {
 // inputs and 1 output, composites at most 5 of each); cat with more inputs allocates.
 constexpr size_t kStackTensors = 5;
 
+// What call_kernel returns for a call the device's `supports` hook declined: no plugin made
+// it, so it is never destroyed; the caller falls back as for UNIMPLEMENTED.
+devplug_error_t* declined_error() noexcept;
+
 // Calls `fn(stream, call)` for `op` on the given tensors and returns the plugin's error
-// (NULL on success). The caller has validated the call. A NULL tensor (an absent optional
-// tensor of a composite) is passed as a NULL descriptor pointer.
+// (NULL on success), or kDeclined without calling it when the device's claims hook declines
+// the call. The caller has validated the call. A NULL tensor (an absent optional tensor of a
+// composite) is passed as a NULL descriptor pointer.
 devplug_error_t* call_kernel(const devplug_stream_t& stream, devplug_kernel_fn fn, devplug_op_t op,
                              const devplug_tensor_t* const* inputs, size_t n_inputs,
                              const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs);

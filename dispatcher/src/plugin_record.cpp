@@ -31,6 +31,32 @@ void read_kernels(devplug_plugin_t& plugin) {
   }
 }
 
+// The device's claims: device_get_claims (ABI 1.2: an explicit mask and a hook), else the
+// 1.1 `dtypes` of its properties (0, or a 1.0 plugin: every dtype).
+void read_claims(const devplug_plugin_t& plugin, devplug_device_t& device) {
+  const devplug_plugin_api_t& api = *plugin.api;
+  if (DEVPLUG_HAS_FIELD(&api, devplug_plugin_api_t, device_get_claims) && api.device_get_claims != nullptr) {
+    devplug_device_claims_t claims{};
+    claims.struct_size = sizeof claims;
+    devplug_error_t* error = api.device_get_claims(device.index, &claims);
+    if (error != nullptr) {
+      std::string reason = "device_get_claims(" + std::to_string(device.index) +
+                           ") failed: " + devplug_code_name(error->code) + ": " +
+                           (error->message ? error->message : "");
+      api.error_destroy(error);
+      throw LoadError(reason);
+    }
+    device.dtypes = claims.dtypes & DEVPLUG_DTYPES_ALL;
+    device.supports = claims.supports;
+    device.properties.dtypes = device.dtypes;  // what devplug_device_get_properties reports
+    return;
+  }
+  // Per-device claims arrived in ABI 1.1; an older plugin's devices claim every dtype.
+  if (api.abi_minor < 1) device.properties.dtypes = 0;
+  const devplug_dtype_mask_t claimed = device.properties.dtypes & DEVPLUG_DTYPES_ALL;
+  device.dtypes = claimed == 0 ? DEVPLUG_DTYPES_ALL : claimed;
+}
+
 void read_devices(devplug_plugin_t& plugin) {
   const devplug_plugin_api_t& api = *plugin.api;
   int32_t count = 0;
@@ -67,12 +93,20 @@ void read_devices(devplug_plugin_t& plugin) {
     device->properties.name[sizeof(device->properties.name) - 1] = '\0';
     device->properties.vendor[sizeof(device->properties.vendor) - 1] = '\0';
     device->properties.driver_version[sizeof(device->properties.driver_version) - 1] = '\0';
-    // Per-device claims arrived in ABI 1.1; an older plugin's devices claim every dtype.
-    if (plugin.api->abi_minor < 1) device->properties.dtypes = 0;
-    const devplug_dtype_mask_t claimed = device->properties.dtypes & DEVPLUG_DTYPES_ALL;
-    device->dtypes = claimed == 0 ? DEVPLUG_DTYPES_ALL : claimed;
+    read_claims(plugin, *device);
     plugin.devices.push_back(std::move(device));
   }
+}
+
+// Finds the extensions this dispatcher uses on the plugin's chain; a record too short for the
+// entries read here, or with one of them NULL, counts as absent.
+void read_extensions(devplug_plugin_t& plugin) {
+  const devplug_extension_t* e = devplug_extension_find(plugin.api, DEVPLUG_EXTENSION_EVENT_TIMESTAMPS);
+  const auto* timestamps = reinterpret_cast<const devplug_ext_event_timestamps_t*>(e);
+  if (timestamps != nullptr &&
+      e->struct_size >= DEVPLUG_SIZE_THROUGH(devplug_ext_event_timestamps_t, event_elapsed_ns) &&
+      timestamps->event_elapsed_ns != nullptr)
+    plugin.event_timestamps = timestamps;
 }
 
 }  // namespace
@@ -88,6 +122,7 @@ std::unique_ptr<devplug_plugin_t> make_plugin_record(devplug_context_t* context,
   if (plugin->name.empty()) throw LoadError("plugin table has no plugin_name");
   plugin->caching_allocator = (plugin->api->flags & DEVPLUG_PLUGIN_CACHING_ALLOCATOR) != 0;
   read_kernels(*plugin);
+  read_extensions(*plugin);
   read_devices(*plugin);
   return plugin;
 }

@@ -37,6 +37,9 @@ struct devplug_plugin_t {
   std::string version;
   std::string path;
   bool caching_allocator = false;  // DEVPLUG_PLUGIN_CACHING_ALLOCATOR
+  // The extensions the plugin offers that this dispatcher uses (plugin_api.def), each NULL
+  // when absent or too short to hold its entries; the plugin's static data.
+  const devplug_ext_event_timestamps_t* event_timestamps = nullptr;
   int32_t device_count = 0;
   std::string device_note;
   bool has_device_note = false;

@@ -97,4 +97,18 @@ void synchronize_event(const devplug_event_t& event) {
   check_plugin(plugin, plugin.api->event_synchronize(event.native), "event_synchronize");
 }
 
+int64_t elapsed_ns(const devplug_event_t& start, const devplug_event_t& end) {
+  if (start.device != end.device)
+    invalid_argument("start and end belong to different devices (elapsed time is measured on one device)");
+  const devplug_plugin_t& plugin = *start.device->plugin;
+  if (plugin.event_timestamps == nullptr)
+    throw Error(
+        DEVPLUG_CODE_UNIMPLEMENTED,
+        "plugin " + plugin.name + " does not measure events (it offers no event_timestamps extension)");
+  int64_t ns = 0;
+  check_plugin(plugin, plugin.event_timestamps->event_elapsed_ns(start.native, end.native, &ns),
+               "event_elapsed_ns");
+  return ns;
+}
+
 }  // namespace devplug::detail

@@ -43,5 +43,8 @@ void record_event(devplug_event_t& event, devplug_stream_t& stream);
 // Makes `stream` wait for `event`: on the plugin when both belong to it, else the host waits.
 void wait_event(devplug_stream_t& stream, devplug_event_t& event);
 void synchronize_event(const devplug_event_t& event);
+// The device time from `start` to `end` in nanoseconds, through the plugin's event_timestamps
+// extension (UNIMPLEMENTED without it); both events of one device.
+int64_t elapsed_ns(const devplug_event_t& start, const devplug_event_t& end);
 
 }  // namespace devplug::detail

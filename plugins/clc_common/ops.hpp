@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "devplug/sdk/kernel.hpp"
 #include "devplug/sdk/kernels.hpp"
 #include "launch.hpp"
 
@@ -29,9 +30,22 @@ void register_prim_kernels(sdk::KernelTable& table);
 // The table of every op above, for a plugin that has no kernels of its own.
 const sdk::KernelTable& kernel_table();
 
-// Checks the call frame (sdk::check_call), the stream, and that every tensor lives on the
-// stream's device.
-void check_kernel_call(devplug_stream_handle_t* stream, const devplug_op_call_t* call);
+// What the SDK's kernel prologue asks of the plugin's handles (backend.hpp's hooks). Every
+// kernel here and every native composite of the plugins starts with
+// sdk::run_kernel<KernelTraits>(stream, call, body) (devplug/sdk/kernel.hpp).
+struct KernelTraits {
+  static devplug_device_handle_t* device_of(devplug_stream_handle_t* stream) {
+    return clc::device_of(stream);
+  }
+  static devplug_device_handle_t* device_of(devplug_buffer_handle_t* buffer) {
+    return clc::device_of(buffer);
+  }
+  // What the device reports as devplug_device_properties_t.dtypes: every dtype, float64 only
+  // with double support in kernels.
+  static devplug_dtype_mask_t claimed_dtypes(devplug_stream_handle_t* stream) {
+    return DEVPLUG_DTYPES_ALL & ~(caps_of(stream).fp64 ? 0u : DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64));
+  }
+};
 
 // Runs elementwise.cl's op `op_token` with operands (dta, dtb, dtc) -> dto over `shape`.
 void run_elementwise(devplug_stream_handle_t* stream, const char* op_token, devplug_dtype_t dta,

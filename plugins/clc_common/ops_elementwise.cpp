@@ -79,8 +79,7 @@ void run_fill(devplug_stream_handle_t* stream, devplug_dtype_t dtype, int32_t ra
 namespace {
 
 devplug_error_t* elementwise_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    check_kernel_call(stream, call);
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
     const devplug_op_info_t* info = devplug_op_info(call->op);
     const devplug_tensor_desc_t& out = *call->outputs[0];
     for (size_t i = 0; i < call->n_inputs; ++i) require_dtype(stream, call->inputs[i]->dtype, info->name);
@@ -101,8 +100,7 @@ devplug_error_t* elementwise_kernel(devplug_stream_handle_t* stream, const devpl
 }
 
 devplug_error_t* fill_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    check_kernel_call(stream, call);
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
     const devplug_tensor_desc_t& out = *call->outputs[0];
     require_dtype(stream, out.dtype, "fill");
     const auto* attrs = static_cast<const devplug_fill_attrs_t*>(call->attrs);
@@ -111,8 +109,7 @@ devplug_error_t* fill_kernel(devplug_stream_handle_t* stream, const devplug_op_c
 }
 
 devplug_error_t* iota_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    check_kernel_call(stream, call);
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
     const devplug_tensor_desc_t& out = *call->outputs[0];
     require_dtype(stream, out.dtype, "iota");
     const auto* attrs = static_cast<const devplug_iota_attrs_t*>(call->attrs);

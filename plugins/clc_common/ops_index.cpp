@@ -24,8 +24,7 @@ int32_t checked_dim(const devplug_op_call_t* call, int32_t rank) {
 
 // index_select and gather.
 devplug_error_t* take_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    check_kernel_call(stream, call);
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
     const devplug_op_info_t* info = devplug_op_info(call->op);
     const devplug_tensor_desc_t& in = *call->inputs[0];
     const devplug_tensor_desc_t& index = *call->inputs[1];
@@ -62,8 +61,7 @@ devplug_error_t* take_kernel(devplug_stream_handle_t* stream, const devplug_op_c
 
 // scatter and scatter_add: out = input, then the updates, one work item per line along dim.
 devplug_error_t* scatter_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    check_kernel_call(stream, call);
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
     const devplug_op_info_t* info = devplug_op_info(call->op);
     const devplug_tensor_desc_t& in = *call->inputs[0];
     const devplug_tensor_desc_t& index = *call->inputs[1];
@@ -117,8 +115,7 @@ devplug_error_t* scatter_kernel(devplug_stream_handle_t* stream, const devplug_o
 }
 
 devplug_error_t* cat_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    check_kernel_call(stream, call);
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
     const devplug_tensor_desc_t& out = *call->outputs[0];
     require_dtype(stream, out.dtype, "cat");
     const int32_t dim = checked_dim(call, out.rank);
@@ -138,8 +135,7 @@ devplug_error_t* cat_kernel(devplug_stream_handle_t* stream, const devplug_op_ca
 }
 
 devplug_error_t* flip_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    check_kernel_call(stream, call);
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
     const devplug_tensor_desc_t& in = *call->inputs[0];
     const devplug_tensor_desc_t& out = *call->outputs[0];
     require_dtype(stream, in.dtype, "flip");
@@ -155,8 +151,7 @@ devplug_error_t* flip_kernel(devplug_stream_handle_t* stream, const devplug_op_c
 }
 
 devplug_error_t* pad_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    check_kernel_call(stream, call);
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
     const devplug_tensor_desc_t& in = *call->inputs[0];
     const devplug_tensor_desc_t& out = *call->outputs[0];
     require_dtype(stream, in.dtype, "constant_pad");

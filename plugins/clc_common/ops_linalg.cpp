@@ -14,8 +14,7 @@ constexpr size_t kTile = kMatmulTile;
 constexpr size_t kWorkPerThread = kMatmulWorkPerThread;
 
 devplug_error_t* matmul_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    check_kernel_call(stream, call);
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
     const devplug_tensor_desc_t& a = *call->inputs[0];
     const devplug_tensor_desc_t& b = *call->inputs[1];
     const devplug_tensor_desc_t& out = *call->outputs[0];

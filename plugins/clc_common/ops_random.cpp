@@ -10,8 +10,7 @@ namespace devplug::clc {
 namespace {
 
 devplug_error_t* philox_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    check_kernel_call(stream, call);
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
     const devplug_op_info_t* info = devplug_op_info(call->op);
     const devplug_tensor_desc_t& out = *call->outputs[0];
     require_dtype(stream, out.dtype, info->name);

@@ -16,8 +16,7 @@ constexpr size_t kGroup = kReduceGroup;
 constexpr size_t kMaxAccumulatorBytes = 16;  // the largest acc_t in reduce.cl (argmax: a value and an index)
 
 devplug_error_t* reduce_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    check_kernel_call(stream, call);
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
     const devplug_op_info_t* info = devplug_op_info(call->op);
     const devplug_tensor_desc_t& in = *call->inputs[0];
     const devplug_tensor_desc_t& out = *call->outputs[0];
@@ -108,8 +107,7 @@ devplug_error_t* reduce_kernel(devplug_stream_handle_t* stream, const devplug_op
 }
 
 devplug_error_t* scan_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    check_kernel_call(stream, call);
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
     const devplug_op_info_t* info = devplug_op_info(call->op);
     const devplug_tensor_desc_t& in = *call->inputs[0];
     const devplug_tensor_desc_t& out = *call->outputs[0];

@@ -14,7 +14,7 @@
 
 #include "cublaslt_plan.hpp"
 #include "cuda_status.hpp"
-#include "devplug/sdk/entry.hpp"
+#include "devplug/sdk/kernel.hpp"
 #include "devplug/sdk/kernels.hpp"
 #include "devplug/sdk/strided.hpp"
 #include "gpu_ops.hpp"
@@ -222,9 +222,7 @@ bool allow_tf32(const devplug_matmul_attrs_t* attrs) {
 }
 
 devplug_error_t* matmul_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    sdk::check_not_null(stream, "stream");
-    sdk::check_call(call);
+  return sdk::run_kernel<gpu::KernelTraits>(stream, call, [&] {
     sdk::check_argument(call->op == DEVPLUG_OP_matmul, "matmul kernel called for another op");
     run(stream, *call);
   });

@@ -42,5 +42,6 @@ struct devplug_stream_handle_t {
 
 struct devplug_event_handle_t {
   devplug_device_handle_t* device;
-  gpuEvent_t event;
+  gpuEvent_t event;  // made with timing (not gpuEventDisableTiming): event_elapsed_ns reads it
+  std::atomic<bool> recorded{false};  // event_record has been called
 };

@@ -10,7 +10,17 @@
 
 namespace devplug::gpu {
 
-// Each run_* enqueues `call` (already checked by sdk::check_call) on `stream` or throws.
+// What the SDK's kernel prologue asks of the handles (gpu_handles.hpp). Every kernel-table
+// entry starts with sdk::run_kernel<KernelTraits>(stream, call, body) (devplug/sdk/kernel.hpp).
+struct KernelTraits {
+  static devplug_device_handle_t* device_of(devplug_stream_handle_t* stream) { return stream->device; }
+  static devplug_device_handle_t* device_of(devplug_buffer_handle_t* buffer) { return buffer->device; }
+  // Every device claims every dtype (its properties' dtypes, device_get_claims): 16-bit floats
+  // are stored as bits and computed in float32.
+  static devplug_dtype_mask_t claimed_dtypes(devplug_stream_handle_t*) { return DEVPLUG_DTYPES_ALL; }
+};
+
+// Each run_* enqueues `call` (already checked by sdk::run_kernel) on `stream` or throws.
 void run_unary(devplug_stream_handle_t* stream, const devplug_op_call_t& call);
 void run_binary(devplug_stream_handle_t* stream, const devplug_op_call_t& call);
 void run_compare(devplug_stream_handle_t* stream, const devplug_op_call_t& call);
@@ -24,7 +34,7 @@ void run_index(devplug_stream_handle_t* stream,
 void run_shape(devplug_stream_handle_t* stream, const devplug_op_call_t& call);  // cat, flip, constant_pad
 // matmul by the portable tiled kernel (the HIP and emulated plugins' matmul).
 void run_matmul_tiled(devplug_stream_handle_t* stream, const devplug_op_call_t& call);
-// The same as a kernel-table entry: checks the call, runs run_matmul_tiled inside sdk::guard.
+// The same as a kernel-table entry: runs run_matmul_tiled after sdk::run_kernel's checks.
 devplug_error_t* matmul_tiled_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call);
 
 // Copies every element of `src` into `dst` (same shape and dtype, any strides).

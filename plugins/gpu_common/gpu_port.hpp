@@ -51,10 +51,11 @@ using gpuEvent_t = cudaEvent_t;
 #define gpuStreamSynchronize cudaStreamSynchronize
 #define gpuStreamWaitEvent cudaStreamWaitEvent
 #define gpuEventCreateWithFlags cudaEventCreateWithFlags
-#define gpuEventDisableTiming cudaEventDisableTiming
+#define gpuEventDefault cudaEventDefault
 #define gpuEventDestroy cudaEventDestroy
 #define gpuEventRecord cudaEventRecord
 #define gpuEventSynchronize cudaEventSynchronize
+#define gpuEventElapsedTime cudaEventElapsedTime
 #define gpuDeviceSynchronize cudaDeviceSynchronize
 
 #elif defined(DEVPLUG_GPU_HIP)
@@ -97,10 +98,11 @@ using gpuEvent_t = hipEvent_t;
 #define gpuStreamSynchronize hipStreamSynchronize
 #define gpuStreamWaitEvent hipStreamWaitEvent
 #define gpuEventCreateWithFlags hipEventCreateWithFlags
-#define gpuEventDisableTiming hipEventDisableTiming
+#define gpuEventDefault hipEventDefault
 #define gpuEventDestroy hipEventDestroy
 #define gpuEventRecord hipEventRecord
 #define gpuEventSynchronize hipEventSynchronize
+#define gpuEventElapsedTime hipEventElapsedTime
 #define gpuDeviceSynchronize hipDeviceSynchronize
 
 #else  // DEVPLUG_GPU_EMULATED
@@ -137,10 +139,11 @@ using gpuEvent_t = emuEvent_t;
 #define gpuStreamSynchronize emuStreamSynchronize
 #define gpuStreamWaitEvent emuStreamWaitEvent
 #define gpuEventCreateWithFlags emuEventCreateWithFlags
-#define gpuEventDisableTiming emuEventDisableTiming
+#define gpuEventDefault emuEventDefault
 #define gpuEventDestroy emuEventDestroy
 #define gpuEventRecord emuEventRecord
 #define gpuEventSynchronize emuEventSynchronize
+#define gpuEventElapsedTime emuEventElapsedTime
 #define gpuDeviceSynchronize emuDeviceSynchronize
 #endif
 

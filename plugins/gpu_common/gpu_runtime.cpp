@@ -4,6 +4,7 @@
 // the ABI's error contract names and run each entry inside sdk::guard.
 #include "gpu_runtime.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -91,7 +92,9 @@ struct GpuPlugin {
     p.memory_bytes = static_cast<uint64_t>(prop.totalGlobalMem);
     p.compute_units = prop.multiProcessorCount;
     p.capabilities = DEVPLUG_DEVICE_FP64 | DEVPLUG_DEVICE_FP16 | (bf16 ? DEVPLUG_DEVICE_BF16 : 0u);
-    // dtypes stays 0 (every dtype): 16-bit floats are stored as bits and computed in float32.
+    // Every dtype, explicitly (what device_get_claims says and the kernels' prologue checks,
+    // KernelTraits::claimed_dtypes): 16-bit floats are stored as bits and computed in float32.
+    p.dtypes = KernelTraits::claimed_dtypes(nullptr);
   }
 
   static devplug_device_handle_t* device_open(int32_t index) {
@@ -221,7 +224,9 @@ struct GpuPlugin {
   static devplug_event_handle_t* event_create(devplug_device_handle_t* device) {
     use_device(device);
     gpuEvent_t e = nullptr;
-    GPU_CHECK(gpuEventCreateWithFlags(&e, gpuEventDisableTiming), "creating an event");
+    // Every event is timed (the event_timestamps extension), so none is made with
+    // gpuEventDisableTiming: a timed record costs the device one timestamp write.
+    GPU_CHECK(gpuEventCreateWithFlags(&e, gpuEventDefault), "creating an event");
     return new devplug_event_handle_t{device, e};
   }
 
@@ -235,6 +240,7 @@ struct GpuPlugin {
   static void event_record(devplug_event_handle_t* event, devplug_stream_handle_t* stream) {
     use_device(stream->device);
     GPU_CHECK(gpuEventRecord(event->event, stream->stream), "recording an event");
+    event->recorded.store(true, std::memory_order_release);
   }
 
   static void stream_wait_event(devplug_stream_handle_t* stream, devplug_event_handle_t* event) {
@@ -245,6 +251,25 @@ struct GpuPlugin {
   static void event_synchronize(devplug_event_handle_t* event) {
     use_device(event->device);
     GPU_CHECK(gpuEventSynchronize(event->event), "waiting for an event");
+  }
+
+  // The event_timestamps extension: the runtime's own event timing (cudaEventElapsedTime,
+  // hipEventElapsedTime, emuEventElapsedTime), which gives float milliseconds (CUDA documents
+  // a resolution of about 0.5 us) and refuses events that are not complete: wait first.
+  static int64_t event_elapsed_ns(devplug_event_handle_t* start, devplug_event_handle_t* end) {
+    if (!start->recorded.load(std::memory_order_acquire))
+      sdk::fail(DEVPLUG_CODE_FAILED_PRECONDITION, "event_elapsed_ns: `start` was never recorded");
+    if (!end->recorded.load(std::memory_order_acquire))
+      sdk::fail(DEVPLUG_CODE_FAILED_PRECONDITION, "event_elapsed_ns: `end` was never recorded");
+    use_device(start->device);
+    GPU_CHECK(gpuEventSynchronize(start->event), "waiting for an event to time");
+    GPU_CHECK(gpuEventSynchronize(end->event), "waiting for an event to time");
+    float ms = 0.0f;
+    if (const gpuError_t status = gpuEventElapsedTime(&ms, start->event, end->event); status != gpuSuccess) {
+      (void)gpuGetLastError();  // not the next launch's error
+      fail_gpu(status, "gpuEventElapsedTime(&ms, start, end)", "timing two events", __FILE__, __LINE__);
+    }
+    return static_cast<int64_t>(std::llround(static_cast<double>(ms) * 1e6));
   }
 
   static const sdk::KernelTable& kernels() { return kernel_table(g_backend->matmul); }

@@ -4,8 +4,8 @@
 // the dispatcher runs their decompositions on these prims.
 #include "gpu_ops.hpp"
 
-#include "devplug/sdk/entry.hpp"
 #include "devplug/sdk/error.hpp"
+#include "devplug/sdk/kernel.hpp"
 
 namespace devplug::gpu {
 namespace {
@@ -39,23 +39,12 @@ Runner runner_for(devplug_op_t op) {
   }
 }
 
-devplug_error_t* run_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    sdk::check_not_null(stream, "stream");
-    sdk::check_call(call);
+// The SDK's prologue, then the runner of the op's family; an op without one is UNIMPLEMENTED.
+devplug_error_t* table_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
     Runner run = runner_for(call->op);
     if (run == nullptr)
       sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED, std::string(devplug_op_name(call->op)) + ": no GPU kernel");
-    const devplug_dtype_t dtype = sdk::dispatch_dtype(*call);
-    if ((devplug_op_info(call->op)->dtypes & DEVPLUG_DTYPE_BIT(dtype)) == 0)
-      sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(devplug_op_name(call->op)) + ": dtype " +
-                                                   devplug_dtype_name(dtype) + " not allowed");
-    for (size_t i = 0; i < call->n_inputs; ++i)
-      sdk::check_argument(call->inputs[i]->buffer->device == stream->device,
-                          "an input lives on another device than the stream");
-    for (size_t i = 0; i < call->n_outputs; ++i)
-      sdk::check_argument(call->outputs[i]->buffer->device == stream->device,
-                          "the output lives on another device than the stream");
     run(stream, *call);
   });
 }
@@ -63,9 +52,7 @@ devplug_error_t* run_kernel(devplug_stream_handle_t* stream, const devplug_op_ca
 }  // namespace
 
 devplug_error_t* matmul_tiled_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    sdk::check_not_null(stream, "stream");
-    sdk::check_call(call);
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
     sdk::check_argument(call->op == DEVPLUG_OP_matmul, "matmul kernel called for another op");
     run_matmul_tiled(stream, *call);
   });
@@ -78,7 +65,7 @@ const sdk::KernelTable& kernel_table(devplug_kernel_fn matmul) {
       const devplug_op_info_t* info = devplug_op_info(op);
       if (info->category == DEVPLUG_CATEGORY_composite) continue;
       const bool linalg = info->category == DEVPLUG_CATEGORY_linalg;
-      t.add(op, info->dtypes, 0, linalg ? matmul : run_kernel);
+      t.add(op, info->dtypes, 0, linalg ? matmul : table_kernel);
     }
     return t;
   }();

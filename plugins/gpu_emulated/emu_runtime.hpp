@@ -110,3 +110,9 @@ emuError_t emuEventDestroy(emuEvent_t event);
 emuError_t emuEventRecord(emuEvent_t event, emuStream_t stream = nullptr);
 emuError_t emuEventSynchronize(emuEvent_t event);
 emuError_t emuEventQuery(emuEvent_t event);
+// The time in milliseconds between the completions of `start` and `end` (negative when `end`
+// completed first), each taken from the host's steady clock when its stream reached it. As in
+// CUDA: emuErrorInvalidResourceHandle for an event never recorded, made with
+// emuEventDisableTiming, or on another device than the other; emuErrorNotReady while either
+// has not completed.
+emuError_t emuEventElapsedTime(float* ms, emuEvent_t start, emuEvent_t end);

@@ -20,18 +20,22 @@ namespace devplug::gpu::emu {
 
 class Stream;
 
-// A point in a stream: done once the stream has run everything enqueued before it.
+// A point in a stream: done once the stream has run everything enqueued before it, at the
+// host steady-clock time it records then (the emulated device's timer, for event timing).
 // Thread-safe.
 class Marker {
  public:
   void complete();
   void wait();
   bool done();
+  // Nanoseconds of std::chrono::steady_clock when it completed; valid once done().
+  int64_t time_ns();
 
  private:
   std::mutex mutex_;
   std::condition_variable cv_;
   bool done_ = false;
+  int64_t time_ns_ = 0;
 };
 
 // One emulated GPU. Lives as long as the process (the runtime's objects are never destroyed,

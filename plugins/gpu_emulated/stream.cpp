@@ -5,6 +5,8 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <mutex>
 #include <unordered_set>
 
@@ -38,9 +40,18 @@ void remove_live(const void* handle) {
 // ---- markers ---------------------------------------------------------------------------------
 
 void Marker::complete() {
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
   std::lock_guard<std::mutex> lock(mutex_);
+  time_ns_ = now;
   done_ = true;
   cv_.notify_all();
+}
+
+int64_t Marker::time_ns() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return time_ns_;
 }
 
 void Marker::wait() {
@@ -270,6 +281,21 @@ emuError_t emuEventSynchronize(emuEvent_t event) {
   if (event == nullptr || !is_live(event)) return record_error(emuErrorInvalidResourceHandle);
   if (std::shared_ptr<Marker> m = event->latest()) m->wait();
   return record_error(event->device()->fault());
+}
+
+emuError_t emuEventElapsedTime(float* ms, emuEvent_t start, emuEvent_t end) {
+  if (ms == nullptr) return record_error(emuErrorInvalidValue);
+  if (start == nullptr || end == nullptr || !is_live(start) || !is_live(end))
+    return record_error(emuErrorInvalidResourceHandle);
+  if (((start->flags() | end->flags()) & emuEventDisableTiming) != 0 || start->device() != end->device())
+    return record_error(emuErrorInvalidResourceHandle);
+  const std::shared_ptr<Marker> first = start->latest();
+  const std::shared_ptr<Marker> last = end->latest();
+  if (!first || !last) return record_error(emuErrorInvalidResourceHandle);  // never recorded
+  if (start->device()->fault() != emuSuccess) return record_error(start->device()->fault());
+  if (!first->done() || !last->done()) return record_error(emuErrorNotReady);
+  *ms = static_cast<float>(static_cast<double>(last->time_ns() - first->time_ns()) / 1e6);
+  return emuSuccess;
 }
 
 emuError_t emuEventQuery(emuEvent_t event) {

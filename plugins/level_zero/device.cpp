@@ -48,11 +48,14 @@ std::string init_failure(ze_result_t result) {
 }
 
 // Learns what the plugin needs about `device`; false when it has no compute engine.
-bool describe(ze_driver_handle_t driver, ze_device_handle_t device,
+bool describe(ze_driver_handle_t driver, ze_device_handle_t device, ze_api_version_t api_version,
               const ze_driver_properties_t& driver_props, uint32_t free_policies, DeviceInfo& info) {
   const ZeLibrary& lib = ze_library();
+  // From API 1.2 on, ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 gives timerResolution in cycles
+  // per second (exact for timers such as 19.2 MHz); before, it is whole nanoseconds per cycle.
+  const bool frequency = api_version >= ZE_API_VERSION_1_2;
   ze_device_properties_t props{};
-  props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+  props.stype = frequency ? ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 : ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
   if (lib.zeDeviceGetProperties(device, &props) != ZE_RESULT_SUCCESS) return false;
 
   uint32_t groups = 0;
@@ -98,6 +101,10 @@ bool describe(ze_driver_handle_t driver, ze_device_handle_t device,
   info.system_memory = (access.sharedSystemAllocCapabilities & ZE_MEMORY_ACCESS_CAP_FLAG_RW) != 0;
   info.free_policies = free_policies;
   info.max_allocation = props.maxMemAllocSize;
+  if (props.timerResolution != 0)
+    info.ns_per_tick = frequency ? 1e9 / static_cast<double>(props.timerResolution)
+                                 : static_cast<double>(props.timerResolution);
+  info.kernel_timestamp_bits = props.kernelTimestampValidBits;
   char version[16];
   std::snprintf(version, sizeof version, "%u", driver_props.driverVersion);
   info.identity = hex(driver_props.uuid.id, ZE_MAX_DRIVER_UUID_SIZE) + "/" + version + "/" +
@@ -174,13 +181,16 @@ DeviceList enumerate() {
           if (std::strcmp(e.name, ZE_MEMORY_FREE_POLICIES_EXT_NAME) == 0)
             free_policies = free_props.freePolicies;
     }
+    ze_api_version_t api_version = ZE_API_VERSION_1_0;
+    if (lib.zeDriverGetApiVersion(driver, &api_version) != ZE_RESULT_SUCCESS)
+      api_version = ZE_API_VERSION_1_0;
     uint32_t device_count = 0;
     if (lib.zeDeviceGet(driver, &device_count, nullptr) != ZE_RESULT_SUCCESS || device_count == 0) continue;
     std::vector<ze_device_handle_t> devices(device_count);
     if (lib.zeDeviceGet(driver, &device_count, devices.data()) != ZE_RESULT_SUCCESS) continue;
     for (ze_device_handle_t device : devices) {
       DeviceInfo info;
-      if (describe(driver, device, driver_props, free_policies, info)) {
+      if (describe(driver, device, api_version, driver_props, free_policies, info)) {
         list.devices.push_back(std::move(info));
       } else {
         ++without_compute;

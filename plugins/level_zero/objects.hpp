@@ -33,9 +33,13 @@ struct DeviceInfo {
   bool system_memory = false;    // host memory from malloc may be passed to copies
   uint32_t free_policies = 0;    // ze_driver_memory_free_policy_ext_flags_t of the driver
   uint64_t max_allocation = 0;   // maxMemAllocSize
-  std::string name;              // device name
-  std::string identity;          // driver and device uuids and versions: the disk cache key
-  clc::DeviceCaps caps;          // what the shared host code (plugins/clc_common) needs
+  // The device's timestamps (ze_device_properties_t): nanoseconds per tick of the timer that
+  // kernel timestamps count, and how many low bits of a kernel timestamp are valid.
+  double ns_per_tick = 1.0;
+  uint32_t kernel_timestamp_bits = 64;
+  std::string name;      // device name
+  std::string identity;  // driver and device uuids and versions: the disk cache key
+  clc::DeviceCaps caps;  // what the shared host code (plugins/clc_common) needs
 };
 
 // Every device with a compute engine; `note` says why the list is empty.
@@ -55,6 +59,7 @@ struct EventSlot {
   ze_event_handle_t event = nullptr;
   EventPool* pool = nullptr;
   uint32_t index = 0;
+  bool timestamps = false;  // made in a pool with ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP
 };
 using EventRef = std::shared_ptr<EventSlot>;
 
@@ -72,6 +77,9 @@ struct devplug_device_handle_t {
   ze_context_handle_t context = nullptr;
   std::unique_ptr<devplug::level_zero::ModuleCache> modules;
   std::shared_ptr<devplug::level_zero::EventPool> events;
+  // Events with kernel timestamps, for devplug events (event_record): the time a stream
+  // reached one is the end timestamp of the barrier that signalled it.
+  std::shared_ptr<devplug::level_zero::EventPool> timed_events;
   // Held while a kernel's group size and arguments are set and its launch appended: kernel
   // handles are shared by every stream of the device and Level Zero captures the arguments
   // at append time.

@@ -51,13 +51,15 @@ struct LevelZeroPlugin {
     device->info = info;
     device->context = context;
     device->modules = std::make_unique<ModuleCache>(device);
-    device->events = std::make_shared<EventPool>(context, info.device);
+    device->events = std::make_shared<EventPool>(context, info.device, false);
+    device->timed_events = std::make_shared<EventPool>(context, info.device, true);
     return device;
   }
 
   static void device_close(devplug_device_handle_t* device) {
     device->modules.reset();
     device->events.reset();
+    device->timed_events.reset();
     const ze_result_t result = ze().zeContextDestroy(device->context);
     delete device;
     if (result != ZE_RESULT_SUCCESS)
@@ -102,6 +104,10 @@ struct LevelZeroPlugin {
     level_zero::stream_wait_event(stream, event);
   }
   static void event_synchronize(devplug_event_handle_t* event) { level_zero::event_synchronize(event); }
+  // The event_timestamps extension: kernel timestamps of the events' barriers (stream.cpp).
+  static int64_t event_elapsed_ns(devplug_event_handle_t* start, devplug_event_handle_t* end) {
+    return level_zero::event_elapsed_ns(start, end);
+  }
 
   // The kernels are the shared host side of the opencl plugin's kernels/*.cl
   // (plugins/clc_common) running on backend.cpp.

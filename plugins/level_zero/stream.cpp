@@ -4,9 +4,11 @@
 // points run.
 #include "stream.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <string>
 
 #include "devplug/sdk/index_status.hpp"
 #include "memory.hpp"
@@ -337,7 +339,7 @@ devplug_event_handle_t* event_create(devplug_device_handle_t* device) {
 void event_destroy(devplug_event_handle_t* event) { delete event; }
 
 void event_record(devplug_event_handle_t* event, devplug_stream_handle_t* stream) {
-  EventRef slot = stream->device->events->acquire();
+  EventRef slot = stream->device->timed_events->acquire();
   {
     std::lock_guard<std::mutex> lock(stream->mutex);
     // A barrier that signals the event once every earlier command of the stream is done.
@@ -380,6 +382,49 @@ void event_synchronize(devplug_event_handle_t* event) {
   DEVPLUG_ZE_CALL(zeEventHostSynchronize, (slot->event, UINT64_MAX), "waiting for an event");
 }
 
+namespace {
+
+// The Level Zero event of `event`'s last recording, held so that a concurrent record cannot
+// hand it back to the pool while it is read.
+EventRef recorded_slot(devplug_event_handle_t* event, const char* which) {
+  std::lock_guard<std::mutex> lock(event->mutex);
+  if (!event->slot)
+    sdk::fail(DEVPLUG_CODE_FAILED_PRECONDITION,
+              std::string("event_elapsed_ns: `") + which + "` was never recorded");
+  return event->slot;
+}
+
+// The global end timestamp of a completed timestamp event, in ticks.
+uint64_t end_ticks(const EventRef& slot) {
+  ze_kernel_timestamp_result_t ts{};
+  DEVPLUG_ZE_CALL(zeEventQueryKernelTimestamp, (slot->event, &ts), "reading an event's timestamp");
+  return ts.global.kernelEnd;
+}
+
+}  // namespace
+
+int64_t event_elapsed_ns(devplug_event_handle_t* start, devplug_event_handle_t* end) {
+  const EventRef first = recorded_slot(start, "start");
+  const EventRef last = recorded_slot(end, "end");
+  if (!first->timestamps || !last->timestamps)
+    sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED,
+              "event_elapsed_ns: the Level Zero driver made no event pool with kernel timestamps "
+              "(zeEventPoolCreate with ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP failed)");
+  DEVPLUG_ZE_CALL(zeEventHostSynchronize, (first->event, UINT64_MAX), "waiting for an event to time");
+  DEVPLUG_ZE_CALL(zeEventHostSynchronize, (last->event, UINT64_MAX), "waiting for an event to time");
+  const DeviceInfo& info = start->device->info;
+  // Ticks modulo 2^bits, read as a signed difference: negative when `end` came first.
+  const uint32_t bits =
+      info.kernel_timestamp_bits == 0 || info.kernel_timestamp_bits > 64 ? 64 : info.kernel_timestamp_bits;
+  const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  const uint64_t ticks = (end_ticks(last) - end_ticks(first)) & mask;
+  int64_t signed_ticks = static_cast<int64_t>(ticks);  // 64 bits: two's complement
+  if (bits < 64 && ticks >= (uint64_t{1} << (bits - 1)))
+    signed_ticks -= static_cast<int64_t>(uint64_t{1} << bits);
+  if (info.ns_per_tick == 1.0) return signed_ticks;
+  return static_cast<int64_t>(std::llround(static_cast<double>(signed_ticks) * info.ns_per_tick));
+}
+
 // ---- the event pool ----
 
 EventPool::~EventPool() {
@@ -393,10 +438,18 @@ EventRef EventPool::acquire() {
     ze_event_pool_desc_t desc{};
     desc.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC;
     desc.flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE;
+    if (timestamps_) desc.flags |= ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP;
     desc.count = kPoolSize;
     ze_event_pool_handle_t pool = nullptr;
     ze_device_handle_t device = device_;
-    DEVPLUG_ZE_CALL(zeEventPoolCreate, (context_, &desc, 1, &device, &pool), "creating an event pool");
+    if (timestamps_ && ze().zeEventPoolCreate(context_, &desc, 1, &device, &pool) != ZE_RESULT_SUCCESS) {
+      // A driver without timestamp pools: events without timestamps (event_elapsed_ns says so).
+      timestamps_ = false;
+      desc.flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE;
+      pool = nullptr;
+    }
+    if (pool == nullptr)
+      DEVPLUG_ZE_CALL(zeEventPoolCreate, (context_, &desc, 1, &device, &pool), "creating an event pool");
     pools_.push_back(pool);
     for (uint32_t i = 0; i < kPoolSize; ++i) {
       ze_event_desc_t event_desc{};
@@ -407,6 +460,7 @@ EventRef EventPool::acquire() {
       auto slot = std::make_unique<EventSlot>();
       slot->pool = this;
       slot->index = i;
+      slot->timestamps = timestamps_;
       DEVPLUG_ZE_CALL(zeEventCreate, (pool, &event_desc, &slot->event), "creating an event");
       free_.push_back(slot.get());
       slots_.push_back(std::move(slot));

@@ -7,6 +7,15 @@
 // one list run one after another, so the stream puts a barrier between consecutive commands:
 // a devplug stream is in order. A devplug event is a Level Zero event from the device's pool
 // signalled by a barrier at the current end of the stream.
+//
+// Event timestamps (the event_timestamps extension): a devplug event's Level Zero event comes
+// from a pool with ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, so its barrier leaves kernel
+// timestamps; the time of the event is the barrier's global end timestamp, the moment the
+// device had finished the work before it. event_elapsed_ns reads both with
+// zeEventQueryKernelTimestamp and converts ticks with the device's timerResolution, modulo
+// its kernelTimestampValidBits (so an interval must be shorter than half the timer's
+// wrap-around: minutes on GPUs whose kernel timestamps have 32 bits). Where the driver has no
+// timestamp pools, events still work and event_elapsed_ns answers UNIMPLEMENTED.
 #pragma once
 
 #include <functional>
@@ -24,6 +33,7 @@ void event_destroy(devplug_event_handle_t* event);
 void event_record(devplug_event_handle_t* event, devplug_stream_handle_t* stream);
 void stream_wait_event(devplug_stream_handle_t* stream, devplug_event_handle_t* event);
 void event_synchronize(devplug_event_handle_t* event);
+int64_t event_elapsed_ns(devplug_event_handle_t* start, devplug_event_handle_t* end);
 
 // ---- appends ----
 
@@ -53,11 +63,13 @@ void submit_device_streams(devplug_device_handle_t* device);
 
 // ---- the device's event pool ----
 
-// Level Zero events, host-visible, handed out one at a time and reset when returned.
-// Thread-safe. Lives as long as any event it handed out.
+// Level Zero events, host-visible, handed out one at a time and reset when returned; with
+// kernel timestamps when `timestamps` is set and the driver makes such pools (else without:
+// EventSlot::timestamps says which). Thread-safe. Lives as long as any event it handed out.
 class EventPool : public std::enable_shared_from_this<EventPool> {
  public:
-  EventPool(ze_context_handle_t context, ze_device_handle_t device) : context_(context), device_(device) {}
+  EventPool(ze_context_handle_t context, ze_device_handle_t device, bool timestamps)
+      : context_(context), device_(device), timestamps_(timestamps) {}
   ~EventPool();
   EventPool(const EventPool&) = delete;
   EventPool& operator=(const EventPool&) = delete;
@@ -71,6 +83,7 @@ class EventPool : public std::enable_shared_from_this<EventPool> {
 
   ze_context_handle_t context_;
   ze_device_handle_t device_;
+  bool timestamps_;  // under mutex_: cleared when the driver refuses a timestamp pool
   std::mutex mutex_;
   std::vector<ze_event_pool_handle_t> pools_;
   std::vector<EventSlot*> free_;

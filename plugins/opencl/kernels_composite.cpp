@@ -31,9 +31,9 @@ size_t group_size(const devplug_device_handle_t& device) {
   return std::max<size_t>(g, 1);
 }
 
-// The frame and contract checks every native composite kernel starts with.
-void check_composite_call(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  clc::check_kernel_call(stream, call);
+// What every native composite kernel checks after the SDK's prologue (sdk::run_kernel): the
+// composite's contract (shapes, dims) and a dtype the device's kernels run.
+void check_contract(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
   const std::string problem = sdk::check_composite(*call);
   if (!problem.empty()) sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, problem);
   clc::require_dtype(stream, call->inputs[0]->dtype, devplug_op_name(call->op));
@@ -55,8 +55,8 @@ Launch& compute_arg(Launch& launch, devplug_dtype_t dtype, double value) {
 // ---- softmax, log_softmax ------------------------------------------------------------------
 
 devplug_error_t* softmax_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    check_composite_call(stream, call);
+  return sdk::run_kernel<clc::KernelTraits>(stream, call, [&] {
+    check_contract(stream, call);
     const devplug_tensor_desc_t &in = *call->inputs[0], &out = *call->outputs[0];
     if (sdk::numel(in) == 0) return;
     const int32_t dim = static_cast<const devplug_dim_attrs_t*>(call->attrs)->dim;
@@ -81,8 +81,8 @@ devplug_error_t* softmax_kernel(devplug_stream_handle_t* stream, const devplug_o
 // ---- layer_norm, rms_norm ----------------------------------------------------------------------
 
 devplug_error_t* norm_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    check_composite_call(stream, call);
+  return sdk::run_kernel<clc::KernelTraits>(stream, call, [&] {
+    check_contract(stream, call);
     const bool rms = call->op == DEVPLUG_OP_rms_norm;
     const auto& a = *static_cast<const devplug_norm_attrs_t*>(call->attrs);
     const devplug_tensor_desc_t &in = *call->inputs[0], &out = *call->outputs[0];
@@ -163,8 +163,8 @@ const char* pointwise_token(const devplug_op_call_t& call) {
 }
 
 devplug_error_t* pointwise_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    check_composite_call(stream, call);
+  return sdk::run_kernel<clc::KernelTraits>(stream, call, [&] {
+    check_contract(stream, call);
     const bool backward = call->n_inputs == 2;
     const devplug_tensor_desc_t& out = *call->outputs[0];
     const devplug_tensor_desc_t& x = *call->inputs[backward ? 1 : 0];
@@ -186,8 +186,8 @@ devplug_error_t* pointwise_kernel(devplug_stream_handle_t* stream, const devplug
 // ---- scaled_dot_product_attention -----------------------------------------------------------------
 
 devplug_error_t* attention_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    check_composite_call(stream, call);
+  return sdk::run_kernel<clc::KernelTraits>(stream, call, [&] {
+    check_contract(stream, call);
     const auto& a = *static_cast<const devplug_sdpa_attrs_t*>(call->attrs);
     const devplug_tensor_desc_t &q = *call->inputs[0], &k = *call->inputs[1], &v = *call->inputs[2];
     const devplug_tensor_desc_t* mask = call->inputs[3];

@@ -28,6 +28,7 @@ struct DeviceInfo {
   bool fp64 = false;
   bool fp16 = false;
   bool is_cpu = false;
+  bool profiling = false;  // CL_DEVICE_QUEUE_PROPERTIES has CL_QUEUE_PROFILING_ENABLE
   size_t max_work_group = 1;
   uint64_t max_allocation = 0;  // CL_DEVICE_MAX_MEM_ALLOC_SIZE
   uint64_t local_memory = 0;    // CL_DEVICE_LOCAL_MEM_SIZE
@@ -50,12 +51,19 @@ const DeviceList& device_list();
 
 class ProgramCache;
 
+// The host time at which a marker completed, for events recorded on a queue without
+// profiling (stream.cpp); set once by the marker's completion callback.
+struct HostStamp;
+
 }  // namespace devplug::opencl
 
 struct devplug_device_handle_t {
   devplug::opencl::DeviceInfo info;
   cl_context context = nullptr;
   std::unique_ptr<devplug::opencl::ProgramCache> programs;
+  // Streams are made with CL_QUEUE_PROFILING_ENABLE (events are timed by the device): the
+  // device supports it and DEVPLUG_OPENCL_PROFILING is not 0 (stream.hpp). Set at open.
+  bool profiling = false;
   // Held while a kernel's arguments are set and it is enqueued: cl_kernel objects are shared
   // by every stream of the device and clSetKernelArg is not thread-safe on one kernel.
   std::mutex launch_mutex;
@@ -73,6 +81,7 @@ struct devplug_buffer_handle_t {
 struct devplug_stream_handle_t {
   devplug_device_handle_t* device = nullptr;
   cl_command_queue queue = nullptr;
+  bool profiling = false;  // made with CL_QUEUE_PROFILING_ENABLE
   // The index status block (clc::index_status), made by the first index kernel; `armed` is
   // set whenever an index kernel is enqueued, so a synchronize reads the block only then.
   cl_mem index_status = nullptr;
@@ -83,4 +92,7 @@ struct devplug_event_handle_t {
   devplug_device_handle_t* device = nullptr;
   std::mutex mutex;
   cl_event event = nullptr;  // the last marker recorded; null when never recorded
+  // When that marker's queue has no profiling: the host time of its completion (its
+  // callback fills it); null when the device timed the marker.
+  std::shared_ptr<devplug::opencl::HostStamp> host_stamp;
 };

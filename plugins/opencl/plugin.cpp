@@ -52,6 +52,7 @@ struct OpenClPlugin {
     device->info = info;
     device->context = context;
     device->programs = std::make_unique<ProgramCache>(device);
+    device->profiling = opencl::want_profiling(info);
     return device;
   }
 
@@ -99,6 +100,10 @@ struct OpenClPlugin {
     opencl::stream_wait_event(stream, event);
   }
   static void event_synchronize(devplug_event_handle_t* event) { opencl::event_synchronize(event); }
+  // The event_timestamps extension: the markers' profiling info (stream.cpp).
+  static int64_t event_elapsed_ns(devplug_event_handle_t* start, devplug_event_handle_t* end) {
+    return opencl::event_elapsed_ns(start, end);
+  }
 
   // The prims are the shared host side of kernels/*.cl (plugins/clc_common) running on
   // backend.cpp; the native composites are this plugin's own (kernels_composite.cpp).

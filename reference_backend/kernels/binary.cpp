@@ -283,8 +283,9 @@ bool run_compare(devplug_op_t op, const devplug_tensor_desc_t& a, const devplug_
 }
 
 devplug_error_t* binary_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    const devplug_op_info_t& info = check_kernel_call(stream, call);
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
+    check_in_buffers(*call);
+    const devplug_op_info_t& info = *devplug_op_info(call->op);
     const devplug_tensor_desc_t& a = *call->inputs[0];
     const devplug_tensor_desc_t& b = *call->inputs[1];
     const devplug_tensor_desc_t& out = *call->outputs[0];
@@ -302,8 +303,9 @@ devplug_error_t* binary_kernel(devplug_stream_handle_t* stream, const devplug_op
 
 // where(cond, a, b): copies the selected element's pattern (bool outputs normalised to 0/1).
 devplug_error_t* where_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    const devplug_op_info_t& info = check_kernel_call(stream, call);
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
+    check_in_buffers(*call);
+    const devplug_op_info_t& info = *devplug_op_info(call->op);
     if (call->op != DEVPLUG_OP_where)
       sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED, std::string("the where kernel does not implement ") + info.name);
     const devplug_tensor_desc_t& cond = *call->inputs[0];

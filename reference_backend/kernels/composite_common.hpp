@@ -6,8 +6,8 @@
 // decompositions and native kernels are judged against.
 //
 // A kernel reads its tensors into row-major vectors (Dense), computes, and writes results
-// back through the output's strides. Every call is checked first with
-// sdk::check_composite, so a bad call is INVALID_ARGUMENT, never a wild access.
+// back through the output's strides. Every call is checked first by the SDK's prologue
+// (sdk::run_kernel) and sdk::check_composite, so a bad call is an error, never a wild access.
 #pragma once
 
 #include <cmath>
@@ -120,18 +120,20 @@ W in_compute_dtype(devplug_dtype_t dtype, double value) {
   return static_cast<W>(value);
 }
 
-// Runs `body.template operator()<W>(call)` for the wide type of the call's dispatch dtype
-// after check_composite; every composite kernel of the reference is built with it.
-#define DEVPLUG_COMPOSITE_KERNEL(fn_name, body)                                                \
-  devplug_error_t* fn_name(devplug_stream_handle_t*, const devplug_op_call_t* call) {          \
-    return ::devplug::reference::structured::run_kernel(call, [](const devplug_op_call_t& c) { \
-      const std::string problem = ::devplug::sdk::check_composite(c);                          \
-      if (!problem.empty()) ::devplug::reference::structured::invalid(problem);                \
-      if (c.inputs[0]->dtype == DEVPLUG_DTYPE_FLOAT64)                                         \
-        body<long double>(c);                                                                  \
-      else                                                                                     \
-        body<double>(c);                                                                       \
-    });                                                                                        \
+// After the SDK's prologue (sdk::run_kernel with KernelTraits) and check_composite, runs
+// `body.template operator()<W>(call)` for the wide type of the call's dispatch dtype; every
+// composite kernel of the reference is built with it.
+#define DEVPLUG_COMPOSITE_KERNEL(fn_name, body)                                               \
+  devplug_error_t* fn_name(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {  \
+    return ::devplug::sdk::run_kernel<::devplug::reference::KernelTraits>(stream, call, [&] { \
+      const devplug_op_call_t& c = *call;                                                     \
+      const std::string problem = ::devplug::sdk::check_composite(c);                         \
+      if (!problem.empty()) ::devplug::reference::structured::invalid(problem);               \
+      if (c.inputs[0]->dtype == DEVPLUG_DTYPE_FLOAT64)                                        \
+        body<long double>(c);                                                                 \
+      else                                                                                    \
+        body<double>(c);                                                                      \
+    });                                                                                       \
   }
 
 // Iterates a [outer, n, inner] split of a row-major shape around dim `dim`: f(base, stride)

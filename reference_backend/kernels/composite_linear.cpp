@@ -184,8 +184,9 @@ std::vector<int64_t> checked_indices(const devplug_tensor_desc_t* t, int64_t row
 }
 
 // weight[indices]: element copies of any dtype.
-devplug_error_t* embedding_kernel(devplug_stream_handle_t*, const devplug_op_call_t* call) {
-  return run_kernel(call, [](const devplug_op_call_t& c) {
+devplug_error_t* embedding_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
+    const devplug_op_call_t& c = *call;
     const std::string problem = sdk::check_composite(c);
     if (!problem.empty()) invalid(problem);
     const devplug_tensor_desc_t &w = *c.inputs[0], &out = *c.outputs[0];

@@ -186,8 +186,9 @@ void for_each_pair(const devplug_op_call_t& c, Body&& body) {
   });
 }
 
-devplug_error_t* relu_kernel(devplug_stream_handle_t*, const devplug_op_call_t* call) {
-  return run_kernel(call, [](const devplug_op_call_t& c) {
+devplug_error_t* relu_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
+    const devplug_op_call_t& c = *call;
     const std::string problem = sdk::check_composite(c);
     if (!problem.empty()) invalid(problem);
     for_each_pair(c, [](auto x) {
@@ -199,8 +200,9 @@ devplug_error_t* relu_kernel(devplug_stream_handle_t*, const devplug_op_call_t* 
   });
 }
 
-devplug_error_t* clamp_kernel(devplug_stream_handle_t*, const devplug_op_call_t* call) {
-  return run_kernel(call, [](const devplug_op_call_t& c) {
+devplug_error_t* clamp_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
+    const devplug_op_call_t& c = *call;
     const std::string problem = sdk::check_composite(c);
     if (!problem.empty()) invalid(problem);
     const auto& a = attrs_of<devplug_clamp_attrs_t>(c);

@@ -48,8 +48,9 @@ Storage<To> convert_one(Storage<From> x) {
 }
 
 devplug_error_t* convert_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    const devplug_op_info_t& info = check_kernel_call(stream, call);
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
+    check_in_buffers(*call);
+    const devplug_op_info_t& info = *devplug_op_info(call->op);
     const devplug_tensor_desc_t& in = *call->inputs[0];
     const devplug_tensor_desc_t& out = *call->outputs[0];
     check_same_shape(in, out, info.name);
@@ -64,8 +65,9 @@ devplug_error_t* convert_kernel(devplug_stream_handle_t* stream, const devplug_o
 }
 
 devplug_error_t* copy_strided_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    const devplug_op_info_t& info = check_kernel_call(stream, call);
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
+    check_in_buffers(*call);
+    const devplug_op_info_t& info = *devplug_op_info(call->op);
     const devplug_tensor_desc_t& in = *call->inputs[0];
     const devplug_tensor_desc_t& out = *call->outputs[0];
     check_same_shape(in, out, info.name);
@@ -102,8 +104,8 @@ Storage<T> scalar_as(const devplug_scalar_t& s) {
 }
 
 devplug_error_t* fill_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    check_kernel_call(stream, call);
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
+    check_in_buffers(*call);
     const auto& attrs = *static_cast<const devplug_fill_attrs_t*>(call->attrs);
     const devplug_tensor_desc_t& out = *call->outputs[0];
     sdk::visit_dtype(out.dtype, [&](auto tag) {
@@ -118,8 +120,8 @@ devplug_error_t* fill_kernel(devplug_stream_handle_t* stream, const devplug_op_c
 // is exact in binary128 (113 bits hold a 53-bit step times any k below 2^60, far beyond any
 // buffer), the sum is rounded to binary128 and then once to the dtype.
 devplug_error_t* iota_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    check_kernel_call(stream, call);
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
+    check_in_buffers(*call);
     const auto& attrs = *static_cast<const devplug_iota_attrs_t*>(call->attrs);
     const devplug_tensor_desc_t& out = *call->outputs[0];
     sdk::visit_dtype(out.dtype, [&](auto tag) {

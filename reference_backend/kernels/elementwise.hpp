@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Shared machinery of the reference kernels: checking a kernel call (frame, shapes, every
-// reachable element inside its buffer) and the strided typed loops that run a per-element
-// lambda over inputs and outputs of one shape in row-major order.
+// Shared machinery of the reference kernels: what they check after the SDK's prologue
+// (sdk::run_kernel<KernelTraits>: shapes, every reachable element inside its buffer) and the
+// strided typed loops that run a per-element lambda over inputs and outputs of one shape in
+// row-major order.
 //
 // The dtype is dispatched once per call (sdk::visit_dtype outside the loop); the loops take
 // a typed lambda, so the inner loop has no per-element switch.
@@ -16,10 +17,10 @@
 #include "devplug/ops.h"
 #include "devplug/plugin_api.h"
 #include "devplug/sdk/dtype.hpp"
-#include "devplug/sdk/entry.hpp"
 #include "devplug/sdk/error.hpp"
 #include "devplug/sdk/kernels.hpp"
 #include "devplug/sdk/strided.hpp"
+#include "kernels/kernel_traits.hpp"
 
 namespace devplug::reference {
 
@@ -64,21 +65,12 @@ inline void check_dtype(const devplug_tensor_desc_t& t, devplug_dtype_t dtype, c
                                                  devplug_dtype_name(dtype) + " expected");
 }
 
-// Checks what every kernel relies on: a stream, the call frame (sdk::check_call), the
-// dispatch dtype among the op's allowed dtypes, and every tensor inside its buffer.
-// Returns the op's row of ops.def.
-inline const devplug_op_info_t& check_kernel_call(devplug_stream_handle_t* stream,
-                                                  const devplug_op_call_t* call) {
-  sdk::check_not_null(stream, "stream");
-  sdk::check_call(call);
-  const devplug_op_info_t& info = *devplug_op_info(call->op);
-  const devplug_dtype_t dtype = sdk::dispatch_dtype(*call);
-  if ((info.dtypes & DEVPLUG_DTYPE_BIT(dtype)) == 0)
-    sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT,
-              std::string(info.name) + " does not allow dtype " + devplug_dtype_name(dtype));
-  for (size_t i = 0; i < call->n_inputs; ++i) check_tensor_in_buffer(*call->inputs[i], "input tensor");
-  for (size_t i = 0; i < call->n_outputs; ++i) check_tensor_in_buffer(*call->outputs[i], "output tensor");
-  return info;
+// The reference's own step after the SDK's prologue (sdk::run_kernel<KernelTraits>): every
+// tensor of the call inside its buffer, so a bad descriptor passed to the plugin directly gives
+// an error instead of a wild read or write.
+inline void check_in_buffers(const devplug_op_call_t& call) {
+  for (size_t i = 0; i < call.n_inputs; ++i) check_tensor_in_buffer(*call.inputs[i], "input tensor");
+  for (size_t i = 0; i < call.n_outputs; ++i) check_tensor_in_buffer(*call.outputs[i], "output tensor");
 }
 
 // out[i] = f(in[i]) over one shape, any strides.

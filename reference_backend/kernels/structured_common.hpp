@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the reference backend's structured kernels (reduce, index, linalg,
-// random): the entry guard, shape and bounds checks, and the arithmetic types the
-// reference accumulates in.
+// random): the kernel macro (the SDK's prologue, then the kernel's op and dtype), shape and
+// bounds checks, and the arithmetic types the reference accumulates in.
 //
 // The reference backend computes float16, bfloat16 and float32 in double and float64 in
 // long double, and rounds once into the output dtype; integers wrap through uint64_t so
@@ -17,25 +17,14 @@
 #include "devplug/ops.h"
 #include "devplug/plugin_api.h"
 #include "devplug/sdk/dtype.hpp"
-#include "devplug/sdk/entry.hpp"
 #include "devplug/sdk/error.hpp"
 #include "devplug/sdk/strided.hpp"
+#include "kernel_traits.hpp"
 
 namespace devplug::reference::structured {
 
-// Runs a kernel body inside the SDK's exception guard after checking the call's frame, so
-// that every structured kernel answers bad input with an error and never throws across
-// the ABI.
-template <typename Body>
-devplug_error_t* run_kernel(const devplug_op_call_t* call, Body&& body) noexcept {
-  return sdk::guard([&] {
-    sdk::check_call(call);
-    body(*call);
-  });
-}
-
-// The op's attribute struct; check_call has already checked that it is there and large
-// enough.
+// The op's attribute struct; the SDK's prologue (sdk::run_kernel) has already checked that it
+// is there and large enough.
 template <typename Attrs>
 const Attrs& attrs_of(const devplug_op_call_t& call) {
   return *static_cast<const Attrs*>(call.attrs);
@@ -53,16 +42,16 @@ constexpr devplug_dtype_mask_t op_dtypes(devplug_op_t op) {
   }
 }
 
-// One kernel function per op: it visits the call's dispatch dtype and runs `body` (an
-// expression using the element type T and the call `c`) for the dtypes ops.def allows;
-// a direct call with another dtype gets INVALID_ARGUMENT.
+// One kernel function per op: after the SDK's prologue (sdk::run_kernel with KernelTraits) it
+// visits the call's dispatch dtype and runs `body` (an expression using the element type T and
+// the call `c`) for the dtypes ops.def allows; a call for another op gets INVALID_ARGUMENT.
 #define DEVPLUG_STRUCTURED_KERNEL(fn_name, op_id, body)                                            \
-  devplug_error_t* fn_name(devplug_stream_handle_t*, const devplug_op_call_t* call) {              \
-    return ::devplug::reference::structured::run_kernel(call, [](const devplug_op_call_t& c) {     \
+  devplug_error_t* fn_name(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {       \
+    return ::devplug::sdk::run_kernel<::devplug::reference::KernelTraits>(stream, call, [&] {      \
+      const devplug_op_call_t& c = *call;                                                          \
       constexpr devplug_dtype_mask_t allowed = ::devplug::reference::structured::op_dtypes(op_id); \
       const devplug_dtype_t dtype = ::devplug::sdk::dispatch_dtype(c);                             \
-      if (c.op != (op_id) || dtype < 0 || dtype >= DEVPLUG_DTYPE_COUNT ||                          \
-          !(allowed & DEVPLUG_DTYPE_BIT(dtype)))                                                   \
+      if (c.op != (op_id) || !(allowed & DEVPLUG_DTYPE_BIT(dtype)))                                \
         ::devplug::reference::structured::invalid(std::string(devplug_op_name(c.op)) +             \
                                                   ": op or dtype not served by this kernel");      \
       ::devplug::sdk::visit_dtype(dtype, [&](auto tag) {                                           \

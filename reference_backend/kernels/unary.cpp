@@ -233,8 +233,9 @@ bool run_unary(devplug_op_t op, const devplug_tensor_desc_t& in, const devplug_t
 }
 
 devplug_error_t* unary_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  return sdk::guard([&] {
-    const devplug_op_info_t& info = check_kernel_call(stream, call);
+  return sdk::run_kernel<KernelTraits>(stream, call, [&] {
+    check_in_buffers(*call);
+    const devplug_op_info_t& info = *devplug_op_info(call->op);
     const devplug_tensor_desc_t& in = *call->inputs[0];
     const devplug_tensor_desc_t& out = *call->outputs[0];
     check_same_shape(in, out, info.name);

@@ -9,9 +9,10 @@
 //
 // The table the dispatcher reads comes from `devplug::sdk::make_plugin_api<TemplatePlugin>()`
 // (devplug/sdk/plugin.hpp). Its shims do what the ABI asks of every entry point, once for
-// every plugin: the guard that turns C++ exceptions into errors, clearing out-parameters,
-// NULL and struct_size checks, device index and buffer range checks, the overlap and
-// same-device rules, each with the exact code plugin_api.h documents. What is left here is
+// every plugin: the guard that turns C++ exceptions into errors, then the checks the ABI's
+// spec (plugin_api.def) declares for the entry, in its order and with its codes: clearing
+// out-parameters, NULL and struct_size checks, device index and buffer range checks, the
+// overlap and same-device rules. What is left here is
 // the device work; a function reports failure by throwing (sdk::fail).
 //
 // How to bring a device up:
@@ -134,9 +135,13 @@ struct TemplatePlugin {
   // ---- kernels ----
   // The declared kernels. Empty: every op runs on the dispatcher's CPU fallback. To add one:
   //
+  //   struct KernelTraits {                          // what the prologue asks of your handles
+  //     static devplug_device_handle_t* device_of(devplug_stream_handle_t* s) { return s->device; }
+  //     static devplug_device_handle_t* device_of(devplug_buffer_handle_t* b) { return b->device; }
+  //     static devplug_dtype_mask_t claimed_dtypes(devplug_stream_handle_t*) { return DEVPLUG_DTYPES_ALL; }
+  //   };
   //   devplug_error_t* exp_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
-  //     return sdk::guard([&] {
-  //       sdk::check_call(call);                      // devplug/sdk/entry.hpp
+  //     return sdk::run_kernel<KernelTraits>(stream, call, [&] {  // devplug/sdk/kernel.hpp
   //       ... enqueue the work on `stream` (inputs may be strided: devplug/sdk/strided.hpp)
   //     });
   //   }

@@ -195,7 +195,7 @@ _Static_assert(offsetof(devplug_plugin_init_args_t, host_abi_major) == 8,
                "devplug_plugin_init_args_t.host_abi_major");
 _Static_assert(offsetof(devplug_plugin_init_args_t, host_abi_minor) == 12,
                "devplug_plugin_init_args_t.host_abi_minor");
-_Static_assert(sizeof(devplug_plugin_api_t) == 232, "sizeof(devplug_plugin_api_t)");
+_Static_assert(sizeof(devplug_plugin_api_t) == 248, "sizeof(devplug_plugin_api_t)");
 _Static_assert(_Alignof(devplug_plugin_api_t) == 8, "alignof(devplug_plugin_api_t)");
 _Static_assert(offsetof(devplug_plugin_api_t, struct_size) == 0, "devplug_plugin_api_t.struct_size");
 _Static_assert(offsetof(devplug_plugin_api_t, abi_major) == 8, "devplug_plugin_api_t.abi_major");
@@ -237,7 +237,22 @@ _Static_assert(offsetof(devplug_plugin_api_t, event_synchronize) == 208,
                "devplug_plugin_api_t.event_synchronize");
 _Static_assert(offsetof(devplug_plugin_api_t, kernels) == 216, "devplug_plugin_api_t.kernels");
 _Static_assert(offsetof(devplug_plugin_api_t, kernel_count) == 224, "devplug_plugin_api_t.kernel_count");
+_Static_assert(offsetof(devplug_plugin_api_t, extensions) == 232, "devplug_plugin_api_t.extensions");
+_Static_assert(offsetof(devplug_plugin_api_t, device_get_claims) == 240,
+               "devplug_plugin_api_t.device_get_claims");
+_Static_assert(sizeof(devplug_device_claims_t) == 24, "sizeof(devplug_device_claims_t)");
+_Static_assert(offsetof(devplug_device_claims_t, dtypes) == 8, "devplug_device_claims_t.dtypes");
+_Static_assert(offsetof(devplug_device_claims_t, supports) == 16, "devplug_device_claims_t.supports");
+_Static_assert(DEVPLUG_DEVICE_CLAIMS_MIN_SIZE == 24, "DEVPLUG_DEVICE_CLAIMS_MIN_SIZE");
 _Static_assert(DEVPLUG_PLUGIN_API_MIN_SIZE == 232, "DEVPLUG_PLUGIN_API_MIN_SIZE");
+/* ABI 1.2: extension records. */
+_Static_assert(sizeof(devplug_extension_t) == 24, "sizeof(devplug_extension_t)");
+_Static_assert(offsetof(devplug_extension_t, type) == 8, "devplug_extension_t.type");
+_Static_assert(offsetof(devplug_extension_t, next) == 16, "devplug_extension_t.next");
+_Static_assert(DEVPLUG_EXTENSION_EVENT_TIMESTAMPS == 1, "DEVPLUG_EXTENSION_EVENT_TIMESTAMPS is frozen");
+_Static_assert(offsetof(devplug_ext_event_timestamps_t, event_elapsed_ns) == 24,
+               "devplug_ext_event_timestamps_t.event_elapsed_ns");
+_Static_assert(sizeof(devplug_ext_event_timestamps_t) == 32, "sizeof(devplug_ext_event_timestamps_t)");
 _Static_assert(sizeof(devplug_context_options_t) == 16, "sizeof(devplug_context_options_t)");
 _Static_assert(_Alignof(devplug_context_options_t) == 8, "alignof(devplug_context_options_t)");
 _Static_assert(offsetof(devplug_context_options_t, struct_size) == 0,

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -166,6 +167,44 @@ TEST(Loader, MinimumSizeTableIsNeverReadPastItsEnd) {
   ASSERT_NE(api, nullptr);
   EXPECT_EQ(api->struct_size, DEVPLUG_PLUGIN_API_MIN_SIZE);
   expect_fill_works(context.get(), plugin);
+}
+
+// Plugins of ABI 1.0 and 1.1 (tables end before the 1.2 `extensions` field, at a PROT_NONE
+// page): they load and run, offer no extension, and event timing says so with UNIMPLEMENTED.
+TEST(Loader, EarlierMinorsLoadAndWork) {
+  for (const char* name : {"fixture_abi_1_0", "fixture_abi_1_1"}) {
+    SCOPED_TRACE(name);
+    Context context;
+    devplug_plugin_t* plugin = nullptr;
+    ASSERT_EQ(take_message(devplug_context_load_plugin(context.get(), fixture(name).c_str(), &plugin)), "");
+    const devplug_plugin_info_t info = info_of(plugin);
+    EXPECT_EQ(info.abi_minor, name[std::strlen(name) - 1] == '0' ? 0u : 1u);
+    const devplug_plugin_api_t* api = nullptr;
+    ASSERT_EQ(take_message(devplug_plugin_get_table(plugin, &api)), "");
+    ASSERT_NE(api, nullptr);
+    EXPECT_EQ(api->struct_size, DEVPLUG_PLUGIN_API_MIN_SIZE);
+    EXPECT_EQ(devplug_extension_find(api, DEVPLUG_EXTENSION_EVENT_TIMESTAMPS), nullptr);
+    expect_fill_works(context.get(), plugin);
+
+    devplug_device_t* device = nullptr;
+    ASSERT_EQ(take_message(devplug_context_get_device(context.get(), 0, &device)), "");
+    devplug_stream_t* stream = nullptr;
+    devplug_event_t *start = nullptr, *end = nullptr;
+    ASSERT_EQ(take_message(devplug_device_default_stream(device, &stream)), "");
+    ASSERT_EQ(take_message(devplug_event_create(device, &start)), "");
+    ASSERT_EQ(take_message(devplug_event_create(device, &end)), "");
+    ASSERT_EQ(take_message(devplug_event_record(start, stream)), "");
+    ASSERT_EQ(take_message(devplug_event_record(end, stream)), "");
+    int64_t ns = 7;
+    devplug_error_t* error = devplug_event_elapsed_ns(start, end, &ns);
+    ASSERT_NE(error, nullptr);
+    EXPECT_EQ(error->code, DEVPLUG_CODE_UNIMPLEMENTED);
+    EXPECT_NE(std::string(error->message).find("event_timestamps"), std::string::npos) << error->message;
+    devplug_error_destroy(error);
+    EXPECT_EQ(ns, 0);
+    EXPECT_EQ(take_message(devplug_event_destroy(start)), "");
+    EXPECT_EQ(take_message(devplug_event_destroy(end)), "");
+  }
 }
 
 TEST(Loader, FailingInitializeIsRefusedWithItsMessage) {

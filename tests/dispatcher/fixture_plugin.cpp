@@ -234,13 +234,25 @@ struct FixturePlugin {
     p.memory_bytes = 1 << 20;
     p.compute_units = 1;
     p.capabilities = DEVPLUG_DEVICE_UNIFIED_MEMORY | (index == 0 ? DEVPLUG_DEVICE_FP64 : 0u);
-#if FIXTURE_VARIANT == FIXTURE_CLAIMS
-    // Device 1 is the smaller part: no float64 and no int32 (a per-device claim).
-    if (index == 1)
-      p.dtypes = DEVPLUG_DTYPES_ALL &
-                 ~(DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64) | DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_INT32));
-#endif
   }
+#if FIXTURE_VARIANT == FIXTURE_CLAIMS
+  // The claims (ABI 1.2): device 1 is the smaller part, no float64 and no int32; device 0
+  // runs every dtype but its hook declines an add of exactly kDeclinedAddSize elements (a
+  // stand-in for a shape limit, at a size no conformance case uses).
+  static void device_claims(int32_t index, devplug_device_claims_t& c) {
+    c.dtypes = DEVPLUG_DTYPES_ALL;
+    if (index == 1)
+      c.dtypes &= ~(DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64) | DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_INT32));
+    if (index == 0) c.supports = &small_adds_only;
+  }
+  static constexpr int64_t kDeclinedAddSize = 7777;
+  static bool small_adds_only(devplug_device_handle_t*, const devplug_op_call_t* call) {
+    if (call->op != DEVPLUG_OP_add) return true;
+    int64_t n = 1;
+    for (int32_t k = 0; k < call->outputs[0]->rank; ++k) n *= call->outputs[0]->shape[k];
+    return n != kDeclinedAddSize;
+  }
+#endif
   static devplug_device_handle_t* device_open(int32_t index) { return &g_devices[index]; }
   static void device_close(devplug_device_handle_t*) {}
 

@@ -711,6 +711,61 @@ TEST(RuntimeDeviceClaims, DevicesThatDifferInDtypesAreDispatchedPerDevice) {
 #endif
 
 #ifdef DEVPLUG_REFERENCE_PLUGIN
+// The claims hook (ABI 1.2): fixture_claims' device 0 declines an add of 7777 elements.
+// Such a call falls back (counted, and right), a small one runs on the device, the same call
+// again is declined again (the hot path of a repeated call asks the hook too), and in strict
+// mode the declined call is refused.
+TEST(RuntimeDeviceClaims, CallsTheClaimsHookDeclinesFallBack) {
+  devplug_context_t* context = make_context(DEVPLUG_CONTEXT_NO_DISCOVERY);
+  ASSERT_OK(devplug_context_load_plugin(context, DEVPLUG_REFERENCE_PLUGIN, nullptr));
+  ASSERT_OK(devplug_context_load_plugin(context, fixture("claims").c_str(), nullptr));
+  devplug_device_t* device = nullptr;
+  ASSERT_OK(devplug_context_get_device(context, 1, &device));  // fixture device 0
+  auto add = [&](int64_t n) {
+    devplug_tensor_t *a = nullptr, *out = nullptr;
+    EXPECT_OK(devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32, 1, &n, &a));
+    EXPECT_OK(devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32, 1, &n, &out));
+    std::vector<float> values(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) values[i] = static_cast<float>(i) - 2.5f;
+    EXPECT_OK(
+        devplug_tensor_copy_from_host(nullptr, a, values.data(), values.size() * 4, DEVPLUG_COPY_BLOCKING));
+    devplug_tensor_t* ins[2] = {a, a};
+    EXPECT_OK(devplug_op_call(nullptr, DEVPLUG_OP_add, ins, 2, &out, 1, nullptr));
+    std::vector<float> got(values.size());
+    EXPECT_OK(devplug_tensor_copy_to_host(nullptr, out, got.data(), got.size() * 4));
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], 2 * values[i]) << i;
+    devplug_tensor_release(a);
+    devplug_tensor_release(out);
+  };
+  uint64_t fell_back = 0;
+  add(4);
+  add(7776);
+  ASSERT_OK(devplug_context_fallback_count(context, DEVPLUG_OP_add, &fell_back));
+  EXPECT_EQ(fell_back, 0u) << "4 and 7776 elements run on the device";
+  testing::internal::CaptureStderr();
+  add(7777);
+  add(7777);
+  const std::string warning = testing::internal::GetCapturedStderr();
+  ASSERT_OK(devplug_context_fallback_count(context, DEVPLUG_OP_add, &fell_back));
+  EXPECT_EQ(fell_back, 2u) << "7777 elements are declined, each time";
+  EXPECT_NE(warning.find("its claims hook declined the call"), std::string::npos) << warning;
+  devplug_context_destroy(context);
+
+  devplug_context_t* strict = make_context(DEVPLUG_CONTEXT_NO_DISCOVERY | DEVPLUG_CONTEXT_STRICT);
+  ASSERT_OK(devplug_context_load_plugin(strict, fixture("claims").c_str(), nullptr));
+  ASSERT_OK(devplug_context_get_device(strict, 0, &device));
+  const int64_t n = 7777;
+  devplug_tensor_t* a = nullptr;
+  ASSERT_OK(devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32, 1, &n, &a));
+  devplug_tensor_t* ins[2] = {a, a};
+  expect_error(devplug_op_call(nullptr, DEVPLUG_OP_add, ins, 2, &a, 1, nullptr), DEVPLUG_CODE_UNIMPLEMENTED,
+               "its claims hook declined the call");
+  devplug_tensor_release(a);
+  devplug_context_destroy(strict);
+}
+#endif
+
+#ifdef DEVPLUG_REFERENCE_PLUGIN
 // On the reference device: where with a broadcast bool condition and promoted branches, and
 // a float-only op on integers (computed in float32, as PyTorch).
 TEST(RuntimeElementwiseReference, WhereBroadcastsAndPromotesBranchesOnly) {
@@ -919,6 +974,44 @@ TEST(RuntimeTrace, WritesChromeTraceEventsAtContextDestroy) {
   fs::remove(file);
 }
 
+#ifdef DEVPLUG_REFERENCE_PLUGIN
+// A plugin with the event_timestamps extension (the reference) gets each op's device time in
+// the trace ("device_us"); one without it (fixture_good) gets none.
+TEST(RuntimeTrace, OpsOfAPluginThatMeasuresEventsCarryTheirDeviceTime) {
+  const fs::path file =
+      fs::temp_directory_path() / ("devplug_trace_dev_" + std::to_string(getpid()) + ".json");
+  setenv("DEVPLUG_TRACE", file.c_str(), 1);
+  devplug_context_t* context = make_context(DEVPLUG_CONTEXT_NO_DISCOVERY);
+  unsetenv("DEVPLUG_TRACE");
+  ASSERT_OK(devplug_context_load_plugin(context, DEVPLUG_REFERENCE_PLUGIN, nullptr));
+  ASSERT_OK(devplug_context_load_plugin(context, fixture("good").c_str(), nullptr));
+  for (size_t d = 0; d < 2; ++d) {
+    devplug_device_t* device = nullptr;
+    ASSERT_OK(devplug_context_get_device(context, d, &device));
+    const int64_t n = 1 << 16;
+    devplug_tensor_t* t = nullptr;
+    ASSERT_OK(devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32, 1, &n, &t));
+    devplug_tensor_t* ins[2] = {t, t};
+    ASSERT_OK(devplug_op_call(nullptr, DEVPLUG_OP_add, ins, 2, &t, 1, nullptr));
+    devplug_tensor_release(t);
+  }
+  devplug_context_destroy(context);
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string json = text.str();
+  const size_t reference = json.find("\"plugin\":\"reference\"");
+  const size_t fixture_at = json.find("\"plugin\":\"fixture_good\"");
+  ASSERT_NE(reference, std::string::npos) << json;
+  ASSERT_NE(fixture_at, std::string::npos) << json;
+  const size_t device_time = json.find("\"device_us\":");
+  ASSERT_NE(device_time, std::string::npos) << json;
+  EXPECT_LT(device_time, fixture_at) << "only the reference's op carries a device time: " << json;
+  EXPECT_EQ(json.find("\"device_us\":", device_time + 1), std::string::npos) << json;
+  fs::remove(file);
+}
+#endif
+
 TEST_F(Runtime, ConcurrentOpCallsOnTheirOwnStreams) {
   std::vector<std::thread> threads;
   std::vector<std::string> problems(4);
@@ -974,7 +1067,7 @@ TEST(RuntimeArguments, NullAndBadHandlesAreInvalidArguments) {
   uint32_t major = 0, minor = 9;
   devplug_abi_version(&major, &minor);
   EXPECT_EQ(major, 1u);
-  EXPECT_EQ(minor, 1u);
+  EXPECT_EQ(minor, 2u);
   EXPECT_STREQ(devplug_version_string(), "0.1.0");
 }
 

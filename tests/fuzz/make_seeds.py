@@ -125,7 +125,30 @@ def plugin_file(elf):
     write("fuzz_plugin_file", "aarch64", bytes(wrong_machine))
 
 
+def plugin_table():
+    """Steps of fuzz_plugin_table: a byte picks the entry (0 allocate, 3 copy from host, 4 copy
+    to host, 5 copy, 6 stream, 8 event, 10 record, 13 elapsed time, ...), then its arguments:
+    one byte per handle (a multiple of 8 is NULL, else the pool's entry), FuzzInput::value
+    bytes for numbers, one byte per optional pointer (a multiple of 8 is NULL)."""
+    allocate = b"\x00" + value(64, 0) + b"\x01"
+    stream = b"\x06\x01"
+    event = b"\x08\x01"
+    upload = b"\x03\x01\x01" + value(0, 0) + value(64, 0) + b"\x01"
+    download = b"\x04\x01\x01" + value(8, 0) + value(32, 0) + b"\x01"
+    record = b"\x0a\x01\x01"
+    elapsed = b"\x0d\x01\x02\x01"
+    write("fuzz_plugin_table", "round_trip", allocate + stream + upload + download)
+    write("fuzz_plugin_table", "events", stream + event + event + record + b"\x0a\x02\x01" + elapsed)
+    write("fuzz_plugin_table", "nulls", b"\x00" + value(0, 0) + b"\x00" + b"\x03\x00\x00" + value(0, 0) +
+          value(0, 0) + b"\x00" + b"\x0d\x00\x00\x00")
+    write("fuzz_plugin_table", "ranges", allocate + stream + b"\x05\x01\x01\x01" + value(0, 0) + value(32, 0) +
+          value(64, 0) + b"\x04\x01\x01\xf1" + value(1, 0) + b"\x01")
+    write("fuzz_plugin_table", "properties", b"\x0e" + value(100, 0) + value(2, -2) + b"\x01" + b"\x0f" +
+          value(5, -2) + b"\x01\x01")
+
+
 if __name__ == "__main__":
+    plugin_table()
     views()
     op_call()
     xfail()

@@ -335,6 +335,44 @@ TEST_F(EmulatedRuntime, EventsOrderStreams) {
   emuFree(b);
 }
 
+// Event timing as CUDA's cudaEventElapsedTime: milliseconds between the moments the stream
+// reached the two events (the host's steady clock), and its refusals.
+TEST_F(EmulatedRuntime, ElapsedTimeIsBetweenTheCompletionsOfTwoEvents) {
+  emuEvent_t start = nullptr, end = nullptr, untimed = nullptr, never = nullptr;
+  ASSERT_EQ(emuEventCreateWithFlags(&start, emuEventDefault), emuSuccess);
+  ASSERT_EQ(emuEventCreateWithFlags(&end, emuEventDefault), emuSuccess);
+  ASSERT_EQ(emuEventCreateWithFlags(&untimed, emuEventDisableTiming), emuSuccess);
+  ASSERT_EQ(emuEventCreateWithFlags(&never, emuEventDefault), emuSuccess);
+  float ms = -1.0f;
+  EXPECT_EQ(emuEventElapsedTime(&ms, start, end), emuErrorInvalidResourceHandle) << "never recorded";
+  std::atomic<bool> release{false};
+  int* a = device_alloc<int>(1);
+  const auto before = std::chrono::steady_clock::now();
+  ASSERT_EQ(emuEventRecord(start, stream_), emuSuccess);
+  launch(wait_for, dim3(1), dim3(1), 0, stream_, static_cast<const std::atomic<bool>*>(&release), a, 5);
+  ASSERT_EQ(emuEventRecord(end, stream_), emuSuccess);
+  ASSERT_EQ(emuEventRecord(untimed, stream_), emuSuccess);
+  EXPECT_EQ(emuEventElapsedTime(&ms, start, end), emuErrorNotReady) << "the end waits for the kernel";
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  release = true;
+  ASSERT_EQ(emuEventSynchronize(end), emuSuccess);
+  const double host_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - before).count();
+  ASSERT_EQ(emuEventElapsedTime(&ms, start, end), emuSuccess);
+  EXPECT_GE(ms, 30.0f) << "the kernel between the events ran at least 30 ms";
+  EXPECT_LE(ms, host_ms);
+  float back = 0.0f;
+  ASSERT_EQ(emuEventElapsedTime(&back, end, start), emuSuccess);
+  EXPECT_EQ(back, -ms);
+  ASSERT_EQ(emuEventSynchronize(untimed), emuSuccess);
+  EXPECT_EQ(emuEventElapsedTime(&ms, start, untimed), emuErrorInvalidResourceHandle) << "made without timing";
+  EXPECT_EQ(emuEventElapsedTime(&ms, never, end), emuErrorInvalidResourceHandle);
+  EXPECT_EQ(emuEventElapsedTime(nullptr, start, end), emuErrorInvalidValue);
+  (void)emuGetLastError();
+  for (emuEvent_t e : {start, end, untimed, never}) EXPECT_EQ(emuEventDestroy(e), emuSuccess);
+  emuFree(a);
+}
+
 TEST_F(EmulatedRuntime, TheNullStreamWaitsForBlockingStreamsOnly) {
   emuStream_t blocking = nullptr;
   ASSERT_EQ(emuStreamCreateWithFlags(&blocking, emuStreamDefault), emuSuccess);

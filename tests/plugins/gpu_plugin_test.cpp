@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The GPU plugins (cuda, hip, gpu_emulated) as a host sees them, on machines with or without
 // a GPU: they load, report their devices (zero here for cuda and hip, with the runtime's
-// reason), declare exactly the (op, dtype) pairs of ops.def, and answer bad input with errors
-// instead of crashing.
+// reason), declare exactly the (op, dtype) pairs of ops.def, answer bad input with errors
+// instead of crashing, and offer event timestamps (measured where a device exists).
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -15,6 +15,7 @@
 
 #include "devplug/plugin_api.h"
 #include "devplug/sdk/kernels.hpp"
+#include "opencl_harness.hpp"  // the raw-table plugin host shared by the plugin tests
 
 namespace {
 
@@ -231,6 +232,21 @@ TEST_P(GpuPluginTest, ErrorsCarryCodeAndMessage) {
   EXPECT_STREQ(e->message, "cudaMalloc: x (35)");
   api_->error_destroy(e);
   api_->error_destroy(nullptr);
+}
+
+// The event_timestamps extension: offered with or without a device; on a device (the emulated
+// GPU everywhere, cuda and hip on a GPU machine) short and long work timed between events.
+TEST_P(GpuPluginTest, EventTimestampsTimeTheDevicesWork) {
+  const devplug_ext_event_timestamps_t* ext = devplug::opencl_test::event_timestamps(api_);
+  ASSERT_NE(ext, nullptr);
+  int64_t ns = 7;
+  EXPECT_EQ(check(ext->event_elapsed_ns(nullptr, bogus<devplug_event_handle_t>(), &ns)).code(),
+            DEVPLUG_CODE_INVALID_ARGUMENT);
+  EXPECT_EQ(ns, 0);
+  if (device_count() == 0) GTEST_SKIP() << "no " << GetParam().name << " device to time work on";
+  devplug::opencl_test::Session s(api_);
+  ASSERT_TRUE(s.ok());
+  devplug::opencl_test::check_event_timestamps(s);
 }
 
 std::string case_name(const ::testing::TestParamInfo<PluginCase>& info) { return info.param.name; }

@@ -6,11 +6,14 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -211,6 +214,119 @@ class CacheEnvironment : public ::testing::Environment {
   const char* variable_;
   TempDir dir_;
 };
+
+// ---- event timestamps (the event_timestamps extension) ----
+
+// The plugin's event_timestamps extension, or null when it offers none.
+inline const devplug_ext_event_timestamps_t* event_timestamps(const devplug_plugin_api_t* api) {
+  return reinterpret_cast<const devplug_ext_event_timestamps_t*>(
+      devplug_extension_find(api, DEVPLUG_EXTENSION_EVENT_TIMESTAMPS));
+}
+
+// What check_event_timestamps measured, in nanoseconds.
+struct TimedWork {
+  int64_t short_ns = -1;  // one small fill kernel (the least of three tries)
+  int64_t long_ns = -1;   // eight copies of 32 MiB
+};
+
+// Checks the event_timestamps extension on `s`'s device: a short kernel timed between two
+// events takes zero or more nanoseconds, much longer work (256 MiB of copies) measures longer,
+// the time from `end` back to `start` is its negation, and an event never recorded is
+// FAILED_PRECONDITION (for either argument). Work is enqueued between the records without
+// waiting, so the device's time covers the work, not the host's.
+inline void check_event_timestamps(Session& s, TimedWork* out = nullptr) {
+  const devplug_plugin_api_t* api = s.api();
+  const devplug_ext_event_timestamps_t* ext = event_timestamps(api);
+  ASSERT_NE(ext, nullptr) << "the plugin offers no event_timestamps extension";
+  ASSERT_GE(ext->base.struct_size, sizeof(devplug_ext_event_timestamps_t));
+  ASSERT_NE(ext->event_elapsed_ns, nullptr);
+  devplug_event_handle_t* start = nullptr;
+  devplug_event_handle_t* end = nullptr;
+  devplug_event_handle_t* never = nullptr;
+  DEVPLUG_EXPECT_OK(api, api->event_create(s.device(), &start));
+  DEVPLUG_EXPECT_OK(api, api->event_create(s.device(), &end));
+  DEVPLUG_EXPECT_OK(api, api->event_create(s.device(), &never));
+
+  // Never recorded: the start is checked first.
+  int64_t ns = 12345;
+  EXPECT_EQ(take(api, ext->event_elapsed_ns(never, never, &ns)).code, DEVPLUG_CODE_FAILED_PRECONDITION);
+  EXPECT_EQ(ns, 0) << "the out-parameter is cleared on failure";
+  DEVPLUG_EXPECT_OK(api, api->event_record(end, s.stream()));
+  const ErrorText no_start = take(api, ext->event_elapsed_ns(never, end, &ns));
+  EXPECT_EQ(no_start.code, DEVPLUG_CODE_FAILED_PRECONDITION);
+  EXPECT_NE(no_start.message.find("start"), std::string::npos) << no_start.message;
+  DEVPLUG_EXPECT_OK(api, api->event_record(start, s.stream()));
+  const ErrorText no_end = take(api, ext->event_elapsed_ns(start, never, &ns));
+  EXPECT_EQ(no_end.code, DEVPLUG_CODE_FAILED_PRECONDITION);
+  EXPECT_NE(no_end.message.find("end"), std::string::npos) << no_end.message;
+
+  // A short kernel: fill 64 int32 (run once first, so no build or first-launch cost counts).
+  const devplug_kernel_t* fill = nullptr;
+  for (size_t i = 0; i < api->kernel_count; ++i)
+    if (api->kernels[i]->op == DEVPLUG_OP_fill &&
+        (api->kernels[i]->dtypes & DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_INT32)))
+      fill = api->kernels[i];
+  ASSERT_NE(fill, nullptr);
+  devplug_buffer_handle_t* small = s.upload(std::vector<unsigned char>(64 * 4));
+  const devplug_tensor_desc_t small_t = tensor(small, DEVPLUG_DTYPE_INT32, {64});
+  const devplug_tensor_desc_t* outs[1] = {&small_t};
+  const devplug_fill_attrs_t fill_attrs{sizeof fill_attrs, {3.0, 3}};
+  const devplug_op_call_t call{sizeof call, DEVPLUG_OP_fill, nullptr, 0, outs, 1, &fill_attrs};
+  DEVPLUG_EXPECT_OK(api, fill->fn(s.stream(), &call));
+  DEVPLUG_EXPECT_OK(api, api->stream_synchronize(s.stream()));
+  const auto time = [&](const std::function<void()>& work) {
+    int64_t elapsed = -1;
+    const ErrorText a = take(api, api->event_record(start, s.stream()));
+    work();
+    const ErrorText b = take(api, api->event_record(end, s.stream()));
+    EXPECT_EQ(a.code, DEVPLUG_CODE_OK) << a.message;
+    EXPECT_EQ(b.code, DEVPLUG_CODE_OK) << b.message;
+    const ErrorText e = take(api, ext->event_elapsed_ns(start, end, &elapsed));
+    EXPECT_EQ(e.code, DEVPLUG_CODE_OK) << e.message;
+    return elapsed;
+  };
+  TimedWork measured;
+  for (int i = 0; i < 3; ++i) {
+    const int64_t t = time([&] { EXPECT_EQ(take(api, fill->fn(s.stream(), &call)).code, DEVPLUG_CODE_OK); });
+    EXPECT_GE(t, 0);
+    measured.short_ns = i == 0 ? t : std::min(measured.short_ns, t);
+  }
+  EXPECT_EQ(values_of<int32_t>(s.download(small, 64 * 4)).back(), 3);
+
+  // Much longer work: eight copies of 32 MiB.
+  constexpr uint64_t kBig = uint64_t{32} << 20;
+  devplug_buffer_handle_t* a = nullptr;
+  devplug_buffer_handle_t* b = nullptr;
+  DEVPLUG_EXPECT_OK(api, api->buffer_allocate(s.device(), kBig, &a));
+  DEVPLUG_EXPECT_OK(api, api->buffer_allocate(s.device(), kBig, &b));
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  DEVPLUG_EXPECT_OK(api, api->buffer_copy(s.stream(), a, 0, b, 0, kBig));  // first touch
+  DEVPLUG_EXPECT_OK(api, api->buffer_copy(s.stream(), b, 0, a, 0, kBig));
+  DEVPLUG_EXPECT_OK(api, api->stream_synchronize(s.stream()));
+  measured.long_ns = time([&] {
+    for (int i = 0; i < 8; ++i)
+      EXPECT_EQ(take(api, api->buffer_copy(s.stream(), i % 2 ? b : a, 0, i % 2 ? a : b, 0, kBig)).code,
+                DEVPLUG_CODE_OK);
+  });
+  EXPECT_GT(measured.long_ns, measured.short_ns);
+  EXPECT_GT(measured.long_ns, 0);
+
+  // Backwards, and an event against itself.
+  int64_t back = 0;
+  DEVPLUG_EXPECT_OK(api, ext->event_elapsed_ns(end, start, &back));
+  EXPECT_EQ(back, -measured.long_ns);
+  int64_t self = -1;
+  DEVPLUG_EXPECT_OK(api, ext->event_elapsed_ns(end, end, &self));
+  EXPECT_EQ(self, 0);
+
+  std::printf("[ timing   ] short fill %lld ns, 8 x 32 MiB copies %lld ns\n",
+              static_cast<long long>(measured.short_ns), static_cast<long long>(measured.long_ns));
+  if (out != nullptr) *out = measured;
+  DEVPLUG_EXPECT_OK(api, api->buffer_release(a));
+  DEVPLUG_EXPECT_OK(api, api->buffer_release(b));
+  for (devplug_event_handle_t* e : {start, end, never}) DEVPLUG_EXPECT_OK(api, api->event_destroy(e));
+}
 
 inline std::string read_text(const std::string& path) {
   std::ifstream in(path);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The OpenCL plugin's own behaviour: loading without OpenCL, device properties, argument
 // checks, the on-disk program cache, build failures carrying the compiler's log, error
-// message format, and stream/event ordering.
+// message format, stream/event ordering, and event timestamps.
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -324,6 +324,29 @@ TEST(OpenclStream, EventsOrderWorkAcrossStreams) {
   EXPECT_EQ(host.back(), 7);
   DEVPLUG_EXPECT_OK(api, api->event_destroy(event));
   DEVPLUG_EXPECT_OK(api, api->stream_destroy(second));
+}
+
+// Event timestamps from the markers' profiling info (queues with CL_QUEUE_PROFILING_ENABLE).
+TEST(OpenclEvents, TimestampsAreTheDevicesProfilingTimes) {
+  LoadedPlugin plugin(DEVPLUG_OPENCL_PLUGIN);
+  const devplug_plugin_api_t* api = plugin.api();
+  REQUIRE_DEVICE(api);
+  Session s(api);
+  ASSERT_TRUE(s.ok());
+  check_event_timestamps(s);
+}
+
+// A queue without profiling (DEVPLUG_OPENCL_PROFILING=0 when the device is opened, as on a
+// device that lacks it): events are timed by the host when their markers complete.
+TEST(OpenclEvents, TimestampsWithoutProfilingComeFromTheHost) {
+  LoadedPlugin plugin(DEVPLUG_OPENCL_PLUGIN);
+  const devplug_plugin_api_t* api = plugin.api();
+  REQUIRE_DEVICE(api);
+  setenv("DEVPLUG_OPENCL_PROFILING", "0", 1);
+  Session s(api);
+  unsetenv("DEVPLUG_OPENCL_PROFILING");
+  ASSERT_TRUE(s.ok());
+  check_event_timestamps(s);
 }
 
 }  // namespace

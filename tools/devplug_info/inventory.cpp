@@ -53,6 +53,20 @@ std::vector<KernelSupport> kernels_of(devplug_plugin_t* plugin) {
   return kernels;
 }
 
+// The extension records on the plugin's chain, by name; at most DEVPLUG_EXTENSION_CHAIN_MAX.
+std::vector<std::string> extensions_of(devplug_plugin_t* plugin) {
+  const devplug_plugin_api_t* api = nullptr;
+  check(devplug_plugin_get_table(plugin, &api), "devplug_plugin_get_table");
+  std::vector<std::string> names;
+  if (api == nullptr || !DEVPLUG_HAS_FIELD(api, devplug_plugin_api_t, extensions)) return names;
+  const devplug_extension_t* e = api->extensions;
+  for (int hops = 0; e != nullptr && hops < DEVPLUG_EXTENSION_CHAIN_MAX; ++hops, e = e->next) {
+    const char* name = devplug_extension_name(e->type);
+    names.push_back(name != nullptr ? name : "type " + std::to_string(e->type));
+  }
+  return names;
+}
+
 }  // namespace
 
 Inventory take_inventory(devplug_context_t* context) {
@@ -78,6 +92,7 @@ Inventory take_inventory(devplug_context_t* context) {
     report.has_note = info.device_note != nullptr;
     report.device_note = text(info.device_note);
     report.kernels = kernels_of(plugin);
+    report.extensions = extensions_of(plugin);
     inventory.plugins.push_back(std::move(report));
     handles.push_back(plugin);
   }

@@ -25,6 +25,9 @@ struct PluginReport {
   std::string device_note;
   std::vector<devplug_device_properties_t> devices;
   std::vector<KernelSupport> kernels;
+  // The extensions on the plugin's chain (ABI 1.2), in chain order: the name plugin_api.def
+  // gives, or "type N" for a type this build does not know.
+  std::vector<std::string> extensions;
 };
 
 struct FailureReport {

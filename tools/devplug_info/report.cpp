@@ -6,9 +6,11 @@
 //    "plugins": [{"name", "path", "version", "abi": {"major", "minor"}, "opset",
 //                 "device_count", "device_note" (string or null),
 //                 "devices": [{"index", "name", "vendor", "driver_version", "memory_bytes",
-//                              "compute_units", "capabilities": ["fp64", ...]}],
+//                              "compute_units", "capabilities": ["fp64", ...],
+//                              "dtypes": ["float32", ...] (the device's claims)}],
 //                 "kernels": [{"op", "id", "dtypes": ["float32", ...], "flags": [...]}],
-//                 "composites": {"native": ["softmax", ...], "decomposed": ["conv2d", ...]}}],
+//                 "composites": {"native": ["softmax", ...], "decomposed": ["conv2d", ...]},
+//                 "extensions": ["event_timestamps", ...]}],
 //    "failed": [{"path", "reason"}]}
 #include "report.hpp"
 
@@ -21,6 +23,14 @@
 
 namespace devplug::tools {
 namespace {
+
+// The dtypes of a claims mask (0, a 1.0 plugin's, is every dtype).
+std::vector<std::string> dtype_names(devplug_dtype_mask_t mask) {
+  std::vector<std::string> names;
+  for (devplug_dtype_t d = 0; d < DEVPLUG_DTYPE_COUNT; ++d)
+    if (mask == 0 || (mask & DEVPLUG_DTYPE_BIT(d)) != 0) names.push_back(devplug_dtype_name(d));
+  return names;
+}
 
 std::vector<std::string> capability_names(uint32_t bits) {
   std::vector<std::string> names;
@@ -120,8 +130,12 @@ void print_text(const Inventory& inventory, std::ostream& out) {
       const devplug_device_properties_t& d = p.devices[i];
       out << "    [" << i << "] " << d.name << " | vendor " << d.vendor << " | driver " << d.driver_version
           << " | " << bytes_text(d.memory_bytes) << " | " << d.compute_units << " compute units | "
-          << join(capability_names(d.capabilities), " ") << "\n";
+          << join(capability_names(d.capabilities), " ") << "\n        claims: "
+          << (d.dtypes == 0 || d.dtypes == DEVPLUG_DTYPES_ALL ? std::string("every dtype")
+                                                              : join(dtype_names(d.dtypes), " "))
+          << "\n";
     }
+    out << "  extensions: " << (p.extensions.empty() ? "none" : join(p.extensions, ", ")) << "\n";
     print_kernel_matrix(p, out);
   }
   if (!inventory.failed.empty()) {
@@ -156,7 +170,8 @@ void print_json(const Inventory& inventory, std::ostream& out) {
                                    {"driver_version", d.driver_version},
                                    {"memory_bytes", d.memory_bytes},
                                    {"compute_units", d.compute_units},
-                                   {"capabilities", capability_names(d.capabilities)}});
+                                   {"capabilities", capability_names(d.capabilities)},
+                                   {"dtypes", dtype_names(d.dtypes)}});
     }
     plugin["kernels"] = json::array();
     for (const KernelSupport& k : p.kernels) {
@@ -170,6 +185,7 @@ void print_json(const Inventory& inventory, std::ostream& out) {
     std::vector<std::string> native, decomposed;
     split_composites(p, &native, &decomposed);
     plugin["composites"] = {{"native", native}, {"decomposed", decomposed}};
+    plugin["extensions"] = p.extensions;
     root["plugins"].push_back(std::move(plugin));
   }
   root["failed"] = json::array();

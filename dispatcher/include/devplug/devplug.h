@@ -451,6 +451,19 @@ DEVPLUG_API devplug_error_t* devplug_broadcast_shapes(int32_t rank_a, const int6
                                                       const int64_t* shape_b, int32_t* out_rank,
                                                       int64_t* out_shape);
 
+/* ---- event timing (ABI 1.2) --------------------------------------------------------- */
+
+/* Waits until `start` and `end` have completed, then writes to `*out_ns` the time between
+ * them in nanoseconds as the device measured it (negative when `end` was reached first).
+ * Both events belong to one device whose plugin offers the event_timestamps extension
+ * (`devplug-info --json` lists each plugin's extensions).
+ * Errors, in this order: INVALID_ARGUMENT for a `start` or `end` that is not a live event
+ * or NULL `out_ns`; INVALID_ARGUMENT when the two belong to different devices;
+ * UNIMPLEMENTED when the device's plugin offers no event_timestamps extension;
+ * FAILED_PRECONDITION when `start` or `end` was never recorded. */
+DEVPLUG_API devplug_error_t* devplug_event_elapsed_ns(devplug_event_t* start, devplug_event_t* end,
+                                                      int64_t* out_ns);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -240,6 +240,13 @@ class Event {
     api_detail::check(devplug_event_record(handle(), stream.handle()));
   }
   void synchronize() const { api_detail::check(devplug_event_synchronize(handle())); }
+  // The device time from this event to `end` in nanoseconds, once both have completed
+  // (devplug_event_elapsed_ns).
+  int64_t elapsed_ns(const Event& end) const {
+    int64_t ns = 0;
+    api_detail::check(devplug_event_elapsed_ns(handle(), end.handle(), &ns));
+    return ns;
+  }
   devplug_event_t* handle() const { return event_.get(); }
 
  private:

@@ -147,7 +147,9 @@ ze_result_t DeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties
     p->numEUsPerSubslice = 1;
     p->numSubslicesPerSlice = 1;
     p->numSlices = d.compute_units;
-    p->timerResolution = 1;  // ns
+    // The timer is the host's steady clock in nanoseconds (now_ns): 1 ns per cycle, or, for a
+    // caller of API 1.2 and later (stype DEVICE_PROPERTIES_1_2), 10^9 cycles per second.
+    p->timerResolution = p->stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 ? 1000000000u : 1u;
     p->timestampValidBits = 64;
     p->kernelTimestampValidBits = 64;
     p->uuid = d.uuid;

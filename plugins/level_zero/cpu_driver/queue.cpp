@@ -102,11 +102,13 @@ void run_batch(Queue& queue, const Batch& batch) {
       std::lock_guard<std::mutex> lock(queue.mutex);
       error = queue.error;
     }
-    const uint64_t start = now_ns();
+    uint64_t start = now_ns();
     if (error == ZE_RESULT_SUCCESS) {
       for (const std::shared_ptr<Event>& e : c.wait) {
         if (!wait_signalled(*e, UINT64_MAX, &queue.stop)) return;  // the queue is being destroyed
       }
+      // A kernel timestamp starts when the command starts, after what it waited for.
+      if (!c.wait.empty()) start = now_ns();
       cl_int status = run_command(queue, c);
       if (status == CL_SUCCESS && c.signal && c.type != Command::Type::reset)
         status = clFinish(queue.cl_queue);

@@ -13,6 +13,8 @@
 #ifndef DEVPLUG_PLUGIN_API_H_
 #define DEVPLUG_PLUGIN_API_H_
 
+#include <stdbool.h>
+
 #include "devplug/errors.h"
 #include "devplug/ops.h"
 #include "devplug/types.h"
@@ -72,14 +74,43 @@ typedef struct devplug_op_call_t {
   const void* attrs;
 } devplug_op_call_t;
 
-/* Enqueues `call` on `stream`.
- * Errors: INVALID_ARGUMENT for NULL `call`, a call struct_size below
- * DEVPLUG_SIZE_THROUGH(devplug_op_call_t, attrs), an op id outside the op set, an arity
- * other than ops.def's, a NULL or short tensor, an unknown dtype, a rank outside [0, 8]
- * or short attributes (sdk::check_call does all of these). Shapes, bounds, aliasing and
- * devices are the dispatcher's to check before the call;
- * UNIMPLEMENTED for a case the kernel does not cover (the dispatcher may then fall back). */
+/* The smallest call struct a kernel accepts: the struct of ABI 1.0. */
+#define DEVPLUG_OP_CALL_MIN_SIZE DEVPLUG_SIZE_THROUGH(devplug_op_call_t, attrs)
+
+/* GENERATED BEGIN kernel_fn: tools/abi_spec/gen_abi.py from plugin_api.def */
+/* Enqueues `call` on `stream`. Shapes, bounds, aliasing and devices are the dispatcher's to check
+ * before the call; a kernel answers UNIMPLEMENTED for a case it does not cover (the dispatcher may
+ * then fall back). Every in-tree kernel starts with the SDK's prologue, sdk::run_kernel
+ * (sdk/kernel.hpp), which runs every check below.
+ * Errors, in this order: INVALID_ARGUMENT for NULL `stream`, NULL `call`, `call` with a struct_size
+ * below DEVPLUG_OP_CALL_MIN_SIZE, an op id outside the op set, an arity other than ops.def's, a
+ * NULL (not optional) or short tensor, an unknown dtype, a rank outside [0, 8], short attributes, a
+ * dispatch dtype ops.def does not allow for the op or a tensor on another device than `stream`;
+ * UNIMPLEMENTED for a tensor of a dtype the device does not claim (device_get_claims). */
 typedef devplug_error_t* (*devplug_kernel_fn)(devplug_stream_handle_t* stream, const devplug_op_call_t* call);
+/* GENERATED END kernel_fn */
+
+/* A device's hook for declining single calls (devplug_device_claims_t.supports), in the manner
+ * of ggml's supports_op: shape- or attribute-level limits a dtype mask cannot say. Called by
+ * the dispatcher before a kernel of the device runs a validated call, from any thread; returns
+ * true when the device runs `call`, false to have it fall back. Must not fail, block or keep
+ * `call` (it is borrowed for the call only). */
+typedef bool (*devplug_supports_fn)(devplug_device_handle_t* device, const devplug_op_call_t* call);
+
+/* What one device runs (device_get_claims, ABI 1.2): one struct per device, the single place
+ * a plugin states it. */
+typedef struct devplug_device_claims_t {
+  size_t struct_size;
+  /* The dtypes the device runs, explicitly (DEVPLUG_DTYPES_ALL for every dtype; 0 is no
+   * dtype). The FP64, FP16 and BF16 capability bits agree with it: FP64 exactly when float64
+   * is claimed, FP16 and BF16 only when float16 and bfloat16 are (conformance checks both). */
+  devplug_dtype_mask_t dtypes;
+  /* Optional (NULL: every call of a declared kernel with claimed dtypes runs). */
+  devplug_supports_fn supports;
+} devplug_device_claims_t;
+
+/* The smallest struct_size `device_get_claims` accepts: the struct of ABI 1.2. */
+#define DEVPLUG_DEVICE_CLAIMS_MIN_SIZE DEVPLUG_SIZE_THROUGH(devplug_device_claims_t, supports)
 
 /* One row of a plugin's kernel table: `fn` implements `op` for every dispatch dtype in
  * `dtypes` (see the `result` column of ops.def for which tensor's dtype that is). */
@@ -90,6 +121,18 @@ typedef struct devplug_kernel_t {
   uint32_t flags; /* DEVPLUG_KERNEL_* */
   devplug_kernel_fn fn;
 } devplug_kernel_t;
+
+/* The head of every extension record (ABI 1.2): an optional capability a plugin offers
+ * without growing the table, in the manner of PJRT's extension chain. `type` is a
+ * DEVPLUG_EXTENSION_* id from plugin_api.def's registry (frozen forever); `struct_size` is the
+ * size of the whole record as the plugin built it, so a record grows by appending; `next` is
+ * the next record or NULL. A host finds a record by its type (devplug_extension_find) and
+ * skips types it does not know. */
+typedef struct devplug_extension_t {
+  size_t struct_size;
+  uint32_t type;
+  const struct devplug_extension_t* next;
+} devplug_extension_t;
 
 /* Plugin flags in devplug_plugin_api_t.flags. */
 /* The plugin asks the dispatcher's caching allocator to serve its buffers: freed buffers
@@ -117,14 +160,6 @@ typedef struct devplug_plugin_api_t {
   uint32_t opset_version;     /* DEVPLUG_OPSET_VERSION the plugin was built with */
   uint32_t flags;             /* DEVPLUG_PLUGIN_* */
 
-  /* ---- errors ---- */
-  /* Creates an error of this plugin's making (used by the SDK helpers and by hosts that
-   * need to hand an error back). Never fails: returns a static out-of-memory error when it
-   * cannot allocate, which error_destroy ignores. */
-  devplug_error_t* (*error_create)(devplug_code_t code, int64_t native_code, const char* message);
-  /* Destroys an error this plugin returned. NULL is ignored. */
-  void (*error_destroy)(devplug_error_t* error);
-
   /* The error contract. Every entry below lists its failures and their codes; a check
    * listed earlier wins when several apply. In every entry:
    *   - a NULL handle or NULL required pointer is INVALID_ARGUMENT;
@@ -136,110 +171,195 @@ typedef struct devplug_plugin_api_t {
    *   - nothing aborts the process. The SDK's make_plugin_api (sdk/plugin.hpp) implements
    *     every check written here, and the conformance ABI suite asserts each code. */
 
+  /* GENERATED BEGIN api: tools/abi_spec/gen_abi.py from plugin_api.def */
+  /* ---- errors ---- */
+  /* Creates an error of this plugin's making (used by the SDK helpers and by hosts that need to
+   * hand an error back). Never fails: returns a static out-of-memory error when it cannot allocate,
+   * which error_destroy ignores. */
+  devplug_error_t* (*error_create)(devplug_code_t code, int64_t native_code, const char* message);
+  /* Destroys an error this plugin returned. NULL is ignored. */
+  void (*error_destroy)(devplug_error_t* error);
+
   /* ---- lifecycle ---- */
-  /* Prepares the plugin. Called once after loading, before any call that takes a handle
-   * (error_*, device_count, device_get_properties and the kernel table work before it
-   * too). A plugin that finds no driver or device still succeeds and reports zero
-   * devices.
-   * Errors: INVALID_ARGUMENT for NULL `args` or a struct_size below
-   * DEVPLUG_PLUGIN_INIT_ARGS_MIN_SIZE; FAILED_PRECONDITION when `host_abi_major` is not
+  /* Prepares the plugin. Called once after loading, before any call that takes a handle (error_*,
+   * device_count, device_get_properties and the kernel table work before it too). A plugin that
+   * finds no driver or device still succeeds and reports zero devices.
+   * Errors, in this order: INVALID_ARGUMENT for NULL `args` or `args` with a struct_size below
+   * DEVPLUG_PLUGIN_INIT_ARGS_MIN_SIZE; FAILED_PRECONDITION for `args->host_abi_major` other than
    * the plugin's DEVPLUG_ABI_MAJOR. */
   devplug_error_t* (*plugin_initialize)(const devplug_plugin_init_args_t* args);
-  /* Releases what plugin_initialize took. Every handle must be destroyed before. Cannot
-   * fail. */
+  /* Releases what plugin_initialize took. Every handle must be destroyed before. Cannot fail. */
   void (*plugin_shutdown)(void);
 
   /* ---- devices ---- */
-  /* Counts the devices. When there are none, `*out_note` (optional, may be NULL) gets a
-   * static string saying why ("libOpenCL.so.1 not found", "cudaGetDeviceCount:
-   * cudaErrorInsufficientDriver (35)"), else NULL.
-   * Errors: INVALID_ARGUMENT for NULL `out_count`. No driver is not an error. */
+  /* Counts the devices. When there are none, `*out_note` gets a static string saying why
+   * ("libOpenCL.so.1 not found", "cudaGetDeviceCount: cudaErrorInsufficientDriver (35)"), else
+   * NULL. No driver is not an error.
+   * Errors: INVALID_ARGUMENT for NULL `out_count`. */
   devplug_error_t* (*device_count)(int32_t* out_count, const char** out_note);
   /* Describes device `index` without opening it, writing only the fields inside
    * `out_properties->struct_size` (struct_size itself is left as the caller set it).
-   * Errors: INVALID_ARGUMENT for NULL `out_properties` or a struct_size below
-   * DEVPLUG_DEVICE_PROPERTIES_MIN_SIZE; OUT_OF_RANGE for `index` outside [0, count). */
+   * Errors, in this order: INVALID_ARGUMENT for NULL `out_properties` or `out_properties` with a
+   * struct_size below DEVPLUG_DEVICE_PROPERTIES_MIN_SIZE; OUT_OF_RANGE for `index` outside [0,
+   * device count). */
   devplug_error_t* (*device_get_properties)(int32_t index, devplug_device_properties_t* out_properties);
-  /* Opens device `index`; the caller closes it with device_close after destroying every
-   * stream, event and buffer made on it.
-   * Errors: INVALID_ARGUMENT for NULL `out_device`; OUT_OF_RANGE for `index` outside
-   * [0, count). */
+  /* Opens device `index`; the caller closes it with device_close after destroying every stream,
+   * event and buffer made on it.
+   * Errors, in this order: INVALID_ARGUMENT for NULL `out_device`; OUT_OF_RANGE for `index` outside
+   * [0, device count). */
   devplug_error_t* (*device_open)(int32_t index, devplug_device_handle_t** out_device);
-  /* Closes a device. Errors: INVALID_ARGUMENT for NULL `device`. */
+  /* Closes a device.
+   * Errors: INVALID_ARGUMENT for NULL `device`. */
   devplug_error_t* (*device_close)(devplug_device_handle_t* device);
 
   /* ---- buffers ---- */
-  /* Allocates `size_bytes` of device memory. Contents are undefined. The caller releases
-   * it with buffer_release. Thread-safe.
-   * Errors: INVALID_ARGUMENT for NULL `device` or `out_buffer`, or `size_bytes` 0;
-   * RESOURCE_EXHAUSTED when the device cannot hold it (the message gives the sizes). */
+  /* Allocates `size_bytes` of device memory. Contents are undefined. The caller releases it with
+   * buffer_release. Thread-safe.
+   * Errors, in this order: INVALID_ARGUMENT for NULL `device`, NULL `out_buffer` or `size_bytes` 0;
+   * RESOURCE_EXHAUSTED for more than the device can hold (`size_bytes`; the message gives the
+   * sizes). */
   devplug_error_t* (*buffer_allocate)(devplug_device_handle_t* device, uint64_t size_bytes,
                                       devplug_buffer_handle_t** out_buffer);
   /* Releases a buffer once work already enqueued on it has finished.
    * Errors: INVALID_ARGUMENT for NULL `buffer`. */
   devplug_error_t* (*buffer_release)(devplug_buffer_handle_t* buffer);
   /* The buffer's size in bytes, as allocated.
-   * Errors: INVALID_ARGUMENT for NULL `buffer` or `out_size_bytes`. */
+   * Errors, in this order: INVALID_ARGUMENT for NULL `buffer` or NULL `out_size_bytes`. */
   devplug_error_t* (*buffer_get_size)(devplug_buffer_handle_t* buffer, uint64_t* out_size_bytes);
-  /* Enqueues a copy of `size_bytes` from host memory `src` to `dst` at `dst_offset`. `src`
-   * must stay valid and unchanged until the stream has passed the copy. A copy of 0 bytes
-   * succeeds and does nothing (after the checks up to OUT_OF_RANGE).
-   * Errors, in this order: INVALID_ARGUMENT for NULL `stream` or `dst`, or `dst` on another
-   * device than `stream`; OUT_OF_RANGE when [dst_offset, dst_offset + size_bytes) is not
-   * inside `dst`; INVALID_ARGUMENT for NULL `src` with `size_bytes` > 0. */
+  /* Enqueues a copy of `size_bytes` from host memory `src` to `dst` at `dst_offset`. `src` must
+   * stay valid and unchanged until the stream has passed the copy.
+   * Errors, in this order: INVALID_ARGUMENT for NULL `stream`, NULL `dst` or `dst` of another
+   * device than `stream`; OUT_OF_RANGE for [dst_offset, dst_offset + size_bytes) not inside `dst`;
+   * `size_bytes` 0: success, and the checks after it are skipped; INVALID_ARGUMENT for NULL `src`. */
   devplug_error_t* (*buffer_copy_from_host)(devplug_stream_handle_t* stream, const void* src,
                                             devplug_buffer_handle_t* dst, uint64_t dst_offset,
                                             uint64_t size_bytes);
-  /* Enqueues a copy of `size_bytes` from `src` at `src_offset` to host memory `dst`; `dst`
-   * holds the data once the stream has passed the copy (stream_synchronize).
-   * Errors: as buffer_copy_from_host with the roles of `src` and `dst` swapped. */
+  /* Enqueues a copy of `size_bytes` from `src` at `src_offset` to host memory `dst`; `dst` holds
+   * the data once the stream has passed the copy (stream_synchronize).
+   * Errors, in this order: INVALID_ARGUMENT for NULL `stream`, NULL `src` or `src` of another
+   * device than `stream`; OUT_OF_RANGE for [src_offset, src_offset + size_bytes) not inside `src`;
+   * `size_bytes` 0: success, and the checks after it are skipped; INVALID_ARGUMENT for NULL `dst`. */
   devplug_error_t* (*buffer_copy_to_host)(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src,
                                           uint64_t src_offset, void* dst, uint64_t size_bytes);
   /* Enqueues a copy between two buffers of the same device.
-   * Errors, in this order: INVALID_ARGUMENT for NULL `stream`, `src` or `dst`, or either
-   * buffer on another device than `stream`; OUT_OF_RANGE when either range is not inside
-   * its buffer; INVALID_ARGUMENT when `src` and `dst` are one buffer and the ranges
-   * overlap (size_bytes > 0). */
+   * Errors, in this order: INVALID_ARGUMENT for NULL `stream`, NULL `src`, NULL `dst`, `src` of
+   * another device than `stream` or `dst` of another device than `stream`; OUT_OF_RANGE for
+   * [src_offset, src_offset + size_bytes) not inside `src` or [dst_offset, dst_offset + size_bytes)
+   * not inside `dst`; `size_bytes` 0: success, and the checks after it are skipped;
+   * INVALID_ARGUMENT for `src` and `dst` one buffer with overlapping ranges. */
   devplug_error_t* (*buffer_copy)(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src,
                                   uint64_t src_offset, devplug_buffer_handle_t* dst, uint64_t dst_offset,
                                   uint64_t size_bytes);
 
   /* ---- streams: in-order queues of work ---- */
-  /* Errors: INVALID_ARGUMENT for NULL `device` or `out_stream`. */
+  /* Creates a stream on `device`.
+   * Errors, in this order: INVALID_ARGUMENT for NULL `device` or NULL `out_stream`. */
   devplug_error_t* (*stream_create)(devplug_device_handle_t* device, devplug_stream_handle_t** out_stream);
-  /* Waits for the stream's work, then destroys it. Errors: INVALID_ARGUMENT for NULL
-   * `stream`; an error of the stream's asynchronous work (the stream is destroyed anyway). */
+  /* Waits for the stream's work, then destroys it. An error of the stream's asynchronous work is
+   * returned (the stream is destroyed anyway).
+   * Errors: INVALID_ARGUMENT for NULL `stream`. */
   devplug_error_t* (*stream_destroy)(devplug_stream_handle_t* stream);
-  /* Blocks until every piece of work enqueued so far has finished. Errors raised by
-   * asynchronous work surface here. Errors: INVALID_ARGUMENT for NULL `stream`. */
+  /* Blocks until every piece of work enqueued so far has finished. Errors raised by asynchronous
+   * work surface here.
+   * Errors: INVALID_ARGUMENT for NULL `stream`. */
   devplug_error_t* (*stream_synchronize)(devplug_stream_handle_t* stream);
 
   /* ---- events: points in a stream that other streams and the host can wait for ---- */
-  /* Errors: INVALID_ARGUMENT for NULL `device` or `out_event`. */
+  /* Creates an event on `device`.
+   * Errors, in this order: INVALID_ARGUMENT for NULL `device` or NULL `out_event`. */
   devplug_error_t* (*event_create)(devplug_device_handle_t* device, devplug_event_handle_t** out_event);
-  /* Errors: INVALID_ARGUMENT for NULL `event`. */
+  /* Destroys an event.
+   * Errors: INVALID_ARGUMENT for NULL `event`. */
   devplug_error_t* (*event_destroy)(devplug_event_handle_t* event);
   /* Marks the current end of `stream`; the event completes when the work before it does.
-   * Errors: INVALID_ARGUMENT for NULL `event` or `stream`, or the two on different
-   * devices. */
+   * Errors, in this order: INVALID_ARGUMENT for NULL `event`, NULL `stream` or `event` of another
+   * device than `stream`. */
   devplug_error_t* (*event_record)(devplug_event_handle_t* event, devplug_stream_handle_t* stream);
   /* Makes later work on `stream` wait for `event`, without blocking the host.
-   * Errors: INVALID_ARGUMENT for NULL `stream` or `event`, or the two on different
-   * devices. */
+   * Errors, in this order: INVALID_ARGUMENT for NULL `stream`, NULL `event` or `event` of another
+   * device than `stream`. */
   devplug_error_t* (*stream_wait_event)(devplug_stream_handle_t* stream, devplug_event_handle_t* event);
   /* Blocks the host until `event` has completed. An event never recorded is complete.
    * Errors: INVALID_ARGUMENT for NULL `event`. */
   devplug_error_t* (*event_synchronize)(devplug_event_handle_t* event);
 
   /* ---- kernels: declared, readable without creating a device ---- */
-  /* `kernel_count` pointers to kernel rows, each with its own struct_size. An (op, dtype)
-   * pair appears in at most one row. */
+  /* `kernel_count` pointers to kernel rows, each with its own struct_size. An (op, dtype) pair
+   * appears in at most one row. */
   const devplug_kernel_t* const* kernels;
+  /* The number of rows in `kernels`. */
   size_t kernel_count;
+
+  /* ---- extensions (ABI 1.2) ---- */
+  /* The first of the plugin's extensions, chained through `next`, or NULL for none. Static data,
+   * valid until the plugin is unloaded. A host looks an extension up by its type
+   * (devplug_extension_find) and ignores types it does not know. (ABI 1.2) */
+  const devplug_extension_t* extensions;
+
+  /* ---- claims (ABI 1.2) ---- */
+  /* Says what device `index` runs, writing only the fields inside `out_claims->struct_size`: its
+   * dtypes (an explicit mask, never 0) and an optional `supports` hook that may decline single
+   * calls. The dispatcher runs a declared kernel on the device only for calls whose tensors all
+   * have claimed dtypes and that the hook accepts; other calls fall back, counted (refused in
+   * strict mode). Without this entry (a 1.0 or 1.1 plugin) the claims are
+   * `devplug_device_properties_t.dtypes`, where 0 means every dtype. (ABI 1.2)
+   * Errors, in this order: INVALID_ARGUMENT for NULL `out_claims` or `out_claims` with a
+   * struct_size below DEVPLUG_DEVICE_CLAIMS_MIN_SIZE; OUT_OF_RANGE for `index` outside [0, device
+   * count). */
+  devplug_error_t* (*device_get_claims)(int32_t index, devplug_device_claims_t* out_claims);
+  /* GENERATED END api */
 } devplug_plugin_api_t;
 
 /* The smallest table a 1.x dispatcher accepts: everything through `kernel_count`. */
 #define DEVPLUG_PLUGIN_API_MIN_SIZE DEVPLUG_SIZE_THROUGH(devplug_plugin_api_t, kernel_count)
+
+/* GENERATED BEGIN extensions: tools/abi_spec/gen_abi.py from plugin_api.def */
+#define DEVPLUG_EXTENSION_EVENT_TIMESTAMPS 1u
+
+/* Device-side timestamps on events: the time between two recorded events as the device measured it
+ * (OpenCL profiling info, Level Zero kernel timestamps, CUDA events). Extension type
+ * DEVPLUG_EXTENSION_EVENT_TIMESTAMPS (ABI 1.2). */
+typedef struct devplug_ext_event_timestamps_t {
+  devplug_extension_t base; /* type DEVPLUG_EXTENSION_EVENT_TIMESTAMPS */
+  /* Waits until `start` and `end` have completed, then gives the device time between them in
+   * nanoseconds (negative when `end` was reached first). Both must have been recorded. (ABI 1.2)
+   * Errors, in this order: INVALID_ARGUMENT for NULL `start`, NULL `end`, NULL `out_ns` or `end` of
+   * another device than `start`; FAILED_PRECONDITION for `start` never recorded or `end` never
+   * recorded. */
+  devplug_error_t* (*event_elapsed_ns)(devplug_event_handle_t* start, devplug_event_handle_t* end,
+                                       int64_t* out_ns);
+} devplug_ext_event_timestamps_t;
+
+/* The name of extension type `type` as plugin_api.def spells it, or NULL for a type this header
+ * does not know. */
+static inline const char* devplug_extension_name(uint32_t type) {
+  switch (type) {
+    case DEVPLUG_EXTENSION_EVENT_TIMESTAMPS:
+      return "event_timestamps";
+    default:
+      return NULL;
+  }
+}
+/* GENERATED END extensions */
+
+/* The longest extension chain a host follows: a longer one (or a cycle) is a plugin bug, and
+ * devplug_extension_find stops there instead of looping. */
+#define DEVPLUG_EXTENSION_CHAIN_MAX 64
+
+/* Returns the extension record of `type` that `api` offers, or NULL when it offers none (a
+ * table older than ABI 1.2, an empty chain, or no record of that type). Records shorter than
+ * their head are skipped. The caller checks the record's struct_size before reading an entry
+ * appended after the record's first version (DEVPLUG_HAS_FIELD). */
+static inline const devplug_extension_t* devplug_extension_find(const devplug_plugin_api_t* api,
+                                                                uint32_t type) {
+  /* DEVPLUG_HAS_FIELD(api, devplug_plugin_api_t, extensions), spelled out (the field is a pointer). */
+  if (api == NULL || api->struct_size < offsetof(devplug_plugin_api_t, extensions) + sizeof(void*))
+    return NULL;
+  const devplug_extension_t* e = api->extensions;
+  for (int hops = 0; e != NULL && hops < DEVPLUG_EXTENSION_CHAIN_MAX; ++hops, e = e->next)
+    if (e->struct_size >= sizeof(devplug_extension_t) && e->type == type) return e;
+  return NULL;
+}
 
 /* The name of the one symbol a plugin exports. */
 #define DEVPLUG_PLUGIN_ENTRY_SYMBOL "devplug_plugin_get_api"

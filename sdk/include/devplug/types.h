@@ -19,7 +19,7 @@ extern "C" {
 /* ABI version of these headers. A major mismatch is refused at load time; minors are
  * compatible both ways (see docs/abi.md and docs/abi_changelog.md). */
 #define DEVPLUG_ABI_MAJOR 1
-#define DEVPLUG_ABI_MINOR 1
+#define DEVPLUG_ABI_MINOR 2
 
 /* True when a struct of the caller's `struct_size` holds `field` of `type`. */
 #define DEVPLUG_HAS_FIELD(ptr, type, field) \

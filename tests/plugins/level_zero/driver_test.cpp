@@ -176,6 +176,13 @@ TEST_F(Driver, SaysWhatItIsAndWhatItCan) {
   EXPECT_EQ(p.type, knob_is("ZE_DEVPLUG_CPU_TYPE", "gpu") ? ZE_DEVICE_TYPE_GPU : ZE_DEVICE_TYPE_CPU);
   EXPECT_NE(std::string(p.name).find("devplug CPU test driver"), std::string::npos) << p.name;
   EXPECT_GT(p.maxMemAllocSize, 0u);
+  // The timer is the host's in nanoseconds: 1 ns per cycle for API 1.0 callers, 10^9 cycles
+  // per second for those asking with the 1.2 structure type.
+  EXPECT_EQ(p.timerResolution, 1u);
+  EXPECT_EQ(p.kernelTimestampValidBits, 64u);
+  auto p12 = typed<ze_device_properties_t>(ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2);
+  ASSERT_ZE(ZE_RESULT_SUCCESS, zeDeviceGetProperties(device_, &p12));
+  EXPECT_EQ(p12.timerResolution, 1000000000u);
   auto m = typed<ze_device_module_properties_t>(ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES);
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeDeviceGetModuleProperties(device_, &m));
   EXPECT_EQ((m.flags & ZE_DEVICE_MODULE_FLAG_FP64) != 0, !knob_is("ZE_DEVPLUG_CPU_FP64", "0"));

@@ -3,8 +3,9 @@
 // without a driver it loads and reports zero devices with the reason (and the doctor says how
 // to fix it); on the CPU test driver (ctest sets ZE_ENABLE_ALT_DRIVERS, and runs these tests
 // again with regular command lists and with host staging) device properties, results of
-// strided ops, work ordered across streams by events, memory released while work is in
-// flight, the on-disk module cache, and module build failures carrying the driver's log.
+// strided ops, work ordered across streams by events, event timestamps, memory released
+// while work is in flight, the on-disk module cache, and module build failures carrying the
+// driver's log.
 //
 // Op correctness as such is devplug-conform's job (conformance_level_zero_full).
 #include <level_zero/ze_api.h>
@@ -237,6 +238,17 @@ TEST(LevelZeroStream, EventsOrderWorkAcrossStreams) {
   }
   DEVPLUG_EXPECT_OK(api, api->event_destroy(event));
   DEVPLUG_EXPECT_OK(api, api->stream_destroy(second));
+}
+
+// Event timestamps: the global end timestamps of the barriers that signal the events
+// (zeEventQueryKernelTimestamp on events from a timestamp pool), on the CPU driver's clock.
+TEST(LevelZeroStream, EventTimestampsMeasureTheWorkBetweenThem) {
+  LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN);
+  const devplug_plugin_api_t* api = plugin.api();
+  REQUIRE_DEVICE(api);
+  Session s(api);
+  ASSERT_TRUE(s.ok());
+  check_event_timestamps(s);
 }
 
 TEST(LevelZeroMemory, BuffersReleasedWhileWorkIsInFlightStayValidForIt) {

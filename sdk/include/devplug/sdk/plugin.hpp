@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The plugin table built from a plugin's implementation: `make_plugin_api<Impl>()` fills
-// every entry of devplug_plugin_api_t with a shim that does, once for every plugin, what
-// the ABI asks of each entry point (plugin_api.h): the guard that turns exceptions into
-// errors, clearing out-parameters, NULL and struct_size checks, device index and buffer
-// range checks, the overlap and same-device rules, and the allocation-failure injection
+// every entry of devplug_plugin_api_t, and of each extension Impl offers, with a shim that
+// does, once for every plugin, what the ABI asks of each entry point: the guard that turns
+// exceptions into errors, then the entry's checks as plugin_api.def declares them
+// (checks.hpp: out-parameters cleared, NULL and struct_size checks, device index and buffer
+// range checks, the overlap and same-device rules), and the allocation-failure injection
 // points of sdk/fault.hpp. Impl then holds only the device work.
 //
 // Impl is a struct of static functions named after the table's fields. Each reports failure
@@ -40,6 +41,11 @@
 //     static void stream_wait_event(devplug_stream_handle_t* stream, devplug_event_handle_t* event);
 //     static void event_synchronize(devplug_event_handle_t* event);
 //     static const devplug::sdk::KernelTable& kernels();
+//     // Optional: the device's claims (dtypes, and a `supports` hook); without it they come
+//     // from device_properties' `dtypes` (0: every dtype).
+//     static void device_claims(int32_t index, devplug_device_claims_t& claims);
+//     // Optional, each offering an extension (plugin_api.def) when present:
+//     static int64_t event_elapsed_ns(devplug_event_handle_t* start, devplug_event_handle_t* end);
 //   };
 //
 //   extern "C" DEVPLUG_PLUGIN_EXPORT const devplug_plugin_api_t* devplug_plugin_get_api(void) {
@@ -55,8 +61,10 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "devplug/plugin_api.h"
+#include "devplug/sdk/checks.hpp"
 #include "devplug/sdk/error.hpp"
 #include "devplug/sdk/fault.hpp"
 #include "devplug/sdk/kernels.hpp"
@@ -65,46 +73,41 @@ namespace devplug::sdk {
 
 namespace detail {
 
-template <typename T>
-void clear_out(T* out) noexcept {
-  if (out != nullptr) *out = T{};
-}
-
-// OUT_OF_RANGE unless [offset, offset + size) lies inside a buffer of `buffer_size` bytes
-// (overflow-safe).
-inline void check_range(uint64_t buffer_size, uint64_t offset, uint64_t size, const char* what) {
-  if (offset > buffer_size || size > buffer_size - offset)
-    fail(DEVPLUG_CODE_OUT_OF_RANGE,
-         std::string(what) + ": range [" + std::to_string(offset) + ", " + std::to_string(offset) + " + " +
-             std::to_string(size) + ") is outside the buffer of " + std::to_string(buffer_size) + " bytes");
-}
-
+// Whether Impl states its devices' claims (device_claims); without it, the claims come from
+// device_properties' `dtypes` (0: every dtype).
+template <typename Impl, typename = void>
+struct HasDeviceClaims : std::false_type {};
 template <typename Impl>
-void check_index(int32_t index) {
-  const char* note = nullptr;
-  const int32_t count = Impl::device_count(&note);
-  if (index < 0 || index >= count)
-    fail(DEVPLUG_CODE_OUT_OF_RANGE,
-         "device index " + std::to_string(index) + " is outside [0, " + std::to_string(count) + ")");
+struct HasDeviceClaims<Impl, std::void_t<decltype(&Impl::device_claims)>> : std::true_type {};
+
+// Device `index`'s claims as Impl states them, with an explicit dtype mask.
+template <typename Impl>
+devplug_device_claims_t claims_of(int32_t index) {
+  devplug_device_claims_t c;
+  std::memset(&c, 0, sizeof c);
+  c.struct_size = sizeof c;
+  if constexpr (HasDeviceClaims<Impl>::value) {
+    Impl::device_claims(index, c);
+  } else {
+    devplug_device_properties_t p;
+    std::memset(&p, 0, sizeof p);
+    Impl::device_properties(index, p);
+    c.dtypes = p.dtypes == 0 ? DEVPLUG_DTYPES_ALL : p.dtypes;
+  }
+  c.struct_size = sizeof c;
+  return c;
 }
 
-template <typename Impl, typename Handle>
-void check_same_device(devplug_stream_handle_t* stream, Handle* handle, const char* what) {
-  if (Impl::device_of(handle) != Impl::device_of(stream))
-    fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(what) + " and the stream belong to different devices");
-}
-
-// The shims, one per table entry, in table order. Each follows plugin_api.h's contract.
+// The shims, one per table entry, in table order. Each runs its entry's checks from
+// plugin_api.def (EntryChecks, plugin_checks.inc: out-parameters cleared, then every row the
+// SDK answers, in order), then Impl's body, inside `guard`.
 template <typename Impl>
 struct Shims {
+  using Check = EntryChecks<Impl>;
+
   static devplug_error_t* plugin_initialize(const devplug_plugin_init_args_t* args) {
     return guard([&] {
-      check_struct(args, DEVPLUG_PLUGIN_INIT_ARGS_MIN_SIZE, "args");
-      if (args->host_abi_major != DEVPLUG_ABI_MAJOR)
-        fail(DEVPLUG_CODE_FAILED_PRECONDITION,
-             "host ABI " + std::to_string(args->host_abi_major) + "." + std::to_string(args->host_abi_minor) +
-                 " does not match plugin " + Impl::name() + "'s ABI " + std::to_string(DEVPLUG_ABI_MAJOR) +
-                 "." + std::to_string(DEVPLUG_ABI_MINOR));
+      Check::plugin_initialize(args);
       allocation_faults().arm_from_environment();
       Impl::initialize(*args);
     });
@@ -113,10 +116,8 @@ struct Shims {
   static void plugin_shutdown() { Impl::shutdown(); }
 
   static devplug_error_t* device_count(int32_t* out_count, const char** out_note) {
-    clear_out(out_count);
-    clear_out(out_note);
     return guard([&] {
-      check_not_null(out_count, "out_count");
+      Check::device_count(out_count, out_note);
       const char* note = nullptr;
       *out_count = Impl::device_count(&note);
       if (out_note != nullptr && *out_count == 0) *out_note = note;
@@ -125,11 +126,15 @@ struct Shims {
 
   static devplug_error_t* device_get_properties(int32_t index, devplug_device_properties_t* out_properties) {
     return guard([&] {
-      check_struct(out_properties, DEVPLUG_DEVICE_PROPERTIES_MIN_SIZE, "out_properties");
-      check_index<Impl>(index);
+      Check::device_get_properties(index, out_properties);
       devplug_device_properties_t p;
       std::memset(&p, 0, sizeof p);
       Impl::device_properties(index, p);
+      // The 1.1 field says what the claims say, explicitly (a 1.1 host reads it).
+      if constexpr (HasDeviceClaims<Impl>::value)
+        p.dtypes = claims_of<Impl>(index).dtypes;
+      else if (p.dtypes == 0)
+        p.dtypes = DEVPLUG_DTYPES_ALL;
       // Only the fields inside the caller's struct are written.
       const size_t size = out_properties->struct_size;
       p.struct_size = size;
@@ -138,55 +143,49 @@ struct Shims {
   }
 
   static devplug_error_t* device_open(int32_t index, devplug_device_handle_t** out_device) {
-    clear_out(out_device);
     return guard([&] {
-      check_not_null(out_device, "out_device");
-      check_index<Impl>(index);
+      Check::device_open(index, out_device);
       *out_device = Impl::device_open(index);
     });
   }
 
   static devplug_error_t* device_close(devplug_device_handle_t* device) {
-    return guard([&] { Impl::device_close(check_not_null(device, "device")); });
+    return guard([&] {
+      Check::device_close(device);
+      Impl::device_close(device);
+    });
   }
 
   static devplug_error_t* buffer_allocate(devplug_device_handle_t* device, uint64_t size_bytes,
                                           devplug_buffer_handle_t** out_buffer) {
-    clear_out(out_buffer);
     return guard([&] {
-      check_not_null(device, "device");
-      check_not_null(out_buffer, "out_buffer");
-      check_argument(size_bytes > 0, "buffer_allocate: size_bytes is 0");
+      Check::buffer_allocate(device, size_bytes, out_buffer);
       allocation_fault_point("buffer_allocate");
       *out_buffer = Impl::buffer_allocate(device, size_bytes);
     });
   }
 
   static devplug_error_t* buffer_release(devplug_buffer_handle_t* buffer) {
-    return guard([&] { Impl::buffer_release(check_not_null(buffer, "buffer")); });
+    return guard([&] {
+      Check::buffer_release(buffer);
+      Impl::buffer_release(buffer);
+    });
   }
 
   static devplug_error_t* buffer_get_size(devplug_buffer_handle_t* buffer, uint64_t* out_size_bytes) {
-    clear_out(out_size_bytes);
     return guard([&] {
-      check_not_null(buffer, "buffer");
-      check_not_null(out_size_bytes, "out_size_bytes");
+      Check::buffer_get_size(buffer, out_size_bytes);
       *out_size_bytes = Impl::buffer_size(buffer);
     });
   }
 
   // A copy of zero bytes is a no-op that succeeds once its handles and range are checked,
-  // so hosts need not special-case empty tensors.
+  // so hosts need not special-case empty tensors (the OK rows of plugin_api.def).
   static devplug_error_t* buffer_copy_from_host(devplug_stream_handle_t* stream, const void* src,
                                                 devplug_buffer_handle_t* dst, uint64_t dst_offset,
                                                 uint64_t size_bytes) {
     return guard([&] {
-      check_not_null(stream, "stream");
-      check_not_null(dst, "dst");
-      check_same_device<Impl>(stream, dst, "buffer_copy_from_host: dst");
-      check_range(Impl::buffer_size(dst), dst_offset, size_bytes, "buffer_copy_from_host");
-      if (size_bytes == 0) return;
-      check_not_null(src, "src");
+      if (Check::buffer_copy_from_host(stream, src, dst, dst_offset, size_bytes)) return;
       Impl::buffer_copy_from_host(stream, src, dst, dst_offset, size_bytes);
     });
   }
@@ -194,12 +193,7 @@ struct Shims {
   static devplug_error_t* buffer_copy_to_host(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src,
                                               uint64_t src_offset, void* dst, uint64_t size_bytes) {
     return guard([&] {
-      check_not_null(stream, "stream");
-      check_not_null(src, "src");
-      check_same_device<Impl>(stream, src, "buffer_copy_to_host: src");
-      check_range(Impl::buffer_size(src), src_offset, size_bytes, "buffer_copy_to_host");
-      if (size_bytes == 0) return;
-      check_not_null(dst, "dst");
+      if (Check::buffer_copy_to_host(stream, src, src_offset, dst, size_bytes)) return;
       Impl::buffer_copy_to_host(stream, src, src_offset, dst, size_bytes);
     });
   }
@@ -208,73 +202,114 @@ struct Shims {
                                       uint64_t src_offset, devplug_buffer_handle_t* dst, uint64_t dst_offset,
                                       uint64_t size_bytes) {
     return guard([&] {
-      check_not_null(stream, "stream");
-      check_not_null(src, "src");
-      check_not_null(dst, "dst");
-      check_same_device<Impl>(stream, src, "buffer_copy: src");
-      check_same_device<Impl>(stream, dst, "buffer_copy: dst");
-      check_range(Impl::buffer_size(src), src_offset, size_bytes, "buffer_copy (source)");
-      check_range(Impl::buffer_size(dst), dst_offset, size_bytes, "buffer_copy (destination)");
-      if (size_bytes == 0) return;
-      if (src == dst && src_offset < dst_offset + size_bytes && dst_offset < src_offset + size_bytes)
-        fail(DEVPLUG_CODE_INVALID_ARGUMENT, "buffer_copy: source and destination ranges overlap");
+      if (Check::buffer_copy(stream, src, src_offset, dst, dst_offset, size_bytes)) return;
       Impl::buffer_copy(stream, src, src_offset, dst, dst_offset, size_bytes);
     });
   }
 
   static devplug_error_t* stream_create(devplug_device_handle_t* device,
                                         devplug_stream_handle_t** out_stream) {
-    clear_out(out_stream);
     return guard([&] {
-      check_not_null(device, "device");
-      check_not_null(out_stream, "out_stream");
+      Check::stream_create(device, out_stream);
       allocation_fault_point("stream_create");
       *out_stream = Impl::stream_create(device);
     });
   }
 
   static devplug_error_t* stream_destroy(devplug_stream_handle_t* stream) {
-    return guard([&] { Impl::stream_destroy(check_not_null(stream, "stream")); });
+    return guard([&] {
+      Check::stream_destroy(stream);
+      Impl::stream_destroy(stream);
+    });
   }
 
   static devplug_error_t* stream_synchronize(devplug_stream_handle_t* stream) {
-    return guard([&] { Impl::stream_synchronize(check_not_null(stream, "stream")); });
+    return guard([&] {
+      Check::stream_synchronize(stream);
+      Impl::stream_synchronize(stream);
+    });
   }
 
   static devplug_error_t* event_create(devplug_device_handle_t* device, devplug_event_handle_t** out_event) {
-    clear_out(out_event);
     return guard([&] {
-      check_not_null(device, "device");
-      check_not_null(out_event, "out_event");
+      Check::event_create(device, out_event);
       allocation_fault_point("event_create");
       *out_event = Impl::event_create(device);
     });
   }
 
   static devplug_error_t* event_destroy(devplug_event_handle_t* event) {
-    return guard([&] { Impl::event_destroy(check_not_null(event, "event")); });
+    return guard([&] {
+      Check::event_destroy(event);
+      Impl::event_destroy(event);
+    });
   }
 
   static devplug_error_t* event_record(devplug_event_handle_t* event, devplug_stream_handle_t* stream) {
     return guard([&] {
-      check_not_null(event, "event");
-      check_not_null(stream, "stream");
-      check_same_device<Impl>(stream, event, "event_record: the event");
+      Check::event_record(event, stream);
       Impl::event_record(event, stream);
     });
   }
 
   static devplug_error_t* stream_wait_event(devplug_stream_handle_t* stream, devplug_event_handle_t* event) {
     return guard([&] {
-      check_not_null(stream, "stream");
-      check_not_null(event, "event");
-      check_same_device<Impl>(stream, event, "stream_wait_event: the event");
+      Check::stream_wait_event(stream, event);
       Impl::stream_wait_event(stream, event);
     });
   }
 
   static devplug_error_t* event_synchronize(devplug_event_handle_t* event) {
-    return guard([&] { Impl::event_synchronize(check_not_null(event, "event")); });
+    return guard([&] {
+      Check::event_synchronize(event);
+      Impl::event_synchronize(event);
+    });
+  }
+
+  static devplug_error_t* device_get_claims(int32_t index, devplug_device_claims_t* out_claims) {
+    return guard([&] {
+      Check::device_get_claims(index, out_claims);
+      devplug_device_claims_t c = claims_of<Impl>(index);
+      // Only the fields inside the caller's struct are written.
+      const size_t size = out_claims->struct_size;
+      c.struct_size = size;
+      std::memcpy(out_claims, &c, std::min(size, sizeof c));
+    });
+  }
+
+  // ---- extension event_timestamps ----
+  static devplug_error_t* event_elapsed_ns(devplug_event_handle_t* start, devplug_event_handle_t* end,
+                                           int64_t* out_ns) {
+    return guard([&] {
+      Check::event_elapsed_ns(start, end, out_ns);
+      *out_ns = Impl::event_elapsed_ns(start, end);
+    });
+  }
+};
+
+// Whether Impl offers an extension: it defines the extension's body functions.
+template <typename Impl, typename = void>
+struct HasEventTimestamps : std::false_type {};
+template <typename Impl>
+struct HasEventTimestamps<Impl, std::void_t<decltype(&Impl::event_elapsed_ns)>> : std::true_type {};
+
+// The extension records of `Impl`, chained in type order; static, built once per Impl.
+template <typename Impl>
+struct Extensions {
+  devplug_ext_event_timestamps_t event_timestamps;
+  const devplug_extension_t* first = nullptr;
+
+  Extensions() {
+    std::memset(&event_timestamps, 0, sizeof event_timestamps);
+    const devplug_extension_t** link = &first;
+    if constexpr (HasEventTimestamps<Impl>::value) {
+      event_timestamps.base.struct_size = sizeof event_timestamps;
+      event_timestamps.base.type = DEVPLUG_EXTENSION_EVENT_TIMESTAMPS;
+      event_timestamps.event_elapsed_ns = &Shims<Impl>::event_elapsed_ns;
+      *link = &event_timestamps.base;
+      link = &event_timestamps.base.next;
+    }
+    (void)link;
   }
 };
 
@@ -319,6 +354,9 @@ devplug_plugin_api_t make_plugin_api() {
   const KernelTable& kernels = Impl::kernels();
   api.kernels = kernels.data();
   api.kernel_count = kernels.size();
+  static const detail::Extensions<Impl> extensions;
+  api.extensions = extensions.first;
+  api.device_get_claims = &S::device_get_claims;
   return api;
 }
 

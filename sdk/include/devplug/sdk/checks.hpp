@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: Apache-2.0
+// The check kinds of plugin_api.def's rows, and the per-entry checks generated from them
+// (plugin_checks.inc, by tools/abi_spec/gen_abi.py). make_plugin_api's shims (plugin.hpp) and
+// every kernel's prologue (entry.hpp) run them before a plugin's own code, so each plugin
+// answers bad input with the code the spec gives, in the spec's order.
+//
+// Each check throws sdk::Error with the code its row names (the caller's `code`) and a
+// message that starts with the entry's name. The checks that read a handle ask Impl (the
+// plugin's struct of static functions, plugin.hpp): `device_count`, `device_of` and
+// `buffer_size`, where a plugin that can tell a stale handle from a live one says so.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "devplug/ops.h"
+#include "devplug/plugin_api.h"
+#include "devplug/sdk/error.hpp"
+
+namespace devplug::sdk::detail {
+
+template <typename T>
+void clear_out(T* out) noexcept {
+  if (out != nullptr) *out = T{};
+}
+
+// OUT_OF_RANGE unless [offset, offset + size) lies inside a buffer of `buffer_size` bytes
+// (overflow-safe).
+inline void check_range(uint64_t buffer_size, uint64_t offset, uint64_t size, const char* what) {
+  if (offset > buffer_size || size > buffer_size - offset)
+    fail(DEVPLUG_CODE_OUT_OF_RANGE,
+         std::string(what) + ": range [" + std::to_string(offset) + ", " + std::to_string(offset) + " + " +
+             std::to_string(size) + ") is outside the buffer of " + std::to_string(buffer_size) + " bytes");
+}
+
+namespace checks {
+
+[[noreturn]] inline void raise(devplug_code_t code, const char* entry, const std::string& what) {
+  fail(code, std::string(entry) + ": " + what);
+}
+
+template <typename T>
+void null(devplug_code_t code, const char* entry, const char* name, T* ptr) {
+  if (ptr == nullptr) raise(code, entry, std::string(name) + " is NULL");
+}
+
+template <typename T>
+void struct_size(devplug_code_t code, const char* entry, const char* name, const T* s, size_t min_size) {
+  if (s->struct_size < min_size)
+    raise(code, entry,
+          std::string(name) + "->struct_size is " + std::to_string(s->struct_size) + ", at least " +
+              std::to_string(min_size) + " expected");
+}
+
+template <typename Impl>
+void abi_major(devplug_code_t code, const char* entry, const devplug_plugin_init_args_t* args) {
+  if (args->host_abi_major != DEVPLUG_ABI_MAJOR)
+    raise(code, entry,
+          "host ABI " + std::to_string(args->host_abi_major) + "." + std::to_string(args->host_abi_minor) +
+              " does not match plugin " + Impl::name() + "'s ABI " + std::to_string(DEVPLUG_ABI_MAJOR) + "." +
+              std::to_string(DEVPLUG_ABI_MINOR));
+}
+
+template <typename Impl>
+void device_index(devplug_code_t code, const char* entry, int32_t index) {
+  const char* note = nullptr;
+  const int32_t count = Impl::device_count(&note);
+  if (index < 0 || index >= count)
+    raise(code, entry,
+          "device index " + std::to_string(index) + " is outside [0, " + std::to_string(count) + ")");
+}
+
+inline void nonzero(devplug_code_t code, const char* entry, const char* name, uint64_t value) {
+  if (value == 0) raise(code, entry, std::string(name) + " is 0");
+}
+
+template <typename Impl, typename Handle, typename Other>
+void same_device(devplug_code_t code, const char* entry, const char* name, Handle* handle,
+                 const char* other_name, Other* other) {
+  if (Impl::device_of(handle) != Impl::device_of(other))
+    raise(code, entry, std::string(name) + " and " + other_name + " belong to different devices");
+}
+
+template <typename Impl>
+void range(devplug_code_t code, const char* entry, const char* name, devplug_buffer_handle_t* buffer,
+           uint64_t offset, uint64_t size) {
+  const uint64_t buffer_size = Impl::buffer_size(buffer);
+  if (offset > buffer_size || size > buffer_size - offset)
+    raise(code, entry,
+          std::string(name) + ": range [" + std::to_string(offset) + ", " + std::to_string(offset) + " + " +
+              std::to_string(size) + ") is outside the buffer of " + std::to_string(buffer_size) + " bytes");
+}
+
+inline void disjoint(devplug_code_t code, const char* entry, const devplug_buffer_handle_t* src,
+                     uint64_t src_offset, const devplug_buffer_handle_t* dst, uint64_t dst_offset,
+                     uint64_t size) {
+  if (src == dst && src_offset < dst_offset + size && dst_offset < src_offset + size)
+    raise(code, entry, "source and destination ranges overlap");
+}
+
+// ---- the kernel call (devplug_kernel_fn) ----
+
+inline const devplug_op_info_t& call_info(const devplug_op_call_t* call) {
+  const devplug_op_info_t* info = devplug_op_info(call->op);
+  if (info == nullptr)
+    fail(DEVPLUG_CODE_INVALID_ARGUMENT,
+         "call->op " + std::to_string(call->op) + " is not an op of this op set");
+  return *info;
+}
+
+inline void call_known_op(devplug_code_t code, const devplug_op_call_t* call) {
+  if (devplug_op_info(call->op) == nullptr)
+    raise(code, "kernel", "call->op " + std::to_string(call->op) + " is not an op of this op set");
+}
+
+inline void call_arity(devplug_code_t code, const devplug_op_call_t* call) {
+  const devplug_op_info_t& info = call_info(call);
+  const bool variadic = info.n_inputs < 0;
+  if (variadic ? call->n_inputs < 1 : call->n_inputs != static_cast<size_t>(info.n_inputs))
+    raise(code, "kernel",
+          std::string(info.name) + ": wrong number of inputs (" + std::to_string(call->n_inputs) + ")");
+  if (call->n_outputs != static_cast<size_t>(info.n_outputs))
+    raise(code, "kernel",
+          std::string(info.name) + ": wrong number of outputs (" + std::to_string(call->n_outputs) + ")");
+}
+
+// Calls `fn(tensor, what)` for every tensor of the call that is present (a composite's absent
+// optional tensors are NULL and skipped).
+template <typename Fn>
+void for_each_tensor(const devplug_op_call_t* call, Fn&& fn) {
+  const devplug_op_info_t& info = call_info(call);
+  auto optional = [](uint32_t mask, size_t i) { return i < 32 && ((mask >> i) & 1u) != 0; };
+  for (size_t i = 0; i < call->n_inputs; ++i)
+    if (call->inputs[i] != nullptr || !optional(info.optional_inputs, i)) fn(call->inputs[i], "input tensor");
+  for (size_t i = 0; i < call->n_outputs; ++i)
+    if (call->outputs[i] != nullptr || !optional(info.optional_outputs, i))
+      fn(call->outputs[i], "output tensor");
+}
+
+inline void call_tensors(devplug_code_t code, const devplug_op_call_t* call) {
+  if (call->n_inputs > 0 && call->inputs == nullptr) raise(code, "kernel", "call->inputs is NULL");
+  if (call->outputs == nullptr) raise(code, "kernel", "call->outputs is NULL");
+  for_each_tensor(call, [&](const devplug_tensor_desc_t* t, const char* what) {
+    if (t == nullptr) raise(code, "kernel", std::string(what) + " is NULL");
+    if (t->struct_size < DEVPLUG_SIZE_THROUGH(devplug_tensor_desc_t, strides))
+      raise(code, "kernel", std::string(what) + "->struct_size is " + std::to_string(t->struct_size));
+    if (t->buffer == nullptr) raise(code, "kernel", std::string(what) + " has a NULL buffer");
+  });
+}
+
+inline void call_known_dtype(devplug_code_t code, const devplug_op_call_t* call) {
+  for_each_tensor(call, [&](const devplug_tensor_desc_t* t, const char* what) {
+    if (t->dtype < 0 || t->dtype >= DEVPLUG_DTYPE_COUNT)
+      raise(code, "kernel", std::string(what) + " has an unknown dtype");
+  });
+}
+
+inline void call_rank(devplug_code_t code, const devplug_op_call_t* call) {
+  for_each_tensor(call, [&](const devplug_tensor_desc_t* t, const char* what) {
+    if (t->rank < 0 || t->rank > DEVPLUG_MAX_RANK)
+      raise(code, "kernel", std::string(what) + " has a rank outside [0, 8]");
+  });
+}
+
+// attrs_size is the struct as of the op's first ABI minor; a later minor that appends
+// attribute fields keeps this minimum.
+inline void call_attrs_size(devplug_code_t code, const devplug_op_call_t* call) {
+  const devplug_op_info_t& info = call_info(call);
+  if (info.attrs_size == 0) return;
+  const auto* attrs = static_cast<const devplug_none_attrs_t*>(call->attrs);
+  if (attrs == nullptr) raise(code, "kernel", "call->attrs is NULL");
+  if (attrs->struct_size < info.attrs_size)
+    raise(code, "kernel",
+          "call->attrs->struct_size is " + std::to_string(attrs->struct_size) + ", at least " +
+              std::to_string(info.attrs_size) + " expected");
+}
+
+// The call's dispatch dtype (ops.def's `result` column) among the op's allowed dtypes.
+inline void call_allowed_dtype(devplug_code_t code, const devplug_op_call_t* call) {
+  const devplug_op_info_t& info = call_info(call);
+  const devplug_tensor_desc_t* t = info.result == DEVPLUG_RESULT_select
+                                       ? (call->n_inputs > 1 ? call->inputs[1] : nullptr)
+                                   : info.result == DEVPLUG_RESULT_made ? call->outputs[0]
+                                   : call->n_inputs > 0                 ? call->inputs[0]
+                                                                        : call->outputs[0];
+  if (t == nullptr) return;  // a composite's absent optional first tensor: check_composite's
+  if ((info.dtypes & DEVPLUG_DTYPE_BIT(t->dtype)) == 0)
+    raise(code, "kernel", std::string(info.name) + " does not allow dtype " + devplug_dtype_name(t->dtype));
+}
+
+// Every tensor's buffer on the stream's device (Impl::device_of).
+template <typename Impl>
+void call_on_device(devplug_code_t code, devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
+  devplug_device_handle_t* device = Impl::device_of(stream);
+  for_each_tensor(call, [&](const devplug_tensor_desc_t* t, const char* what) {
+    if (Impl::device_of(t->buffer) != device)
+      raise(code, "kernel", std::string(what) + " lives on another device than the stream");
+  });
+}
+
+// Every tensor's dtype among those the stream's device claims (Impl::claimed_dtypes).
+template <typename Impl>
+void call_claimed(devplug_code_t code, devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
+  const devplug_dtype_mask_t claimed = Impl::claimed_dtypes(stream);
+  for_each_tensor(call, [&](const devplug_tensor_desc_t* t, const char* what) {
+    if ((claimed & DEVPLUG_DTYPE_BIT(t->dtype)) == 0)
+      raise(code, "kernel",
+            std::string(what) + " has dtype " + devplug_dtype_name(t->dtype) +
+                ", which this device does not run");
+  });
+}
+
+}  // namespace checks
+
+#include "devplug/sdk/plugin_checks.inc"
+
+}  // namespace devplug::sdk::detail

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: Apache-2.0
+// libFuzzer harness: the reference plugin's own table (devplug_plugin_get_table), entry by
+// entry, and its extensions, with fuzzed arguments: NULLs, handles of the right and the wrong
+// kind, sizes, offsets and indices around their limits, short struct sizes.
+//
+// Input: a sequence of steps, each a byte choosing the entry and then its arguments (each
+// handle a byte: a live one from the harness's pools, or NULL; each number FuzzInput::value).
+// Properties: nothing crashes, leaks or touches memory it must not (ASan, LSan, UBSan); every
+// error an entry returns has a code that plugin_api.def lists for that entry (or
+// RESOURCE_EXHAUSTED, which any allocation may give) and a message; out-parameters are
+// cleared on failure. Handles an entry destroyed leave the pools, so every handle passed is
+// live or NULL (stale handles are "best effort" in the ABI, not a promise to fuzz).
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "devplug/devplug.h"
+#include "fuzz_host.hpp"
+#include "fuzz_input.hpp"
+
+using devplug::fuzz::check;
+using devplug::fuzz::fail;
+using devplug::fuzz::FuzzInput;
+using devplug::fuzz::open_reference;
+
+namespace {
+
+devplug_context_t* context = nullptr;
+const devplug_plugin_api_t* api = nullptr;
+const devplug_ext_event_timestamps_t* timestamps = nullptr;
+
+// The codes plugin_api.def lists for each entry.
+const std::map<std::string, std::set<devplug_code_t>>& spec_codes() {
+  static const std::map<std::string, std::set<devplug_code_t>> codes = [] {
+    std::map<std::string, std::set<devplug_code_t>> m;
+#define DEVPLUG_API_CHECK(entry, code, rule, args) m[#entry].insert(DEVPLUG_CODE_##code);
+#include "devplug/plugin_api.def"
+    return m;
+  }();
+  return codes;
+}
+
+// Checks an entry's answer: success, or a listed code with a message.
+void answered(const char* entry, devplug_error_t* e) {
+  if (e == nullptr) return;
+  const auto it = spec_codes().find(entry);
+  const bool listed = it != spec_codes().end() && it->second.count(e->code) != 0;
+  const bool has_message = e->message != nullptr && e->message[0] != '\0';
+  const devplug_code_t code = e->code;
+  std::string text = e->message ? e->message : "(null)";
+  api->error_destroy(e);
+  if ((!listed && code != DEVPLUG_CODE_RESOURCE_EXHAUSTED) || !has_message)
+    fail(std::string(entry) + " answered " + devplug_code_name(code) + ": " + text +
+         " (not a code plugin_api.def lists for it)");
+}
+
+// Live handles made by the harness, and the device they belong to.
+struct Pools {
+  devplug_device_handle_t* device = nullptr;
+  std::vector<devplug_buffer_handle_t*> buffers;
+  std::vector<devplug_stream_handle_t*> streams;
+  std::vector<devplug_event_handle_t*> events;
+  ~Pools() {
+    for (auto* e : events) answered("event_destroy", api->event_destroy(e));
+    for (auto* s : streams) answered("stream_destroy", api->stream_destroy(s));
+    for (auto* b : buffers) answered("buffer_release", api->buffer_release(b));
+    if (device) answered("device_close", api->device_close(device));
+  }
+};
+
+// A handle of the pool chosen by one byte, or NULL (also when the pool is empty).
+template <typename T>
+T* pick(FuzzInput& in, const std::vector<T*>& pool, size_t* index = nullptr) {
+  const uint8_t b = in.byte();
+  if (pool.empty() || b % 8 == 0) return nullptr;
+  const size_t i = b % pool.size();
+  if (index) *index = i;
+  return pool[i];
+}
+
+// Host memory the copies read and write: as large as the largest buffer made here.
+constexpr uint64_t kMaxBuffer = 4096;
+alignas(16) unsigned char host[kMaxBuffer];
+
+template <typename T>
+void expect_cleared(const char* entry, const T& value, devplug_error_t* e) {
+  if (e != nullptr && value != T{}) fail(std::string(entry) + " failed but left its out-parameter set");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  devplug_device_t* device = nullptr;
+  open_reference(&context, &device);
+  devplug_plugin_t* plugin = nullptr;
+  check(devplug_device_get_plugin(device, &plugin), "plugin");
+  check(devplug_plugin_get_table(plugin, &api), "table");
+  timestamps = reinterpret_cast<const devplug_ext_event_timestamps_t*>(
+      devplug_extension_find(api, DEVPLUG_EXTENSION_EVENT_TIMESTAMPS));
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  FuzzInput in(data, size);
+  Pools p;
+  answered("device_open", api->device_open(0, &p.device));
+  if (p.device == nullptr) fail("device_open(0) failed");
+  for (int step = 0; step < 64 && !in.done(); ++step) {
+    const uint8_t which = in.byte() % 16;
+    switch (which) {
+      case 0: {
+        const uint64_t bytes = static_cast<uint64_t>(in.value(0, kMaxBuffer));
+        devplug_buffer_handle_t* b = reinterpret_cast<devplug_buffer_handle_t*>(uintptr_t{8});
+        const bool null_device = in.byte() % 8 == 0;
+        // Sizes past kMaxBuffer (edge values) must be refused or fail cleanly; keep only small ones.
+        devplug_error_t* e = api->buffer_allocate(null_device ? nullptr : p.device, bytes, &b);
+        expect_cleared("buffer_allocate", b, e);
+        answered("buffer_allocate", e);
+        if (b != nullptr) {
+          if (bytes > kMaxBuffer) {
+            answered("buffer_release", api->buffer_release(b));
+          } else {
+            p.buffers.push_back(b);
+          }
+        }
+        break;
+      }
+      case 1: {
+        size_t i = 0;
+        devplug_buffer_handle_t* b = pick(in, p.buffers, &i);
+        answered("buffer_release", api->buffer_release(b));
+        if (b) p.buffers.erase(p.buffers.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
+      case 2: {
+        uint64_t bytes = 77;
+        devplug_buffer_handle_t* b = pick(in, p.buffers);
+        const bool null_out = in.byte() % 8 == 0;
+        devplug_error_t* e = api->buffer_get_size(b, null_out ? nullptr : &bytes);
+        if (!null_out) expect_cleared("buffer_get_size", bytes, e);
+        answered("buffer_get_size", e);
+        break;
+      }
+      case 3: {
+        devplug_stream_handle_t* s = pick(in, p.streams);
+        devplug_buffer_handle_t* b = pick(in, p.buffers);
+        const uint64_t offset = static_cast<uint64_t>(in.value(0, kMaxBuffer));
+        const uint64_t bytes = static_cast<uint64_t>(in.value(0, kMaxBuffer));
+        const bool null_src = in.byte() % 8 == 0;
+        answered("buffer_copy_from_host",
+                 api->buffer_copy_from_host(s, null_src ? nullptr : host, b, offset, bytes));
+        break;
+      }
+      case 4: {
+        devplug_stream_handle_t* s = pick(in, p.streams);
+        devplug_buffer_handle_t* b = pick(in, p.buffers);
+        const uint64_t offset = static_cast<uint64_t>(in.value(0, kMaxBuffer));
+        const uint64_t bytes = static_cast<uint64_t>(in.value(0, kMaxBuffer));
+        const bool null_dst = in.byte() % 8 == 0;
+        answered("buffer_copy_to_host",
+                 api->buffer_copy_to_host(s, b, offset, null_dst ? nullptr : host, bytes));
+        if (s) answered("stream_synchronize", api->stream_synchronize(s));  // `host` is read back now
+        break;
+      }
+      case 5: {
+        devplug_stream_handle_t* s = pick(in, p.streams);
+        devplug_buffer_handle_t* src = pick(in, p.buffers);
+        devplug_buffer_handle_t* dst = pick(in, p.buffers);
+        const uint64_t so = static_cast<uint64_t>(in.value(0, kMaxBuffer));
+        const uint64_t d = static_cast<uint64_t>(in.value(0, kMaxBuffer));
+        const uint64_t bytes = static_cast<uint64_t>(in.value(0, kMaxBuffer));
+        answered("buffer_copy", api->buffer_copy(s, src, so, dst, d, bytes));
+        break;
+      }
+      case 6: {
+        devplug_stream_handle_t* s = reinterpret_cast<devplug_stream_handle_t*>(uintptr_t{8});
+        const bool null_device = in.byte() % 8 == 0;
+        devplug_error_t* e = api->stream_create(null_device ? nullptr : p.device, &s);
+        expect_cleared("stream_create", s, e);
+        answered("stream_create", e);
+        if (s && p.streams.size() < 4)
+          p.streams.push_back(s);
+        else if (s)
+          answered("stream_destroy", api->stream_destroy(s));
+        break;
+      }
+      case 7: {
+        size_t i = 0;
+        devplug_stream_handle_t* s = pick(in, p.streams, &i);
+        if (in.byte() % 2) {
+          answered("stream_synchronize", api->stream_synchronize(s));
+        } else {
+          answered("stream_destroy", api->stream_destroy(s));
+          if (s) p.streams.erase(p.streams.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+        break;
+      }
+      case 8: {
+        devplug_event_handle_t* e = reinterpret_cast<devplug_event_handle_t*>(uintptr_t{8});
+        const bool null_device = in.byte() % 8 == 0;
+        devplug_error_t* err = api->event_create(null_device ? nullptr : p.device, &e);
+        expect_cleared("event_create", e, err);
+        answered("event_create", err);
+        if (e && p.events.size() < 6)
+          p.events.push_back(e);
+        else if (e)
+          answered("event_destroy", api->event_destroy(e));
+        break;
+      }
+      case 9: {
+        size_t i = 0;
+        devplug_event_handle_t* e = pick(in, p.events, &i);
+        answered("event_destroy", api->event_destroy(e));
+        if (e) p.events.erase(p.events.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
+      case 10:
+        answered("event_record", api->event_record(pick(in, p.events), pick(in, p.streams)));
+        break;
+      case 11:
+        answered("stream_wait_event", api->stream_wait_event(pick(in, p.streams), pick(in, p.events)));
+        break;
+      case 12:
+        answered("event_synchronize", api->event_synchronize(pick(in, p.events)));
+        break;
+      case 13: {
+        if (timestamps == nullptr) break;
+        int64_t ns = 5;
+        devplug_event_handle_t* start = pick(in, p.events);
+        devplug_event_handle_t* end = pick(in, p.events);
+        const bool null_out = in.byte() % 8 == 0;
+        devplug_error_t* e = timestamps->event_elapsed_ns(start, end, null_out ? nullptr : &ns);
+        if (!null_out) expect_cleared("event_elapsed_ns", ns, e);
+        answered("event_elapsed_ns", e);
+        break;
+      }
+      case 14: {
+        devplug_device_properties_t props;
+        std::memset(&props, 0, sizeof props);
+        props.struct_size = static_cast<size_t>(in.value(0, sizeof props));
+        if (props.struct_size > sizeof props) props.struct_size = sizeof props;
+        const int32_t index = static_cast<int32_t>(in.value(-2, 3));
+        answered("device_get_properties",
+                 api->device_get_properties(index, in.byte() % 8 ? &props : nullptr));
+        break;
+      }
+      default: {
+        const int32_t index = static_cast<int32_t>(in.value(-2, 3));
+        devplug_device_handle_t* d = reinterpret_cast<devplug_device_handle_t*>(uintptr_t{8});
+        const bool null_out = in.byte() % 8 == 0;
+        devplug_error_t* e = api->device_open(index, null_out ? nullptr : &d);
+        if (null_out) d = nullptr;
+        expect_cleared("device_open", d, e);
+        answered("device_open", e);
+        if (e == nullptr && d != nullptr) answered("device_close", api->device_close(d));
+        int32_t count = -1;
+        answered("device_count", api->device_count(in.byte() % 8 ? &count : nullptr, nullptr));
+        break;
+      }
+    }
+  }
+  for (auto* s : p.streams) answered("stream_synchronize", api->stream_synchronize(s));
+  return 0;
+}
