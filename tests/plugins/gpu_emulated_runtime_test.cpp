@@ -353,6 +353,9 @@ TEST_F(EmulatedRuntime, ElapsedTimeIsBetweenTheCompletionsOfTwoEvents) {
   ASSERT_EQ(emuEventRecord(end, stream_), emuSuccess);
   ASSERT_EQ(emuEventRecord(untimed, stream_), emuSuccess);
   EXPECT_EQ(emuEventElapsedTime(&ms, start, end), emuErrorNotReady) << "the end waits for the kernel";
+  // The 30 ms are counted from when the stream has certainly passed `start` (its stamp is
+  // no later than this), so the kernel, released after them, ends at least 30 ms later.
+  ASSERT_EQ(emuEventSynchronize(start), emuSuccess);
   std::this_thread::sleep_for(std::chrono::milliseconds(30));
   release = true;
   ASSERT_EQ(emuEventSynchronize(end), emuSuccess);
