@@ -25,15 +25,6 @@ void clear_out(T* out) noexcept {
   if (out != nullptr) *out = T{};
 }
 
-// OUT_OF_RANGE unless [offset, offset + size) lies inside a buffer of `buffer_size` bytes
-// (overflow-safe).
-inline void check_range(uint64_t buffer_size, uint64_t offset, uint64_t size, const char* what) {
-  if (offset > buffer_size || size > buffer_size - offset)
-    fail(DEVPLUG_CODE_OUT_OF_RANGE,
-         std::string(what) + ": range [" + std::to_string(offset) + ", " + std::to_string(offset) + " + " +
-             std::to_string(size) + ") is outside the buffer of " + std::to_string(buffer_size) + " bytes");
-}
-
 namespace checks {
 
 [[noreturn]] inline void raise(devplug_code_t code, const char* entry, const std::string& what) {
