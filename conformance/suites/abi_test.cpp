@@ -275,6 +275,7 @@ std::string claims() {
     any_device |= mask;
     std::printf("abi_claims: %sdtypes 0x%03x, capabilities 0x%x, %s\n", dev.c_str(), mask, p.capabilities,
                 claims.supports ? "a supports hook" : "no supports hook");
+    std::fflush(stdout);
     if (has_entry) {
       if (mask == 0) c.problem(dev + "device_get_claims claims no dtype (the mask is explicit: 0 is none)");
       if (p.dtypes != mask)
@@ -399,6 +400,7 @@ std::string invalid_arguments() {
   std::printf("abi_invalid_arguments: %zu row calls; %zu rows not exercised%s\n", f.exercised,
               f.not_exercised_rows.size(), f.not_exercised_rows.empty() ? "" : ":");
   for (const std::string& r : f.not_exercised_rows) std::printf("  %s\n", r.c_str());
+  std::fflush(stdout);  // the check runs in a child that ends with _exit
   return c.text();
 }
 
@@ -411,6 +413,7 @@ std::string event_timestamps() {
   const devplug_extension_t* e = devplug_extension_find(l.api, DEVPLUG_EXTENSION_EVENT_TIMESTAMPS);
   if (e == nullptr) {
     std::printf("abi_event_timestamps: plugin offers no event_timestamps extension\n");
+    std::fflush(stdout);
     return "";
   }
   if (e->struct_size < sizeof(devplug_ext_event_timestamps_t))
@@ -447,6 +450,7 @@ std::string event_timestamps() {
     c.expect_ok("event_elapsed_ns (one event)", ext->event_elapsed_ns(ev[1], ev[1], &same));
     std::printf("abi_event_timestamps: 4 KiB copy %lld ns, 64 x 8 MiB copies %lld ns\n",
                 static_cast<long long>(short_ns), static_cast<long long>(long_ns));
+    std::fflush(stdout);
     if (short_ns < 0) c.problem("a short copy measured " + std::to_string(short_ns) + " ns (negative)");
     if (long_ns <= short_ns)
       c.problem("64 copies of 8 MiB measured " + std::to_string(long_ns) +

@@ -23,6 +23,7 @@
 #include "devplug/plugin_api.h"
 #include "devplug/sdk/entry.hpp"
 #include "devplug/sdk/error.hpp"
+#include "devplug/sdk/kernel.hpp"
 #include "devplug/sdk/kernels.hpp"
 #include "devplug/sdk/plugin.hpp"
 #include "devplug/sdk/strided.hpp"
@@ -74,9 +75,29 @@ devplug_device_handle_t g_devices[2] = {{0}, {1}};
 
 unsigned char* at(const devplug_tensor_desc_t& t) { return t.buffer->data + t.byte_offset; }
 
-devplug_error_t* add_kernel(devplug_stream_handle_t*, const devplug_op_call_t* call) {
-  return guard([&] {
-    devplug::sdk::check_call(call);
+// The dtypes device `index` runs: every one, except on fixture_claims' device 1, the smaller
+// part (no float64, no int32).
+devplug_dtype_mask_t claimed_mask(int32_t index) {
+#if FIXTURE_VARIANT == FIXTURE_CLAIMS
+  if (index == 1)
+    return DEVPLUG_DTYPES_ALL &
+           ~(DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64) | DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_INT32));
+#endif
+  (void)index;
+  return DEVPLUG_DTYPES_ALL;
+}
+
+// What the SDK's kernel prologue (sdk/kernel.hpp) asks of the fixture's handles.
+struct KernelTraits {
+  static devplug_device_handle_t* device_of(devplug_stream_handle_t* s) { return s->device; }
+  static devplug_device_handle_t* device_of(devplug_buffer_handle_t* b) { return b->device; }
+  static devplug_dtype_mask_t claimed_dtypes(devplug_stream_handle_t* s) {
+    return claimed_mask(s->device->index);
+  }
+};
+
+devplug_error_t* add_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
+  return devplug::sdk::run_kernel<KernelTraits>(stream, call, [&] {
     const devplug_tensor_desc_t& a = *call->inputs[0];
     const devplug_tensor_desc_t& b = *call->inputs[1];
     const devplug_tensor_desc_t& o = *call->outputs[0];
@@ -93,9 +114,9 @@ devplug_error_t* add_kernel(devplug_stream_handle_t*, const devplug_op_call_t* c
   });
 }
 
-[[maybe_unused]] devplug_error_t* copy_kernel(devplug_stream_handle_t*, const devplug_op_call_t* call) {
-  return guard([&] {
-    devplug::sdk::check_call(call);
+[[maybe_unused]] devplug_error_t* copy_kernel(devplug_stream_handle_t* stream,
+                                              const devplug_op_call_t* call) {
+  return devplug::sdk::run_kernel<KernelTraits>(stream, call, [&] {
     const devplug_tensor_desc_t& in = *call->inputs[0];
     const devplug_tensor_desc_t& o = *call->outputs[0];
     const size_t es = devplug_dtype_size(o.dtype);
@@ -118,9 +139,8 @@ void store(unsigned char* p, double v) {
   std::memcpy(p, &t, sizeof(T));
 }
 
-devplug_error_t* convert_kernel(devplug_stream_handle_t*, const devplug_op_call_t* call) {
-  return guard([&] {
-    devplug::sdk::check_call(call);
+devplug_error_t* convert_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
+  return devplug::sdk::run_kernel<KernelTraits>(stream, call, [&] {
     const devplug_tensor_desc_t& in = *call->inputs[0];
     const devplug_tensor_desc_t& o = *call->outputs[0];
     auto read = [&](const unsigned char* p) -> double {
@@ -166,9 +186,8 @@ devplug_error_t* convert_kernel(devplug_stream_handle_t*, const devplug_op_call_
   });
 }
 
-devplug_error_t* neg_dense_kernel(devplug_stream_handle_t*, const devplug_op_call_t* call) {
-  return guard([&] {
-    devplug::sdk::check_call(call);
+devplug_error_t* neg_dense_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
+  return devplug::sdk::run_kernel<KernelTraits>(stream, call, [&] {
     const devplug_tensor_desc_t& in = *call->inputs[0];
     const devplug_tensor_desc_t& o = *call->outputs[0];
     if (!devplug::sdk::is_contiguous(in) || !devplug::sdk::is_contiguous(o))
@@ -179,8 +198,9 @@ devplug_error_t* neg_dense_kernel(devplug_stream_handle_t*, const devplug_op_cal
   });
 }
 
-devplug_error_t* unimplemented_kernel(devplug_stream_handle_t*, const devplug_op_call_t*) {
-  return devplug::sdk::error_create(DEVPLUG_CODE_UNIMPLEMENTED, 0, "fixture: not today");
+devplug_error_t* unimplemented_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call) {
+  return devplug::sdk::run_kernel<KernelTraits>(
+      stream, call, [] { devplug::sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED, "fixture: not today"); });
 }
 
 const devplug::sdk::KernelTable& kernel_table() {
@@ -240,9 +260,7 @@ struct FixturePlugin {
   // runs every dtype but its hook declines an add of exactly kDeclinedAddSize elements (a
   // stand-in for a shape limit, at a size no conformance case uses).
   static void device_claims(int32_t index, devplug_device_claims_t& c) {
-    c.dtypes = DEVPLUG_DTYPES_ALL;
-    if (index == 1)
-      c.dtypes &= ~(DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64) | DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_INT32));
+    c.dtypes = claimed_mask(index);
     if (index == 0) c.supports = &small_adds_only;
   }
   static constexpr int64_t kDeclinedAddSize = 7777;
