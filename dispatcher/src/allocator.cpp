@@ -2,6 +2,7 @@
 // The per-device caching allocator (see allocator.hpp for the size classes and rules).
 #include "allocator.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "api_guard.hpp"
@@ -44,11 +45,18 @@ static std::string allocation_text(const devplug_device_t& device, uint64_t aske
 devplug_buffer_handle_t* CachingAllocator::allocate(devplug_device_t& device, uint64_t size_bytes) {
   sdk::allocation_fault_point("device memory");
   const devplug_plugin_t& plugin = *device.plugin;
+  const auto asked = static_cast<int64_t>(size_bytes);
   if (!plugin.caching_allocator) {
     devplug_error_t* error = nullptr;
     const uint64_t bytes = size_bytes == 0 ? 1 : size_bytes;
     devplug_buffer_handle_t* buffer = plugin_allocate(device, bytes, &error);
-    if (error != nullptr) check_plugin(plugin, error, allocation_text(device, size_bytes, bytes).c_str());
+    if (error != nullptr) {
+      count_failure(error);
+      check_plugin(plugin, error, allocation_text(device, size_bytes, bytes).c_str());
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    count_segment(static_cast<int64_t>(bytes), 1);
+    count_live(static_cast<int64_t>(bytes), asked, 1);
     return buffer;
   }
   const uint64_t cls = size_class(size_bytes);
@@ -58,6 +66,7 @@ devplug_buffer_handle_t* CachingAllocator::allocate(devplug_device_t& device, ui
     if (found != free_.end() && !found->second.empty()) {
       devplug_buffer_handle_t* buffer = found->second.back();
       found->second.pop_back();
+      count_live(static_cast<int64_t>(cls), asked, 1);
       return buffer;
     }
   }
@@ -67,23 +76,42 @@ devplug_buffer_handle_t* CachingAllocator::allocate(devplug_device_t& device, ui
     // Out of device memory: give the cache back to the plugin and try once more.
     drop_plugin_error(plugin, error);
     release_all(device);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++stats_.out_of_memory_retries;
+    }
     buffer = plugin_allocate(device, cls, &error);
   }
-  if (error != nullptr) check_plugin(plugin, error, allocation_text(device, size_bytes, cls).c_str());
+  if (error != nullptr) {
+    count_failure(error);
+    check_plugin(plugin, error, allocation_text(device, size_bytes, cls).c_str());
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  count_segment(static_cast<int64_t>(cls), 1);
+  count_live(static_cast<int64_t>(cls), asked, 1);
   return buffer;
 }
 
 void CachingAllocator::free(devplug_device_t& device, devplug_buffer_handle_t* buffer,
                             uint64_t size_bytes) noexcept {
   const devplug_plugin_t& plugin = *device.plugin;
+  const auto asked = static_cast<int64_t>(size_bytes);
   if (plugin.caching_allocator) {
+    const uint64_t cls = size_class(size_bytes);
+    std::lock_guard<std::mutex> lock(mutex_);
+    count_live(static_cast<int64_t>(cls), asked, -1);
     try {
-      std::lock_guard<std::mutex> lock(mutex_);
-      free_[size_class(size_bytes)].push_back(buffer);
+      free_[cls].push_back(buffer);
       return;
     } catch (...) {
       // No memory to cache it: give it back instead.
+      count_segment(static_cast<int64_t>(cls), -1);
     }
+  } else {
+    const int64_t bytes = size_bytes == 0 ? 1 : asked;
+    std::lock_guard<std::mutex> lock(mutex_);
+    count_live(bytes, asked, -1);
+    count_segment(bytes, -1);
   }
   drop_plugin_error(plugin, plugin.api->buffer_release(buffer));
 }
@@ -93,6 +121,8 @@ void CachingAllocator::release_all(devplug_device_t& device) noexcept {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     cached.swap(free_);
+    for (const auto& [cls, buffers] : cached)
+      for (size_t i = 0; i < buffers.size(); ++i) count_segment(static_cast<int64_t>(cls), -1);
   }
   for (auto& [cls, buffers] : cached)
     for (devplug_buffer_handle_t* buffer : buffers)
@@ -104,6 +134,58 @@ size_t CachingAllocator::cached_count() const {
   size_t n = 0;
   for (const auto& [cls, buffers] : free_) n += buffers.size();
   return n;
+}
+
+devplug_memory_stats_t CachingAllocator::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  devplug_memory_stats_t out = stats_;
+  out.struct_size = sizeof(out);
+  return out;
+}
+
+void CachingAllocator::reset_stats(uint32_t what) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (devplug_memory_stat_t* stat : {&stats_.allocated_bytes, &stats_.requested_bytes,
+                                      &stats_.reserved_bytes, &stats_.allocations, &stats_.segments}) {
+    if ((what & DEVPLUG_MEMORY_RESET_PEAKS) != 0) stat->peak = stat->current;
+    if ((what & DEVPLUG_MEMORY_RESET_TOTALS) != 0) stat->allocated = stat->freed = 0;
+  }
+  if ((what & DEVPLUG_MEMORY_RESET_TOTALS) != 0) {
+    stats_.plugin_allocations = stats_.plugin_releases = 0;
+    stats_.out_of_memory_retries = stats_.out_of_memory_errors = 0;
+  }
+}
+
+namespace {
+
+void add(devplug_memory_stat_t& stat, int64_t amount) {
+  stat.current += amount;
+  if (amount > 0) {
+    stat.allocated += amount;
+    stat.peak = std::max(stat.peak, stat.current);
+  } else {
+    stat.freed -= amount;
+  }
+}
+
+}  // namespace
+
+void CachingAllocator::count_live(int64_t taken, int64_t asked, int sign) {
+  add(stats_.allocated_bytes, sign * taken);
+  add(stats_.requested_bytes, sign * asked);
+  add(stats_.allocations, sign);
+}
+
+void CachingAllocator::count_segment(int64_t bytes, int sign) {
+  add(stats_.reserved_bytes, sign * bytes);
+  add(stats_.segments, sign);
+  ++(sign > 0 ? stats_.plugin_allocations : stats_.plugin_releases);
+}
+
+void CachingAllocator::count_failure(const devplug_error_t* error) {
+  if (error->code != DEVPLUG_CODE_RESOURCE_EXHAUSTED) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++stats_.out_of_memory_errors;
 }
 
 }  // namespace devplug::detail

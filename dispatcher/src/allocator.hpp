@@ -9,7 +9,12 @@
 // device are ordered only by the host (as PyTorch's allocator without record_stream).
 // Without the opt-in every request goes to the plugin with its exact size (0 becomes 1).
 // Thread-safe. Every cached buffer is returned to the plugin by release_all (context
-// destruction, or an allocation that failed for lack of memory).
+// destruction, devplug_device_empty_cache, or an allocation that failed for lack of memory).
+//
+// Statistics (devplug_device_memory_stats): "allocated" counts live buffers in the bytes
+// taken for them (their size class), "requested" in the bytes asked for, "reserved" and
+// "segments" what the plugin holds for this allocator (live and cached buffers). Without
+// the opt-in every buffer is its own segment and reserved equals allocated.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "devplug/devplug.h"
 #include "devplug/plugin_api.h"
 
 struct devplug_device_t;
@@ -38,9 +44,23 @@ class CachingAllocator {
   // Buffers currently cached (for tests).
   size_t cached_count() const;
 
+  // The statistics so far (struct_size set to the full struct).
+  devplug_memory_stats_t stats() const;
+  // Peaks back to the current values (DEVPLUG_MEMORY_RESET_PEAKS), totals and event counts
+  // back to zero (DEVPLUG_MEMORY_RESET_TOTALS).
+  void reset_stats(uint32_t what);
+
  private:
+  // Under mutex_: a live buffer of `taken` bytes for a request of `asked` came or went.
+  void count_live(int64_t taken, int64_t asked, int sign);
+  // Under mutex_: the plugin gave (sign 1) or took back (-1) a buffer of `bytes`.
+  void count_segment(int64_t bytes, int sign);
+  // Counts a failed plugin allocation when it was for lack of memory (takes mutex_).
+  void count_failure(const devplug_error_t* error);
+
   mutable std::mutex mutex_;
   std::unordered_map<uint64_t, std::vector<devplug_buffer_handle_t*>> free_;  // by size class
+  devplug_memory_stats_t stats_{};
 };
 
 }  // namespace devplug::detail

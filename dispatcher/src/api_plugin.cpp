@@ -112,4 +112,32 @@ DEVPLUG_API devplug_error_t* devplug_device_synchronize(devplug_device_t* device
   });
 }
 
+DEVPLUG_API devplug_error_t* devplug_device_memory_stats(devplug_device_t* device,
+                                                         devplug_memory_stats_t* out_stats) {
+  return guard([&] {
+    require_handle(device, "device");
+    require_not_null(out_stats, "out_stats");
+    copy_versioned(device->allocator.stats(), out_stats, "out_stats");
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_device_reset_memory_stats(devplug_device_t* device, uint32_t what) {
+  return guard([&] {
+    require_handle(device, "device");
+    constexpr uint32_t known = DEVPLUG_MEMORY_RESET_PEAKS | DEVPLUG_MEMORY_RESET_TOTALS;
+    if ((what & ~known) != 0)
+      invalid_argument("what has unknown bits " + std::to_string(what & ~known) +
+                       " (DEVPLUG_MEMORY_RESET_PEAKS and DEVPLUG_MEMORY_RESET_TOTALS are known)");
+    device->allocator.reset_stats(what);
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_device_empty_cache(devplug_device_t* device) {
+  return guard([&] {
+    require_handle(device, "device");
+    device->synchronize();
+    device->allocator.release_all(*device);
+  });
+}
+
 }  // extern "C"

@@ -19,7 +19,7 @@ void copy_versioned(const T& ours, T* out, const char* what, size_t min_size = s
   const size_t theirs = out->struct_size;
   if (theirs < min_size)
     invalid_argument(std::string(what) + "->struct_size is " + std::to_string(theirs) + ", at least " +
-                     std::to_string(min_size) + " (ABI 1.0) expected");
+                     std::to_string(min_size) + " (the struct's first version) expected");
   const size_t n = std::min(theirs, sizeof(T));
   std::memcpy(reinterpret_cast<char*>(out) + sizeof(size_t),
               reinterpret_cast<const char*>(&ours) + sizeof(size_t), n - sizeof(size_t));

@@ -219,6 +219,53 @@ DEVPLUG_API devplug_error_t* devplug_device_supports(devplug_device_t* device, d
  * (see the top of this file). */
 DEVPLUG_API devplug_error_t* devplug_device_synchronize(devplug_device_t* device);
 
+/* ---- device memory: the caching allocator's statistics ------------------------------ */
+
+/* One memory statistic of a device: its value now, its highest value since the peaks were
+ * last reset, and the amounts added and taken away since the totals were last reset. */
+typedef struct devplug_memory_stat_t {
+  int64_t current;
+  int64_t peak;
+  int64_t allocated;
+  int64_t freed;
+} devplug_memory_stat_t;
+
+/* What devplug's allocator holds on one device (this context's allocations only). Sizes
+ * are bytes. Requests round up to a size class (multiples of 512 bytes below 1 MiB, powers
+ * of two from 1 MiB on) on plugins that opted in to caching; freed buffers stay cached,
+ * still reserved, until reused, emptied or needed for a larger allocation. */
+typedef struct devplug_memory_stats_t {
+  size_t struct_size;
+  devplug_memory_stat_t allocated_bytes; /* live buffers, in the bytes taken (size classes) */
+  devplug_memory_stat_t requested_bytes; /* live buffers, in the bytes asked for */
+  devplug_memory_stat_t reserved_bytes;  /* held from the plugin: live and cached buffers */
+  devplug_memory_stat_t allocations;     /* live buffers, counted */
+  devplug_memory_stat_t segments;        /* buffers held from the plugin, counted */
+  int64_t plugin_allocations;            /* buffer_allocate calls that succeeded */
+  int64_t plugin_releases;               /* buffer_release calls */
+  int64_t out_of_memory_retries;         /* allocations retried after emptying the cache */
+  int64_t out_of_memory_errors;          /* allocations the plugin refused for lack of memory */
+} devplug_memory_stats_t;
+
+/* devplug_device_reset_memory_stats: peaks back to the current values. */
+#define DEVPLUG_MEMORY_RESET_PEAKS 1u
+/* devplug_device_reset_memory_stats: totals (allocated, freed) and the counts back to 0. */
+#define DEVPLUG_MEMORY_RESET_TOTALS 2u
+
+/* Writes the device's memory statistics. `out_stats->struct_size` must be set; the fields
+ * inside it are written.
+ * Errors: INVALID_ARGUMENT for a bad `device`, NULL `out_stats` or an
+ * `out_stats->struct_size` below sizeof(devplug_memory_stats_t) of ABI 1.2. */
+DEVPLUG_API devplug_error_t* devplug_device_memory_stats(devplug_device_t* device,
+                                                         devplug_memory_stats_t* out_stats);
+/* Resets the statistics `what` names (DEVPLUG_MEMORY_RESET_* bits).
+ * Errors: INVALID_ARGUMENT for a bad `device` or unknown bits in `what`. */
+DEVPLUG_API devplug_error_t* devplug_device_reset_memory_stats(devplug_device_t* device, uint32_t what);
+/* Waits for the device's work, then returns every cached (freed, unused) buffer of the
+ * device to its plugin; live tensors keep theirs.
+ * Errors: INVALID_ARGUMENT for a bad `device`; then an error the device found in its work. */
+DEVPLUG_API devplug_error_t* devplug_device_empty_cache(devplug_device_t* device);
+
 /* ---- streams and events -------------------------------------------------------------- */
 
 /* Makes a stream on `device`; the caller destroys it with devplug_stream_destroy (or the

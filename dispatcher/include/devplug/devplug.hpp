@@ -170,6 +170,19 @@ class Device {
   inline Stream default_stream() const;
   // Waits for all work on every stream of the device.
   void synchronize() const { api_detail::check(devplug_device_synchronize(handle_)); }
+  // What devplug's caching allocator holds on the device (devplug_device_memory_stats).
+  devplug_memory_stats_t memory_stats() const {
+    devplug_memory_stats_t stats{};
+    stats.struct_size = sizeof(stats);
+    api_detail::check(devplug_device_memory_stats(handle_, &stats));
+    return stats;
+  }
+  // Resets peaks and/or totals (DEVPLUG_MEMORY_RESET_* bits).
+  void reset_memory_stats(uint32_t what) const {
+    api_detail::check(devplug_device_reset_memory_stats(handle_, what));
+  }
+  // Waits for the device, then returns its cached buffers to the plugin.
+  void empty_cache() const { api_detail::check(devplug_device_empty_cache(handle_)); }
   devplug_device_t* handle() const { return handle_; }
   const api_detail::ContextPtr& context() const { return context_; }
 

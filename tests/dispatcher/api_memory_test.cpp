@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+// The caching allocator's statistics through devplug.h: exact byte counts for the reference
+// plugin (no caching: every buffer its own segment, its exact size) and for the fixture
+// plugin (caching: size classes, freed buffers stay reserved until reused or emptied), the
+// resets, empty_cache, and the exact error codes.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "api_test_util.hpp"
+#include "devplug/devplug.hpp"
+
+namespace devplug::test {
+namespace {
+
+devplug_memory_stats_t stats_of(devplug_device_t* device) {
+  devplug_memory_stats_t stats{};
+  stats.struct_size = sizeof(stats);
+  EXPECT_TRUE(Ok(devplug_device_memory_stats(device, &stats)));
+  return stats;
+}
+
+devplug_tensor_t* bytes_on(devplug_device_t* device, int64_t n) {
+  devplug_tensor_t* t = nullptr;
+  EXPECT_TRUE(Ok(devplug_tensor_create(device, DEVPLUG_DTYPE_UINT8, 1, &n, &t)));
+  return t;
+}
+
+using ApiMemory = ReferenceContext;
+
+TEST_F(ApiMemory, WithoutCachingEveryBufferIsItsOwnExactSegment) {
+  const devplug_memory_stats_t before = stats_of(device_);
+  devplug_tensor_t* t = bytes_on(device_, 1000);
+  devplug_tensor_t* view = nullptr;  // a view shares the buffer: nothing more is allocated
+  const int64_t two = 2;
+  ASSERT_TRUE(Ok(devplug_tensor_slice(t, 0, 10, 10 + two, 1, &view)));
+  devplug_memory_stats_t now = stats_of(device_);
+  EXPECT_EQ(now.allocated_bytes.current - before.allocated_bytes.current, 1000);
+  EXPECT_EQ(now.requested_bytes.current - before.requested_bytes.current, 1000);
+  EXPECT_EQ(now.reserved_bytes.current - before.reserved_bytes.current, 1000);
+  EXPECT_EQ(now.allocations.current - before.allocations.current, 1);
+  EXPECT_EQ(now.segments.current - before.segments.current, 1);
+  EXPECT_EQ(now.plugin_allocations - before.plugin_allocations, 1);
+  devplug_tensor_release(t);
+  EXPECT_EQ(stats_of(device_).allocated_bytes.current - before.allocated_bytes.current, 1000);
+  devplug_tensor_release(view);  // the last reference frees the buffer
+  now = stats_of(device_);
+  EXPECT_EQ(now.allocated_bytes.current, before.allocated_bytes.current);
+  EXPECT_EQ(now.reserved_bytes.current, before.reserved_bytes.current);
+  EXPECT_EQ(now.allocated_bytes.peak - before.allocated_bytes.current, 1000);
+  EXPECT_EQ(now.allocated_bytes.freed - before.allocated_bytes.freed, 1000);
+  EXPECT_EQ(now.plugin_releases - before.plugin_releases, 1);
+}
+
+TEST_F(ApiMemory, ResetsPeaksAndTotals) {
+  devplug_tensor_release(bytes_on(device_, 4096));
+  devplug_tensor_t* kept = bytes_on(device_, 100);
+  devplug_memory_stats_t now = stats_of(device_);
+  EXPECT_GE(now.allocated_bytes.peak, now.allocated_bytes.current + 4096 - 100);
+  ASSERT_TRUE(Ok(devplug_device_reset_memory_stats(device_, DEVPLUG_MEMORY_RESET_PEAKS)));
+  now = stats_of(device_);
+  EXPECT_EQ(now.allocated_bytes.peak, now.allocated_bytes.current);
+  EXPECT_EQ(now.reserved_bytes.peak, now.reserved_bytes.current);
+  EXPECT_GT(now.allocated_bytes.allocated, 0);
+  ASSERT_TRUE(Ok(devplug_device_reset_memory_stats(device_, DEVPLUG_MEMORY_RESET_TOTALS)));
+  now = stats_of(device_);
+  EXPECT_EQ(now.allocated_bytes.allocated, 0);
+  EXPECT_EQ(now.allocated_bytes.freed, 0);
+  EXPECT_EQ(now.plugin_allocations, 0);
+  EXPECT_GE(now.allocated_bytes.current, 100);  // current values are never reset
+  devplug_tensor_release(kept);
+}
+
+TEST_F(ApiMemory, ErrorsHaveTheirDocumentedCodes) {
+  devplug_memory_stats_t stats{};
+  stats.struct_size = sizeof(stats);
+  EXPECT_TRUE(Invalid(devplug_device_memory_stats(nullptr, &stats), "device"));
+  EXPECT_TRUE(Invalid(devplug_device_memory_stats(device_, nullptr), "out_stats"));
+  stats.struct_size = sizeof(stats) - 1;
+  EXPECT_TRUE(Invalid(devplug_device_memory_stats(device_, &stats), "struct_size"));
+  EXPECT_TRUE(Invalid(devplug_device_reset_memory_stats(nullptr, DEVPLUG_MEMORY_RESET_PEAKS), "device"));
+  EXPECT_TRUE(Invalid(devplug_device_reset_memory_stats(device_, 4u), "unknown bits"));
+  EXPECT_TRUE(Invalid(devplug_device_empty_cache(nullptr), "device"));
+}
+
+TEST(ApiMemoryCpp, TheWrapperReadsResetsAndEmpties) {
+  Context context(DEVPLUG_CONTEXT_NO_DISCOVERY);
+  context.load(DEVPLUG_REFERENCE_PLUGIN_PATH);
+  const Device device = context.devices().at(0);
+  const int64_t before = device.memory_stats().allocated_bytes.current;
+  {
+    const Tensor t = Tensor::empty(device, DEVPLUG_DTYPE_FLOAT32, {10, 10});
+    EXPECT_EQ(device.memory_stats().allocated_bytes.current - before, 400);
+  }
+  EXPECT_EQ(device.memory_stats().allocated_bytes.current, before);
+  device.reset_memory_stats(DEVPLUG_MEMORY_RESET_PEAKS | DEVPLUG_MEMORY_RESET_TOTALS);
+  EXPECT_EQ(device.memory_stats().allocated_bytes.peak, before);
+  device.empty_cache();
+  EXPECT_THROW(device.reset_memory_stats(8u), Error);
+}
+
+#ifdef DEVPLUG_FIXTURE_PLUGIN_PATH
+
+// The fixture plugin opts in to the caching allocator.
+struct CachingContext : ::testing::Test {
+  void SetUp() override {
+    devplug_context_options_t options{sizeof(options), DEVPLUG_CONTEXT_NO_DISCOVERY};
+    ASSERT_TRUE(Ok(devplug_context_create(&options, &context)));
+    ASSERT_TRUE(Ok(devplug_context_load_plugin(context, DEVPLUG_FIXTURE_PLUGIN_PATH, nullptr)));
+    ASSERT_TRUE(Ok(devplug_context_get_device(context, 0, &device)));
+  }
+  void TearDown() override { devplug_context_destroy(context); }
+  devplug_context_t* context = nullptr;
+  devplug_device_t* device = nullptr;
+};
+
+TEST_F(CachingContext, SizeClassesCachingAndEmptyCache) {
+  const devplug_memory_stats_t before = stats_of(device);
+  devplug_tensor_t* t = bytes_on(device, 1000);  // size class 1024
+  devplug_memory_stats_t now = stats_of(device);
+  EXPECT_EQ(now.allocated_bytes.current - before.allocated_bytes.current, 1024);
+  EXPECT_EQ(now.requested_bytes.current - before.requested_bytes.current, 1000);
+  EXPECT_EQ(now.reserved_bytes.current - before.reserved_bytes.current, 1024);
+  devplug_tensor_release(t);
+  now = stats_of(device);
+  EXPECT_EQ(now.allocated_bytes.current, before.allocated_bytes.current);
+  EXPECT_EQ(now.reserved_bytes.current - before.reserved_bytes.current, 1024);  // cached
+  EXPECT_EQ(now.plugin_releases, before.plugin_releases);
+  // The next request of that class reuses the cached buffer: no plugin call.
+  t = bytes_on(device, 600);
+  now = stats_of(device);
+  EXPECT_EQ(now.plugin_allocations - before.plugin_allocations, 1);
+  EXPECT_EQ(now.allocated_bytes.current - before.allocated_bytes.current, 1024);
+  EXPECT_EQ(now.requested_bytes.current - before.requested_bytes.current, 600);
+  EXPECT_EQ(now.allocations.allocated - before.allocations.allocated, 2);
+  // 3 MiB rounds to 4 MiB.
+  devplug_tensor_t* big = bytes_on(device, 3 << 20);
+  EXPECT_EQ(stats_of(device).allocated_bytes.current - before.allocated_bytes.current, 1024 + (4 << 20));
+  devplug_tensor_release(big);
+  devplug_tensor_release(t);
+  now = stats_of(device);
+  EXPECT_EQ(now.reserved_bytes.current - before.reserved_bytes.current, 1024 + (4 << 20));
+  EXPECT_EQ(now.segments.current - before.segments.current, 2);
+  ASSERT_TRUE(Ok(devplug_device_empty_cache(device)));
+  now = stats_of(device);
+  EXPECT_EQ(now.reserved_bytes.current, before.reserved_bytes.current);
+  EXPECT_EQ(now.segments.current, before.segments.current);
+  EXPECT_EQ(now.plugin_releases - before.plugin_releases, 2);
+  EXPECT_EQ(now.reserved_bytes.peak - before.reserved_bytes.current, 1024 + (4 << 20));
+}
+
+#endif  // DEVPLUG_FIXTURE_PLUGIN_PATH
+
+}  // namespace
+}  // namespace devplug::test
