@@ -236,6 +236,11 @@ struct ReferencePlugin {
     return t1 - t0;
   }
 
+  // The host_address extension: buffers are host memory (work is synchronous, so the host
+  // may read them once the calls that wrote them returned). No pinned_host_memory extension:
+  // copies are plain memcpy, and the dispatcher's own page-locked memory serves hosts.
+  static void* buffer_host_address(devplug_buffer_handle_t* buffer) { return check_buffer(buffer)->data; }
+
   static const devplug::sdk::KernelTable& kernels() {
     static const devplug::sdk::KernelTable table = [] {
       namespace ref = devplug::reference;

@@ -474,6 +474,132 @@ std::string event_timestamps() {
   return c.text();
 }
 
+// Pinned host memory (the pinned_host_memory extension, where the plugin offers it): blocks
+// are aligned to 64 bytes and writable; a copy from one to a buffer and back into another
+// returns the bytes; a pointer the plugin did not give is refused; and the extension's rows
+// hold (abi_rows.inc).
+std::string pinned_host_memory() {
+  Loaded l;
+  if (!l.error.empty()) return l.error;
+  const devplug_extension_t* e = devplug_extension_find(l.api, DEVPLUG_EXTENSION_PINNED_HOST_MEMORY);
+  if (e == nullptr) {
+    std::printf("abi_pinned_host_memory: plugin offers no pinned_host_memory extension\n");
+    std::fflush(stdout);
+    return "";
+  }
+  if (e->struct_size < sizeof(devplug_ext_pinned_host_memory_t))
+    return "pinned_host_memory record is shorter than its ABI 1.2 struct";
+  const auto* ext = reinterpret_cast<const devplug_ext_pinned_host_memory_t*>(e);
+  const devplug_plugin_api_t* api = l.api;
+  Checker c(api);
+  int32_t count = 0;
+  c.expect_ok("device_count", api->device_count(&count, nullptr));
+  if (count <= run_state().options.device) return c.text();
+  devplug_device_handle_t* dev = nullptr;
+  c.expect_ok("device_open", api->device_open(run_state().options.device, &dev));
+  if (dev == nullptr) return c.text();
+  const uint64_t size = (uint64_t{1} << 20) + 40;  // not a multiple of anything
+  void *in = nullptr, *out = nullptr;
+  devplug_buffer_handle_t* buffer = nullptr;
+  devplug_stream_handle_t* s = nullptr;
+  c.expect_ok("host_allocate", ext->host_allocate(dev, size, &in));
+  c.expect_ok("host_allocate", ext->host_allocate(dev, size, &out));
+  c.expect_ok("buffer_allocate", api->buffer_allocate(dev, size, &buffer));
+  c.expect_ok("stream_create", api->stream_create(dev, &s));
+  if (in && out && buffer && s) {
+    for (void* p : {in, out})
+      if (reinterpret_cast<uintptr_t>(p) % 64 != 0)
+        c.problem("host_allocate gave a block not aligned to 64 bytes");
+    auto* bytes = static_cast<unsigned char*>(in);
+    for (uint64_t i = 0; i < size; ++i) bytes[i] = static_cast<unsigned char>(i * 7 + 3);
+    std::memset(out, 0, size);
+    c.expect_ok("buffer_copy_from_host", api->buffer_copy_from_host(s, in, buffer, 0, size));
+    c.expect_ok("buffer_copy_to_host", api->buffer_copy_to_host(s, buffer, 0, out, size));
+    c.expect_ok("stream_synchronize", api->stream_synchronize(s));
+    if (std::memcmp(in, out, size) != 0) c.problem("bytes copied through pinned memory came back different");
+    unsigned char foreign[64];
+    c.expect_error("host_release(a pointer host_allocate did not give)", DEVPLUG_CODE_INVALID_ARGUMENT,
+                   ext->host_release(dev, foreign));
+    c.expect_error("host_release(inside a block, not its start)", DEVPLUG_CODE_INVALID_ARGUMENT,
+                   ext->host_release(dev, bytes + 64));
+    std::printf("abi_pinned_host_memory: 2 blocks of %llu bytes, copied to a buffer and back\n",
+                static_cast<unsigned long long>(size));
+    std::fflush(stdout);
+  }
+  if (s) c.expect_ok("stream_destroy", api->stream_destroy(s));
+  if (buffer) c.expect_ok("buffer_release", api->buffer_release(buffer));
+  if (in) c.expect_ok("host_release", ext->host_release(dev, in));
+  if (out) c.expect_ok("host_release", ext->host_release(dev, out));
+  c.expect_ok("device_close", api->device_close(dev));
+  return c.text();
+}
+
+// Host addresses of buffers (the host_address extension, where the plugin offers it): on a
+// device with DEVPLUG_DEVICE_UNIFIED_MEMORY the address reads what was copied in and writes
+// through it are what a copy out reads; on another device the entry answers
+// FAILED_PRECONDITION.
+std::string host_address() {
+  Loaded l;
+  if (!l.error.empty()) return l.error;
+  const devplug_extension_t* e = devplug_extension_find(l.api, DEVPLUG_EXTENSION_HOST_ADDRESS);
+  if (e == nullptr) {
+    std::printf("abi_host_address: plugin offers no host_address extension\n");
+    std::fflush(stdout);
+    return "";
+  }
+  if (e->struct_size < sizeof(devplug_ext_host_address_t))
+    return "host_address record is shorter than its ABI 1.2 struct";
+  const auto* ext = reinterpret_cast<const devplug_ext_host_address_t*>(e);
+  const devplug_plugin_api_t* api = l.api;
+  Checker c(api);
+  int32_t count = 0;
+  c.expect_ok("device_count", api->device_count(&count, nullptr));
+  const int32_t index = run_state().options.device;
+  if (count <= index) return c.text();
+  devplug_device_properties_t p{};
+  p.struct_size = sizeof p;
+  c.expect_ok("device_get_properties", api->device_get_properties(index, &p));
+  const bool unified = (p.capabilities & DEVPLUG_DEVICE_UNIFIED_MEMORY) != 0;
+  devplug_device_handle_t* dev = nullptr;
+  c.expect_ok("device_open", api->device_open(index, &dev));
+  if (dev == nullptr) return c.text();
+  devplug_buffer_handle_t* buffer = nullptr;
+  devplug_stream_handle_t* s = nullptr;
+  c.expect_ok("buffer_allocate", api->buffer_allocate(dev, 4096, &buffer));
+  c.expect_ok("stream_create", api->stream_create(dev, &s));
+  if (buffer && s) {
+    void* address = nullptr;
+    if (!unified) {
+      c.expect_error("buffer_host_address(a device without unified memory)", DEVPLUG_CODE_FAILED_PRECONDITION,
+                     ext->buffer_host_address(buffer, &address));
+    } else {
+      std::vector<unsigned char> in(4096), out(4096);
+      for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<unsigned char>(i * 13 + 1);
+      c.expect_ok("buffer_copy_from_host", api->buffer_copy_from_host(s, in.data(), buffer, 0, in.size()));
+      c.expect_ok("stream_synchronize", api->stream_synchronize(s));
+      c.expect_ok("buffer_host_address", ext->buffer_host_address(buffer, &address));
+      if (address == nullptr) {
+        c.problem("buffer_host_address gave NULL");
+      } else {
+        if (std::memcmp(address, in.data(), in.size()) != 0)
+          c.problem("the bytes at the buffer's host address are not what was copied in");
+        static_cast<unsigned char*>(address)[100] = 0xAB;
+        c.expect_ok("buffer_copy_to_host", api->buffer_copy_to_host(s, buffer, 0, out.data(), out.size()));
+        c.expect_ok("stream_synchronize", api->stream_synchronize(s));
+        if (out[100] != 0xAB)
+          c.problem("a write through the host address was not seen by buffer_copy_to_host");
+      }
+    }
+    std::printf("abi_host_address: device %s unified memory: %s\n", unified ? "with" : "without",
+                unified ? "the address reads and writes the buffer" : "FAILED_PRECONDITION");
+    std::fflush(stdout);
+  }
+  if (s) c.expect_ok("stream_destroy", api->stream_destroy(s));
+  if (buffer) c.expect_ok("buffer_release", api->buffer_release(buffer));
+  c.expect_ok("device_close", api->device_close(dev));
+  return c.text();
+}
+
 // Opens device --device through the raw table for the checks below.
 struct RawDevice {
   Loaded loaded;
@@ -673,6 +799,8 @@ void register_abi_tests(const std::string& filter) {
       {"load_unload", load_unload},
       {"invalid_arguments", invalid_arguments},
       {"event_timestamps", event_timestamps},
+      {"pinned_host_memory", pinned_host_memory},
+      {"host_address", host_address},
       {"claims", claims},
       {"buffer_round_trip", buffer_round_trip},
       {"stream_event_ordering", stream_event_ordering},

@@ -40,6 +40,8 @@ using gpuEvent_t = cudaEvent_t;
 #define gpuDriverGetVersion cudaDriverGetVersion
 #define gpuMalloc cudaMalloc
 #define gpuFree cudaFree
+#define gpuHostAlloc cudaHostAlloc
+#define gpuFreeHost cudaFreeHost
 #define gpuMemcpyAsync cudaMemcpyAsync
 #define gpuMemsetAsync cudaMemsetAsync
 #define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
@@ -87,6 +89,8 @@ using gpuEvent_t = hipEvent_t;
 #define gpuDriverGetVersion hipDriverGetVersion
 #define gpuMalloc hipMalloc
 #define gpuFree hipFree
+#define gpuHostAlloc hipHostMalloc
+#define gpuFreeHost hipHostFree
 #define gpuMemcpyAsync hipMemcpyAsync
 #define gpuMemsetAsync hipMemsetAsync
 #define gpuMemcpyHostToDevice hipMemcpyHostToDevice
@@ -128,6 +132,8 @@ using gpuEvent_t = emuEvent_t;
 #define gpuDriverGetVersion emuDriverGetVersion
 #define gpuMalloc emuMalloc
 #define gpuFree emuFree
+#define gpuHostAlloc emuHostAlloc
+#define gpuFreeHost emuFreeHost
 #define gpuMemcpyAsync emuMemcpyAsync
 #define gpuMemsetAsync emuMemsetAsync
 #define gpuMemcpyHostToDevice emuMemcpyHostToDevice

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <unordered_map>
 
 #include "devplug/sdk/error.hpp"
 #include "devplug/sdk/index_status.hpp"
@@ -56,6 +57,13 @@ void copy_text(char* dst, size_t capacity, const char* src) {
 
 // The device work behind each table entry; the shims of sdk::make_plugin_api check the
 // arguments (handles, indices, ranges, devices) first.
+// Live pinned host allocations and the device each was made for.
+std::mutex g_pinned_mutex;
+std::unordered_map<void*, devplug_device_handle_t*>& pinned() {
+  static auto* map = new std::unordered_map<void*, devplug_device_handle_t*>();  // outlives statics
+  return *map;
+}
+
 struct GpuPlugin {
   static const char* name() { return g_backend->name; }
   static const char* version() { return g_backend->version; }
@@ -256,6 +264,44 @@ struct GpuPlugin {
   // The event_timestamps extension: the runtime's own event timing (cudaEventElapsedTime,
   // hipEventElapsedTime, emuEventElapsedTime), which gives float milliseconds (CUDA documents
   // a resolution of about 0.5 us) and refuses events that are not complete: wait first.
+  // The pinned_host_memory extension: gpuHostAlloc (cudaHostAlloc, hipHostMalloc; the
+  // emulator's page-aligned, locked host memory), from which gpuMemcpyAsync copies without
+  // staging and without waiting for the host.
+  static void* host_allocate(devplug_device_handle_t* device, uint64_t size) {
+    use_device(device);
+    if (size > SIZE_MAX)
+      sdk::fail(DEVPLUG_CODE_RESOURCE_EXHAUSTED, "host_allocate: more than the address space");
+    void* ptr = nullptr;
+    if (const gpuError_t status = gpuHostAlloc(&ptr, static_cast<size_t>(size), 0); status != gpuSuccess) {
+      (void)gpuGetLastError();
+      fail_gpu(status, "gpuHostAlloc(&ptr, size, 0)",
+               ("allocating " + std::to_string(size) + " bytes of pinned host memory").c_str(), __FILE__,
+               __LINE__);
+    }
+    try {
+      std::lock_guard<std::mutex> lock(g_pinned_mutex);
+      pinned()[ptr] = device;
+    } catch (...) {
+      (void)gpuFreeHost(ptr);
+      throw;
+    }
+    return ptr;
+  }
+
+  static void host_release(devplug_device_handle_t* device, void* ptr) {
+    {
+      std::lock_guard<std::mutex> lock(g_pinned_mutex);
+      auto it = pinned().find(ptr);
+      if (it == pinned().end() || it->second != device)
+        sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT,
+                  "host_release: ptr was not given by host_allocate for this device (or was released)");
+      pinned().erase(it);
+    }
+    use_device(device);
+    // gpuFreeHost waits for the copies already enqueued on the memory.
+    GPU_CHECK(gpuFreeHost(ptr), "releasing pinned host memory");
+  }
+
   static int64_t event_elapsed_ns(devplug_event_handle_t* start, devplug_event_handle_t* end) {
     if (!start->recorded.load(std::memory_order_acquire))
       sdk::fail(DEVPLUG_CODE_FAILED_PRECONDITION, "event_elapsed_ns: `start` was never recorded");

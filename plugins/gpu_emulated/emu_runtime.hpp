@@ -95,6 +95,8 @@ emuError_t emuDeviceSynchronize();
 // ---- memory -----------------------------------------------------------------------------
 emuError_t emuMalloc(void** ptr, size_t size);
 emuError_t emuFree(void* ptr);
+emuError_t emuHostAlloc(void** ptr, size_t size, unsigned flags);
+emuError_t emuFreeHost(void* ptr);
 emuError_t emuMemcpyAsync(void* dst, const void* src, size_t count, emuMemcpyKind kind,
                           emuStream_t stream = nullptr);
 emuError_t emuMemsetAsync(void* ptr, int value, size_t count, emuStream_t stream = nullptr);

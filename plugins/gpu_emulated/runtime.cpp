@@ -8,6 +8,7 @@
 // reading what nobody wrote shows it. Devices: DEVPLUG_GPU_EMULATED_DEVICES of them (1 to 8,
 // default 2, so the multi-device paths run), each with half the host's memory as its limit.
 #include <cxxabi.h>
+#include <sys/mman.h>
 #include <sys/sysinfo.h>
 
 #include <cstdio>
@@ -341,6 +342,45 @@ emuError_t emuFree(void* ptr) {
   std::free(ptr);
   owner->unreserve(size);
   return record_error(owner->fault());
+}
+
+// Page-locked host memory, as cudaHostAlloc: page-aligned; locked when the process may lock
+// that much (RLIMIT_MEMLOCK), ordinary host memory otherwise (the emulator copies both alike).
+std::mutex g_host_mutex;
+std::map<uintptr_t, size_t>& host_allocations() {
+  static auto* map = new std::map<uintptr_t, size_t>();  // leaked: outlives static destruction
+  return *map;
+}
+
+emuError_t emuHostAlloc(void** ptr, size_t size, unsigned /*flags*/) {
+  if (ptr == nullptr) return record_error(emuErrorInvalidValue);
+  *ptr = nullptr;
+  if (size == 0) return emuSuccess;
+  void* p = nullptr;
+  if (posix_memalign(&p, 4096, size) != 0) return record_error(emuErrorMemoryAllocation);
+  (void)mlock(p, size);
+  {
+    std::lock_guard<std::mutex> lock(g_host_mutex);
+    host_allocations()[reinterpret_cast<uintptr_t>(p)] = size;
+  }
+  *ptr = p;
+  return emuSuccess;
+}
+
+emuError_t emuFreeHost(void* ptr) {
+  if (ptr == nullptr) return emuSuccess;
+  size_t size = 0;
+  {
+    std::lock_guard<std::mutex> lock(g_host_mutex);
+    auto it = host_allocations().find(reinterpret_cast<uintptr_t>(ptr));
+    if (it == host_allocations().end()) return record_error(emuErrorInvalidValue);
+    size = it->second;
+    host_allocations().erase(it);
+  }
+  current_device()->synchronize();  // cudaFreeHost waits for the copies that use it
+  (void)munlock(ptr, size);
+  std::free(ptr);
+  return emuSuccess;
 }
 
 emuError_t emuMemcpyAsync(void* dst, const void* src, size_t count, emuMemcpyKind kind, emuStream_t stream) {

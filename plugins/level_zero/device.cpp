@@ -129,10 +129,10 @@ bool describe(ze_driver_handle_t driver, ze_device_handle_t device, ze_api_versi
   p.memory_bytes = memory_bytes;
   p.compute_units = static_cast<int32_t>(
       std::max<uint32_t>(1, props.numSlices * props.numSubslicesPerSlice * props.numEUsPerSubslice));
-  const bool unified =
+  info.unified_memory =
       props.type == ZE_DEVICE_TYPE_CPU || (props.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED) != 0;
   p.capabilities = (info.fp64 ? DEVPLUG_DEVICE_FP64 : 0u) | (info.fp16 ? DEVPLUG_DEVICE_FP16 : 0u) |
-                   (unified ? DEVPLUG_DEVICE_UNIFIED_MEMORY : 0u);
+                   (info.unified_memory ? DEVPLUG_DEVICE_UNIFIED_MEMORY : 0u);
   p.dtypes = DEVPLUG_DTYPES_ALL & ~(info.fp64 ? 0u : DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT64));
   return true;
 }

@@ -3,13 +3,14 @@
 //
 // Devices are enumerated once per process: every device of every Level Zero driver that has
 // a compute engine (GPUs, CPUs, accelerators alike). A devplug device owns one ze_context,
-// the modules built for it and a pool of events; buffers, streams and events belong to one
-// device and must be destroyed before it is closed.
+// the modules built for it, a pool of events and the pinned host memory it gave; buffers,
+// streams and events belong to one device and must be destroyed before it is closed.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -31,6 +32,7 @@ struct DeviceInfo {
   bool fp64 = false;             // ZE_DEVICE_MODULE_FLAG_FP64
   bool fp16 = false;             // ZE_DEVICE_MODULE_FLAG_FP16
   bool system_memory = false;    // host memory from malloc may be passed to copies
+  bool unified_memory = false;   // a CPU or integrated GPU: buffers are shared (memory.hpp)
   uint32_t free_policies = 0;    // ze_driver_memory_free_policy_ext_flags_t of the driver
   uint64_t max_allocation = 0;   // maxMemAllocSize
   // The device's timestamps (ze_device_properties_t): nanoseconds per tick of the timer that
@@ -87,12 +89,18 @@ struct devplug_device_handle_t {
   // Live streams, for releasing memory without the driver's deferred free (memory.cpp).
   std::mutex streams_mutex;
   std::set<devplug_stream_handle_t*> streams;
+  // Pinned host memory given to the host (host_allocate, memory.cpp): start address -> size,
+  // and how many blocks there are, read without the lock.
+  std::mutex pinned_mutex;
+  std::map<uintptr_t, uint64_t> pinned;
+  std::atomic<size_t> pinned_count{0};
 };
 
 struct devplug_buffer_handle_t {
   devplug_device_handle_t* device = nullptr;
-  void* memory = nullptr;  // zeMemAllocDevice
+  void* memory = nullptr;  // zeMemAllocShared on a unified-memory device, else zeMemAllocDevice
   uint64_t size = 0;
+  bool host_addressable = false;  // a shared allocation: the host may read and write `memory`
 };
 
 struct devplug_stream_handle_t {

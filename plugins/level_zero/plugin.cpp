@@ -60,6 +60,7 @@ struct LevelZeroPlugin {
     device->modules.reset();
     device->events.reset();
     device->timed_events.reset();
+    release_all_pinned(device);
     const ze_result_t result = ze().zeContextDestroy(device->context);
     delete device;
     if (result != ZE_RESULT_SUCCESS)
@@ -107,6 +108,18 @@ struct LevelZeroPlugin {
   // The event_timestamps extension: kernel timestamps of the events' barriers (stream.cpp).
   static int64_t event_elapsed_ns(devplug_event_handle_t* start, devplug_event_handle_t* end) {
     return level_zero::event_elapsed_ns(start, end);
+  }
+  // The pinned_host_memory extension: zeMemAllocHost allocations (memory.hpp).
+  static void* host_allocate(devplug_device_handle_t* device, uint64_t size) {
+    return level_zero::host_allocate(device, size);
+  }
+  static void host_release(devplug_device_handle_t* device, void* ptr) {
+    level_zero::host_release(device, ptr);
+  }
+  // The host_address extension: buffers of a unified-memory device are shared allocations
+  // (memory.hpp); FAILED_PRECONDITION elsewhere.
+  static void* buffer_host_address(devplug_buffer_handle_t* buffer) {
+    return level_zero::buffer_host_address(buffer);
   }
 
   // The kernels are the shared host side of the opencl plugin's kernels/*.cl

@@ -269,7 +269,7 @@ void* allocate_host_staging(devplug_device_handle_t* device, size_t size) {
 
 void append_copy_from_host(devplug_stream_handle_t* stream, void* dst, const void* src, size_t size) {
   devplug_device_handle_t* device = stream->device;
-  if (device->info.system_memory) {
+  if (device->info.system_memory || is_pinned(device, src, size)) {
     append_command(stream, "copying from the host", [&](ze_command_list_handle_t list) {
       DEVPLUG_ZE_CALL(zeCommandListAppendMemoryCopy, (list, dst, src, size, nullptr, 0, nullptr),
                       "copying from the host");
@@ -293,7 +293,7 @@ void append_copy_from_host(devplug_stream_handle_t* stream, void* dst, const voi
 
 void append_copy_to_host(devplug_stream_handle_t* stream, void* dst, const void* src, size_t size) {
   devplug_device_handle_t* device = stream->device;
-  if (device->info.system_memory) {
+  if (device->info.system_memory || is_pinned(device, dst, size)) {
     append_command(stream, "copying to the host", [&](ze_command_list_handle_t list) {
       DEVPLUG_ZE_CALL(zeCommandListAppendMemoryCopy, (list, dst, src, size, nullptr, 0, nullptr),
                       "copying to the host");

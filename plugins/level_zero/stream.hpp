@@ -43,8 +43,9 @@ void append_command(devplug_stream_handle_t* stream, const char* what,
                     const std::function<void(ze_command_list_handle_t)>& append);
 
 // Copies. Host memory goes straight to the driver when the device reads and writes system
-// memory; otherwise it is staged through host memory of the driver's (a copy to the host
-// then waits for the stream before it returns).
+// memory, or when it is pinned host memory of the device's (host_allocate); otherwise it is
+// staged through host memory of the driver's (a copy to the host then waits for the stream
+// before it returns).
 void append_copy_from_host(devplug_stream_handle_t* stream, void* dst, const void* src, size_t size);
 void append_copy_to_host(devplug_stream_handle_t* stream, void* dst, const void* src, size_t size);
 void append_device_copy(devplug_stream_handle_t* stream, void* dst, const void* src, size_t size);

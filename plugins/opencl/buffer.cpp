@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Buffers: one cl_mem each; host copies are non-blocking (the ABI keeps host memory valid
-// until the stream passes the copy). The table's shims (sdk/plugin.hpp) have checked the
-// handles, ranges and devices before these run.
+// until the stream passes the copy). A copy from or to pinned host memory is the same
+// direct copy, with its event handed to the block so that releasing the block waits for it
+// (host_memory.hpp). The table's shims (sdk/plugin.hpp) have checked the handles, ranges and
+// devices before these run.
 #include "buffer.hpp"
 
+#include "host_memory.hpp"
 #include "opencl_status.hpp"
 
 namespace devplug::opencl {
@@ -33,16 +36,26 @@ void buffer_release(devplug_buffer_handle_t* buffer) {
 
 void buffer_copy_from_host(devplug_stream_handle_t* stream, const void* src, devplug_buffer_handle_t* dst,
                            uint64_t dst_offset, uint64_t size_bytes) {
+  PinnedHostMemory& pinned = *stream->device->pinned;
+  const bool from_pinned = pinned.contains(src);
+  cl_event done = nullptr;
   DEVPLUG_CL_CALL(clEnqueueWriteBuffer,
-                  (stream->queue, dst->mem, CL_FALSE, dst_offset, size_bytes, src, 0, nullptr, nullptr),
+                  (stream->queue, dst->mem, CL_FALSE, dst_offset, size_bytes, src, 0, nullptr,
+                   from_pinned ? &done : nullptr),
                   "copying from the host");
+  if (from_pinned) pinned.track(src, done);
 }
 
 void buffer_copy_to_host(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src, uint64_t src_offset,
                          void* dst, uint64_t size_bytes) {
+  PinnedHostMemory& pinned = *stream->device->pinned;
+  const bool to_pinned = pinned.contains(dst);
+  cl_event done = nullptr;
   DEVPLUG_CL_CALL(clEnqueueReadBuffer,
-                  (stream->queue, src->mem, CL_FALSE, src_offset, size_bytes, dst, 0, nullptr, nullptr),
+                  (stream->queue, src->mem, CL_FALSE, src_offset, size_bytes, dst, 0, nullptr,
+                   to_pinned ? &done : nullptr),
                   "copying to the host");
+  if (to_pinned) pinned.track(dst, done);
 }
 
 void buffer_copy(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src, uint64_t src_offset,

@@ -2,8 +2,8 @@
 // The plugin's handle types and the device list.
 //
 // Devices are enumerated once per process (every platform, every device). A devplug device
-// owns one cl_context and the programs built for it; buffers, streams and events belong to
-// one device and must be destroyed before it is closed.
+// owns one cl_context, the programs built for it and its pinned host memory; buffers, streams
+// and events belong to one device and must be destroyed before it is closed.
 #pragma once
 
 #include <atomic>
@@ -50,6 +50,7 @@ struct DeviceList {
 const DeviceList& device_list();
 
 class ProgramCache;
+class PinnedHostMemory;
 
 // The host time at which a marker completed, for events recorded on a queue without
 // profiling (stream.cpp); set once by the marker's completion callback.
@@ -61,6 +62,8 @@ struct devplug_device_handle_t {
   devplug::opencl::DeviceInfo info;
   cl_context context = nullptr;
   std::unique_ptr<devplug::opencl::ProgramCache> programs;
+  // The pinned host memory given to the host (host_memory.hpp).
+  std::unique_ptr<devplug::opencl::PinnedHostMemory> pinned;
   // Streams are made with CL_QUEUE_PROFILING_ENABLE (events are timed by the device): the
   // device supports it and DEVPLUG_OPENCL_PROFILING is not 0 (stream.hpp). Set at open.
   bool profiling = false;

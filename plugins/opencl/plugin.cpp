@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The OpenCL plugin's table: devices from every OpenCL platform, buffers as cl_mem, streams
-// as in-order queues, and kernels written in OpenCL C (kernels/*.cl), built at first use and
-// cached in the process and on disk. The host side of the kernels is shared with the
-// level_zero plugin (plugins/clc_common); backend.cpp runs it on OpenCL.
+// as in-order queues, pinned host memory as mapped host-visible buffers, and kernels written
+// in OpenCL C (kernels/*.cl), built at first use and cached in the process and on disk. The
+// host side of the kernels is shared with the level_zero plugin (plugins/clc_common);
+// backend.cpp runs it on OpenCL.
 //
 // The OpenCL library is opened at run time (cl_library.cpp), so the plugin loads on a
 // machine without an ICD loader and reports zero devices with the reason.
@@ -12,6 +13,7 @@
 #include "devplug/sdk/error.hpp"
 #include "devplug/sdk/plugin.hpp"
 #include "composite_kernels.hpp"
+#include "host_memory.hpp"
 #include "ops.hpp"
 #include "objects.hpp"
 #include "opencl_status.hpp"
@@ -52,12 +54,14 @@ struct OpenClPlugin {
     device->info = info;
     device->context = context;
     device->programs = std::make_unique<ProgramCache>(device);
+    device->pinned = std::make_unique<PinnedHostMemory>(context, info.id);
     device->profiling = opencl::want_profiling(info);
     return device;
   }
 
   static void device_close(devplug_device_handle_t* device) {
     device->programs.reset();
+    device->pinned.reset();
     cl().clReleaseContext(device->context);
     delete device;
   }
@@ -104,6 +108,13 @@ struct OpenClPlugin {
   static int64_t event_elapsed_ns(devplug_event_handle_t* start, devplug_event_handle_t* end) {
     return opencl::event_elapsed_ns(start, end);
   }
+  // The pinned_host_memory extension: mapped CL_MEM_ALLOC_HOST_PTR buffers (host_memory.hpp).
+  // No host_address: the buffers above have no host address OpenCL 1.2 keeps valid while
+  // kernels use them (host_memory.hpp says why).
+  static void* host_allocate(devplug_device_handle_t* device, uint64_t size) {
+    return opencl::host_allocate(device, size);
+  }
+  static void host_release(devplug_device_handle_t* device, void* ptr) { opencl::host_release(device, ptr); }
 
   // The prims are the shared host side of kernels/*.cl (plugins/clc_common) running on
   // backend.cpp; the native composites are this plugin's own (kernels_composite.cpp).

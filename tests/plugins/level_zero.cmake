@@ -42,6 +42,13 @@ if(TARGET ze_devplug_cpu AND DEVPLUG_ZE_LOADER)
            --gtest_filter=LevelZeroOps.*:LevelZeroStream.*:LevelZeroMemory.*)
   set_tests_properties(level_zero_plugin.host_staging PROPERTIES LABELS "level_zero;threads"
     ENVIRONMENT "${common_env};ZE_DEVPLUG_CPU_SYSTEM_MEMORY=0")
+  # A discrete GPU: not integrated, and no access to system memory. Buffers are device memory
+  # the host cannot address (host_address: FAILED_PRECONDITION); pinned host memory is the
+  # only host memory copied without staging.
+  add_test(NAME level_zero_plugin.discrete_gpu COMMAND level_zero_plugin_test
+           --gtest_filter=LevelZeroDevice.*:LevelZeroMemory.*)
+  set_tests_properties(level_zero_plugin.discrete_gpu PROPERTIES LABELS "level_zero;threads"
+    ENVIRONMENT "${common_env};ZE_DEVPLUG_CPU_SYSTEM_MEMORY=0;ZE_DEVPLUG_CPU_TYPE=discrete_gpu")
 
   # ---- the CPU test driver's own tests ----
   find_program(DEVPLUG_SPIRV_AS NAMES spirv-as)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The OpenCL plugin's own behaviour: loading without OpenCL, device properties, argument
 // checks, the on-disk program cache, build failures carrying the compiler's log, error
-// message format, stream/event ordering, and event timestamps.
+// message format, stream/event ordering, event timestamps, and pinned host memory.
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "devplug/sdk/kernels.hpp"
+#include "host_memory_checks.hpp"
 #include "opencl_harness.hpp"
 
 namespace devplug::opencl_test {
@@ -347,6 +348,27 @@ TEST(OpenclEvents, TimestampsWithoutProfilingComeFromTheHost) {
   unsetenv("DEVPLUG_OPENCL_PROFILING");
   ASSERT_TRUE(s.ok());
   check_event_timestamps(s);
+}
+
+// Pinned host memory: mapped CL_MEM_ALLOC_HOST_PTR buffers, copied from and to directly by
+// the non-blocking host copies, released only once the copies tracked on them have finished.
+TEST(OpenclHostMemory, PinnedBlocksCopyDirectlyAndOutliveTheirCopies) {
+  LoadedPlugin plugin(DEVPLUG_OPENCL_PLUGIN);
+  const devplug_plugin_api_t* api = plugin.api();
+  REQUIRE_DEVICE(api);
+  Session s(api);
+  ASSERT_TRUE(s.ok());
+  check_pinned_host_memory(s);
+}
+
+// No host_address, even on a device with host-unified memory (PoCL): OpenCL 1.2 gives no
+// host address of a plain buffer that stays valid while kernels use it
+// (plugins/opencl/host_memory.hpp says why).
+TEST(OpenclHostMemory, OffersNoHostAddress) {
+  LoadedPlugin plugin(DEVPLUG_OPENCL_PLUGIN);
+  const devplug_plugin_api_t* api = plugin.api();
+  ASSERT_NE(api, nullptr);
+  EXPECT_EQ(host_address(api), nullptr);
 }
 
 }  // namespace

@@ -136,7 +136,7 @@ ze_result_t DeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties
     p->type = d.type;
     p->vendorId = 0;  // not a PCI device
     p->deviceId = 0;
-    p->flags = ZE_DEVICE_PROPERTY_FLAG_INTEGRATED;
+    p->flags = d.integrated ? ZE_DEVICE_PROPERTY_FLAG_INTEGRATED : 0;
     p->subdeviceId = 0;
     p->coreClockRate = 0;
     p->maxMemAllocSize = d.max_allocation;

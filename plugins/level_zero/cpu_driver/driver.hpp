@@ -72,6 +72,7 @@ struct Device : Object {
   std::string cl_name, cl_version;
   bool fp64 = false;
   ze_device_type_t type = ZE_DEVICE_TYPE_CPU;
+  bool integrated = true;  // ZE_DEVICE_PROPERTY_FLAG_INTEGRATED (false only for tests)
   uint32_t compute_units = 1;
   uint64_t global_memory = 0;
   uint64_t max_allocation = 0;

@@ -80,9 +80,15 @@ std::shared_ptr<Device> find_device() {
       if (const char* fp64 = std::getenv("ZE_DEVPLUG_CPU_FP64"); fp64 && std::strcmp(fp64, "0") == 0)
         device->fp64 = false;
       // ZE_DEVPLUG_CPU_TYPE=gpu reports an (integrated) GPU, so the plugin takes the paths it
-      // takes on one, such as GPU-shaped reductions (tests); the name still says what it is.
-      if (const char* type = std::getenv("ZE_DEVPLUG_CPU_TYPE"); type && std::strcmp(type, "gpu") == 0)
-        device->type = ZE_DEVICE_TYPE_GPU;
+      // takes on one, such as GPU-shaped reductions (tests); =discrete_gpu a GPU that is not
+      // integrated, whose device memory a host does not address. The name still says what it is.
+      if (const char* type = std::getenv("ZE_DEVPLUG_CPU_TYPE")) {
+        if (std::strcmp(type, "gpu") == 0) device->type = ZE_DEVICE_TYPE_GPU;
+        if (std::strcmp(type, "discrete_gpu") == 0) {
+          device->type = ZE_DEVICE_TYPE_GPU;
+          device->integrated = false;
+        }
+      }
       device->compute_units = std::max<cl_uint>(1, device_value<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS));
       device->global_memory = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE);
       device->max_allocation = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);

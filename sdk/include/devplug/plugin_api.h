@@ -315,6 +315,8 @@ typedef struct devplug_plugin_api_t {
 
 /* GENERATED BEGIN extensions: tools/abi_spec/gen_abi.py from plugin_api.def */
 #define DEVPLUG_EXTENSION_EVENT_TIMESTAMPS 1u
+#define DEVPLUG_EXTENSION_PINNED_HOST_MEMORY 2u
+#define DEVPLUG_EXTENSION_HOST_ADDRESS 3u
 
 /* Device-side timestamps on events: the time between two recorded events as the device measured it
  * (OpenCL profiling info, Level Zero kernel timestamps, CUDA events). Extension type
@@ -330,12 +332,46 @@ typedef struct devplug_ext_event_timestamps_t {
                                        int64_t* out_ns);
 } devplug_ext_event_timestamps_t;
 
+/* Page-locked host memory that the device copies to and from directly, so that a copy from it runs
+ * while the host goes on (CUDA and HIP host allocations, an OpenCL buffer allocated host-visible
+ * and kept mapped, Level Zero host allocations). Extension type
+ * DEVPLUG_EXTENSION_PINNED_HOST_MEMORY (ABI 1.2). */
+typedef struct devplug_ext_pinned_host_memory_t {
+  devplug_extension_t base; /* type DEVPLUG_EXTENSION_PINNED_HOST_MEMORY */
+  /* Allocates `size_bytes` of page-locked host memory for copies to and from `device`'s buffers
+   * (buffer_copy_from_host and buffer_copy_to_host read and write it without a staging copy),
+   * aligned to at least 64 bytes; the host reads and writes it as ordinary memory. The caller
+   * releases it with host_release. Thread-safe. (ABI 1.2)
+   * Errors, in this order: INVALID_ARGUMENT for NULL `device`, NULL `out_ptr` or `size_bytes` 0. */
+  devplug_error_t* (*host_allocate)(devplug_device_handle_t* device, uint64_t size_bytes, void** out_ptr);
+  /* Releases memory that host_allocate gave for `device`, once the copies already enqueued on it
+   * have finished. INVALID_ARGUMENT for a pointer host_allocate did not give. (ABI 1.2)
+   * Errors, in this order: INVALID_ARGUMENT for NULL `device` or NULL `ptr`. */
+  devplug_error_t* (*host_release)(devplug_device_handle_t* device, void* ptr);
+} devplug_ext_pinned_host_memory_t;
+
+/* The host address of a buffer of a device whose memory is host memory
+ * (DEVPLUG_DEVICE_UNIFIED_MEMORY), so that a host shares it without a copy (DLPack export to the
+ * CPU, numpy). Extension type DEVPLUG_EXTENSION_HOST_ADDRESS (ABI 1.2). */
+typedef struct devplug_ext_host_address_t {
+  devplug_extension_t base; /* type DEVPLUG_EXTENSION_HOST_ADDRESS */
+  /* The host address of `buffer`'s first byte, valid while the buffer lives; the host may read and
+   * write through it once the device's work on the buffer has finished. FAILED_PRECONDITION for a
+   * buffer of a device whose memory the host cannot address. (ABI 1.2)
+   * Errors, in this order: INVALID_ARGUMENT for NULL `buffer` or NULL `out_address`. */
+  devplug_error_t* (*buffer_host_address)(devplug_buffer_handle_t* buffer, void** out_address);
+} devplug_ext_host_address_t;
+
 /* The name of extension type `type` as plugin_api.def spells it, or NULL for a type this header
  * does not know. */
 static inline const char* devplug_extension_name(uint32_t type) {
   switch (type) {
     case DEVPLUG_EXTENSION_EVENT_TIMESTAMPS:
       return "event_timestamps";
+    case DEVPLUG_EXTENSION_PINNED_HOST_MEMORY:
+      return "pinned_host_memory";
+    case DEVPLUG_EXTENSION_HOST_ADDRESS:
+      return "host_address";
     default:
       return NULL;
   }

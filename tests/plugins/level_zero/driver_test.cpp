@@ -173,7 +173,10 @@ TEST_F(Driver, SaysWhatItIsAndWhatItCan) {
   auto p = typed<ze_device_properties_t>(ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES);
   ASSERT_ZE(ZE_RESULT_SUCCESS, zeDeviceGetProperties(device_, &p));
   // The test knobs (level_zero_driver.gpu_without_doubles sets both) change only these.
-  EXPECT_EQ(p.type, knob_is("ZE_DEVPLUG_CPU_TYPE", "gpu") ? ZE_DEVICE_TYPE_GPU : ZE_DEVICE_TYPE_CPU);
+  const bool discrete = knob_is("ZE_DEVPLUG_CPU_TYPE", "discrete_gpu");
+  EXPECT_EQ(p.type,
+            knob_is("ZE_DEVPLUG_CPU_TYPE", "gpu") || discrete ? ZE_DEVICE_TYPE_GPU : ZE_DEVICE_TYPE_CPU);
+  EXPECT_EQ((p.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED) != 0, !discrete);
   EXPECT_NE(std::string(p.name).find("devplug CPU test driver"), std::string::npos) << p.name;
   EXPECT_GT(p.maxMemAllocSize, 0u);
   // The timer is the host's in nanoseconds: 1 ns per cycle for API 1.0 callers, 10^9 cycles

@@ -4,8 +4,8 @@
 // to fix it); on the CPU test driver (ctest sets ZE_ENABLE_ALT_DRIVERS, and runs these tests
 // again with regular command lists and with host staging) device properties, results of
 // strided ops, work ordered across streams by events, event timestamps, memory released
-// while work is in flight, the on-disk module cache, and module build failures carrying the
-// driver's log.
+// while work is in flight, pinned host memory and buffers' host addresses, the on-disk module
+// cache, and module build failures carrying the driver's log.
 //
 // Op correctness as such is devplug-conform's job (conformance_level_zero_full).
 #include <level_zero/ze_api.h>
@@ -20,6 +20,7 @@
 
 #include "devplug/sdk/half.hpp"
 #include "devplug/sdk/kernels.hpp"
+#include "host_memory_checks.hpp"
 #include "opencl_harness.hpp"  // a plugin-agnostic host: load, open, copy, run one op
 
 namespace devplug::opencl_test {
@@ -142,7 +143,10 @@ TEST(LevelZeroDevice, PropertiesAreFilledHonestly) {
   EXPECT_GT(p.memory_bytes, 0u);
   EXPECT_GT(p.compute_units, 0);
   if (std::string(p.name).find("devplug CPU test driver") != std::string::npos) {
-    EXPECT_TRUE(p.capabilities & DEVPLUG_DEVICE_UNIFIED_MEMORY);
+    // A CPU, or an integrated GPU (ZE_DEVPLUG_CPU_TYPE=gpu), but not a discrete one.
+    const char* type = std::getenv("ZE_DEVPLUG_CPU_TYPE");
+    const bool discrete = type != nullptr && std::string(type) == "discrete_gpu";
+    EXPECT_EQ((p.capabilities & DEVPLUG_DEVICE_UNIFIED_MEMORY) != 0, !discrete);
     EXPECT_FALSE(p.capabilities & DEVPLUG_DEVICE_FP16);  // PoCL: half is storage only
     const char* fp64 = std::getenv("ZE_DEVPLUG_CPU_FP64");
     const bool hidden = fp64 != nullptr && std::string(fp64) == "0";
@@ -275,6 +279,29 @@ TEST(LevelZeroMemory, BuffersReleasedWhileWorkIsInFlightStayValidForIt) {
   const std::vector<float> y = values_of<float>(s.download(out, n * 4));
   EXPECT_FLOAT_EQ(y.front(), std::sqrt(2.0f));
   EXPECT_FLOAT_EQ(y.back(), std::sqrt(2.0f));
+}
+
+// Pinned host memory: zeMemAllocHost allocations, copied from and to without staging (also
+// where the device reads no other host memory: ctest's host_staging and discrete_gpu runs).
+TEST(LevelZeroMemory, PinnedHostMemoryCopiesDirectlyAndOutlivesItsCopies) {
+  LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN);
+  const devplug_plugin_api_t* api = plugin.api();
+  REQUIRE_DEVICE(api);
+  Session s(api);
+  ASSERT_TRUE(s.ok());
+  check_pinned_host_memory(s);
+}
+
+// Host addresses: buffers of a CPU or integrated device are shared allocations the host
+// addresses; on a discrete GPU (ctest's discrete_gpu run) they are device memory and the
+// answer is FAILED_PRECONDITION.
+TEST(LevelZeroMemory, BuffersHaveHostAddressesWhereTheDevicesMemoryIsTheHosts) {
+  LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN);
+  const devplug_plugin_api_t* api = plugin.api();
+  REQUIRE_DEVICE(api);
+  Session s(api);
+  ASSERT_TRUE(s.ok());
+  check_host_address(s);
 }
 
 TEST(LevelZeroCache, SecondInstanceLoadsModulesFromDisk) {

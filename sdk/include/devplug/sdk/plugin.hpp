@@ -46,6 +46,9 @@
 //     static void device_claims(int32_t index, devplug_device_claims_t& claims);
 //     // Optional, each offering an extension (plugin_api.def) when present:
 //     static int64_t event_elapsed_ns(devplug_event_handle_t* start, devplug_event_handle_t* end);
+//     static void* host_allocate(devplug_device_handle_t* device, uint64_t size);  // with
+//     static void host_release(devplug_device_handle_t* device, void* ptr);        // pinned_host_memory
+//     static void* buffer_host_address(devplug_buffer_handle_t* buffer);           // host_address
 //   };
 //
 //   extern "C" DEVPLUG_PLUGIN_EXPORT const devplug_plugin_api_t* devplug_plugin_get_api(void) {
@@ -285,6 +288,32 @@ struct Shims {
       *out_ns = Impl::event_elapsed_ns(start, end);
     });
   }
+
+  // ---- extension pinned_host_memory ----
+  static devplug_error_t* host_allocate(devplug_device_handle_t* device, uint64_t size_bytes,
+                                        void** out_ptr) {
+    return guard([&] {
+      Check::host_allocate(device, size_bytes, out_ptr);
+      allocation_fault_point("host_allocate");
+      *out_ptr = Impl::host_allocate(device, size_bytes);
+    });
+  }
+
+  static devplug_error_t* host_release(devplug_device_handle_t* device, void* ptr) {
+    return guard([&] {
+      Check::host_release(device, ptr);
+      Impl::host_release(device, ptr);
+    });
+  }
+
+  // ---- extension host_address ----
+  static devplug_error_t* buffer_host_address(devplug_buffer_handle_t* buffer, void** out_address) {
+    return guard([&] {
+      Check::buffer_host_address(buffer, out_address);
+      (void)Impl::device_of(buffer);  // a plugin that can tell a stale buffer says so here
+      *out_address = Impl::buffer_host_address(buffer);
+    });
+  }
 };
 
 // Whether Impl offers an extension: it defines the extension's body functions.
@@ -293,23 +322,48 @@ struct HasEventTimestamps : std::false_type {};
 template <typename Impl>
 struct HasEventTimestamps<Impl, std::void_t<decltype(&Impl::event_elapsed_ns)>> : std::true_type {};
 
+template <typename Impl, typename = void>
+struct HasPinnedHostMemory : std::false_type {};
+template <typename Impl>
+struct HasPinnedHostMemory<Impl, std::void_t<decltype(&Impl::host_allocate), decltype(&Impl::host_release)>>
+    : std::true_type {};
+template <typename Impl, typename = void>
+struct HasHostAddress : std::false_type {};
+template <typename Impl>
+struct HasHostAddress<Impl, std::void_t<decltype(&Impl::buffer_host_address)>> : std::true_type {};
+
 // The extension records of `Impl`, chained in type order; static, built once per Impl.
 template <typename Impl>
 struct Extensions {
   devplug_ext_event_timestamps_t event_timestamps;
+  devplug_ext_pinned_host_memory_t pinned_host_memory;
+  devplug_ext_host_address_t host_address;
   const devplug_extension_t* first = nullptr;
 
   Extensions() {
     std::memset(&event_timestamps, 0, sizeof event_timestamps);
+    std::memset(&pinned_host_memory, 0, sizeof pinned_host_memory);
+    std::memset(&host_address, 0, sizeof host_address);
     const devplug_extension_t** link = &first;
+    auto chain = [&link](devplug_extension_t& base, size_t size, uint32_t type) {
+      base.struct_size = size;
+      base.type = type;
+      *link = &base;
+      link = &base.next;
+    };
     if constexpr (HasEventTimestamps<Impl>::value) {
-      event_timestamps.base.struct_size = sizeof event_timestamps;
-      event_timestamps.base.type = DEVPLUG_EXTENSION_EVENT_TIMESTAMPS;
       event_timestamps.event_elapsed_ns = &Shims<Impl>::event_elapsed_ns;
-      *link = &event_timestamps.base;
-      link = &event_timestamps.base.next;
+      chain(event_timestamps.base, sizeof event_timestamps, DEVPLUG_EXTENSION_EVENT_TIMESTAMPS);
     }
-    (void)link;
+    if constexpr (HasPinnedHostMemory<Impl>::value) {
+      pinned_host_memory.host_allocate = &Shims<Impl>::host_allocate;
+      pinned_host_memory.host_release = &Shims<Impl>::host_release;
+      chain(pinned_host_memory.base, sizeof pinned_host_memory, DEVPLUG_EXTENSION_PINNED_HOST_MEMORY);
+    }
+    if constexpr (HasHostAddress<Impl>::value) {
+      host_address.buffer_host_address = &Shims<Impl>::buffer_host_address;
+      chain(host_address.base, sizeof host_address, DEVPLUG_EXTENSION_HOST_ADDRESS);
+    }
   }
 };
 
