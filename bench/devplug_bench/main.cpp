@@ -15,6 +15,9 @@
 //             against libtorch)
 //   start     process start to the first result, with empty and with warm kernel caches
 //             (a small child program, devplug-bench-first-result)
+//   transfer  host to device, GB/s, from pageable and from pinned host memory
+//             (devplug_host_allocate: the plugin's own where it offers pinned memory), each
+//             next to the host's memcpy of the same bytes measured in turn with them
 //
 // Sizes run from 1 element to 256M so the crossover from launch-bound to bandwidth-bound
 // shows; scripts/plot-bench.py draws them. Google Benchmark times every workload (one
@@ -62,7 +65,7 @@ struct Options {
   double min_time = 0.2;
   std::string json;
   bool verbose = false;
-  std::vector<std::string> only;  // figure families to run: bandwidth, matmul, dispatch, start
+  std::vector<std::string> only;  // figure families to run: bandwidth, transfer, matmul, dispatch, start
   bool wants(const std::string& family) const {
     return only.empty() || std::find(only.begin(), only.end(), family) != only.end();
   }
@@ -321,6 +324,14 @@ struct Plan {
   std::map<std::string, std::string> yardstick_problems;  // key -> why the yardstick is missing
 };
 
+// The transfer sizes in bytes: the bandwidth sizes from 64K elements up, as bytes of float32.
+std::vector<int64_t> transfer_sizes(const Plan& plan) {
+  std::vector<int64_t> out;
+  for (int64_t n : plan.sizes)
+    if (n >= (int64_t{64} << 10)) out.push_back(4 * n);
+  return out;
+}
+
 void register_all(Plan& plan, const Options& o) {
   const double min_time = o.min_time;
   for (Target& t : plan.targets) {
@@ -333,6 +344,14 @@ void register_all(Plan& plan, const Options& o) {
             {key_of(t, "copy", dt, n), key_of(t, "add", dt, n), key_of(t, "sum", dt, n)},
             [=] { return bandwidth_workloads(d, dtype, n); }, min_time);
       }
+    for (int64_t bytes : o.wants("transfer") ? transfer_sizes(plan) : std::vector<int64_t>{}) {
+      devplug_device_t* d = t.device;
+      register_group(
+          key_of(t, "h2d", "uint8", bytes),
+          {key_of(t, "h2d pageable", "uint8", bytes), key_of(t, "h2d pinned", "uint8", bytes),
+           key_of(t, "host memcpy", "uint8", bytes)},
+          [=] { return transfer_workloads(d, bytes); }, min_time);
+    }
     for (int64_t n : o.wants("matmul") ? plan.matmul_sizes : std::vector<int64_t>{}) {
       devplug_device_t* d = t.device;
       const std::string key = key_of(t, "matmul", "float32", n);
@@ -490,6 +509,14 @@ std::vector<Row> make_rows(const Plan& plan, const Options& o, const std::string
         add_rate_row(rows, plan, t, "sum", key_of(t, "sum", dtype, n), es * n, 1e9, "GB/s", copy_rate, target,
                      dtype, n);
       }
+    for (int64_t bytes : o.wants("transfer") ? transfer_sizes(plan) : std::vector<int64_t>{}) {
+      // Host to device: pageable against pinned, each judged against the host's memcpy (what
+      // the memory system does with the same bytes in the same moments).
+      const Yardstick memcpy_rate{"host memcpy", key_of(t, "host memcpy", "uint8", bytes)};
+      for (const char* what : {"h2d pageable", "h2d pinned"})
+        add_rate_row(rows, plan, t, what, key_of(t, what, "uint8", bytes), static_cast<double>(bytes), 1e9,
+                     "GB/s", memcpy_rate, 0, "uint8", bytes);
+    }
     for (int64_t n : o.wants("matmul") ? plan.matmul_sizes : std::vector<int64_t>{}) {
       const double flops = 2.0 * n * n * static_cast<double>(n);
       std::string yard_name, yard_key;
@@ -622,9 +649,10 @@ int run(int argc, char** argv) {
   app.add_option("--min-time", o.min_time, "seconds each figure is timed for at least");
   app.add_option("--json", o.json, "also write the table as JSON");
   app.add_flag("--verbose", o.verbose, "print Google Benchmark's own table too");
-  app.add_option("--only", o.only, "run only these figure families: bandwidth, matmul, dispatch, start")
+  app.add_option("--only", o.only,
+                 "run only these figure families: bandwidth, transfer, matmul, dispatch, start")
       ->delimiter(',')
-      ->check(CLI::IsMember({"bandwidth", "matmul", "dispatch", "start"}));
+      ->check(CLI::IsMember({"bandwidth", "transfer", "matmul", "dispatch", "start"}));
   CLI11_PARSE(app, argc, argv);
   if (!sizes.empty()) o.sizes = CLI::detail::split(sizes, ',');
   if (o.quick) {

@@ -146,6 +146,39 @@ std::vector<Workload> bandwidth_workloads(devplug_device_t* device, devplug_dtyp
   return {copy, add, sum};
 }
 
+std::vector<Workload> transfer_workloads(devplug_device_t* device, int64_t bytes) {
+  auto dst = make_tensor(device, DEVPLUG_DTYPE_UINT8, {bytes});
+  devplug_stream_t* stream = default_stream(device);
+  const auto n = static_cast<size_t>(bytes);
+  auto pageable = std::make_shared<std::vector<unsigned char>>(n, 1);
+  auto copy = std::make_shared<std::vector<unsigned char>>(n, 2);
+  void* raw = nullptr;
+  check(devplug_host_allocate(device, static_cast<uint64_t>(bytes), &raw), "devplug_host_allocate");
+  auto pinned = std::shared_ptr<void>(raw, [](void* p) { devplug_error_destroy(devplug_host_free(p)); });
+  std::memset(raw, 1, n);
+  const double amount = static_cast<double>(bytes);
+
+  Workload from_pageable{"h2d pageable", "uint8", bytes, Measure::kBandwidth, amount, {}, {}};
+  from_pageable.run = [stream, dst, pageable, bytes] {
+    check(devplug_tensor_copy_from_host(stream, dst.get(), pageable->data(), static_cast<uint64_t>(bytes),
+                                        DEVPLUG_COPY_BLOCKING),
+          "devplug_tensor_copy_from_host");
+  };
+  Workload from_pinned{"h2d pinned", "uint8", bytes, Measure::kBandwidth, amount, {}, {}};
+  from_pinned.run = [stream, dst, pinned, bytes] {
+    check(devplug_tensor_copy_from_host(stream, dst.get(), pinned.get(), static_cast<uint64_t>(bytes), 0),
+          "devplug_tensor_copy_from_host");
+    check(devplug_stream_synchronize(stream), "devplug_stream_synchronize");
+  };
+  Workload memcpy_yardstick{"host memcpy", "uint8", bytes, Measure::kBandwidth, amount, {}, {}};
+  memcpy_yardstick.run = [pageable, copy, n] {
+    std::memcpy(copy->data(), pageable->data(), n);
+    const volatile unsigned char last = copy->back();  // the copy is used, so it stays
+    (void)last;
+  };
+  return {from_pageable, from_pinned, memcpy_yardstick};
+}
+
 Workload matmul_workload(devplug_device_t* device, devplug_dtype_t dtype, int64_t n) {
   auto attrs = std::make_shared<devplug_matmul_attrs_t>();
   attrs->struct_size = sizeof(devplug_matmul_attrs_t);

@@ -42,6 +42,11 @@ Workload add_workload(devplug_device_t* device, devplug_dtype_t dtype, int64_t n
 // plugin's own buffer_copy: clEnqueueCopyBuffer, cudaMemcpyAsync device to device,
 // zeCommandListAppendMemoryCopy); a + b into c; the sum of all elements of a.
 std::vector<Workload> bandwidth_workloads(devplug_device_t* device, devplug_dtype_t dtype, int64_t numel);
+// The host-to-device transfer figures of `bytes` bytes, run in turn: from pageable host
+// memory (an ordinary vector; devplug_tensor_copy_from_host, blocking), from pinned memory
+// (devplug_host_allocate; the copy enqueued, then the stream synchronized), and the
+// yardstick, the host's own memcpy between two pageable blocks of that size.
+std::vector<Workload> transfer_workloads(devplug_device_t* device, int64_t bytes);
 // An n x n by n x n matmul.
 Workload matmul_workload(devplug_device_t* device, devplug_dtype_t dtype, int64_t n);
 // A 1-element float32 add with a given output through devplug_op_call (dispatch overhead).

@@ -45,6 +45,7 @@ DEVPLUG_API devplug_error_t* devplug_context_create(const devplug_context_option
   return guard([&] {
     require_not_null(out_context, "out_context");
     *out_context = nullptr;
+    if (forked_after_init()) refuse_forked();
     uint32_t flags = 0;
     if (options != nullptr) {
       if (options->struct_size < DEVPLUG_SIZE_THROUGH(devplug_context_options_t, flags))
@@ -69,6 +70,7 @@ DEVPLUG_API devplug_error_t* devplug_context_create(const devplug_context_option
 DEVPLUG_API void devplug_context_destroy(devplug_context_t* context) {
   guard_void([&] {
     if (context == nullptr || context->magic != devplug_context_t::kMagic) return;
+    if (forked_after_init()) return;  // the parent's context, in a forked child: left alone
     delete context;
   });
 }

@@ -30,10 +30,19 @@ inline T* require_not_null(T* ptr, const char* what) {
   return ptr;
 }
 
+// fork() (fork.cpp): whether this process is a child forked after devplug initialized a
+// plugin, in which every handle is refused (FAILED_PRECONDITION, refuse_forked) and destroy
+// and release calls leave the parent's objects alone (leaked: their drivers are the parent's).
+void note_plugin_initialized() noexcept;
+bool forked_after_init() noexcept;
+[[noreturn]] void refuse_forked();
+
 // Checks that `handle` is a live host object of its kind (its `magic` matches `T::kMagic`),
-// which catches NULL, objects of the wrong kind and most uses after destruction.
+// which catches NULL, objects of the wrong kind and most uses after destruction; in a child
+// forked after initialization, refuses every handle.
 template <typename T>
 inline T* require_handle(T* handle, const char* what) {
+  if (forked_after_init()) refuse_forked();
   require_not_null(handle, what);
   if (handle->magic != T::kMagic)
     invalid_argument(std::string(what) + " is not a live " + T::kKind + " handle");

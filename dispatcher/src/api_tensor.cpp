@@ -2,6 +2,7 @@
 // C entry points: tensors (create, release, metadata) and copies.
 #include "api_guard.hpp"
 #include "copy.hpp"
+#include "plugin_record.hpp"
 #include "tensor.hpp"
 #include "versioned.hpp"
 
@@ -34,6 +35,7 @@ DEVPLUG_API devplug_error_t* devplug_tensor_create(devplug_device_t* device, dev
 DEVPLUG_API void devplug_tensor_release(devplug_tensor_t* tensor) {
   guard_void([&] {
     if (tensor == nullptr || tensor->magic != devplug_tensor_t::kMagic) return;
+    if (forked_after_init()) return;  // the parent's tensor, in a forked child: left alone
     release_tensor(tensor);
   });
 }
@@ -95,6 +97,34 @@ DEVPLUG_API devplug_error_t* devplug_tensor_copy_to_host(devplug_stream_t* strea
   return guard([&] {
     require_handle(src, "src");
     copy_to_host(stream_or_default(stream, src->device()), *src, dst, size_bytes);
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_tensor_copy_to_host_async(devplug_stream_t* stream,
+                                                               const devplug_tensor_t* src, void* dst,
+                                                               uint64_t size_bytes, bool* out_waited) {
+  return guard([&] {
+    require_handle(src, "src");
+    if (stream != nullptr) require_handle(stream, "stream");
+    const bool waited = copy_to_host(stream_or_default(stream, src->device()), *src, dst, size_bytes, false);
+    if (out_waited != nullptr) *out_waited = waited;
+  });
+}
+
+DEVPLUG_API devplug_error_t* devplug_tensor_host_address(const devplug_tensor_t* tensor, void** out_address) {
+  return guard([&] {
+    require_not_null(out_address, "out_address");
+    *out_address = nullptr;
+    require_handle(tensor, "tensor");
+    const devplug_plugin_t& plugin = tensor->plugin();
+    if (plugin.host_address == nullptr)
+      throw Error(DEVPLUG_CODE_UNIMPLEMENTED,
+                  "plugin " + plugin.name + " gives no host addresses (it offers no host_address extension)");
+    void* base = nullptr;
+    check_plugin(plugin, plugin.host_address->buffer_host_address(tensor->storage->buffer, &base),
+                 "buffer_host_address");
+    *out_address = static_cast<unsigned char*>(base) +
+                   static_cast<uint64_t>(tensor->layout.offset) * devplug_dtype_size(tensor->layout.dtype);
   });
 }
 

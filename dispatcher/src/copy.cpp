@@ -131,12 +131,13 @@ void copy_from_host(devplug_stream_t& stream, const devplug_tensor_t& dst, const
   synchronize_stream(stream);  // `span` dies here
 }
 
-void copy_to_host(devplug_stream_t& stream, const devplug_tensor_t& src, void* dst, uint64_t size_bytes) {
+bool copy_to_host(devplug_stream_t& stream, const devplug_tensor_t& src, void* dst, uint64_t size_bytes,
+                  bool wait) {
   check_stream_device(stream, src, "src");
   check_size(src.layout, size_bytes, "src");
   if (size_bytes == 0) {
-    synchronize_stream(stream);
-    return;
+    if (wait) synchronize_stream(stream);
+    return wait;
   }
   if (dst == nullptr) invalid_argument("dst is NULL");
   const devplug_plugin_t& plugin = src.plugin();
@@ -145,8 +146,8 @@ void copy_to_host(devplug_stream_t& stream, const devplug_tensor_t& src, void* d
                  plugin.api->buffer_copy_to_host(stream.native, src.storage->buffer, byte_offset(src.layout),
                                                  dst, size_bytes),
                  "buffer_copy_to_host");
-    synchronize_stream(stream);
-    return;
+    if (wait) synchronize_stream(stream);
+    return wait;
   }
   if (strided_copy_kernel(src.device(), src.layout.dtype) != nullptr) {
     TensorPtr staging(new_tensor(src.device(), dense_like(src.layout)));
@@ -155,8 +156,8 @@ void copy_to_host(devplug_stream_t& stream, const devplug_tensor_t& src, void* d
           plugin,
           plugin.api->buffer_copy_to_host(stream.native, staging->storage->buffer, 0, dst, size_bytes),
           "buffer_copy_to_host");
-      synchronize_stream(stream);
-      return;
+      if (wait) synchronize_stream(stream);
+      return wait;  // the plugin frees the staging buffer once the copy has run
     }
   }
   std::vector<unsigned char> span;
@@ -165,6 +166,7 @@ void copy_to_host(devplug_stream_t& stream, const devplug_tensor_t& src, void* d
   auto* bytes = static_cast<unsigned char*>(dst);
   for_each_element(src.layout, lo,
                    [&](int64_t k, int64_t at) { std::memcpy(bytes + k * es, span.data() + at * es, es); });
+  return true;
 }
 
 void copy_tensor(devplug_stream_t& stream, const devplug_tensor_t& dst, const devplug_tensor_t& src) {

@@ -22,8 +22,12 @@ namespace devplug::detail {
 void copy_from_host(devplug_stream_t& stream, const devplug_tensor_t& dst, const void* src,
                     uint64_t size_bytes, bool blocking);
 
-// Copies `src`'s elements into `dst` (`size_bytes` == numel * element size) and waits.
-void copy_to_host(devplug_stream_t& stream, const devplug_tensor_t& src, void* dst, uint64_t size_bytes);
+// Copies `src`'s elements into `dst` (`size_bytes` == numel * element size) and waits,
+// unless `wait` is false and the copy can be enqueued (a contiguous `src`, or one the
+// plugin's copy_strided gathers on the device): then `dst` holds the elements once the
+// stream has passed the copy. Returns whether it waited.
+bool copy_to_host(devplug_stream_t& stream, const devplug_tensor_t& src, void* dst, uint64_t size_bytes,
+                  bool wait = true);
 
 // Copies `src` into `dst` (same shape and dtype; any layouts and devices) on `stream` (of
 // dst's device).

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "api_guard.hpp"
+#include "host_memory.hpp"
 #include "plugin_record.hpp"
 #include "stream_event.hpp"
 #include "tensor.hpp"
@@ -59,6 +60,7 @@ void devplug_device_t::shut_down() noexcept {
       release_unlinked_tensor(t);
     }
   }
+  devplug::detail::host_free_all(*this);  // the plugin's own pinned memory needs the device open
   if (handle == nullptr) {
     magic = 0;
     return;  // never opened: no stream, event or buffer can exist

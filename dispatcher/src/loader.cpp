@@ -11,6 +11,7 @@
 #include <string>
 #include <system_error>
 
+#include "api_guard.hpp"
 #include "elf_check.hpp"
 
 namespace devplug::detail {
@@ -108,6 +109,7 @@ void initialize(LibraryEntry& entry) {
   args.struct_size = sizeof(args);
   args.host_abi_major = DEVPLUG_ABI_MAJOR;
   args.host_abi_minor = DEVPLUG_ABI_MINOR;
+  note_plugin_initialized();  // from here on a fork() child may not use devplug (fork.cpp)
   devplug_error_t* error = entry.api.plugin_initialize(&args);
   if (error != nullptr) {
     std::string reason = std::string("plugin_initialize failed: ") + devplug_code_name(error->code) + ": " +

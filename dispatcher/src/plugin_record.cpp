@@ -107,6 +107,18 @@ void read_extensions(devplug_plugin_t& plugin) {
       e->struct_size >= DEVPLUG_SIZE_THROUGH(devplug_ext_event_timestamps_t, event_elapsed_ns) &&
       timestamps->event_elapsed_ns != nullptr)
     plugin.event_timestamps = timestamps;
+  e = devplug_extension_find(plugin.api, DEVPLUG_EXTENSION_PINNED_HOST_MEMORY);
+  const auto* pinned = reinterpret_cast<const devplug_ext_pinned_host_memory_t*>(e);
+  if (pinned != nullptr &&
+      e->struct_size >= DEVPLUG_SIZE_THROUGH(devplug_ext_pinned_host_memory_t, host_release) &&
+      pinned->host_allocate != nullptr && pinned->host_release != nullptr)
+    plugin.pinned_host_memory = pinned;
+  e = devplug_extension_find(plugin.api, DEVPLUG_EXTENSION_HOST_ADDRESS);
+  const auto* address = reinterpret_cast<const devplug_ext_host_address_t*>(e);
+  if (address != nullptr &&
+      e->struct_size >= DEVPLUG_SIZE_THROUGH(devplug_ext_host_address_t, buffer_host_address) &&
+      address->buffer_host_address != nullptr)
+    plugin.host_address = address;
 }
 
 }  // namespace

@@ -40,6 +40,8 @@ struct devplug_plugin_t {
   // The extensions the plugin offers that this dispatcher uses (plugin_api.def), each NULL
   // when absent or too short to hold its entries; the plugin's static data.
   const devplug_ext_event_timestamps_t* event_timestamps = nullptr;
+  const devplug_ext_pinned_host_memory_t* pinned_host_memory = nullptr;
+  const devplug_ext_host_address_t* host_address = nullptr;
   int32_t device_count = 0;
   std::string device_note;
   bool has_device_note = false;

@@ -5,6 +5,7 @@
 // resets, empty_cache, and the exact error codes.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <vector>
 
 #include "api_test_util.hpp"
@@ -83,6 +84,110 @@ TEST_F(ApiMemory, ErrorsHaveTheirDocumentedCodes) {
   EXPECT_TRUE(Invalid(devplug_device_empty_cache(nullptr), "device"));
 }
 
+// The reference plugin offers no pinned_host_memory extension: the dispatcher's own
+// page-locked memory serves, and copies with it are ordinary host copies.
+TEST_F(ApiMemory, PinnedHostMemoryWithoutThePluginsExtension) {
+  void* ptr = nullptr;
+  ASSERT_TRUE(Ok(devplug_host_allocate(device_, 4000, &ptr)));
+  ASSERT_NE(ptr, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(ptr) % 64, 0u);
+  float* values = static_cast<float*>(ptr);
+  for (int i = 0; i < 1000; ++i) values[i] = static_cast<float>(i) * 0.5f;
+  devplug_device_t* owner = nullptr;
+  bool async = true;
+  ASSERT_TRUE(Ok(devplug_host_query(values + 999, &owner, &async)));
+  EXPECT_EQ(owner, device_);
+  EXPECT_FALSE(async);
+  ASSERT_TRUE(Ok(devplug_host_query(values + 1000, &owner, nullptr)));  // one past the end
+  EXPECT_EQ(owner, nullptr);
+  int on_stack = 0;
+  ASSERT_TRUE(Ok(devplug_host_query(&on_stack, &owner, &async)));
+  EXPECT_EQ(owner, nullptr);
+  EXPECT_FALSE(async);
+
+  devplug_tensor_t* t = make(DEVPLUG_DTYPE_FLOAT32, {1000});
+  ASSERT_TRUE(Ok(devplug_tensor_copy_from_host(stream_, t, ptr, 4000, 0)));
+  void* back = nullptr;
+  ASSERT_TRUE(Ok(devplug_host_allocate(device_, 4000, &back)));
+  bool waited = false;
+  ASSERT_TRUE(Ok(devplug_tensor_copy_to_host_async(stream_, t, back, 4000, &waited)));
+  EXPECT_FALSE(waited);  // a contiguous tensor: enqueued (the reference runs it at once)
+  ASSERT_TRUE(Ok(devplug_stream_synchronize(stream_)));
+  EXPECT_EQ(std::memcmp(ptr, back, 4000), 0);
+  // A view with a stride: still one devplug call (copy_strided gathers it on the device).
+  devplug_tensor_t* every_other = nullptr;
+  ASSERT_TRUE(Ok(devplug_tensor_slice(t, 0, 0, 1000, 2, &every_other)));
+  ASSERT_TRUE(Ok(devplug_tensor_copy_to_host_async(stream_, every_other, back, 2000, &waited)));
+  ASSERT_TRUE(Ok(devplug_stream_synchronize(stream_)));
+  EXPECT_EQ(static_cast<float*>(back)[3], 3.0f);
+  devplug_tensor_release(every_other);
+  devplug_tensor_release(t);
+
+  EXPECT_TRUE(Ok(devplug_host_free(back)));
+  EXPECT_TRUE(Ok(devplug_host_free(ptr)));
+  EXPECT_TRUE(Ok(devplug_host_free(nullptr)));
+  EXPECT_TRUE(Invalid(devplug_host_free(ptr), "ptr"));  // freed already
+  EXPECT_TRUE(Invalid(devplug_host_free(&on_stack), "ptr"));
+}
+
+TEST_F(ApiMemory, PinnedHostMemoryErrors) {
+  void* ptr = reinterpret_cast<void*>(0x1);
+  EXPECT_TRUE(Invalid(devplug_host_allocate(device_, 16, nullptr), "out_ptr"));
+  EXPECT_TRUE(Invalid(devplug_host_allocate(nullptr, 16, &ptr), "device"));
+  EXPECT_EQ(ptr, nullptr);
+  EXPECT_TRUE(Invalid(devplug_host_allocate(device_, 0, &ptr), "size_bytes"));
+  EXPECT_TRUE(Fails(devplug_host_allocate(device_, uint64_t{1} << 63, &ptr), DEVPLUG_CODE_RESOURCE_EXHAUSTED,
+                    "address space"));
+  EXPECT_TRUE(Invalid(devplug_host_query(&ptr, nullptr, nullptr), "out_device"));
+  devplug_tensor_t* t = make(DEVPLUG_DTYPE_FLOAT32, {4});
+  float out[4];
+  EXPECT_TRUE(Invalid(devplug_tensor_copy_to_host_async(stream_, nullptr, out, 16, nullptr), "src"));
+  EXPECT_TRUE(Invalid(devplug_tensor_copy_to_host_async(stream_, t, out, 12, nullptr), "size_bytes"));
+  EXPECT_TRUE(Invalid(devplug_tensor_copy_to_host_async(stream_, t, nullptr, 16, nullptr), "dst"));
+  devplug_tensor_release(t);
+}
+
+// The context frees pinned memory still allocated when it is destroyed (ASan would report a
+// leak otherwise), and forgets its addresses.
+TEST(ApiMemoryContext, DestroyingTheContextFreesItsPinnedMemory) {
+  devplug_context_options_t options{sizeof(options), DEVPLUG_CONTEXT_NO_DISCOVERY};
+  devplug_context_t* context = nullptr;
+  ASSERT_TRUE(Ok(devplug_context_create(&options, &context)));
+  ASSERT_TRUE(Ok(devplug_context_load_plugin(context, DEVPLUG_REFERENCE_PLUGIN_PATH, nullptr)));
+  devplug_device_t* device = nullptr;
+  ASSERT_TRUE(Ok(devplug_context_get_device(context, 0, &device)));
+  void* ptr = nullptr;
+  ASSERT_TRUE(Ok(devplug_host_allocate(device, 1 << 20, &ptr)));
+  devplug_context_destroy(context);
+  devplug_device_t* owner = device;
+  ASSERT_TRUE(Ok(devplug_host_query(ptr, &owner, nullptr)));
+  EXPECT_EQ(owner, nullptr);
+}
+
+TEST_F(ApiMemory, HostAddressOfAReferenceTensor) {
+  devplug_tensor_t* t = floats({2, 3}, {0, 1, 2, 3, 4, 5});
+  void* address = nullptr;
+  ASSERT_TRUE(Ok(devplug_tensor_host_address(t, &address)));
+  ASSERT_NE(address, nullptr);
+  EXPECT_EQ(static_cast<float*>(address)[4], 4.0f);
+  static_cast<float*>(address)[5] = 50.0f;  // writes through it are the tensor's
+  devplug_tensor_t* row = nullptr;
+  ASSERT_TRUE(Ok(devplug_tensor_slice(t, 0, 1, 2, 1, &row)));
+  void* row_address = nullptr;
+  ASSERT_TRUE(Ok(devplug_tensor_host_address(row, &row_address)));
+  EXPECT_EQ(row_address, static_cast<float*>(address) + 3);
+  float last = 0;
+  devplug_tensor_t* item = nullptr;
+  ASSERT_TRUE(Ok(devplug_tensor_slice(t, 1, 2, 3, 1, &item)));
+  devplug_tensor_t* scalar = nullptr;
+  ASSERT_TRUE(Ok(devplug_tensor_slice(item, 0, 1, 2, 1, &scalar)));
+  ASSERT_TRUE(Ok(devplug_tensor_copy_to_host(stream_, scalar, &last, 4)));
+  EXPECT_EQ(last, 50.0f);
+  EXPECT_TRUE(Invalid(devplug_tensor_host_address(t, nullptr), "out_address"));
+  EXPECT_TRUE(Invalid(devplug_tensor_host_address(nullptr, &address), "tensor"));
+  for (devplug_tensor_t* x : {scalar, item, row, t}) devplug_tensor_release(x);
+}
+
 TEST(ApiMemoryCpp, TheWrapperReadsResetsAndEmpties) {
   Context context(DEVPLUG_CONTEXT_NO_DISCOVERY);
   context.load(DEVPLUG_REFERENCE_PLUGIN_PATH);
@@ -147,6 +252,14 @@ TEST_F(CachingContext, SizeClassesCachingAndEmptyCache) {
   EXPECT_EQ(now.segments.current, before.segments.current);
   EXPECT_EQ(now.plugin_releases - before.plugin_releases, 2);
   EXPECT_EQ(now.reserved_bytes.peak - before.reserved_bytes.current, 1024 + (4 << 20));
+}
+
+TEST_F(CachingContext, HostAddressIsUnimplementedWithoutTheExtension) {
+  devplug_tensor_t* t = bytes_on(device, 16);
+  void* address = reinterpret_cast<void*>(0x1);
+  EXPECT_TRUE(Fails(devplug_tensor_host_address(t, &address), DEVPLUG_CODE_UNIMPLEMENTED, "host_address"));
+  EXPECT_EQ(address, nullptr);
+  devplug_tensor_release(t);
 }
 
 #endif  // DEVPLUG_FIXTURE_PLUGIN_PATH

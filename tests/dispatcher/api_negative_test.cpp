@@ -7,6 +7,9 @@
 // mode, which api_fallback_test.cpp covers with its fixture plugin. Handles of the wrong
 // kind stand in for stale ones: using a destroyed handle is undefined behaviour (and an
 // ASan report), so it is not tested.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -168,6 +171,48 @@ TEST_F(ApiNegative, VoidCallsIgnoreNullAndForeignHandles) {
   EXPECT_TRUE(Ok(devplug_event_destroy(nullptr)));
   EXPECT_NE(devplug_version_string(), nullptr);
   EXPECT_TRUE(Ok(devplug_stream_synchronize(stream_)));  // the context and its stream live on
+}
+
+// fork() after a plugin was initialized: the child's calls are refused with
+// FAILED_PRECONDITION instead of reaching the parent's drivers (which hang there on OpenCL,
+// Level Zero and GPU runtimes), and destroying the inherited context leaves it alone. The
+// child reports through its exit status.
+TEST_F(ApiNegative, AForkedChildIsRefusedNotHung) {
+  devplug_tensor_t* t = floats({2}, {1, 2});
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int failures = 0;
+    auto refused = [&](devplug_error_t* e) {
+      const bool ok = e != nullptr && e->code == DEVPLUG_CODE_FAILED_PRECONDITION &&
+                      std::strstr(e->message, "fork") != nullptr;
+      devplug_error_destroy(e);
+      failures += ok ? 0 : 1;
+    };
+    float out[2];
+    refused(devplug_tensor_copy_to_host(stream_, t, out, sizeof out));
+    refused(devplug_device_synchronize(device_));
+    devplug_tensor_t* made = nullptr;
+    const int64_t n = 4;
+    refused(devplug_tensor_create(device_, DEVPLUG_DTYPE_FLOAT32, 1, &n, &made));
+    devplug_context_t* fresh = nullptr;
+    refused(devplug_context_create(nullptr, &fresh));
+    devplug_dtype_t promoted = DEVPLUG_DTYPE_BOOL;  // pure functions still answer
+    devplug_error_t* e = devplug_promote_types(DEVPLUG_DTYPE_INT32, DEVPLUG_DTYPE_FLOAT32, &promoted);
+    failures += e == nullptr && promoted == DEVPLUG_DTYPE_FLOAT32 ? 0 : 1;
+    devplug_error_destroy(e);
+    devplug_tensor_release(t);
+    devplug_context_destroy(context_);
+    _exit(failures);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "calls in the forked child that were not refused";
+  float out[2] = {};  // the parent is unaffected
+  ASSERT_TRUE(Ok(devplug_tensor_copy_to_host(stream_, t, out, sizeof out)));
+  EXPECT_EQ(out[1], 2.0f);
+  devplug_tensor_release(t);
 }
 
 TEST(ApiNegativeContext, AbiVersionAcceptsNullOutPointers) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -141,6 +142,61 @@ bool check_file(const std::string& path, Findings& findings) {
   return all_found;
 }
 
+// resolve_name in a child process, the path coming back through a pipe: loading plugins to
+// learn their names initializes them, and libdevplug refuses every call in a child forked
+// after that (device drivers do not survive fork()), so the doctor's own process loads none.
+std::string resolve_name_in_child(const std::string& name, const std::vector<std::string>& extra_plugins,
+                                  bool discovery, std::ostream& out) {
+  int fds[2];
+  out << std::flush;
+  std::cout << std::flush;
+  if (::pipe(fds) != 0) return resolve_name(name, extra_plugins, discovery, out);
+  const pid_t child = ::fork();
+  if (child < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return resolve_name(name, extra_plugins, discovery, out);
+  }
+  if (child == 0) {
+    ::close(fds[0]);
+    std::string path;
+    try {
+      path = resolve_name(name, extra_plugins, discovery, out);
+    } catch (const std::exception& e) {
+      out << "devplug-info --check: finding plugin '" << name << "' failed: " << e.what() << "\n";
+    }
+    out << std::flush;
+    std::cout << std::flush;
+    size_t written = 0;
+    while (written < path.size()) {
+      const ssize_t n = ::write(fds[1], path.data() + written, path.size() - written);
+      if (n <= 0) break;
+      written += static_cast<size_t>(n);
+    }
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string path;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+    if (n > 0) {
+      path.append(buffer, static_cast<size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    out << "devplug-info --check: a plugin crashed the process while looking for '" << name
+        << "'; pass the plugin's path instead\n";
+    return "";
+  }
+  return path;
+}
+
 // Runs check_loaded_plugin in a child process and reports a crash as a finding.
 int check_in_child(const std::string& path, Findings& findings, std::ostream& out) {
   out << std::flush;
@@ -205,7 +261,7 @@ int run_doctor(const std::string& target, const std::vector<std::string>& extra_
   // A bare word that is not a file is a plugin name.
   struct stat st {};
   if (target.find('/') == std::string::npos && ::stat(target.c_str(), &st) != 0) {
-    path = resolve_name(target, extra_plugins, discovery, out);
+    path = resolve_name_in_child(target, extra_plugins, discovery, out);
     if (path.empty()) return kDoctorWillNotLoad;
   } else if (target.find('/') == std::string::npos) {
     // dlopen searches the library path for a bare file name, never the current directory.

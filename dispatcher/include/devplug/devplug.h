@@ -26,7 +26,13 @@
  * times them out. What does isolate them is the tooling: devplug-conform runs each case in
  * a child process with a timeout, and `devplug-info --check` loads a plugin in a child
  * process that it ends after DEVPLUG_INFO_CHECK_TIMEOUT seconds (60). A host that must
- * survive a faulty plugin runs it in a process of its own. See docs/reliability.md. */
+ * survive a faulty plugin runs it in a process of its own. See docs/reliability.md.
+ *
+ * fork(): device drivers do not survive it. In a child forked after libdevplug initialized a
+ * plugin, every call that takes a handle, and devplug_context_create, answers
+ * FAILED_PRECONDITION (before its "Errors:" checks), and devplug_context_destroy and
+ * devplug_tensor_release do nothing: the parent's objects are left to the parent. A child
+ * that needs devices starts a new program (exec). */
 #ifndef DEVPLUG_DEVPLUG_H_
 #define DEVPLUG_DEVPLUG_H_
 
@@ -219,6 +225,30 @@ DEVPLUG_API devplug_error_t* devplug_device_supports(devplug_device_t* device, d
  * (see the top of this file). */
 DEVPLUG_API devplug_error_t* devplug_device_synchronize(devplug_device_t* device);
 
+/* ---- pinned host memory ------------------------------------------------------------- */
+
+/* Allocates `size_bytes` of page-locked host memory for copies with `device`'s tensors,
+ * aligned to at least 64 bytes. It is the plugin's own where the plugin offers the
+ * pinned_host_memory extension (CUDA and HIP host allocations, a mapped host-visible OpenCL
+ * buffer, Level Zero host memory): copies from it (devplug_tensor_copy_from_host without
+ * DEVPLUG_COPY_BLOCKING) and into it (devplug_tensor_copy_to_host_async) then run while the
+ * host goes on, ordered on their stream. Otherwise it is the dispatcher's: page-aligned,
+ * locked when the process may lock that much (RLIMIT_MEMLOCK), copied as any host memory.
+ * Free it with devplug_host_free; the context frees what is left when it is destroyed.
+ * Errors: INVALID_ARGUMENT for a bad `device`, NULL `out_ptr` or a `size_bytes` of 0;
+ * RESOURCE_EXHAUSTED when the memory cannot be had; the plugin's error. */
+DEVPLUG_API devplug_error_t* devplug_host_allocate(devplug_device_t* device, uint64_t size_bytes,
+                                                   void** out_ptr);
+/* Frees memory devplug_host_allocate gave, once the copies enqueued on it have finished.
+ * NULL is ignored. Errors: INVALID_ARGUMENT for a pointer devplug_host_allocate did not give
+ * (or one already freed). */
+DEVPLUG_API devplug_error_t* devplug_host_free(void* ptr);
+/* Whether `ptr` (any byte) lies in memory from devplug_host_allocate: `*out_device` gets the
+ * device it was made for, or NULL; `*out_async` (optional) whether it is the plugin's own, so
+ * that copies with it run asynchronously. Errors: INVALID_ARGUMENT for NULL `out_device`. */
+DEVPLUG_API devplug_error_t* devplug_host_query(const void* ptr, devplug_device_t** out_device,
+                                                bool* out_async);
+
 /* ---- device memory: the caching allocator's statistics ------------------------------ */
 
 /* One memory statistic of a device: its value now, its highest value since the peaks were
@@ -358,6 +388,24 @@ DEVPLUG_API devplug_error_t* devplug_tensor_copy_from_host(devplug_stream_t* str
 DEVPLUG_API devplug_error_t* devplug_tensor_copy_to_host(devplug_stream_t* stream,
                                                          const devplug_tensor_t* src, void* dst,
                                                          uint64_t size_bytes);
+/* As devplug_tensor_copy_to_host, but returns once the copy is enqueued where it can be (a
+ * contiguous `src`, or a view the plugin's copy_strided gathers on the device): `dst` holds
+ * the elements once `stream` has passed the copy (devplug_stream_synchronize, or an event),
+ * and must stay valid until then. Otherwise it copies and waits. `*out_waited` (optional)
+ * says which. Whether the host goes on while the copy runs is the plugin's: with pinned
+ * memory of a plugin that offers it (devplug_host_allocate) it does.
+ * Errors: those of devplug_tensor_copy_to_host. */
+DEVPLUG_API devplug_error_t* devplug_tensor_copy_to_host_async(devplug_stream_t* stream,
+                                                               const devplug_tensor_t* src, void* dst,
+                                                               uint64_t size_bytes, bool* out_waited);
+/* The host address of the tensor's first element (its storage's buffer plus its offset), for a
+ * device whose memory is host memory (DEVPLUG_DEVICE_UNIFIED_MEMORY) and whose plugin offers
+ * the host_address extension; valid while the tensor lives. Read or write through it only
+ * once the device's work on the tensor is done (synchronize first).
+ * Errors: INVALID_ARGUMENT for a bad `tensor` or NULL `out_address`; UNIMPLEMENTED when the
+ * plugin offers no host_address extension; FAILED_PRECONDITION when the device's memory is not
+ * host-addressable. */
+DEVPLUG_API devplug_error_t* devplug_tensor_host_address(const devplug_tensor_t* tensor, void** out_address);
 /* Copies `src` into `dst` (same shape and dtype, any layouts, any devices; through the
  * host when the devices belong to different plugins). Enqueued on `stream`, which belongs
  * to dst's device (NULL: its default stream).

@@ -87,6 +87,9 @@ inline void require(bool ok, const char* message) {
 // The library's version ("0.1.0").
 inline std::string version() { return devplug_version_string(); }
 
+// Frees pinned host memory from Device::host_allocate (NULL is ignored).
+inline void host_free(void* ptr) { api_detail::check(devplug_host_free(ptr)); }
+
 // PyTorch's promote_types for two dtypes; throws for an unknown dtype.
 inline devplug_dtype_t promote_types(devplug_dtype_t a, devplug_dtype_t b) {
   devplug_dtype_t out = 0;
@@ -183,6 +186,13 @@ class Device {
   }
   // Waits for the device, then returns its cached buffers to the plugin.
   void empty_cache() const { api_detail::check(devplug_device_empty_cache(handle_)); }
+  // Pinned host memory for copies with this device (devplug_host_allocate); free it with
+  // devplug::host_free.
+  void* host_allocate(uint64_t size_bytes) const {
+    void* ptr = nullptr;
+    api_detail::check(devplug_host_allocate(handle_, size_bytes, &ptr));
+    return ptr;
+  }
   devplug_device_t* handle() const { return handle_; }
   const api_detail::ContextPtr& context() const { return context_; }
 
@@ -326,6 +336,27 @@ class Tensor {
   void copy_to_host(void* data, uint64_t size_bytes, const Stream* stream = nullptr) const {
     api_detail::check(
         devplug_tensor_copy_to_host(stream ? stream->handle() : nullptr, handle(), data, size_bytes));
+  }
+  // Enqueues the copy to the host without waiting where it can (devplug_tensor_copy_to_host_async);
+  // returns whether it waited. `data` holds the elements once the stream has passed the copy.
+  bool copy_to_host_async(void* data, uint64_t size_bytes, const Stream* stream = nullptr) const {
+    bool waited = true;
+    api_detail::check(devplug_tensor_copy_to_host_async(stream ? stream->handle() : nullptr, handle(), data,
+                                                        size_bytes, &waited));
+    return waited;
+  }
+  // Enqueues the copy from the host without waiting: `data` must stay valid and unchanged
+  // until the stream has passed the copy.
+  void copy_from_host_async(const void* data, uint64_t size_bytes, const Stream* stream = nullptr) {
+    api_detail::check(
+        devplug_tensor_copy_from_host(stream ? stream->handle() : nullptr, handle(), data, size_bytes, 0));
+  }
+  // The host address of the first element on a device whose memory is host memory
+  // (devplug_tensor_host_address).
+  void* host_address() const {
+    void* address = nullptr;
+    api_detail::check(devplug_tensor_host_address(handle(), &address));
+    return address;
   }
   // Copies `src` (same shape and dtype, any layout or device) into this tensor.
   void copy_from(const Tensor& src, const Stream* stream = nullptr) {
