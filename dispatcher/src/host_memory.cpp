@@ -19,6 +19,7 @@ namespace devplug::detail {
 namespace {
 
 struct Block {
+  void* ptr;
   devplug_device_t* device;
   uint64_t size;
   bool plugin_owned;  // from the plugin's pinned_host_memory extension
@@ -70,9 +71,9 @@ void* host_allocate(devplug_device_t& device, uint64_t size_bytes) {
   }
   try {
     std::lock_guard<std::mutex> lock(g_mutex);
-    blocks()[reinterpret_cast<uintptr_t>(ptr)] = Block{&device, size_bytes, plugin_owned};
+    blocks()[reinterpret_cast<uintptr_t>(ptr)] = Block{ptr, &device, size_bytes, plugin_owned};
   } catch (...) {
-    release(ptr, Block{&device, size_bytes, plugin_owned});
+    release(ptr, Block{ptr, &device, size_bytes, plugin_owned});
     throw;
   }
   return ptr;
@@ -103,19 +104,19 @@ devplug_device_t* host_query(const void* ptr, bool* async) {
 }
 
 void host_free_all(devplug_device_t& device) noexcept {
-  std::vector<std::pair<void*, Block>> mine;
+  std::vector<Block> mine;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     for (auto it = blocks().begin(); it != blocks().end();) {
       if (it->second.device == &device) {
-        mine.emplace_back(reinterpret_cast<void*>(it->first), it->second);
+        mine.push_back(it->second);
         it = blocks().erase(it);
       } else {
         ++it;
       }
     }
   }
-  for (const auto& [ptr, block] : mine) release(ptr, block);
+  for (const Block& block : mine) release(block.ptr, block);
 }
 
 }  // namespace devplug::detail
