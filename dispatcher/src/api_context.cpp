@@ -179,6 +179,16 @@ DEVPLUG_API devplug_error_t* devplug_context_get_device(devplug_context_t* conte
   });
 }
 
+DEVPLUG_API devplug_error_t* devplug_context_write_trace(devplug_context_t* context, bool* out_written) {
+  return guard([&] {
+    if (out_written != nullptr) *out_written = false;
+    require_handle(context, "context");
+    if (!context->trace) return;
+    context->trace->write();
+    if (out_written != nullptr) *out_written = true;
+  });
+}
+
 DEVPLUG_API devplug_error_t* devplug_context_fallback_count(devplug_context_t* context, devplug_op_t op,
                                                             uint64_t* out_count) {
   return guard([&] {

@@ -5,7 +5,9 @@
 // events nested inside it), and, where the plugin offers the event_timestamps extension,
 // the time the device spent on it ("device_us", between two events recorded around the
 // kernel on its stream). The file is written when the context is destroyed, before any
-// plugin unloads; the device times are read then, so tracing never waits for the device.
+// plugin unloads, and whenever the host asks (devplug_context_write_trace), each time with
+// every event so far; the device times are read then, so tracing never waits for the device
+// in between.
 // When DEVPLUG_TRACE is unset the context holds no Trace and dispatch pays a single null
 // check. Thread-safe.
 #pragma once

@@ -974,6 +974,53 @@ TEST(RuntimeTrace, WritesChromeTraceEventsAtContextDestroy) {
   fs::remove(file);
 }
 
+// devplug_context_write_trace writes the file while the context lives, with every call so far;
+// a context made without DEVPLUG_TRACE writes nothing and says so.
+TEST(RuntimeTrace, WritesTheTraceSoFarOnRequest) {
+  const fs::path file =
+      fs::temp_directory_path() / ("devplug_trace_live_" + std::to_string(getpid()) + ".json");
+  setenv("DEVPLUG_TRACE", file.c_str(), 1);
+  devplug_context_t* context = make_context(DEVPLUG_CONTEXT_NO_DISCOVERY);
+  unsetenv("DEVPLUG_TRACE");
+  ASSERT_OK(devplug_context_load_plugin(context, fixture("good").c_str(), nullptr));
+  devplug_device_t* device = nullptr;
+  ASSERT_OK(devplug_context_get_device(context, 0, &device));
+  const int64_t shape[1] = {4};
+  devplug_tensor_t* t = nullptr;
+  ASSERT_OK(devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32, 1, shape, &t));
+  devplug_tensor_t* ins[2] = {t, t};
+  ASSERT_OK(devplug_op_call(nullptr, DEVPLUG_OP_add, ins, 2, &t, 1, nullptr));
+  auto read = [&] {
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  auto count = [](const std::string& json, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = json.find(what); at != std::string::npos; at = json.find(what, at + 1)) ++n;
+    return n;
+  };
+  bool written = false;
+  ASSERT_OK(devplug_context_write_trace(context, &written));
+  EXPECT_TRUE(written);
+  EXPECT_EQ(count(read(), "\"name\":\"add\""), 1u);
+  ASSERT_OK(devplug_op_call(nullptr, DEVPLUG_OP_add, ins, 2, &t, 1, nullptr));
+  ASSERT_OK(devplug_context_write_trace(context, nullptr));
+  EXPECT_EQ(count(read(), "\"name\":\"add\""), 2u);  // rewritten with every call so far
+  expect_error(devplug_context_write_trace(nullptr, &written), DEVPLUG_CODE_INVALID_ARGUMENT, "context");
+  EXPECT_FALSE(written);
+  devplug_context_destroy(context);
+  EXPECT_EQ(count(read(), "\"name\":\"add\""), 2u);
+  fs::remove(file);
+
+  devplug_context_t* untraced = make_context(DEVPLUG_CONTEXT_NO_DISCOVERY);
+  written = true;
+  ASSERT_OK(devplug_context_write_trace(untraced, &written));
+  EXPECT_FALSE(written);
+  devplug_context_destroy(untraced);
+}
+
 #ifdef DEVPLUG_REFERENCE_PLUGIN
 // A plugin with the event_timestamps extension (the reference) gets each op's device time in
 // the trace ("device_us"); one without it (fixture_good) gets none.

@@ -154,6 +154,14 @@ DEVPLUG_API devplug_error_t* devplug_context_device_count(devplug_context_t* con
 DEVPLUG_API devplug_error_t* devplug_context_get_device(devplug_context_t* context, size_t index,
                                                         devplug_device_t** out_device);
 
+/* Writes the DEVPLUG_TRACE file now with every op call traced so far (it is rewritten on each
+ * call and once more when the context is destroyed), for a host whose context lives as long
+ * as its process. Reading the device times waits for the work they time. `*out_written`
+ * (optional) says whether a file was written: false when DEVPLUG_TRACE was unset when the
+ * context was made. A file that cannot be written is reported on stderr.
+ * Errors: INVALID_ARGUMENT for a bad `context`. */
+DEVPLUG_API devplug_error_t* devplug_context_write_trace(devplug_context_t* context, bool* out_written);
+
 /* How many op calls of `op` ran on the CPU fallback since the context was made (any op:
  * pass DEVPLUG_OP_INVALID for the total).
  * Errors: INVALID_ARGUMENT for NULL `out_count`, a bad `context` or an `op` that is
