@@ -36,10 +36,18 @@ void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   at::native::cpu_fallback(op, stack);
 }
 
+c10::OperatorHandle aten_op(const std::string& aten) {
+  const size_t dot = aten.find('.');
+  const std::string name = "aten::" + aten.substr(0, dot);
+  const std::string overload = dot == std::string::npos ? "" : aten.substr(dot + 1);
+  return c10::Dispatcher::singleton().findSchemaOrThrow(name.c_str(), overload.c_str());
+}
+
 void note_fallback(const std::string& op) {
-  TORCH_CHECK_NOT_IMPLEMENTED(!g_strict.load(), "devplug strict mode: ", op,
-                              " has no devplug kernel and would run on the CPU (unset TORCH_DEVPLUG_STRICT, "
-                              "or call torch_devplug.set_strict(False), to allow the CPU fallback)");
+  TORCH_CHECK_NOT_IMPLEMENTED(
+      !g_strict.load(), "devplug strict mode: ", op,
+      " has no devplug kernel for this call and would run on the CPU (unset TORCH_DEVPLUG_STRICT, "
+      "or call torch_devplug.set_strict(False), to allow the CPU fallback)");
   bool first = false;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -48,7 +56,7 @@ void note_fallback(const std::string& op) {
   }
   if (first)
     TORCH_WARN("devplug: ", op,
-               " has no devplug kernel; it runs on the CPU through the fallback (warned once "
+               " has no devplug kernel for this call; it runs on the CPU through the fallback (warned once "
                "per op; torch_devplug.fallback_report() lists them)");
 }
 

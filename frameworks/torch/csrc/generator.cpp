@@ -97,7 +97,7 @@ void manual_seed_all(uint64_t seed) {
     std::lock_guard<std::mutex> lock(g_mutex);
     g_initial_seed = seed;
   }
-  if (!Runtime::exists()) return;
+  if (!Runtime::exists() || in_bad_fork()) return;
   for (c10::DeviceIndex i = 0; i < Runtime::get().device_count(); ++i) {
     at::Generator g = default_generator(i);
     std::lock_guard<std::mutex> lock(g.mutex());

@@ -46,7 +46,8 @@ const at::Generator& default_generator(c10::DeviceIndex device);
 // A new generator for `device` (-1: the current device).
 at::Generator new_generator(c10::DeviceIndex device);
 // Seeds every device's default generator; before the devices exist (no devplug op yet),
-// keeps the seed for the generators when they are made, so seeding loads no plugin.
+// keeps the seed for the generators when they are made, so seeding loads no plugin. In a
+// forked child (runtime.hpp) it only keeps the seed.
 void manual_seed_all(uint64_t seed);
 // `generator` if given (checked to be a devplug generator), else the device's default.
 PhiloxGenerator* generator_or_default(const std::optional<at::Generator>& generator, c10::DeviceIndex device);

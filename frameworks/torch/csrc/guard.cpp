@@ -4,8 +4,8 @@
 // the autograd engine's device threads use it).
 //
 // Events: devplug events can be recorded, waited for by streams and synchronized, but not
-// queried without blocking and carry no timestamps; so query() waits and returns true, and
-// elapsed_time() is refused. recordDataPtrOnStream does nothing: as with the dispatcher's
+// queried without blocking, so query() waits and returns true; elapsed_time() reads the
+// device's timestamps (devplug_event_elapsed_ns). recordDataPtrOnStream does nothing: as with the dispatcher's
 // caching allocator, memory used on a second stream must be ordered by the caller.
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/util/Exception.h>
@@ -62,7 +62,9 @@ class DevplugGuardImpl final : public c10::impl::DeviceGuardImplInterface {
 
   c10::DeviceIndex deviceCount() const noexcept override {
     try {
-      return Runtime::get().device_count();
+      // 0 in a forked child (runtime.hpp): the autograd engine starts a thread per device it
+      // counts here, and each would fail to set its device.
+      return in_bad_fork() ? 0 : Runtime::get().device_count();
     } catch (...) {
       return 0;  // torch requires this never to throw
     }
@@ -94,10 +96,18 @@ class DevplugGuardImpl final : public c10::impl::DeviceGuardImplInterface {
     guarded([&] { static_cast<devplug::Event*>(event)->synchronize(); });
   }
   void destroyEvent(void* event, const c10::DeviceIndex /*device_index*/) const noexcept override {
+    if (in_bad_fork()) return;  // the parent's event, in a forked child: leaked (runtime.hpp)
     delete static_cast<devplug::Event*>(event);
   }
-  double elapsedTime(void* /*start*/, void* /*end*/, const c10::DeviceIndex /*device_index*/) const override {
-    TORCH_CHECK(false, "devplug: events carry no timestamps, so elapsed_time is not available");
+  // Milliseconds between two recorded events, as the device measured them (the
+  // event_timestamps extension of the ABI; a plugin without it gets a NotImplementedError).
+  double elapsedTime(void* start, void* end, const c10::DeviceIndex /*device_index*/) const override {
+    TORCH_CHECK(start != nullptr && end != nullptr,
+                "devplug: elapsed_time needs both events recorded first (event.record())");
+    return guarded([&] {
+      const int64_t ns = static_cast<devplug::Event*>(start)->elapsed_ns(*static_cast<devplug::Event*>(end));
+      return static_cast<double>(ns) / 1e6;
+    });
   }
 
   bool queryStream(const c10::Stream& stream) const override {

@@ -6,6 +6,7 @@
 #include <c10/util/Exception.h>
 
 #include "generator.hpp"
+#include "pinned.hpp"
 #include "runtime.hpp"
 #include "storage.hpp"
 
@@ -17,15 +18,17 @@ class DevplugHooks final : public at::PrivateUse1HooksInterface {
   bool isBuilt() const override { return true; }
   bool isAvailable() const override {
     try {
-      return Runtime::get().device_count() > 0;
+      return device_count() > 0;
     } catch (...) {
       return false;  // must never throw
     }
   }
-  bool hasPrimaryContext(c10::DeviceIndex /*device_index*/) const override { return Runtime::exists(); }
+  bool hasPrimaryContext(c10::DeviceIndex /*device_index*/) const override {
+    return Runtime::exists() && !in_bad_fork();
+  }
   void init() const override { Runtime::get(); }
 
-  c10::DeviceIndex deviceCount() const override { return Runtime::get().device_count(); }
+  c10::DeviceIndex deviceCount() const override { return device_count(); }
   c10::DeviceIndex getCurrentDevice() const override { return current_device(); }
   void setCurrentDevice(c10::DeviceIndex device) const override { set_current_device(device); }
   c10::DeviceIndex exchangeDevice(c10::DeviceIndex device) const override {
@@ -49,6 +52,10 @@ class DevplugHooks final : public at::PrivateUse1HooksInterface {
     TORCH_CHECK(block != nullptr, "devplug: ", data, " is not an address of a devplug storage");
     return at::Device(c10::DeviceType::PrivateUse1, block->device);
   }
+
+  // Pinned host memory (pinned.hpp): tensor.pin_memory(), is_pinned(), DataLoader.
+  bool isPinnedPtr(const void* data) const override { return is_pinned(data); }
+  at::Allocator* getPinnedMemoryAllocator() const override { return pinned_allocator(); }
 
   void resizePrivateUse1Bytes(const c10::Storage& storage, size_t newsize) const override {
     resize_storage(storage, newsize);

@@ -299,7 +299,8 @@ uint32_t dims_mask(at::IntArrayRef dims, int64_t rank, bool empty_means_all) {
     TORCH_CHECK(!(mask & (1u << w)), "devplug: dim ", w, " appears twice in the list of dims");
     mask |= 1u << w;
   }
-  return mask;
+  // torch takes dim 0 and -1 of a 0-dim tensor as its one element: there is no dim to reduce.
+  return rank == 0 ? 0u : mask;
 }
 
 Shape reduced_shape(at::IntArrayRef shape, uint32_t mask, bool keepdim) {
@@ -330,6 +331,20 @@ DTensor unsqueeze_mask(const DTensor& t, uint32_t mask) {
 
 at::Tensor empty_torch(const Dev& dev, at::IntArrayRef shape, at::ScalarType dtype) {
   return at::empty(shape, at::TensorOptions().dtype(dtype).device(c10::DeviceType::PrivateUse1, dev.index()));
+}
+
+devplug_dtype_t opmath(devplug_dtype_t dtype) {
+  return dtype == DEVPLUG_DTYPE_FLOAT16 || dtype == DEVPLUG_DTYPE_BFLOAT16 ? DEVPLUG_DTYPE_FLOAT32 : dtype;
+}
+
+bool op_allows(devplug_op_t op, at::ScalarType dtype) {
+  const devplug_op_info_t* info = devplug_op_info(op);
+  const std::optional<devplug_dtype_t> d = devplug_dtype(dtype);
+  return info != nullptr && d.has_value() && (info->dtypes & DEVPLUG_DTYPE_BIT(*d)) != 0;
+}
+
+void fallback_unless_allowed(devplug_op_t op, at::ScalarType dtype) {
+  if (!op_allows(op, dtype)) throw OnCpu{};
 }
 
 at::ScalarType default_float() { return c10::typeMetaToScalarType(c10::get_default_dtype()); }

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // What every devplug kernel of the bridge uses: the registration wrapper that turns
-// devplug errors into torch errors, and `Dev`, one device and its current stream with the
-// devplug ops the kernels compose (elementwise with broadcasting and promotion, casts,
-// reductions, fills).
+// devplug errors into torch errors and runs the calls a kernel leaves to torch's CPU there,
+// and `Dev`, one device and its current stream with the devplug ops the kernels compose
+// (elementwise with broadcasting and promotion, casts, reductions, fills).
 //
 // Kernels take torch tensors, make devplug views of them (view_of) and run devplug ops on
 // the current stream of their device: prims, and devplug's composite ops (op set 2), which
 // run the plugin's native kernel where it has one and devplug's decomposition into prims on
-// the device otherwise. Nothing here copies data through the host except CPU scalars (0-dim
-// CPU tensors and wrapped numbers, which torch lets mix with device tensors).
+// the device otherwise. A call whose dtype the kernel's devplug op does not allow (integer
+// matmul, bool scatter_add) is not refused: the kernel calls fallback_unless_allowed before
+// it writes anything, and the same aten op runs on torch's CPU through the boxed fallback,
+// counted like an op without a kernel. Nothing here copies data through the host except
+// CPU scalars (0-dim CPU tensors and wrapped numbers, which torch lets mix with device
+// tensors).
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -17,28 +21,51 @@
 
 #include <initializer_list>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "fallback.hpp"
 #include "runtime.hpp"
 #include "storage.hpp"
 
 namespace devplug::bridge {
 
-// Wraps kernel F so a devplug::Error thrown inside becomes the matching torch error.
+// Kernel F as torch registers it for aten op `aten` ("mm.out"): a devplug::Error thrown
+// inside becomes the matching torch error, and an OnCpu (fallback.hpp) runs the same call
+// on torch's CPU through the boxed fallback instead. Arguments reach F as lvalues, so they
+// are intact for the fallback when F gives up.
 template <auto F>
 struct Guarded;
 template <typename R, typename... A, R (*F)(A...)>
 struct Guarded<F> {
-  static R call(A... args) {
-    try {
-      return F(std::forward<A>(args)...);
-    } catch (const devplug::Error& e) {
-      throw_torch_error(e);
-    }
+  static torch::CppFunction kernel(const char* aten) {
+    return torch::CppFunction([aten = std::string(aten)](A... args) -> R {
+      try {
+        return F(args...);
+      } catch (const devplug::Error& e) {
+        throw_torch_error(e);
+      } catch (const OnCpu&) {
+        // F left the call to torch's CPU: run it there, below, once the exception is gone.
+      }
+      return c10::impl::BoxedKernelWrapper<R(A...)>::call(c10::BoxedKernel::makeFromFunction<&cpu_fallback>(),
+                                                          aten_op(aten), c10::DispatchKeySet(), args...);
+    });
   }
 };
-#define DEVPLUG_KERNEL(...) TORCH_FN((::devplug::bridge::Guarded<&__VA_ARGS__>::call))
+// What Table::add takes for kernel F (ops.hpp): DEVPLUG_KERNEL(f).
+template <auto F>
+struct KernelOf {};
+#define DEVPLUG_KERNEL(...) (::devplug::bridge::KernelOf<&__VA_ARGS__>{})
+// The function registered for `aten`: F guarded, or a plain TORCH_FN as it is.
+template <auto F>
+torch::CppFunction registered(const char* aten, KernelOf<F>) {
+  return Guarded<F>::kernel(aten);
+}
+template <typename Kernel>
+Kernel&& registered(const char* /*aten*/, Kernel&& kernel) {
+  return std::forward<Kernel>(kernel);
+}
 
 using DTensor = devplug::Tensor;
 using OptDTensor = std::optional<DTensor>;
@@ -126,6 +153,14 @@ at::ScalarType default_float();
 devplug_scalar_t to_devplug_scalar(const c10::Scalar& value);
 // `s` as a CPU wrapped-number tensor (what torch passes for Python numbers).
 at::Tensor wrap_scalar(const c10::Scalar& s);
+// The dtype the bridge computes `dtype` in where torch uses its opmath type: float32 for the
+// 16-bit floats (sums of squares and norms, activations' intermediates), else `dtype`.
+devplug_dtype_t opmath(devplug_dtype_t dtype);
+// Whether devplug op `op` allows `dtype` (its dtype set in ops.def).
+bool op_allows(devplug_op_t op, at::ScalarType dtype);
+// Leaves the call to torch's CPU (throws OnCpu, fallback.hpp) unless devplug op `op`
+// allows `dtype`. Call it before the kernel writes anything.
+void fallback_unless_allowed(devplug_op_t op, at::ScalarType dtype);
 // Whether an optional tensor argument was given.
 inline bool given(const std::optional<at::Tensor>& t) { return t.has_value() && t->defined(); }
 // Whether `t` is a CPU scalar that may mix with device tensors.

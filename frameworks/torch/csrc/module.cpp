@@ -2,11 +2,15 @@
 // torch_devplug._C: the Python side's handle on the bridge (devices, fallback counts,
 // strict mode, the op table, default generators). Importing it registers the allocator,
 // device guard, hooks, fallback and kernels (static registrations in the other files).
+#include <c10/core/CachingDeviceAllocator.h>
 #include <torch/csrc/Generator.h>
 #include <torch/extension.h>
 
+#include "dlpack.hpp"
 #include "fallback.hpp"
 #include "generator.hpp"
+#include "pinned.hpp"
+#include "profiler.hpp"
 #include "ops/ops.hpp"
 #include "runtime.hpp"
 #include "storage.hpp"
@@ -38,6 +42,12 @@ py::list devices() {
       d["name"] = slot.name;
       d["vendor"] = std::string(p.vendor);
       d["memory_bytes"] = p.memory_bytes;
+      py::list dtypes;  // the dtypes the device claims; a claim of 0 is every dtype
+      for (int k = 0; k < DEVPLUG_DTYPE_COUNT; ++k)
+        if (p.dtypes == 0 || (p.dtypes & DEVPLUG_DTYPE_BIT(k)))
+          dtypes.append(py::handle(
+              reinterpret_cast<PyObject*>(torch::getTHPDtype(torch_dtype(static_cast<devplug_dtype_t>(k))))));
+      d["dtypes"] = dtypes;
       out.append(d);
     }
     return out;
@@ -64,6 +74,32 @@ py::list native_ops() {
   return out;
 }
 
+// devplug's allocator statistics of one device, with torch.cuda.memory_stats()'s keys
+// ("allocated_bytes.all.current", ...; devplug has one pool, so "all" is the whole story).
+py::dict python_memory_stats(int index) {
+  const devplug_memory_stats_t s = devplug::bridge::memory_stats(static_cast<c10::DeviceIndex>(index));
+  py::dict out;
+  auto put = [&](const char* name, const devplug_memory_stat_t& stat) {
+    const std::string prefix = std::string(name) + ".all.";
+    out[py::str(prefix + "current")] = stat.current;
+    out[py::str(prefix + "peak")] = stat.peak;
+    out[py::str(prefix + "allocated")] = stat.allocated;
+    out[py::str(prefix + "freed")] = stat.freed;
+  };
+  put("allocated_bytes", s.allocated_bytes);
+  put("active_bytes", s.allocated_bytes);
+  put("requested_bytes", s.requested_bytes);
+  put("reserved_bytes", s.reserved_bytes);
+  put("allocation", s.allocations);
+  put("active", s.allocations);
+  put("segment", s.segments);
+  out["num_device_alloc"] = s.plugin_allocations;
+  out["num_device_free"] = s.plugin_releases;
+  out["num_alloc_retries"] = s.out_of_memory_retries;
+  out["num_ooms"] = s.out_of_memory_errors;
+  return out;
+}
+
 py::object python_default_generator(int index) {
   const at::Generator& g = default_generator(static_cast<c10::DeviceIndex>(index));
   return py::reinterpret_steal<py::object>(THPGenerator_initDefaultGenerator(g));
@@ -74,8 +110,10 @@ py::object python_default_generator(int index) {
 PYBIND11_MODULE(_C, m) {
   m.doc() = "torch_devplug's C++ bridge: PyTorch's PrivateUse1 backend over devplug's host API";
   m.def("_version", [] { return devplug::version(); });
-  m.def("_device_count", [] { return static_cast<int>(Runtime::get().device_count()); });
+  m.def("_device_count", [] { return static_cast<int>(device_count()); });
   m.def("_runtime_exists", [] { return Runtime::exists(); });
+  m.def("_in_bad_fork", &in_bad_fork);
+  m.def("_lazy_init", [] { Runtime::get(); });
   m.def("_no_device_reason", [] { return Runtime::get().no_device_reason(); });
   m.def("_devices", &devices);
   m.def("_current_device", [] { return static_cast<int>(current_device()); });
@@ -95,5 +133,27 @@ PYBIND11_MODULE(_C, m) {
   m.def("_context_strict", [] { return Runtime::get().context_strict(); });
   m.def("_native_ops", &native_ops);
   m.def("_default_generator", &python_default_generator);
+  m.def("_memory_stats", &python_memory_stats);
+  m.def("_reset_memory_stats", [](int index, uint32_t what) {
+    devplug::bridge::reset_memory_stats(static_cast<c10::DeviceIndex>(index), what);
+  });
+  m.def("_memory_reset_peaks", [] { return DEVPLUG_MEMORY_RESET_PEAKS; });
+  m.def("_memory_reset_totals", [] { return DEVPLUG_MEMORY_RESET_TOTALS; });
+  m.def("_host_memory_stats", [] {
+    const at::HostStats s = devplug::bridge::pinned_allocator()->get_stats();
+    py::dict out;
+    out["allocations.current"] = s.allocations.current;
+    out["allocations.peak"] = s.allocations.peak;
+    out["allocations.allocated"] = s.allocations.allocated;
+    out["allocations.freed"] = s.allocations.freed;
+    out["allocated_bytes.current"] = s.allocated_bytes.current;
+    out["allocated_bytes.peak"] = s.allocated_bytes.peak;
+    out["allocated_bytes.allocated"] = s.allocated_bytes.allocated;
+    out["allocated_bytes.freed"] = s.allocated_bytes.freed;
+    return out;
+  });
+  m.def("_empty_cache", [] { c10::getDeviceAllocator(c10::DeviceType::PrivateUse1)->emptyCache(); });
   m.def("_manual_seed_all", [](uint64_t seed) { manual_seed_all(seed); });
+  m.def("_write_trace", &write_trace);
+  bind_dlpack(m);
 }

@@ -52,4 +52,5 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_conv_ops(t);
   register_loss_ops(t);
   register_attention_ops(t);
+  register_amp_ops(t);
 }

@@ -5,15 +5,27 @@
 
 #include <c10/util/Exception.h>
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <sstream>
+
+#include "profiler.hpp"
 
 namespace devplug::bridge {
 namespace {
 
 Runtime* g_runtime = nullptr;
 std::once_flag g_runtime_once;
+
+// Set in the child of a fork after the runtime was made (pthread_atfork's child handler,
+// which runs before fork() returns there). Lock-free, so the handler may set it.
+std::atomic<bool> g_in_bad_fork{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+void mark_forked_child() { g_in_bad_fork.store(true, std::memory_order_relaxed); }
 
 bool env_flag(const char* name) {
   const char* value = std::getenv(name);
@@ -38,18 +50,39 @@ thread_local std::vector<c10::StreamId> t_current_streams;
 }  // namespace
 
 Runtime& Runtime::get() {
+  check_not_forked();
   std::call_once(g_runtime_once, [] {
     try {
       g_runtime = new Runtime();  // never deleted: storages freed at exit still need it
     } catch (const devplug::Error& e) {
       throw_torch_error(e);
     }
+    // Registered once, and only now: a child forked before this point has no devplug state
+    // to inherit and makes its own runtime.
+    if (const int rc = pthread_atfork(nullptr, nullptr, &mark_forked_child); rc != 0)
+      TORCH_WARN("devplug: pthread_atfork failed (", rc, "): a forked child that uses devplug may hang");
   });
   TORCH_CHECK(g_runtime != nullptr, "devplug: the runtime failed to start earlier in this process");
   return *g_runtime;
 }
 
 bool Runtime::exists() noexcept { return g_runtime != nullptr; }
+
+bool in_bad_fork() noexcept { return g_in_bad_fork.load(std::memory_order_relaxed); }
+
+void check_not_forked() {
+  TORCH_CHECK(!in_bad_fork(),
+              "devplug: cannot use devplug devices in a forked subprocess: the parent process had "
+              "initialized them, and their drivers do not survive fork(). To use devplug devices in "
+              "subprocesses, start them with the 'spawn' method: "
+              "torch.multiprocessing.set_start_method('spawn') (or multiprocessing_context='spawn' for a "
+              "DataLoader), or fork before the first devplug use");
+}
+
+c10::DeviceIndex device_count() {
+  if (in_bad_fork()) return g_runtime != nullptr ? g_runtime->device_count() : 0;
+  return Runtime::get().device_count();
+}
 
 Runtime::Runtime()
     : context_(env_flag("TORCH_DEVPLUG_STRICT") ? DEVPLUG_CONTEXT_STRICT : 0u),
@@ -141,7 +174,10 @@ c10::Stream exchange_stream(c10::Stream stream) {
 }
 
 devplug::Stream stream_for(c10::DeviceIndex device) {
-  return Runtime::get().stream(device, current_stream(device).id());
+  const c10::StreamId id = current_stream(device).id();
+  devplug::Stream stream = Runtime::get().stream(device, id);
+  profiler_note_stream_use(device, id, stream);  // the op being profiled uses this stream
+  return stream;
 }
 
 void throw_torch_error(const devplug::Error& error) {

@@ -35,7 +35,8 @@ class Runtime {
   // The process's runtime, made on first call. Throws a torch error when libdevplug cannot
   // make a context.
   static Runtime& get();
-  // Whether get() already made it (no side effects).
+  // Whether get() already made it (no side effects). True in a child forked after the
+  // parent made it, where get() throws.
   static bool exists() noexcept;
 
   c10::DeviceIndex device_count() const noexcept { return static_cast<c10::DeviceIndex>(slots_.size()); }
@@ -62,6 +63,24 @@ class Runtime {
   bool context_strict_ = false;
   std::mutex streams_mutex_;  // guards DeviceSlot::streams
 };
+
+// Fork safety. The plugins' drivers keep threads, locks and device state that a forked
+// child does not get in working order (an OpenCL, Level Zero or emulated GPU call in such a
+// child waits forever), so a child forked after the runtime was made must not call a
+// plugin: the runtime registers a pthread_atfork handler that marks such a child, get()
+// then throws the error that says to use the 'spawn' start method, and what the child
+// inherited (storages, events) is leaked instead of freed. A child forked before the
+// runtime was made makes its own and works normally.
+//
+// Whether this process is a child forked after the runtime was made (in this process or an
+// ancestor). Async-signal-safe.
+bool in_bad_fork() noexcept;
+// Throws the forked-subprocess RuntimeError when in_bad_fork().
+void check_not_forked();
+// The number of devplug devices, making the runtime if needed; in a forked child, the
+// parent's count, with no plugin call (the devices exist; the child only cannot use them,
+// as torch.cuda.device_count() answers in such a child).
+c10::DeviceIndex device_count();
 
 // The calling thread's current devplug device (0 unless set).
 c10::DeviceIndex current_device() noexcept;

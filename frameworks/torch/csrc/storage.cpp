@@ -2,6 +2,7 @@
 // Blocks, fake addresses, the allocator and tensor views (see storage.hpp).
 #include "storage.hpp"
 
+#include <c10/core/CachingDeviceAllocator.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/util/Exception.h>
 
@@ -36,6 +37,9 @@ std::map<uintptr_t, Block*>& blocks() {
 }
 
 void delete_block(void* context) {
+  // In a forked child (runtime.hpp) the block is the parent's: leak it, as freeing would
+  // call into a plugin that the fork left unusable (and the lock may be a dead thread's).
+  if (in_bad_fork()) return;
   Block* block = static_cast<Block*>(context);
   {
     std::lock_guard<std::mutex> lock(g_blocks_mutex);
@@ -44,9 +48,57 @@ void delete_block(void* context) {
   delete block;  // drops the devplug tensor; the buffer returns to the caching allocator
 }
 
-class DevplugAllocator final : public c10::Allocator {
+// torch's allocator for devplug devices. Its memory statistics (torch.accelerator.memory_*,
+// torch.devplug.memory_*) are those of devplug's caching allocator on the device, which
+// every storage's buffer comes from.
+class DevplugAllocator final : public c10::DeviceAllocator {
  public:
   c10::DataPtr allocate(size_t nbytes) override { return allocate_on(current_device(), nbytes); }
+
+  bool initialized() override { return Runtime::exists(); }
+  void emptyCache(c10::MempoolId_t /*mempool_id*/) override {
+    if (!Runtime::exists()) return;  // nothing allocated yet: nothing cached
+    Runtime& runtime = Runtime::get();
+    try {
+      for (c10::DeviceIndex i = 0; i < runtime.device_count(); ++i) runtime.device(i).empty_cache();
+    } catch (const devplug::Error& e) {
+      throw_torch_error(e);
+    }
+  }
+  // Memory used on a second stream is ordered by the caller (see guard.cpp).
+  void recordStream(const c10::DataPtr& /*ptr*/, c10::Stream /*stream*/) override {}
+  c10::CachingDeviceAllocator::DeviceStats getDeviceStats(c10::DeviceIndex device) override {
+    const devplug_memory_stats_t d = memory_stats(device);
+    c10::CachingDeviceAllocator::DeviceStats out;
+    auto put = [](c10::CachingDeviceAllocator::StatArray& to, const devplug_memory_stat_t& from) {
+      // devplug has one pool: "all" (aggregate) and "large_pool" hold it; "small_pool" stays 0.
+      for (size_t type : {static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE),
+                          static_cast<size_t>(c10::CachingAllocator::StatType::LARGE_POOL)}) {
+        to[type].current = from.current;
+        to[type].peak = from.peak;
+        to[type].allocated = from.allocated;
+        to[type].freed = from.freed;
+      }
+    };
+    put(out.allocated_bytes, d.allocated_bytes);
+    put(out.active_bytes, d.allocated_bytes);
+    put(out.requested_bytes, d.requested_bytes);
+    put(out.reserved_bytes, d.reserved_bytes);
+    put(out.allocation, d.allocations);
+    put(out.active, d.allocations);
+    put(out.segment, d.segments);
+    out.num_alloc_retries = d.out_of_memory_retries;
+    out.num_ooms = d.out_of_memory_errors;
+    out.num_device_alloc = d.plugin_allocations;
+    out.num_device_free = d.plugin_releases;
+    return out;
+  }
+  void resetAccumulatedStats(c10::DeviceIndex device) override {
+    reset_memory_stats(device, DEVPLUG_MEMORY_RESET_TOTALS);
+  }
+  void resetPeakStats(c10::DeviceIndex device) override {
+    reset_memory_stats(device, DEVPLUG_MEMORY_RESET_PEAKS);
+  }
 
   void copy_data(void* dest, const void* src, std::size_t count) const override {
     if (count == 0) return;
@@ -68,10 +120,31 @@ class DevplugAllocator final : public c10::Allocator {
 };
 
 DevplugAllocator g_allocator;
+// torch finds it by device type: UntypedStorage(n, device=...), torch.load's storages and
+// the memory statistics of torch.accelerator.
+REGISTER_ALLOCATOR(c10::DeviceType::PrivateUse1, &g_allocator);
 
 }  // namespace
 
 c10::Allocator* allocator() { return &g_allocator; }
+
+devplug_memory_stats_t memory_stats(c10::DeviceIndex device) {
+  const c10::DeviceIndex index = device < 0 ? current_device() : device;
+  try {
+    return Runtime::get().device(index).memory_stats();
+  } catch (const devplug::Error& e) {
+    throw_torch_error(e);
+  }
+}
+
+void reset_memory_stats(c10::DeviceIndex device, uint32_t what) {
+  const c10::DeviceIndex index = device < 0 ? current_device() : device;
+  try {
+    Runtime::get().device(index).reset_memory_stats(what);
+  } catch (const devplug::Error& e) {
+    throw_torch_error(e);
+  }
+}
 
 c10::DataPtr allocate_on(c10::DeviceIndex device, size_t nbytes) {
   Runtime& runtime = Runtime::get();
@@ -182,6 +255,7 @@ devplug::Tensor view_of(const at::Tensor& t) {
   TORCH_CHECK(t.dim() <= DEVPLUG_MAX_RANK, "devplug: tensors have at most ", DEVPLUG_MAX_RANK, " dims, got ",
               t.dim());
   const devplug_dtype_t dtype = require_dtype(t.scalar_type(), "a tensor");
+  check_not_forked();
   Block& block = block_of(t.storage());
   try {
     return block.bytes.as_strided(dtype, t.sizes().vec(), t.strides().vec(), t.storage_offset());

@@ -30,6 +30,10 @@ struct Block {
 
 // The allocator registered for the devplug device type: allocates on the current device.
 c10::Allocator* allocator();
+// devplug's allocator statistics of `device` (-1: the current device), and their resets
+// (DEVPLUG_MEMORY_RESET_* bits).
+devplug_memory_stats_t memory_stats(c10::DeviceIndex device);
+void reset_memory_stats(c10::DeviceIndex device, uint32_t what);
 // Allocates `nbytes` on `device` (a DataPtr whose context is a Block).
 c10::DataPtr allocate_on(c10::DeviceIndex device, size_t nbytes);
 // The block behind a devplug storage; throws for a storage this bridge did not make.

@@ -7,6 +7,7 @@ loss read back, so the device's work is finished). The tests compare the losses;
 are printed for the record, never asserted.
 """
 
+import contextlib
 import copy
 import dataclasses
 import time
@@ -39,13 +40,19 @@ class SideBySide:
                 f"(first step: devplug {self.devplug_seconds[0] * 1e3:.0f} ms)")
 
 
-def train_side_by_side(model, make_optimizer, batches, loss_fn, device) -> SideBySide:
+def train_side_by_side(model, make_optimizer, batches, loss_fn, device, amp_dtype=None,
+                       grad_scaler=None) -> SideBySide:
     """`model` (on the CPU) and a copy moved to `device` train on `batches` of (input, target)
-    CPU tensors with optimizers from `make_optimizer(parameters)`."""
+    CPU tensors with optimizers from `make_optimizer(parameters)`. With `amp_dtype` both run
+    forward and loss under torch.autocast of their device type with that dtype; with
+    `grad_scaler` (GradScaler's keyword arguments) both scale the loss with a
+    torch.amp.GradScaler of their device type (the losses recorded are unscaled)."""
     cpu_model = model
     dev_model = copy.deepcopy(model).to(device)
     cpu_opt = make_optimizer(cpu_model.parameters())
     dev_opt = make_optimizer(dev_model.parameters())
+    scalers = {kind: torch.amp.GradScaler(kind, **grad_scaler) if grad_scaler is not None else None
+               for kind in ("cpu", "devplug")}
     result = SideBySide([], [], [], [], {})
     torch_devplug.reset_fallback_report()
     devplug_before = torch_devplug.fallback_report()["devplug"]
@@ -56,10 +63,17 @@ def train_side_by_side(model, make_optimizer, batches, loss_fn, device) -> SideB
             start = time.perf_counter()
             if inputs is None:
                 inputs = (x.to(device), y.to(device))
+            kind = inputs[0].device.type
             opt.zero_grad()
-            loss = loss_fn(net(inputs[0]), inputs[1])
-            loss.backward()
-            opt.step()
+            with torch.autocast(kind, dtype=amp_dtype) if amp_dtype else contextlib.nullcontext():
+                loss = loss_fn(net(inputs[0]), inputs[1])
+            if scalers[kind] is None:
+                loss.backward()
+                opt.step()
+            else:
+                scalers[kind].scale(loss).backward()
+                scalers[kind].step(opt)
+                scalers[kind].update()
             losses.append(loss.item())
             seconds.append(time.perf_counter() - start)
     report = torch_devplug.fallback_report()
@@ -67,6 +81,7 @@ def train_side_by_side(model, make_optimizer, batches, loss_fn, device) -> SideB
              if n != devplug_before.get(op, 0)}
     result.fallbacks = {"torch": report["torch"], "devplug": grown}
     result.models = (cpu_model, dev_model)
+    result.scales = tuple(s.get_scale() if s else None for s in scalers.values())
     return result
 
 

@@ -51,13 +51,15 @@ def _register():
             f"torch_devplug: the PrivateUse1 backend is already taken by {current!r}; "
             "torch has one such slot, so only one out-of-tree backend can be loaded per process")
     from . import _C  # noqa: F401  (registers the allocator, guard, hooks, kernels, fallback)
-    from . import _device
+    from . import _device, _dlpack, _multiprocessing
 
     if current != _BACKEND:
         torch.utils.rename_privateuse1_backend(_BACKEND)
         torch._register_device_module(_BACKEND, _device)
         torch.utils.generate_methods_for_privateuse1_backend(
             for_tensor=True, for_module=True, for_packed_sequence=True, for_storage=True)
+        _multiprocessing.register_reductions()
+        _dlpack.install()
         atexit.register(_let_autograd_threads_finish)
 
 
@@ -71,6 +73,10 @@ from ._device import (  # noqa: E402
     set_strict,
     strict,
 )
+from ._profiler import merge_trace, write_trace  # noqa: E402
 
-__all__ = ["devices", "fallback_report", "native_ops", "reset_fallback_report", "set_strict", "strict"]
+__all__ = [
+    "devices", "fallback_report", "merge_trace", "native_ops", "reset_fallback_report",
+    "set_strict", "strict", "write_trace",
+]
 

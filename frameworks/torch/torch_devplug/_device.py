@@ -23,15 +23,30 @@ def is_available() -> bool:
 
 
 def is_initialized() -> bool:
-    return True
+    """Whether this process has made its devplug runtime (loaded the plugins) and can use
+    it: False before the first devplug use, and in a child forked after it."""
+    return _C._runtime_exists() and not _C._in_bad_fork()
 
 
 def _is_in_bad_fork() -> bool:
-    return False
+    """Whether this process was forked from one that had initialized devplug. Its devices
+    then cannot be used (the first use raises; start subprocesses with 'spawn'); torch's
+    DataLoader workers and torch.manual_seed consult this, as for CUDA."""
+    return _C._in_bad_fork()
+
+
+def _inductor_backend_init() -> None:
+    """torch._inductor's hook for a PrivateUse1 device's code generator, called when inductor
+    first initializes its backends: devplug has none, and registers one that says so (see
+    _compile.py: use torch.compile(model, backend="devplug"))."""
+    from ._compile import register_inductor_refusal
+
+    register_inductor_refusal()
 
 
 def _lazy_init() -> None:
-    _C._device_count()
+    """Makes the runtime; raises in a child forked after the parent made it."""
+    _C._lazy_init()
 
 
 def device_count() -> int:
@@ -74,7 +89,8 @@ def synchronize(device=None) -> None:
 
 
 def devices() -> list:
-    """Every devplug device torch sees: index, plugin, name, vendor and memory."""
+    """Every devplug device torch sees: index, plugin, name, vendor, memory and the dtypes it
+    claims (those it runs natively)."""
     return _C._devices()
 
 
@@ -88,8 +104,15 @@ def current_stream(device=None) -> torch.Stream:
     return torch.accelerator.current_stream(torch.device(torch._C._get_privateuse1_backend_name(), index))
 
 
-def get_amp_supported_dtype() -> list:
-    return [torch.float16, torch.bfloat16]
+def get_amp_supported_dtype(device=None) -> list:
+    """The autocast dtypes (float16, bfloat16) that ``device`` (default: the current device)
+    claims. torch.autocast("devplug", dtype=...) asks this without a device, and warns and
+    runs without autocast for a dtype that is not here."""
+    if device_count() == 0:
+        return []
+    index = _index(device) if device is not None else current_device()
+    claimed = devices()[index]["dtypes"]
+    return [t for t in (torch.float16, torch.bfloat16) if t in claimed]
 
 
 # ---- random numbers: one Philox generator per device -------------------------------------
@@ -124,12 +147,96 @@ def get_rng_state(device="devplug") -> torch.Tensor:
 
 
 def set_rng_state(new_state: torch.Tensor, device="devplug") -> None:
-    _C._default_generator(_index(device, current_device())).set_state(new_state)
+    """Sets the device's generator state (a uint8 tensor from get_rng_state; one that a
+    checkpoint loaded with map_location onto a device is read from there)."""
+    _C._default_generator(_index(device, current_device())).set_state(new_state.cpu())
 
 
 def default_generator(device=None) -> torch.Generator:
     index = _index(device) if device is not None else current_device()
     return _C._default_generator(index)
+
+
+# ---- memory: devplug's caching allocator, as torch.cuda's memory functions -----------------
+
+def memory_stats(device=None) -> dict:
+    """devplug's allocator statistics of ``device`` (default: the current device), with
+    torch.cuda.memory_stats()'s keys: ``allocated_bytes.all.current`` (live storages, in the
+    bytes taken for them), ``requested_bytes``, ``reserved_bytes`` (held from the plugin:
+    live and cached), ``allocation`` and ``segment`` counts, each ``.current``, ``.peak``,
+    ``.allocated`` and ``.freed``; ``num_device_alloc``/``num_device_free`` (plugin calls),
+    ``num_alloc_retries`` and ``num_ooms``."""
+    return dict(sorted(_C._memory_stats(_index(device, current_device())).items()))
+
+
+def memory_allocated(device=None) -> int:
+    """Bytes of live devplug storages on ``device`` (their size classes)."""
+    return memory_stats(device)["allocated_bytes.all.current"]
+
+
+def max_memory_allocated(device=None) -> int:
+    return memory_stats(device)["allocated_bytes.all.peak"]
+
+
+def memory_reserved(device=None) -> int:
+    """Bytes devplug holds from the device's plugin: live storages and the cache."""
+    return memory_stats(device)["reserved_bytes.all.current"]
+
+
+def max_memory_reserved(device=None) -> int:
+    return memory_stats(device)["reserved_bytes.all.peak"]
+
+
+def reset_peak_memory_stats(device=None) -> None:
+    _C._reset_memory_stats(_index(device, current_device()), _C._memory_reset_peaks())
+
+
+def reset_accumulated_memory_stats(device=None) -> None:
+    _C._reset_memory_stats(_index(device, current_device()), _C._memory_reset_totals())
+
+
+def reset_max_memory_allocated(device=None) -> None:
+    reset_peak_memory_stats(device)
+
+
+def empty_cache() -> None:
+    """Returns every device's cached (freed, unused) memory to its plugin, after waiting for
+    the device's work."""
+    _C._empty_cache()
+
+
+def host_memory_stats() -> dict:
+    """Pinned host memory from pin_memory() and DataLoader(pin_memory=True): ``allocations``
+    and ``allocated_bytes``, each ``.current``, ``.peak``, ``.allocated`` and ``.freed``."""
+    return dict(sorted(_C._host_memory_stats().items()))
+
+
+def memory_summary(device=None, abbreviated: bool = False) -> str:
+    """A table of ``memory_stats(device)``, in the manner of torch.cuda.memory_summary."""
+    index = _index(device, current_device())
+    stats = memory_stats(index)
+
+    def size(n):
+        for unit in ("B", "KiB", "MiB", "GiB"):
+            if abs(n) < 1024 or unit == "GiB":
+                return f"{n} {unit}" if unit == "B" else f"{n:.2f} {unit}"
+            n /= 1024
+
+    rows = [("Allocated memory", "allocated_bytes", size), ("Requested memory", "requested_bytes", size),
+            ("Reserved memory", "reserved_bytes", size), ("Allocations", "allocation", str),
+            ("Segments", "segment", str)]
+    width = 78
+    lines = ["=" * width, f" devplug memory summary, device {index} ({get_device_name(index)})"[:width], "-" * width,
+             f" {'Metric':<22}{'Current':>14}{'Peak':>14}{'Total alloc':>14}{'Total freed':>14}", "-" * width]
+    for title, key, fmt in rows:
+        values = [fmt(stats[f"{key}.all.{part}"]) for part in ("current", "peak", "allocated", "freed")]
+        lines.append(f" {title:<22}" + "".join(f"{v:>14}" for v in values))
+    if not abbreviated:
+        lines.append("-" * width)
+        for key in ("num_device_alloc", "num_device_free", "num_alloc_retries", "num_ooms"):
+            lines.append(f" {key:<22}{stats[key]:>14}")
+    lines.append("=" * width)
+    return "\n".join(lines) + "\n"
 
 
 # ---- reports -------------------------------------------------------------------------------

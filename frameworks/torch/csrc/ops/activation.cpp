@@ -15,11 +15,6 @@
 namespace devplug::bridge {
 namespace {
 
-// The dtype activations compute in: float32 for the 16-bit floats (torch's opmath type).
-devplug_dtype_t opmath(devplug_dtype_t d) {
-  return d == DEVPLUG_DTYPE_FLOAT16 || d == DEVPLUG_DTYPE_BFLOAT16 ? DEVPLUG_DTYPE_FLOAT32 : d;
-}
-
 // Writes `value` (any dtype, out's shape) into torch tensor `out`.
 void store(const Dev& dev, const DTensor& value, const at::Tensor& out) {
   DTensor target = view_of(out);
@@ -29,6 +24,7 @@ void store(const Dev& dev, const DTensor& value, const at::Tensor& out) {
 // A unary composite `op` of `self` into `out` (which may be self).
 at::Tensor& unary_composite(devplug_op_t op, const at::Tensor& self, at::Tensor& out,
                             const void* attrs = nullptr) {
+  fallback_unless_allowed(op, self.scalar_type());
   Dev dev = Dev::of({&self, &out});
   prepare_out(out, self.sizes());
   if (self.numel() > 0) dev.composite_into(op, {view_of(self)}, view_of(out), attrs);
@@ -238,16 +234,25 @@ at::Tensor softplus_backward(const at::Tensor& grad, const at::Tensor& self, con
   return softplus_backward_out(grad, self, beta, threshold, out);
 }
 
-// hardtanh: clamp to [min_val, max_val]; backward passes the gradient strictly inside.
+// hardtanh: clamp to [min_val, max_val] in self's dtype; backward passes the gradient
+// strictly inside. As torch's hardtanh_out, the bounds of an integer tensor are truncated to
+// integers, so they do not promote it to float as clamp's would (relu6 of int64 is int64).
 at::Tensor& hardtanh_out(const at::Tensor& self, const at::Scalar& lo, const at::Scalar& hi,
                          at::Tensor& out) {
-  return at::clamp_out(out, self, lo, hi);
+  TORCH_CHECK(self.scalar_type() != at::kBool, "Bool inputs not supported for hardtanh");
+  if (!c10::isIntegralType(self.scalar_type(), /*includeBool=*/false))
+    return at::clamp_out(out, self, lo, hi);
+  const int64_t low = lo.toLong(), high = hi.toLong();
+  TORCH_CHECK(self.scalar_type() != at::kByte || (low >= 0 && high >= 0),
+              "cannot do hardtanh on an unsigned type with negative limits");
+  return at::clamp_out(out, self, low, high);
 }
 at::Tensor hardtanh(const at::Tensor& self, const at::Scalar& lo, const at::Scalar& hi) {
-  return at::clamp(self, lo, hi);
+  at::Tensor out = at::empty_like(self);
+  return hardtanh_out(self, lo, hi, out);
 }
 at::Tensor& hardtanh_(at::Tensor& self, const at::Scalar& lo, const at::Scalar& hi) {
-  return at::clamp_(self, lo, hi);
+  return hardtanh_out(self, lo, hi, self);
 }
 at::Tensor& hardtanh_backward_out(const at::Tensor& grad, const at::Tensor& self, const at::Scalar& lo,
                                   const at::Scalar& hi, at::Tensor& grad_input) {
@@ -287,6 +292,7 @@ at::Tensor& softmax_out(const at::Tensor& self, int64_t dim, bool half_to_float,
   Dev dev = Dev::of({&self, &out});
   TORCH_CHECK(!half_to_float || self.scalar_type() == at::kHalf,
               "conversion is supported for Half type only");
+  fallback_unless_allowed(Log ? DEVPLUG_OP_log_softmax : DEVPLUG_OP_softmax, self.scalar_type());
   prepare_out(out, self.sizes());
   if (self.numel() == 0) return out;
   SoftmaxInput in = softmax_input(view_of(self), dim);

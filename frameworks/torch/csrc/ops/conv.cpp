@@ -2,8 +2,8 @@
 // Convolution and pooling on devplug's conv2d, max_pool2d, avg_pool2d composites and their
 // backward ops. A 1-d convolution runs as a 2-d one of height 1, a 3-d pooling input
 // [C, H, W] as a batch of one, adaptive average pooling whose output divides the input as
-// avg_pool2d. Transposed and 3-d convolutions, uneven adaptive pooling and max pooling of
-// integers run on the CPU (counted).
+// avg_pool2d. Transposed and 3-d convolutions, uneven adaptive pooling, and the dtypes the
+// composites do not take (integer convolution and pooling) run on the CPU (counted).
 #include <ATen/Functions.h>
 #include <ATen/native/Pool.h>
 
@@ -65,9 +65,12 @@ Conv2d conv_geometry_nd(const at::Tensor& input, const at::Tensor& weight, at::I
                        groups);
 }
 
-// The CPU route for what conv2d does not cover (transposed, 3-d).
+// The CPU route for what conv2d does not cover (transposed, 3-d, integers). It calls
+// at::convolution itself: the aten op reached here, convolution_overrideable, has no CPU
+// kernel for the boxed fallback to run.
 bool on_cpu(const at::Tensor& input, bool transposed) {
-  return transposed || (input.dim() != 3 && input.dim() != 4);
+  return transposed || (input.dim() != 3 && input.dim() != 4) ||
+         !op_allows(DEVPLUG_OP_conv2d, input.scalar_type());
 }
 
 at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
@@ -75,14 +78,13 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
                        at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding,
                        int64_t groups) {
   if (on_cpu(input, transposed)) {
-    note_fallback("aten::convolution_overrideable (transposed or 3-d)");
+    note_fallback("aten::convolution_overrideable (transposed, 3-d or integer)");
     std::optional<at::Tensor> cpu_bias;
     if (given(bias)) cpu_bias = bias->cpu();
     return at::convolution(input.cpu(), weight.cpu(), cpu_bias, stride, padding, dilation, transposed,
                            output_padding, groups)
         .to(input.device());
   }
-  TORCH_CHECK(c10::isFloatingType(input.scalar_type()), "devplug: convolution needs floating point input");
   TORCH_CHECK(input.scalar_type() == weight.scalar_type(), "Input type (", input.scalar_type(),
               ") and weight type (", weight.scalar_type(), ") should be the same");
   const Conv2d g = conv_geometry_nd(input, weight, stride, padding, dilation, groups);
@@ -102,7 +104,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
     at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding,
     int64_t groups, std::array<bool, 3> output_mask) {
   if (on_cpu(input, transposed)) {
-    note_fallback("aten::convolution_backward_overrideable (transposed or 3-d)");
+    note_fallback("aten::convolution_backward_overrideable (transposed, 3-d or integer)");
     auto [gi, gw, gb] =
         at::convolution_backward(grad_output.cpu(), input.cpu(), weight.cpu(), std::nullopt, stride, padding,
                                  dilation, transposed, output_padding, groups, output_mask);
@@ -174,12 +176,7 @@ std::tuple<at::Tensor, at::Tensor> max_pool2d_with_indices(const at::Tensor& sel
                                                            at::IntArrayRef stride, at::IntArrayRef padding,
                                                            at::IntArrayRef dilation, bool ceil_mode) {
   const Pool2d g = pool_geometry(self, kernel, stride, padding, dilation, ceil_mode, "max_pool2d");
-  if (!c10::isFloatingType(self.scalar_type())) {  // the composite is floating point only
-    note_fallback("aten::max_pool2d_with_indices (integer input)");
-    auto [out, indices] =
-        at::max_pool2d_with_indices(self.cpu(), kernel, stride, padding, dilation, ceil_mode);
-    return {out.to(self.device()), indices.to(self.device())};
-  }
+  fallback_unless_allowed(DEVPLUG_OP_max_pool2d, self.scalar_type());
   Dev dev = Dev::of(self);
   at::Tensor out = new_pooled(dev, self, g, self.scalar_type());
   at::Tensor indices = new_pooled(dev, self, g, at::kLong);
@@ -218,6 +215,7 @@ at::Tensor avg_pool2d_fn(const at::Tensor& self, at::IntArrayRef kernel, at::Int
                          std::optional<int64_t> divisor_override) {
   const Pool2d g = avg_geometry(self, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override,
                                 "avg_pool2d");
+  fallback_unless_allowed(DEVPLUG_OP_avg_pool2d, self.scalar_type());
   Dev dev = Dev::of(self);
   at::Tensor out = new_pooled(dev, self, g, self.scalar_type());
   if (out.numel() > 0)

@@ -42,12 +42,19 @@ at::Tensor new_like_broadcast(const Dev& dev, std::initializer_list<const at::Te
   return empty_torch(dev, shape, dtype);
 }
 
+void fallback_unless_elementwise_takes(devplug_op_t op, at::ScalarType dtype) {
+  const devplug_op_info_t* info = devplug_op_info(op);
+  if (info != nullptr && (info->dtypes & ~DEVPLUG_DTYPES_FLOAT) == 0) return;
+  fallback_unless_allowed(op, dtype);
+}
+
 void binary_into(devplug_op_t op, const at::Tensor& a, const at::Tensor& b, const at::Tensor& out,
                  BinaryKind kind) {
   Dev dev = Dev::of({&a, &b, &out});
   at::ScalarType common = at::result_type(a, b);
   if (kind == BinaryKind::true_div && c10::isIntegralType(common, /*includeBool=*/true))
     common = default_float();
+  fallback_unless_elementwise_takes(op, common);
   if (kind == BinaryKind::promote || kind == BinaryKind::true_div) check_can_cast(common, out);
   const devplug_dtype_t c = require_dtype(common, "the operands' common dtype");
   DTensor da = dev.operand(a, c), db = dev.operand(b, c);
@@ -81,6 +88,8 @@ at::ScalarType unary_result(UnaryKind kind, at::ScalarType in) {
 
 void unary_into(devplug_op_t op, const at::Tensor& self, const at::Tensor& out, UnaryKind kind) {
   Dev dev = Dev::of({&self, &out});
+  if (!(kind == UnaryKind::rounding && c10::isIntegralType(self.scalar_type(), true)))
+    fallback_unless_elementwise_takes(op, self.scalar_type());
   const at::ScalarType result = unary_result(kind, self.scalar_type());
   if (kind != UnaryKind::to_bool) check_can_cast(result, out);
   prepare_out(out, self.sizes());
@@ -133,6 +142,7 @@ at::Tensor& alpha_out(const at::Tensor& self, const at::Tensor& other, const at:
   }
   Dev dev = Dev::of({&self, &other, &out});
   const at::ScalarType common = at::result_type(self, other);
+  fallback_unless_elementwise_takes(Op, common);
   check_can_cast(common, out);
   const devplug_dtype_t c = require_dtype(common, "the operands' common dtype");
   DTensor scaled = dev.ew(DEVPLUG_OP_mul, {dev.operand(other, c), dev.scalar(c, alpha)});
@@ -242,6 +252,7 @@ at::Tensor& div_mode_out(const at::Tensor& self, const at::Tensor& other,
               *mode, "'");
   Dev dev = Dev::of({&self, &other, &out});
   const at::ScalarType common = at::result_type(self, other);
+  fallback_unless_elementwise_takes(DEVPLUG_OP_fmod, common);
   check_can_cast(common, out);
   const devplug_dtype_t c = require_dtype(common, "the operands' common dtype");
   DTensor a = dev.cast(dev.operand(self, c), c), b = dev.cast(dev.operand(other, c), c);

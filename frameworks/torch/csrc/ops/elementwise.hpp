@@ -30,6 +30,11 @@ void prepare_out(const at::Tensor& out, at::IntArrayRef shape);
 at::Tensor new_like_broadcast(const Dev& dev, std::initializer_list<const at::Tensor*> inputs,
                               at::ScalarType dtype);
 
+// Leaves the call to torch's CPU (fallback_unless_allowed) when devplug_elementwise would
+// refuse `op` on operands of common dtype `dtype` (bool sign, bool fmax, ...). An op defined
+// on floats only takes every dtype: devplug computes integers and bool in float32.
+void fallback_unless_elementwise_takes(devplug_op_t op, at::ScalarType dtype);
+
 void binary_into(devplug_op_t op, const at::Tensor& a, const at::Tensor& b, const at::Tensor& out,
                  BinaryKind kind);
 at::Tensor binary(devplug_op_t op, const at::Tensor& a, const at::Tensor& b, BinaryKind kind);

@@ -96,6 +96,7 @@ at::Tensor gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, 
 // the prim's output must not overlap its input, so then it goes through a temporary.
 void scatter_into(devplug_op_t op, const at::Tensor& self, int64_t dim, const at::Tensor& index,
                   const DTensor& src, const at::Tensor& out) {
+  fallback_unless_allowed(op, self.scalar_type());
   Dev dev = Dev::of({&self, &index, &out});
   const int64_t d = c10::maybe_wrap_dim(dim, self.dim());
   TORCH_CHECK(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1),
@@ -166,6 +167,7 @@ at::Tensor& index_add_out(const at::Tensor& self, int64_t dim, const at::Tensor&
   TORCH_CHECK_INDEX(index.dim() <= 1, "index_add_(): Index is supposed to be a vector");
   TORCH_CHECK(source.scalar_type() == self.scalar_type(), "index_add_(): self (", self.scalar_type(),
               ") and source (", source.scalar_type(), ") must have the same scalar type");
+  fallback_unless_allowed(DEVPLUG_OP_scatter_add, self.scalar_type());
   DTensor src = at_least_1d(view_of(source));
   if (!alpha.equal(1)) src = dev.ew(DEVPLUG_OP_mul, {src, dev.scalar(src.dtype(), alpha)});
   Shape index_shape(std::max<int64_t>(source.dim(), 1), 1);
@@ -417,6 +419,7 @@ at::Tensor& index_put_impl_(at::Tensor& self, const c10::List<std::optional<at::
               "Index put requires the source and destination dtypes "
               "match, got ",
               self.scalar_type(), " for the destination and ", values.scalar_type(), " for the source.");
+  if (accumulate) fallback_unless_allowed(DEVPLUG_OP_scatter_add, self.scalar_type());
   if (self.numel() == 0) return self;
   DTensor x = view_of(self);
   Linearized l = linearize(dev, x, self, indices);

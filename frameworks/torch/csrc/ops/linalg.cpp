@@ -3,21 +3,13 @@
 // operands go in as views (no copies), batch dims broadcast as stride-0 views. Integer
 // matrices, which the prim does not take, go to the CPU fallback (counted).
 #include <ATen/Functions.h>
-#include <ATen/Operators.h>
-#include <ATen/native/CPUFallback.h>
 #include <ATen/native/Resize.h>
-#include <ATen/ops/addmm_ops.h>
-#include <ATen/ops/bmm_ops.h>
-#include <ATen/ops/mm_ops.h>
 
-#include "fallback.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/ops.hpp"
 
 namespace devplug::bridge {
 namespace {
-
-bool matmul_dtype(at::ScalarType t) { return c10::isFloatingType(t); }
 
 void check_same_dtype(const at::Tensor& a, const at::Tensor& b, const char* what) {
   TORCH_CHECK(a.scalar_type() == b.scalar_type(), "expected ", what,
@@ -46,8 +38,7 @@ at::Tensor& mm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& o
   TORCH_CHECK(self.size(1) == mat2.size(0), "mat1 and mat2 shapes cannot be multiplied (", self.size(0), "x",
               self.size(1), " and ", mat2.size(0), "x", mat2.size(1), ")");
   check_same_dtype(self, mat2, "self and mat2");
-  if (!matmul_dtype(self.scalar_type()))
-    return at::native::call_fallback_fn<&cpu_fallback, ATEN_OP2(mm, out)>::call(self, mat2, out);
+  fallback_unless_allowed(DEVPLUG_OP_matmul, self.scalar_type());
   Dev dev = Dev::of({&self, &mat2, &out});
   prepare_out(out, {self.size(0), mat2.size(1)});
   if (out.numel() == 0) return out;
@@ -55,8 +46,6 @@ at::Tensor& mm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& o
   return out;
 }
 at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2) {
-  if (!matmul_dtype(self.scalar_type()))
-    return at::native::call_fallback_fn<&cpu_fallback, ATEN_OP(mm)>::call(self, mat2);
   at::Tensor out = empty_torch(Dev::of({&self, &mat2}), {self.size(0), mat2.size(1)}, self.scalar_type());
   return mm_out(self, mat2, out);
 }
@@ -69,8 +58,7 @@ at::Tensor& bmm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& 
               "batch2 tensor to be: [",
               self.size(0), ", ", self.size(2), "] but got: [", mat2.size(0), ", ", mat2.size(1), "].");
   check_same_dtype(self, mat2, "self and mat2");
-  if (!matmul_dtype(self.scalar_type()))
-    return at::native::call_fallback_fn<&cpu_fallback, ATEN_OP2(bmm, out)>::call(self, mat2, out);
+  fallback_unless_allowed(DEVPLUG_OP_matmul, self.scalar_type());
   Dev dev = Dev::of({&self, &mat2, &out});
   prepare_out(out, {self.size(0), self.size(1), mat2.size(2)});
   if (out.numel() == 0) return out;
@@ -78,8 +66,6 @@ at::Tensor& bmm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& 
   return out;
 }
 at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
-  if (!matmul_dtype(self.scalar_type()))
-    return at::native::call_fallback_fn<&cpu_fallback, ATEN_OP(bmm)>::call(self, mat2);
   at::Tensor out =
       empty_torch(Dev::of({&self, &mat2}), {self.size(0), self.size(1), mat2.size(2)}, self.scalar_type());
   return bmm_out(self, mat2, out);
@@ -92,9 +78,7 @@ at::Tensor& addmm_out(const at::Tensor& self, const at::Tensor& mat1, const at::
               mat1.size(1), " and ", mat2.size(0), "x", mat2.size(1), ")");
   check_same_dtype(mat1, mat2, "mat1 and mat2");
   check_same_dtype(self, mat1, "self and mat2");
-  if (!matmul_dtype(mat1.scalar_type()))
-    return at::native::call_fallback_fn<&cpu_fallback, ATEN_OP2(addmm, out)>::call(self, mat1, mat2, beta,
-                                                                                   alpha, out);
+  fallback_unless_allowed(DEVPLUG_OP_matmul, mat1.scalar_type());
   Dev dev = Dev::of({&self, &mat1, &mat2, &out});
   const std::vector<int64_t> shape{mat1.size(0), mat2.size(1)};
   TORCH_CHECK(at::is_expandable_to(self.sizes(), shape), "addmm: self of shape ", self.sizes(),
@@ -113,8 +97,6 @@ at::Tensor& addmm_out(const at::Tensor& self, const at::Tensor& mat1, const at::
 }
 at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
                  const at::Scalar& beta, const at::Scalar& alpha) {
-  if (!matmul_dtype(mat1.scalar_type()))
-    return at::native::call_fallback_fn<&cpu_fallback, ATEN_OP(addmm)>::call(self, mat1, mat2, beta, alpha);
   at::Tensor out =
       empty_torch(Dev::of({&self, &mat1, &mat2}), {mat1.size(0), mat2.size(1)}, mat1.scalar_type());
   return addmm_out(self, mat1, mat2, beta, alpha, out);
@@ -130,7 +112,7 @@ at::Tensor& baddbmm_out(const at::Tensor& self, const at::Tensor& b1, const at::
   TORCH_CHECK(b1.size(0) == b2.size(0) && b1.size(2) == b2.size(1),
               "baddbmm: batch shapes do not fit: ", b1.sizes(), " and ", b2.sizes());
   check_same_dtype(b1, b2, "batch1 and batch2");
-  TORCH_CHECK(matmul_dtype(b1.scalar_type()), "devplug: baddbmm needs floating point batches");
+  fallback_unless_allowed(DEVPLUG_OP_matmul, b1.scalar_type());
   Dev dev = Dev::of({&self, &b1, &b2, &out});
   const std::vector<int64_t> shape{b1.size(0), b1.size(1), b2.size(2)};
   if (out.is_same(self)) {
@@ -163,7 +145,7 @@ at::Tensor& addmv_out(const at::Tensor& self, const at::Tensor& mat, const at::T
   TORCH_CHECK(mat.size(1) == vec.size(0), "size mismatch, got input (", self.size(0), "), mat (", mat.size(0),
               "x", mat.size(1), "), vec (", vec.size(0), ")");
   check_same_dtype(mat, vec, "mat and vec");
-  TORCH_CHECK(matmul_dtype(mat.scalar_type()), "devplug: addmv needs a floating point matrix");
+  fallback_unless_allowed(DEVPLUG_OP_matmul, mat.scalar_type());
   Dev dev = Dev::of({&self, &mat, &vec, &out});
   const int64_t n = mat.size(0);
   at::Tensor tmp = empty_torch(dev, {n, 1}, out.scalar_type());
@@ -190,7 +172,7 @@ at::Tensor dot(const at::Tensor& self, const at::Tensor& other) {
               "] and src [", other.numel(), "] to have the same number of elements, but got ", self.numel(),
               " and ", other.numel(), " elements respectively");
   check_same_dtype(self, other, "both vectors");
-  TORCH_CHECK(matmul_dtype(self.scalar_type()), "devplug: dot needs floating point vectors");
+  fallback_unless_allowed(DEVPLUG_OP_matmul, self.scalar_type());
   Dev dev = Dev::of({&self, &other});
   at::Tensor out = empty_torch(dev, {}, self.scalar_type());
   DTensor product = dev.matmul(view_of(self).unsqueeze(0), view_of(other).unsqueeze(1));

@@ -158,7 +158,7 @@ at::Tensor& mse_loss_out(const at::Tensor& self, const at::Tensor& target, int64
   }
   prepare_out(out, {});
   const uint32_t all = sq.rank() == 0 ? 0u : (1u << sq.rank()) - 1u;
-  DTensor s = dev.reduce(DEVPLUG_OP_sum, sq, all).reshape({});
+  DTensor s = dev.reduce(DEVPLUG_OP_sum, dev.cast(sq, opmath(sq.dtype())), all).reshape({});
   if (reduction == at::Reduction::Mean) s = dev.ew(DEVPLUG_OP_div, {s, dev.scalar(s.dtype(), sq.numel())});
   dev.copy(dev.cast(s, view_of(out).dtype()), view_of(out));
   return out;
@@ -223,9 +223,9 @@ at::Tensor& bce_out(const at::Tensor& self, const at::Tensor& target, const std:
   }
   prepare_out(out, {});
   const uint32_t all = l.rank() == 0 ? 0u : (1u << l.rank()) - 1u;
-  DTensor s = dev.reduce(DEVPLUG_OP_sum, l, all).reshape({});
-  if (reduction == at::Reduction::Mean) s = dev.ew(DEVPLUG_OP_div, {s, dev.scalar(c, l.numel())});
-  dev.copy(s, view_of(out));
+  DTensor s = dev.reduce(DEVPLUG_OP_sum, dev.cast(l, opmath(c)), all).reshape({});
+  if (reduction == at::Reduction::Mean) s = dev.ew(DEVPLUG_OP_div, {s, dev.scalar(s.dtype(), l.numel())});
+  dev.copy(dev.cast(s, c), view_of(out));
   return out;
 }
 at::Tensor bce(const at::Tensor& self, const at::Tensor& target, const std::optional<at::Tensor>& weight,
@@ -284,7 +284,7 @@ at::Tensor& smooth_l1_loss_out(const at::Tensor& self, const at::Tensor& target,
   }
   prepare_out(out, {});
   const uint32_t all = l.rank() == 0 ? 0u : (1u << l.rank()) - 1u;
-  DTensor s = dev.reduce(DEVPLUG_OP_sum, l, all).reshape({});
+  DTensor s = dev.reduce(DEVPLUG_OP_sum, dev.cast(l, opmath(l.dtype())), all).reshape({});
   if (reduction == at::Reduction::Mean) s = dev.ew(DEVPLUG_OP_div, {s, dev.scalar(s.dtype(), l.numel())});
   dev.copy(dev.cast(s, view_of(out).dtype()), view_of(out));
   return out;

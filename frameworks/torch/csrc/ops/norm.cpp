@@ -4,19 +4,19 @@
 // over the trailing normalized dims (mean and rstd keep the input's rank with those dims as
 // 1, as torch returns them); batch norm's are per channel (dim 1) over the batch and spatial
 // dims. Statistics are float32 for 16-bit inputs (devplug's `:acc`, as torch's CUDA keeps
-// them). Only batch norm's backward in evaluation mode, which no composite covers (its
-// statistics are constants), is composed in the bridge.
+// them). Composed in the bridge, where no composite covers the call: batch norm's backward
+// in evaluation mode (its statistics are constants) and layer norm with an eps the composite
+// refuses (negative or not finite; torch computes it, NaN included). Batch norm with such an
+// eps runs on torch's CPU (counted).
 #include <ATen/Functions.h>
+
+#include <cmath>
 
 #include "ops/elementwise.hpp"
 #include "ops/ops.hpp"
 
 namespace devplug::bridge {
 namespace {
-
-devplug_dtype_t opmath(devplug_dtype_t d) {
-  return d == DEVPLUG_DTYPE_FLOAT16 || d == DEVPLUG_DTYPE_BFLOAT16 ? DEVPLUG_DTYPE_FLOAT32 : d;
-}
 
 struct NormDims {
   int64_t axis;         // first normalized dim
@@ -78,6 +78,30 @@ class OutputOf {
   OptDTensor target_, slot_;
 };
 
+// The eps the norm composites take (finite >= 0).
+bool composite_eps(double eps) { return std::isfinite(eps) && eps >= 0; }
+
+// Layer norm of any eps, from prims in the statistics' dtype, as torch's CPU kernel computes
+// it: rstd = 1 / sqrt(var + eps) with the biased variance, so NaN where var + eps < 0.
+void layer_norm_from_prims(const Dev& dev, const at::Tensor& input, const NormDims& nd,
+                           const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias,
+                           double eps, const at::Tensor& out, const at::Tensor& mean,
+                           const at::Tensor& rstd) {
+  const devplug_dtype_t acc = view_of(mean).dtype();
+  DTensor x = dev.cast(view_of(input), acc);
+  DTensor m =
+      dev.ew(DEVPLUG_OP_div, {dev.reduce(DEVPLUG_OP_sum, x, nd.normalized), dev.scalar(acc, nd.count)});
+  DTensor var = dev.reduce(DEVPLUG_OP_var, x, nd.normalized, /*correction=*/0.0);
+  DTensor deviation = dev.ew(DEVPLUG_OP_sqrt, {dev.ew(DEVPLUG_OP_add, {var, dev.scalar(acc, eps)})});
+  DTensor r = dev.ew(DEVPLUG_OP_div, {dev.scalar(acc, 1), deviation});
+  DTensor y = dev.ew(DEVPLUG_OP_mul, {dev.ew(DEVPLUG_OP_sub, {x, m}), r});
+  if (given(weight)) y = dev.ew(DEVPLUG_OP_mul, {y, dev.cast(dev.operand(*weight), acc)});
+  if (given(bias)) y = dev.ew(DEVPLUG_OP_add, {y, dev.cast(dev.operand(*bias), acc)});
+  dev.copy(m, view_of(mean));
+  dev.copy(r, view_of(rstd));
+  dev.copy(dev.cast(y, view_of(out).dtype()), view_of(out));
+}
+
 std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm(const at::Tensor& input,
                                                                  at::IntArrayRef normalized_shape,
                                                                  const std::optional<at::Tensor>& weight,
@@ -90,6 +114,10 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm(const at::Tenso
   at::Tensor mean = empty_torch(dev, stat_shape(input, nd.axis), torch_dtype(opmath(dtype)));
   at::Tensor rstd = empty_torch(dev, stat_shape(input, nd.axis), torch_dtype(opmath(dtype)));
   if (input.numel() == 0) return {out, mean, rstd};
+  if (!composite_eps(eps)) {
+    layer_norm_from_prims(dev, input, nd, weight, bias, eps, out, mean, rstd);
+    return {out, mean, rstd};
+  }
   devplug_norm_attrs_t attrs{sizeof(attrs), static_cast<int32_t>(normalized_shape.size()), eps};
   dev.composite(DEVPLUG_OP_layer_norm,
                 {view_of(input), operand_as(dev, weight, dtype), operand_as(dev, bias, dtype)},
@@ -154,6 +182,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_forward(
     const at::Tensor& input, const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias,
     const std::optional<at::Tensor>& running_mean, const std::optional<at::Tensor>& running_var,
     bool training, double momentum, double eps) {
+  if (!composite_eps(eps) || !std::isfinite(momentum)) throw OnCpu{};
   const ChannelDims cd = channel_dims(input);
   Dev dev = Dev::of(input);
   const devplug_dtype_t dtype = require_dtype(input.scalar_type(), "batch_norm's input");
@@ -222,6 +251,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_backward_impl(
     const std::optional<at::Tensor>& running_mean, const std::optional<at::Tensor>& running_var,
     const std::optional<at::Tensor>& save_mean, const std::optional<at::Tensor>& save_invstd, bool train,
     double eps, std::array<bool, 3> output_mask) {
+  if (train && !composite_eps(eps)) throw OnCpu{};
   const ChannelDims cd = channel_dims(input);
   Dev dev = Dev::of({&grad_out, &input});
   const devplug_dtype_t dtype = require_dtype(input.scalar_type(), "batch_norm's input");

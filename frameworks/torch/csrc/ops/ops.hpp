@@ -30,13 +30,14 @@ struct OpRow {
                     // names its composites first, then what the bridge adds around them)
 };
 
-// Registers kernels with torch and records their rows.
+// Registers kernels with torch (DEVPLUG_KERNEL's guarded for their op, kernel.hpp) and
+// records their rows.
 class Table {
  public:
   explicit Table(torch::Library& library) : library_(library) {}
   template <typename Kernel>
   void add(const char* aten, Impl impl, const char* via, Kernel&& kernel) {
-    library_.impl(aten, std::forward<Kernel>(kernel));
+    library_.impl(aten, registered(aten, std::forward<Kernel>(kernel)));
     record(aten, impl, via);
   }
 
@@ -61,5 +62,6 @@ void register_norm_ops(Table& t);
 void register_conv_ops(Table& t);
 void register_loss_ops(Table& t);
 void register_attention_ops(Table& t);
+void register_amp_ops(Table& t);
 
 }  // namespace devplug::bridge

@@ -44,6 +44,7 @@ at::Tensor& sum_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool ke
                     std::optional<at::ScalarType> dtype, at::Tensor& out) {
   Dev dev = Dev::of({&self, &out});
   const uint32_t mask = mask_of(self, dim);
+  fallback_unless_allowed(DEVPLUG_OP_sum, dtype.value_or(out.scalar_type()));
   prepare_out(out, reduced_shape(self.sizes(), mask, keepdim));
   const devplug_dtype_t compute = require_dtype(dtype.value_or(out.scalar_type()), "sum's result");
   reduce_to(dev, DEVPLUG_OP_sum, dev.cast(view_of(self), compute), mask, keepdim, out);
@@ -61,6 +62,7 @@ at::Tensor& prod_out(const at::Tensor& self, int64_t dim, bool keepdim, std::opt
                      at::Tensor& out) {
   Dev dev = Dev::of({&self, &out});
   const uint32_t mask = dims_mask({dim}, self.dim());
+  fallback_unless_allowed(DEVPLUG_OP_prod, dtype.value_or(out.scalar_type()));
   prepare_out(out, reduced_shape(self.sizes(), mask, keepdim));
   const devplug_dtype_t compute = require_dtype(dtype.value_or(out.scalar_type()), "prod's result");
   reduce_to(dev, DEVPLUG_OP_prod, dev.cast(view_of(self), compute), mask, keepdim, out);
@@ -73,6 +75,7 @@ at::Tensor prod_dim(const at::Tensor& self, int64_t dim, bool keepdim, std::opti
   return prod_out(self, dim, keepdim, dtype, out);
 }
 at::Tensor prod_all(const at::Tensor& self, std::optional<at::ScalarType> dtype) {
+  fallback_unless_allowed(DEVPLUG_OP_prod, sum_dtype(self, dtype));
   Dev dev = Dev::of(self);
   at::Tensor out = empty_torch(dev, {}, sum_dtype(self, dtype));
   reduce_to(dev, DEVPLUG_OP_prod, dev.cast(view_of(self), require_dtype(out.scalar_type(), "prod's result")),
@@ -166,6 +169,7 @@ at::Tensor extreme_all(const at::Tensor& self) {
 template <devplug_op_t ValueOp, devplug_op_t IndexOp>
 std::tuple<at::Tensor&, at::Tensor&> extreme_dim_out(const at::Tensor& self, int64_t dim, bool keepdim,
                                                      at::Tensor& values, at::Tensor& indices) {
+  fallback_unless_allowed(IndexOp, self.scalar_type());
   Dev dev = Dev::of({&self, &values, &indices});
   const uint32_t mask = dims_mask({dim}, self.dim());
   const Shape shape = reduced_shape(self.sizes(), mask, keepdim);
@@ -188,6 +192,7 @@ std::tuple<at::Tensor, at::Tensor> extreme_dim(const at::Tensor& self, int64_t d
 
 template <devplug_op_t Op>
 at::Tensor& arg_out(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim, at::Tensor& out) {
+  fallback_unless_allowed(Op, self.scalar_type());
   Dev dev = Dev::of({&self, &out});
   const uint32_t mask = dim.has_value() ? dims_mask({*dim}, self.dim()) : dims_mask({}, self.dim());
   prepare_out(out, reduced_shape(self.sizes(), mask, keepdim));
@@ -336,8 +341,10 @@ at::Tensor& vector_norm_out(const at::Tensor& self, const at::Scalar& ord, at::O
   const uint32_t mask = mask_of(self, dim);
   prepare_out(out, reduced_shape(self.sizes(), mask, keepdim));
   if (out.numel() == 0) return out;
-  const devplug_dtype_t c = require_dtype(type, "the norm");
-  DTensor x = dev.cast(view_of(self), c);
+  // In float32 for 16-bit dtypes, as torch (its opmath type): a sum of float16 squares
+  // overflows from 65504 on. The result is rounded to out's dtype once, at the end.
+  const devplug_dtype_t given_dtype = require_dtype(type, "the norm"), c = opmath(given_dtype);
+  DTensor x = dev.cast(dev.cast(view_of(self), given_dtype), c);
   DTensor a = dev.ew(DEVPLUG_OP_abs, {x});
   const double p = ord.toDouble();
   auto norm = [&]() -> DTensor {

@@ -14,6 +14,7 @@
 #include <c10/core/DeviceGuard.h>
 
 #include "ops/ops.hpp"
+#include "pinned.hpp"
 
 namespace devplug::bridge {
 
@@ -52,21 +53,30 @@ namespace {
 
 bool on_devplug(const at::Tensor& t) { return t.device().type() == c10::DeviceType::PrivateUse1; }
 
-// Copies host tensor `host` (dst's shape and dtype, contiguous) into devplug tensor `dst`.
-void upload(const at::Tensor& host, const at::Tensor& dst) {
+// Copies host tensor `host` (dst's shape and dtype, contiguous) into devplug tensor `dst`:
+// enqueued without waiting when `non_blocking` and `host` is the plugin's pinned memory for
+// dst's device (pinned.hpp), synchronously otherwise.
+void upload(const at::Tensor& host, const at::Tensor& dst, bool non_blocking) {
   Dev dev = Dev::of(dst);
   DTensor target = view_of(dst);
-  target.copy_from_host(host.const_data_ptr(), host.nbytes(), &dev.stream());
+  const void* data = host.const_data_ptr();
+  if (non_blocking && copies_async(data, host.nbytes(), dev.index())) {
+    target.copy_from_host_async(data, host.nbytes(), &dev.stream());
+    record_use(data, dev.stream(), dev.index());
+    return;
+  }
+  target.copy_from_host(data, host.nbytes(), &dev.stream());
 }
 
 }  // namespace
 
-at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool /*non_blocking*/) {
+at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
   TORCH_CHECK(self.is_same_size(dst) || at::is_expandable_to(self.sizes(), dst.sizes()),
               "devplug: copy_ from shape ", self.sizes(), " into shape ", dst.sizes(), ": not broadcastable");
   if (dst.numel() == 0) return dst;
-  // Copies are always synchronous with respect to host memory: non_blocking only promises
-  // that a copy may be asynchronous.
+  // Copies with host memory wait for the device, except with non_blocking=True between a
+  // devplug tensor and the plugin's pinned memory of its device (pin_memory()): then the
+  // copy is enqueued on the current stream and ordered there, as CUDA's.
   if (on_devplug(self) && on_devplug(dst)) {
     Dev dev = Dev::of(dst);
     DTensor src = view_of(self);
@@ -94,14 +104,20 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool /*non_b
     at::Tensor host = self.to(dst.scalar_type()).expand(dst.sizes()).contiguous();
     if (host.is_conj()) host = host.resolve_conj();
     if (host.is_neg()) host = host.resolve_neg();
-    upload(host, dst);
+    upload(host, dst, non_blocking);
     return dst;
   }
   // devplug -> CPU
   Dev dev = Dev::of(self);
   DTensor src = view_of(self);
   if (dst.is_contiguous() && dst.scalar_type() == self.scalar_type() && self.is_same_size(dst)) {
-    src.copy_to_host(dst.data_ptr(), dst.nbytes(), &dev.stream());
+    void* data = dst.data_ptr();
+    if (non_blocking && copies_async(data, dst.nbytes(), dev.index())) {
+      if (!src.copy_to_host_async(data, dst.nbytes(), &dev.stream())) return dst;  // it waited
+      record_use(data, dev.stream(), dev.index());
+      return dst;
+    }
+    src.copy_to_host(data, dst.nbytes(), &dev.stream());
     return dst;
   }
   at::Tensor host = at::empty(self.sizes(), self.options().device(at::kCPU));
