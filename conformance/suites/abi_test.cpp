@@ -474,6 +474,12 @@ std::string event_timestamps() {
   return c.text();
 }
 
+std::vector<unsigned char> pattern(uint64_t n, unsigned seed) {
+  std::vector<unsigned char> p(n);
+  for (uint64_t i = 0; i < n; ++i) p[i] = static_cast<unsigned char>((i * 131 + seed * 7 + (i >> 9)) & 0xFF);
+  return p;
+}
+
 // Pinned host memory (the pinned_host_memory extension, where the plugin offers it): blocks
 // are aligned to 64 bytes and writable; a copy from one to a buffer and back into another
 // returns the bytes; a pointer the plugin did not give is refused; and the extension's rows
@@ -511,7 +517,8 @@ std::string pinned_host_memory() {
       if (reinterpret_cast<uintptr_t>(p) % 64 != 0)
         c.problem("host_allocate gave a block not aligned to 64 bytes");
     auto* bytes = static_cast<unsigned char*>(in);
-    for (uint64_t i = 0; i < size; ++i) bytes[i] = static_cast<unsigned char>(i * 7 + 3);
+    const std::vector<unsigned char> values = pattern(size, 5);
+    std::memcpy(bytes, values.data(), size);
     std::memset(out, 0, size);
     c.expect_ok("buffer_copy_from_host", api->buffer_copy_from_host(s, in, buffer, 0, size));
     c.expect_ok("buffer_copy_to_host", api->buffer_copy_to_host(s, buffer, 0, out, size));
@@ -573,8 +580,8 @@ std::string host_address() {
       c.expect_error("buffer_host_address(a device without unified memory)", DEVPLUG_CODE_FAILED_PRECONDITION,
                      ext->buffer_host_address(buffer, &address));
     } else {
-      std::vector<unsigned char> in(4096), out(4096);
-      for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<unsigned char>(i * 13 + 1);
+      const std::vector<unsigned char> in = pattern(4096, 6);
+      std::vector<unsigned char> out(4096);
       c.expect_ok("buffer_copy_from_host", api->buffer_copy_from_host(s, in.data(), buffer, 0, in.size()));
       c.expect_ok("stream_synchronize", api->stream_synchronize(s));
       c.expect_ok("buffer_host_address", ext->buffer_host_address(buffer, &address));
@@ -627,12 +634,6 @@ struct RawDevice {
       if (devplug_error_t* e = loaded.api->device_close(dev)) loaded.api->error_destroy(e);
   }
 };
-
-std::vector<unsigned char> pattern(uint64_t n, unsigned seed) {
-  std::vector<unsigned char> p(n);
-  for (uint64_t i = 0; i < n; ++i) p[i] = static_cast<unsigned char>((i * 131 + seed * 7 + (i >> 9)) & 0xFF);
-  return p;
-}
 
 std::string buffer_round_trip() {
   RawDevice r;
