@@ -27,23 +27,28 @@ Format format_of(devplug_dtype_t d) {
   return f;
 }
 
-Interval random_interval(const std::string& op, size_t input, int64_t terms) {
-  if (op == "log" || op == "log2" || op == "log10" || op == "sqrt" || op == "rsqrt") return {0.01, 100};
-  if (op == "log1p") return {-0.99, 50};
-  if (op == "asin" || op == "acos" || op == "atanh" || op == "erfinv") return {-0.999, 0.999};
-  if (op == "acosh") return {1, 50};
-  if (op == "exp" || op == "exp2" || op == "expm1" || op == "sinh" || op == "cosh") return {-10, 10};
-  if (op == "tan") return {-1.5, 1.5};
-  if (op == "lgamma" || op == "digamma") return {0.1, 20};
-  if (op == "prod" || op == "cumprod") {
+Interval random_interval(devplug_op_t op, size_t input, int64_t terms) {
+  if (op == DEVPLUG_OP_log || op == DEVPLUG_OP_log2 || op == DEVPLUG_OP_log10 || op == DEVPLUG_OP_sqrt ||
+      op == DEVPLUG_OP_rsqrt)
+    return {0.01, 100};
+  if (op == DEVPLUG_OP_log1p) return {-0.99, 50};
+  if (op == DEVPLUG_OP_asin || op == DEVPLUG_OP_acos || op == DEVPLUG_OP_atanh || op == DEVPLUG_OP_erfinv)
+    return {-0.999, 0.999};
+  if (op == DEVPLUG_OP_acosh) return {1, 50};
+  if (op == DEVPLUG_OP_exp || op == DEVPLUG_OP_exp2 || op == DEVPLUG_OP_expm1 || op == DEVPLUG_OP_sinh ||
+      op == DEVPLUG_OP_cosh)
+    return {-10, 10};
+  if (op == DEVPLUG_OP_tan) return {-1.5, 1.5};
+  if (op == DEVPLUG_OP_lgamma || op == DEVPLUG_OP_digamma) return {0.1, 20};
+  if (op == DEVPLUG_OP_prod || op == DEVPLUG_OP_cumprod) {
     // The log of a product of n factors from (1 - w, 1 + w) drifts by about -n w^2 / 6 with
     // spread sqrt(n / 3) w: w = 4 / sqrt(n) keeps both near 3, far from over- and underflow.
     const double w = std::min(0.5, 4 / std::sqrt(static_cast<double>(std::max<int64_t>(terms, 1))));
     return {1 - w, 1 + w};
   }
-  if (op == "pow") return input == 0 ? Interval{0.1, 4} : Interval{-4, 4};
-  if (op == "convert_element_type") return {-300, 300};
-  if (op == "matmul" || op == "var") return {-1, 1};
+  if (op == DEVPLUG_OP_pow) return input == 0 ? Interval{0.1, 4} : Interval{-4, 4};
+  if (op == DEVPLUG_OP_convert_element_type) return {-300, 300};
+  if (op == DEVPLUG_OP_matmul || op == DEVPLUG_OP_var) return {-1, 1};
   return {};
 }
 
@@ -82,7 +87,7 @@ HardPoint both(double a, double b) { return {{a, b}, 3}; }
 using PointsFn = std::function<std::vector<HardPoint>(const Format& in, const Format& out)>;
 
 struct Row {
-  std::vector<std::string> ops;
+  std::vector<devplug_op_t> ops;
   PointsFn points;
 };
 
@@ -105,86 +110,86 @@ const double kLgammaRoots[] = {1.0,
 const std::vector<Row>& rows() {
   static const std::vector<Row> table = {
       // Exponentials: overflow, underflow to zero, the first subnormal result, and 0.
-      {{"exp"},
+      {{DEVPLUG_OP_exp},
        [](const Format& f, const Format&) {
          return std::vector<HardPoint>{one(std::log(f.max)), one(std::log(f.min_sub)),
                                        one(std::log(f.min_normal)), one(0)};
        }},
-      {{"exp2"},
+      {{DEVPLUG_OP_exp2},
        [](const Format& f, const Format&) {
          return std::vector<HardPoint>{one(f.max_exp + 1), one(f.min_exp - f.mant), one(f.min_exp), one(0)};
        }},
       // expm1: tiny arguments must keep their relative accuracy; it saturates at -1.
-      {{"expm1"},
+      {{DEVPLUG_OP_expm1},
        [](const Format& f, const Format&) {
          return std::vector<HardPoint>{one(0), one(std::log(f.max)), one(-(f.mant + 2) * std::log(2.0))};
        }},
       // Logarithms: the result vanishes at 1 (relative accuracy), -Inf at 0 (through the
       // subnormals), the largest values.
-      {{"log", "log2", "log10"},
+      {{DEVPLUG_OP_log, DEVPLUG_OP_log2, DEVPLUG_OP_log10},
        [](const Format& f, const Format&) {
          return std::vector<HardPoint>{one(1), one(0), one(f.max)};
        }},
-      {{"log1p"},
+      {{DEVPLUG_OP_log1p},
        [](const Format& f, const Format&) {
          return std::vector<HardPoint>{one(-1), one(0), one(f.max)};
        }},
-      {{"sqrt", "rsqrt", "cbrt", "reciprocal"},
+      {{DEVPLUG_OP_sqrt, DEVPLUG_OP_rsqrt, DEVPLUG_OP_cbrt, DEVPLUG_OP_reciprocal},
        [](const Format& f, const Format&) {
          return std::vector<HardPoint>{one(0), one(1), one(f.max), one(-f.max)};
        }},
       // Trigonometry: the roots of sin and cos (relative accuracy needs an exact argument
       // reduction) and the poles of tan, near and far.
-      {{"sin"},
+      {{DEVPLUG_OP_sin},
        [](const Format&, const Format&) {
          return std::vector<HardPoint>{one(0),       one(kPi),      one(-kPi),
                                        one(2 * kPi), one(10 * kPi), one(1000 * kPi)};
        }},
-      {{"cos"},
+      {{DEVPLUG_OP_cos},
        [](const Format&, const Format&) {
          return std::vector<HardPoint>{one(0),         one(kPi / 2),    one(-kPi / 2),
                                        one(1.5 * kPi), one(10.5 * kPi), one(1000.5 * kPi)};
        }},
-      {{"tan"},
+      {{DEVPLUG_OP_tan},
        [](const Format&, const Format&) {
          return std::vector<HardPoint>{one(0),   one(kPi / 2),    one(-kPi / 2),    one(1.5 * kPi),
                                        one(kPi), one(10.5 * kPi), one(1000.5 * kPi)};
        }},
-      {{"asin", "acos", "atanh", "erfinv"},
+      {{DEVPLUG_OP_asin, DEVPLUG_OP_acos, DEVPLUG_OP_atanh, DEVPLUG_OP_erfinv},
        [](const Format&, const Format&) {
          return std::vector<HardPoint>{one(1), one(-1), one(0)};
        }},
-      {{"atan"},
+      {{DEVPLUG_OP_atan},
        [](const Format& f, const Format&) {
          return std::vector<HardPoint>{one(0), one(1), one(f.max), one(-std::ldexp(1.0, f.mant + 2))};
        }},
       // Hyperbolic: overflow of sinh and cosh (at log(2 max)), tanh's saturation at +-1.
-      {{"sinh", "cosh"},
+      {{DEVPLUG_OP_sinh, DEVPLUG_OP_cosh},
        [](const Format& f, const Format&) {
          const double t = std::log(f.max) + std::log(2.0);
          return std::vector<HardPoint>{one(0), one(t), one(-t)};
        }},
-      {{"tanh"},
+      {{DEVPLUG_OP_tanh},
        [](const Format& f, const Format&) {
          const double s = 0.5 * (f.mant + 2) * std::log(2.0);
          return std::vector<HardPoint>{one(0), one(s), one(-s)};
        }},
       // asinh and acosh: x^2 overflows long before the result does.
-      {{"asinh"},
+      {{DEVPLUG_OP_asinh},
        [](const Format& f, const Format&) {
          return std::vector<HardPoint>{one(0), one(std::sqrt(f.max)), one(-f.max)};
        }},
-      {{"acosh"},
+      {{DEVPLUG_OP_acosh},
        [](const Format& f, const Format&) {
          return std::vector<HardPoint>{one(1), one(std::sqrt(f.max)), one(f.max)};
        }},
       // erf saturates at +-1 where erfc(x) drops below eps / 4; erfc underflows far out.
-      {{"erf"},
+      {{DEVPLUG_OP_erf},
        [](const Format& f, const Format&) {
          const double s = crossing([](double x) { return std::erfc(x); }, f.eps / 4, 0, 30);
          return std::vector<HardPoint>{one(0), one(s), one(-s)};
        }},
-      {{"erfc"},
+      {{DEVPLUG_OP_erfc},
        [](const Format& f, const Format&) {
          const double s = crossing([](double x) { return std::erfc(x); }, f.eps / 4, 0, 30);
          const double u = crossing([](double x) { return std::erfc(x); }, f.min_sub, 0, 30);
@@ -193,7 +198,7 @@ const std::vector<Row>& rows() {
              one(crossing([](double x) { return std::erfc(x); }, f.min_normal, 0, 30))};
        }},
       // lgamma: poles at 0 and the negative integers, its roots, and overflow.
-      {{"lgamma"},
+      {{DEVPLUG_OP_lgamma},
        [](const Format& f, const Format&) {
          std::vector<HardPoint> p = {one(0), one(-1), one(-2), one(-3), one(-10)};
          for (double r : kLgammaRoots) p.push_back(one(r));
@@ -205,7 +210,7 @@ const std::vector<Row>& rows() {
       // (up to 20) never reach: where the usual recurrences hand over to the series (6, 10,
       // 20, 32) and beyond (100, 10^4). A mutant of the OpenCL plugin's series above 32
       // (`+` to `-`, 10^4 to 10^7 ulp there) survived every earlier case.
-      {{"digamma"},
+      {{DEVPLUG_OP_digamma},
        [](const Format&, const Format&) {
          std::vector<HardPoint> p = {one(0), one(-1), one(-2), one(-3), one(-10)};
          for (double r : kDigammaRoots) p.push_back(one(r));
@@ -213,7 +218,7 @@ const std::vector<Row>& rows() {
          return p;
        }},
       // Rounding to integers: ties and the point where every value is an integer.
-      {{"ceil", "floor", "round", "trunc"},
+      {{DEVPLUG_OP_ceil, DEVPLUG_OP_floor, DEVPLUG_OP_round, DEVPLUG_OP_trunc},
        [](const Format& f, const Format&) {
          return std::vector<HardPoint>{one(0.5),
                                        one(-0.5),
@@ -225,7 +230,7 @@ const std::vector<Row>& rows() {
       // pow: overflow and underflow of 2^y and e^y, a base next to 1 raised to a huge power
       // (needs log(x) beyond working precision), parity of huge integer exponents of -1, and
       // 0 to exponents next to 0.
-      {{"pow"},
+      {{DEVPLUG_OP_pow},
        [](const Format& f, const Format&) {
          const double e = 2.718281828459045;
          return std::vector<HardPoint>{second(2, f.max_exp + 1),
@@ -237,49 +242,49 @@ const std::vector<Row>& rows() {
                                        second(-2, f.max_exp + 1)};
        }},
       // atan2 next to its branch cut (y -> +-0 with x < 0) and next to the axes.
-      {{"atan2"},
+      {{DEVPLUG_OP_atan2},
        [](const Format& f, const Format&) {
          return std::vector<HardPoint>{first(0, -1), first(0, 1), second(1, 0), second(-1, 0),
                                        first(f.max, f.min_sub)};
        }},
       // hypot: the squares overflow (or underflow) long before the result.
-      {{"hypot"},
+      {{DEVPLUG_OP_hypot},
        [](const Format& f, const Format&) {
          const double r = f.max / std::sqrt(2.0);
          return std::vector<HardPoint>{both(r, r), both(f.min_sub, f.min_sub), second(f.max, 1),
                                        second(1, 0)};
        }},
       // Sums and products next to overflow, to the first subnormal, and cancelling.
-      {{"add", "sub"},
+      {{DEVPLUG_OP_add, DEVPLUG_OP_sub},
        [](const Format& f, const Format&) {
          return std::vector<HardPoint>{second(f.max, std::ldexp(f.eps, f.max_exp - 1)), second(1, -1),
                                        second(1, 1), second(f.min_normal, -f.min_normal)};
        }},
-      {{"mul"},
+      {{DEVPLUG_OP_mul},
        [](const Format& f, const Format&) {
          const double s = std::sqrt(f.max);
          return std::vector<HardPoint>{second(s, s), first(f.min_normal, 0.5),
                                        second(std::sqrt(f.min_normal), std::sqrt(f.min_normal))};
        }},
-      {{"div"},
+      {{DEVPLUG_OP_div},
        [](const Format& f, const Format&) {
          return std::vector<HardPoint>{second(1, 0), second(f.max, 1), second(f.min_normal, 1), first(1, 3),
                                        second(1, f.max)};
        }},
       // remainder and fmod: results next to 0 and next to the divisor, and huge quotients.
-      {{"remainder", "fmod"},
+      {{DEVPLUG_OP_remainder, DEVPLUG_OP_fmod},
        [](const Format& f, const Format&) {
          return std::vector<HardPoint>{first(5.25, 0.75), first(-5.25, 0.75), first(f.max, 3),
                                        first(f.max, -1.5), second(1, f.min_sub)};
        }},
-      {{"nextafter"},
+      {{DEVPLUG_OP_nextafter},
        [](const Format& f, const Format&) {
          return std::vector<HardPoint>{first(f.max, kInf), first(0, 1), first(f.min_normal, 0), first(1, 1)};
        }},
       // Casts: the target's overflow boundary (its largest value and the halfway point to
       // the next power, which rounds to Inf), its smallest subnormal and the tie below it,
       // its smallest normal; to integers, the limits and the halves next to zero.
-      {{"convert_element_type"},
+      {{DEVPLUG_OP_convert_element_type},
        [](const Format& in, const Format& out) {
          std::vector<HardPoint> p = {one(0.5), one(-0.5), one(1)};
          if (out.mant < in.mant) {
@@ -359,19 +364,19 @@ std::vector<double> around(devplug_dtype_t d, double c, bool ladder) {
 
 }  // namespace
 
-std::vector<HardPoint> hard_points(const std::string& op, const Format& in, const Format& out) {
+std::vector<HardPoint> hard_points(devplug_op_t op, const Format& in, const Format& out) {
   for (const Row& row : rows())
-    for (const std::string& name : row.ops)
-      if (name == op) return row.points(in, out);
+    for (devplug_op_t id : row.ops)
+      if (id == op) return row.points(in, out);
   return {};
 }
 
-std::vector<std::array<double, 2>> edge_values(const std::string& op, int inputs, devplug_dtype_t in,
+std::vector<std::array<double, 2>> edge_values(devplug_op_t op, int inputs, devplug_dtype_t in,
                                                devplug_dtype_t out) {
   const Format fi = format_of(in);
   const Format fo = is_float(out) ? format_of(out) : fi;
   std::vector<HardPoint> points = hard_points(op, fi, fo);
-  if (op == "convert_element_type")
+  if (op == DEVPLUG_OP_convert_element_type)
     for (const HardPoint& p : integer_points(out)) points.push_back(p);
   std::vector<std::array<double, 2>> tuples;
   auto add_point = [&](const HardPoint& p, bool ladder) {

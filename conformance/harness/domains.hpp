@@ -2,14 +2,14 @@
 // Each op's domain, declared once: the interval its random inputs are drawn from, and the
 // hard points of its function (domain edges, poles, roots, overflow and underflow
 // thresholds, points of bad conditioning), around which the `edges` value class draws its
-// values. Keyed by the op's ops.def name; an op not named here draws from the default
-// interval and gets only the dtype's own edges (largest, smallest normal, smallest
-// subnormal). docs/conformance.md lists the points per op.
+// values. Keyed by the op's ops.def id (DEVPLUG_OP_exp), so a misspelled op does not
+// compile; an op not named here draws from the default interval and gets only the dtype's
+// own edges (largest, smallest normal, smallest subnormal). docs/conformance.md lists the
+// points per op.
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "devplug/ops.h"
@@ -36,7 +36,7 @@ struct Interval {
 // The interval of input `input` of `op`'s random floats; `terms` is the number of terms
 // behind one output element (products of long lines draw closer to 1, so that they neither
 // overflow nor underflow).
-Interval random_interval(const std::string& op, size_t input, int64_t terms = 1);
+Interval random_interval(devplug_op_t op, size_t input, int64_t terms = 1);
 
 // A hard point of a function of one or two inputs: `at` is the point (inputs 0 and 1);
 // bit k of `moves` says that input k walks toward at[k] while the other stays at the point.
@@ -47,7 +47,7 @@ struct HardPoint {
 
 // The hard points of `op` for inputs of format `in` (and, for casts, outputs of format
 // `out`), before rounding to the dtype. Empty for ops with none of their own.
-std::vector<HardPoint> hard_points(const std::string& op, const Format& in, const Format& out);
+std::vector<HardPoint> hard_points(devplug_op_t op, const Format& in, const Format& out);
 
 // The values of the `edges` class of `op` with inputs of dtype `in` and output of dtype
 // `out`, as tuples (input 0, input 1), each already rounded to `in`: for every hard point,
@@ -56,7 +56,7 @@ std::vector<HardPoint> hard_points(const std::string& op, const Format& in, cons
 // point at zero, powers of two down to the smallest subnormal); then the dtype's own edges
 // (largest finite, smallest normal, smallest subnormal, each signed, with their
 // neighbours). `inputs` is the op's number of inputs (1 or 2). Deterministic.
-std::vector<std::array<double, 2>> edge_values(const std::string& op, int inputs, devplug_dtype_t in,
+std::vector<std::array<double, 2>> edge_values(devplug_op_t op, int inputs, devplug_dtype_t in,
                                                devplug_dtype_t out);
 
 }  // namespace devplug::conform

@@ -41,9 +41,10 @@ bool large_dtype(devplug_dtype_t d) { return d == DEVPLUG_DTYPE_FLOAT32 || d == 
 // op of each kind; every op gets `long_4099` instead (many work-groups, no multiple of a
 // vector width), which exercises the same indexing at a few thousandths of the cost.
 bool large_elementwise(const devplug_op_info_t* info) {
-  const std::string name = info->name;
-  return name == "exp" || name == "add" || name == "lt" || name == "where" || name == "copy_strided" ||
-         name == "fill" || name == "iota" || name == "philox_uniform" || name == "bitwise_not";
+  const devplug_op_t op = info->id;
+  return op == DEVPLUG_OP_exp || op == DEVPLUG_OP_add || op == DEVPLUG_OP_lt || op == DEVPLUG_OP_where ||
+         op == DEVPLUG_OP_copy_strided || op == DEVPLUG_OP_fill || op == DEVPLUG_OP_iota ||
+         op == DEVPLUG_OP_philox_uniform || op == DEVPLUG_OP_bitwise_not;
 }
 
 const Shape kOdd = {7, 13};
@@ -211,13 +212,13 @@ class Builder {
   }
 
   static int64_t edge_count(const devplug_op_info_t* info, devplug_dtype_t in, devplug_dtype_t out) {
-    return static_cast<int64_t>(edge_values(info->name, info->n_inputs, in, out).size());
+    return static_cast<int64_t>(edge_values(info->id, info->n_inputs, in, out).size());
   }
 
   void data(const devplug_op_info_t* info, devplug_dtype_t d) {
-    const std::string name = info->name;
-    if (name == "copy_strided") return elementwise(info, d, d, d);
-    if (name == "convert_element_type") {
+    const devplug_op_t op = info->id;
+    if (op == DEVPLUG_OP_copy_strided) return elementwise(info, d, d, d);
+    if (op == DEVPLUG_OP_convert_element_type) {
       for (devplug_dtype_t to = 0; to < DEVPLUG_DTYPE_COUNT; ++to) {
         const std::string label = std::string(devplug_dtype_name(d)) + "_to_" + devplug_dtype_name(to);
         auto make = [&](const Shape& shape, View iv, View ov) {
@@ -244,7 +245,7 @@ class Builder {
       return;
     }
     // fill and iota: no inputs, the output's layouts and the attribute values vary.
-    const bool fill = name == "fill";
+    const bool fill = op == DEVPLUG_OP_fill;
     auto make = [&](const Shape& shape, View ov, double f, int64_t i, double f2, int64_t i2) {
       Case c = start(info, d);
       c.outputs.push_back(tensor(d, shape, ov));
@@ -295,7 +296,7 @@ class Builder {
   }
 
   void reduce(const devplug_op_info_t* info, devplug_dtype_t d) {
-    const std::string name = info->name;
+    const devplug_op_t op = info->id;
     const devplug_dtype_t out = output_dtype(info, d);
     auto make = [&](const Shape& shape, View view, uint32_t mask, double correction) {
       Case c = start(info, d);
@@ -313,8 +314,8 @@ class Builder {
       c.reduction_length = n;
       return c;
     };
-    const double corr = name == "var" ? 1.0 : 0.0;
-    const std::string tag = name == "var" ? "corr1_" : "";
+    const double corr = op == DEVPLUG_OP_var ? 1.0 : 0.0;
+    const std::string tag = op == DEVPLUG_OP_var ? "corr1_" : "";
     add(make({}, View::Dense, 0, corr), tag + "scalar_0d", ValueClass::Random);
     add(make({0, 5}, View::Dense, 1, corr), tag + "empty_dim0_0x5", ValueClass::Random);
     add(make({1}, View::Dense, 1, corr), tag + "one_1", ValueClass::Random);
@@ -331,7 +332,7 @@ class Builder {
     const int64_t n = special_count(d);
     add(make({n, n}, View::Dense, 2, corr), tag + "dim1_" + shape_text({n, n}), ValueClass::Special);
     add(make({n, n}, View::Dense, 3, corr), tag + "all_" + shape_text({n, n}), ValueClass::Special);
-    if (name == "var") {
+    if (op == DEVPLUG_OP_var) {
       add(make(kOdd, View::Dense, 2, 0.0), "corr0_dim1_7x13", ValueClass::Random);
       add(make(kOdd, View::Dense, 2, 13.0), "corr13_dim1_7x13", ValueClass::Random);
     }
@@ -357,7 +358,7 @@ class Builder {
     }
     // Beyond 2^24 elements (where float32 stops counting), once: float32 sum over several
     // work-groups.
-    if (name == "sum" && d == DEVPLUG_DTYPE_FLOAT32)
+    if (op == DEVPLUG_OP_sum && d == DEVPLUG_DTYPE_FLOAT32)
       add(make({kHuge}, View::Dense, 1, corr), "huge_" + shape_text({kHuge}), ValueClass::Runs);
   }
 
@@ -383,8 +384,8 @@ class Builder {
   // and cumprod.
   static std::vector<ValueClass> conditioned_classes(const devplug_op_info_t* info, devplug_dtype_t d) {
     if (!is_float(d)) return {ValueClass::Runs};
-    const std::string name = info->name;
-    if (name == "prod" || name == "cumprod")
+    const devplug_op_t op = info->id;
+    if (op == DEVPLUG_OP_prod || op == DEVPLUG_OP_cumprod)
       return {ValueClass::BigMean, ValueClass::Cancel, ValueClass::Runs};
     return {ValueClass::BigMean, ValueClass::Cancel, ValueClass::Runs, ValueClass::Magnitudes};
   }
@@ -421,19 +422,19 @@ class Builder {
           ValueClass::Random);
     for (ValueClass v : conditioned_classes(info, d))
       add(make({3, 1025}, View::Dense, 1), "len1025_3x1025", v);
-    if (devplug_op_name(info->id) == std::string("cumsum") && d == DEVPLUG_DTYPE_INT32)
+    if (info->id == DEVPLUG_OP_cumsum && d == DEVPLUG_DTYPE_INT32)
       add(make({kHuge}, View::Dense, 0), "huge_" + shape_text({kHuge}), ValueClass::Runs);
   }
 
   void index(const devplug_op_info_t* info, devplug_dtype_t d) {
-    const std::string name = info->name;
-    const bool scatter = name == "scatter" || name == "scatter_add";
+    const devplug_op_t op = info->id;
+    const bool scatter = op == DEVPLUG_OP_scatter || op == DEVPLUG_OP_scatter_add;
     auto index_spec = [&](Shape shape, int64_t bound, int32_t dim, View view) {
       TensorSpec t = tensor(DEVPLUG_DTYPE_INT64, std::move(shape), view);
       t.role = Role::Index;
       t.index_bound = bound;
       t.index_dim = dim;
-      t.unique_along_dim = name == "scatter";  // duplicate targets are unspecified
+      t.unique_along_dim = op == DEVPLUG_OP_scatter;  // duplicate targets are unspecified
       return t;
     };
     // in: input shape; idx: index shape; dim; views of data and index.
@@ -441,22 +442,23 @@ class Builder {
       Case c = start(info, d);
       c.inputs.push_back(tensor(d, in, view));
       Shape out = in;
-      if (name == "index_select") {
+      if (op == DEVPLUG_OP_index_select) {
         c.inputs.push_back(index_spec(idx, in[static_cast<size_t>(dim)], 0, iview));
         out[static_cast<size_t>(dim)] = idx[0];
       } else {
         c.inputs.push_back(index_spec(idx, in[static_cast<size_t>(dim)], dim, iview));
-        if (name == "gather") out = idx;
+        if (op == DEVPLUG_OP_gather) out = idx;
       }
       if (scatter) c.inputs.push_back(tensor(d, in, view == View::Transposed ? View::Dense : view));
       c.outputs.push_back(tensor(d, out));
       c.attrs.kind = Attrs::Dim;
       c.attrs.dim = {sizeof(devplug_dim_attrs_t), dim};
       // index_select's index is 1-D whatever dim is.
-      c.reduction_length = idx.empty() ? 1 : idx[name == "index_select" ? 0 : static_cast<size_t>(dim)] + 1;
+      c.reduction_length =
+          idx.empty() ? 1 : idx[op == DEVPLUG_OP_index_select ? 0 : static_cast<size_t>(dim)] + 1;
       return c;
     };
-    const bool select = name == "index_select";
+    const bool select = op == DEVPLUG_OP_index_select;
     const Shape idx0 = select ? Shape{5} : Shape{5, 13};
     const Shape idx1 = select ? Shape{4} : Shape{7, 4};
     const Shape empty = select ? Shape{0} : Shape{0, 13};
@@ -477,9 +479,9 @@ class Builder {
   }
 
   void shape(const devplug_op_info_t* info, devplug_dtype_t d) {
-    const std::string name = info->name;
+    const devplug_op_t op = info->id;
     const int64_t n = special_count(d);
-    if (name == "cat") {
+    if (op == DEVPLUG_OP_cat) {
       auto make = [&](const std::vector<Shape>& parts, int32_t dim, View view) {
         Case c = start(info, d);
         Shape out = parts[0];
@@ -504,7 +506,7 @@ class Builder {
         add(make({{512, 1024}, {512, 1024}}, 0, View::Dense), "large_1024x1024", ValueClass::Random);
       return;
     }
-    if (name == "flip") {
+    if (op == DEVPLUG_OP_flip) {
       auto make = [&](const Shape& shape, View view, uint32_t mask) {
         Case c = start(info, d);
         c.inputs.push_back(tensor(d, shape, view));

@@ -63,12 +63,13 @@ class Drawer {
   Drawer(const Case& c, size_t input, uint64_t seed)
       : case_(c), input_(input), rng_(hash_name(c.name) ^ seed ^ (0x9E3779B97F4A7C15ull * (input + 1))) {
     // Decided once per input: these run for every element.
-    const std::string op = devplug_op_name(c.op);
+    const devplug_op_t op = c.op;
     domain_ = random_interval(op, input, c.reduction_length);
-    shift_count_ =
-        (op == "shift_left" || op == "shift_right_arithmetic" || op == "shift_right_logical") && input == 1;
-    pow_ = op == "pow";
-    divisor_ = (op == "div" || op == "remainder" || op == "fmod") && input == 1;
+    shift_count_ = (op == DEVPLUG_OP_shift_left || op == DEVPLUG_OP_shift_right_arithmetic ||
+                    op == DEVPLUG_OP_shift_right_logical) &&
+                   input == 1;
+    pow_ = op == DEVPLUG_OP_pow;
+    divisor_ = (op == DEVPLUG_OP_div || op == DEVPLUG_OP_remainder || op == DEVPLUG_OP_fmod) && input == 1;
     if (c.value_class == ValueClass::Edges)
       edges_ = edge_values(op, static_cast<int>(c.inputs.size()), c.inputs[0].dtype, c.outputs[0].dtype);
     // Ill-conditioned data goes into input 0; other inputs (matmul's b) stay random.
@@ -288,14 +289,15 @@ std::vector<char> unspecified_mask(const Case& c, const std::vector<Bytes>& in) 
   const TensorSpec& out = c.outputs[0];
   const int64_t n = numel(out.shape);
   std::vector<char> mask(static_cast<size_t>(n), 0);
-  const std::string op = devplug_op_name(c.op);
+  const devplug_op_t op = c.op;
   if (c.inputs.empty() || numel(c.inputs[0].shape) != n) return mask;
   const devplug_dtype_t d = c.inputs[0].dtype;
   const size_t es = devplug_dtype_size(d);
-  const bool int_division = !is_float(d) && (op == "div" || op == "remainder" || op == "fmod");
-  const bool int_pow = !is_float(d) && op == "pow";
-  const bool to_int =
-      op == "convert_element_type" && is_float(d) && !is_float(out.dtype) && out.dtype != DEVPLUG_DTYPE_BOOL;
+  const bool int_division =
+      !is_float(d) && (op == DEVPLUG_OP_div || op == DEVPLUG_OP_remainder || op == DEVPLUG_OP_fmod);
+  const bool int_pow = !is_float(d) && op == DEVPLUG_OP_pow;
+  const bool to_int = op == DEVPLUG_OP_convert_element_type && is_float(d) && !is_float(out.dtype) &&
+                      out.dtype != DEVPLUG_DTYPE_BOOL;
   if (!int_division && !int_pow && !to_int) return mask;
   for (int64_t e = 0; e < n; ++e) {
     const uint8_t* a = &in[0][static_cast<size_t>(e) * es];

@@ -50,7 +50,7 @@ const Case* find_case(const std::string& name) {
 
 TEST(Edges, ErfinvClosesInOnBothEdgesToTheLastUlp) {
   const std::vector<double> v =
-      input0(edge_values("erfinv", 1, DEVPLUG_DTYPE_FLOAT64, DEVPLUG_DTYPE_FLOAT64));
+      input0(edge_values(DEVPLUG_OP_erfinv, 1, DEVPLUG_DTYPE_FLOAT64, DEVPLUG_DTYPE_FLOAT64));
   EXPECT_TRUE(contains(v, 1.0));
   EXPECT_TRUE(contains(v, std::nextafter(1.0, 0.0)));  // 1 - 2^-53: (float)y rounds it to 1
   EXPECT_TRUE(contains(v, std::nextafter(1.0, 2.0)));  // outside: NaN
@@ -61,7 +61,7 @@ TEST(Edges, ErfinvClosesInOnBothEdgesToTheLastUlp) {
 
 TEST(Edges, DigammaRootsWithTheirNeighbours) {
   const std::vector<double> v =
-      input0(edge_values("digamma", 1, DEVPLUG_DTYPE_FLOAT64, DEVPLUG_DTYPE_FLOAT64));
+      input0(edge_values(DEVPLUG_OP_digamma, 1, DEVPLUG_DTYPE_FLOAT64, DEVPLUG_DTYPE_FLOAT64));
   for (double root : {1.4616321449683622, -0.5040830082644554, -2.6107208684441447, -9.702672540001863}) {
     EXPECT_TRUE(contains(v, root)) << root;
     EXPECT_TRUE(contains(v, std::nextafter(root, 10.0))) << root;
@@ -73,31 +73,32 @@ TEST(Edges, DigammaRootsWithTheirNeighbours) {
 TEST(Edges, EveryValueIsRepresentableInItsDtypeAndTheDtypeEdgesAreThere) {
   for (devplug_dtype_t d : {DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_BFLOAT16, DEVPLUG_DTYPE_FLOAT32}) {
     const Format f = format_of(d);
-    for (const char* op : {"exp", "tan", "lgamma", "pow", "hypot"}) {
-      const auto tuples =
-          edge_values(op, std::string(op) == "pow" || std::string(op) == "hypot" ? 2 : 1, d, d);
+    for (devplug_op_t op :
+         {DEVPLUG_OP_exp, DEVPLUG_OP_tan, DEVPLUG_OP_lgamma, DEVPLUG_OP_pow, DEVPLUG_OP_hypot}) {
+      const auto tuples = edge_values(op, devplug_op_info(op)->n_inputs, d, d);
       for (const auto& t : tuples) {
         for (double x : t) {
           uint8_t b[8];
           store_float(d, b, x);
           const double back = load_float(d, b);
-          EXPECT_TRUE(back == x || (std::isnan(x) && std::isnan(back))) << op << " " << x;
+          EXPECT_TRUE(back == x || (std::isnan(x) && std::isnan(back))) << devplug_op_name(op) << " " << x;
         }
       }
       const std::vector<double> v = input0(tuples);
-      EXPECT_TRUE(contains(v, f.max) && contains(v, -f.min_sub) && contains(v, f.min_normal)) << op;
+      EXPECT_TRUE(contains(v, f.max) && contains(v, -f.min_sub) && contains(v, f.min_normal))
+          << devplug_op_name(op);
     }
   }
 }
 
 TEST(Edges, CastsMeetTheTargetsOverflowBoundaryAndIntegerLimits) {
   const std::vector<double> to16 =
-      input0(edge_values("convert_element_type", 1, DEVPLUG_DTYPE_FLOAT64, DEVPLUG_DTYPE_FLOAT16));
+      input0(edge_values(DEVPLUG_OP_convert_element_type, 1, DEVPLUG_DTYPE_FLOAT64, DEVPLUG_DTYPE_FLOAT16));
   EXPECT_TRUE(contains(to16, 65504.0));
   EXPECT_TRUE(contains(to16, 65520.0));                       // rounds to Inf
   EXPECT_TRUE(contains(to16, std::nextafter(65520.0, 0.0)));  // rounds to 65504
   const std::vector<double> to32 =
-      input0(edge_values("convert_element_type", 1, DEVPLUG_DTYPE_FLOAT64, DEVPLUG_DTYPE_INT32));
+      input0(edge_values(DEVPLUG_OP_convert_element_type, 1, DEVPLUG_DTYPE_FLOAT64, DEVPLUG_DTYPE_INT32));
   EXPECT_TRUE(contains(to32, 2147483647.0));
   EXPECT_TRUE(contains(to32, std::nextafter(2147483647.0, 3e9)));  // truncates to INT32_MAX
 }
