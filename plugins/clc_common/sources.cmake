@@ -14,6 +14,9 @@ set(DEVPLUG_CLC_HOST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/ops_index.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ops_linalg.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ops_random.cpp)
+# The header every program starts with, ahead of common.cl: lgamma and digamma in double,
+# one source with the CUDA/HIP kernels (plugins/device_common/special_double.h).
+set(DEVPLUG_CLC_PRELUDE ${CMAKE_CURRENT_LIST_DIR}/../device_common/special_double.h)
 # Every kernel source file, in the order the plugins join them (common.cl first).
 set(DEVPLUG_CLC_KERNEL_FAMILIES elementwise fill reduce scan index matmul philox)
 set(DEVPLUG_CLC_KERNEL_SOURCES ${DEVPLUG_CLC_KERNEL_DIR}/common.cl)

@@ -32,6 +32,22 @@ std::string family_source(const char* family) {
   return text;
 }
 
+// The prelude every program starts with, ahead of common.cl: the device-common header
+// plugins/device_common/special_double.h (lgamma and digamma in double, one source with the
+// CUDA/HIP kernels), as embedded, or DEVPLUG_OPENCL_KERNEL_DIR's copy of it when that folder
+// holds one (tools/mutation copies only the .cl files, and so runs the embedded one). It is
+// part of the program's source, and so of its cache key.
+std::string prelude_source() {
+  if (const char* dir = std::getenv("DEVPLUG_OPENCL_KERNEL_DIR"); dir && *dir) {
+    const std::filesystem::path path = std::filesystem::path(dir) / "special_double.h";
+    std::ifstream in(path, std::ios::binary);
+    if (in) return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  const char* text = kernel_source("special_double");
+  if (text == nullptr) sdk::fail(DEVPLUG_CODE_INTERNAL, "no embedded kernel source named special_double");
+  return text;
+}
+
 std::string build_log(cl_program program, cl_device_id device) {
   size_t size = 0;
   if (cl().clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) != CL_SUCCESS)
@@ -68,7 +84,7 @@ cl_program ProgramCache::program(const char* family, const std::string& options)
   auto key = std::make_pair(std::string(family), options);
   auto it = programs_.find(key);
   if (it != programs_.end()) return it->second;
-  std::string source = family_source("common") + "\n" + family_source(family);
+  std::string source = prelude_source() + "\n" + family_source("common") + "\n" + family_source(family);
   if (const char* bad = std::getenv("DEVPLUG_OPENCL_TEST_BREAK_SOURCE"); bad && *bad == '1')
     source += "\nthis is not OpenCL C;\n";  // test hook: every build fails with a log
   cl_program prog = build(source, options);

@@ -19,6 +19,10 @@
 // float32 and the 16-bit formats: plain doubles decide nearly every input; else the pair of
 // doubles rounded to odd, which their one rounding keeps correct, or the long double pair
 // next to a root.
+//
+// The device plugins share one lgamma and digamma in double (plugins/device_common/
+// special_double.h); this file keeps its own, different method on purpose, as the independent
+// oracle that the conformance suite checks them against.
 #pragma once
 
 #include <cmath>

@@ -4,10 +4,11 @@
 //
 // The variants are those the shared host code can ask for (clc_common/variants.cpp), for a
 // device with double support (HAS_FP64, WIDE_MATH) and one without. Each is compiled from
-// the OpenCL plugin's kernel source, unchanged:
+// the OpenCL plugin's kernel source, unchanged, after the prelude every OpenCL program starts
+// with (--prelude: plugins/device_common/special_double.h, as the opencl plugin does):
 //
 //   clang-14 -cl-std=CL1.2 -target spir64 -O2 -Xclang -disable-llvm-passes -emit-llvm -c
-//            -include common.cl <family>.cl <defines>
+//            -include <prelude> -include common.cl <family>.cl <defines>
 //   opt-14 -passes=...             inline everything, drop the C99 `inline` bodies, tidy
 //   llvm-spirv-14 --spirv-max-version=1.0
 //   spirv-val --target-env opencl1.2
@@ -23,7 +24,7 @@
 // Each module is cached in the work folder under a hash of its inputs (sources, defines,
 // tool names), so a rebuild recompiles only what changed. Modules compile in parallel.
 //
-// Usage: devplug-clc-spirv --kernels DIR --work DIR --archive FILE --embed FILE.cpp
+// Usage: devplug-clc-spirv --kernels DIR --prelude FILE --work DIR --archive FILE --embed FILE.cpp
 //                          [--jobs N] [--clang X] [--opt X] [--llvm-spirv X] [--spirv-val X]
 #include <fcntl.h>
 #include <spawn.h>
@@ -59,7 +60,7 @@ using devplug::clc::kFnvStart;
 namespace {
 
 struct Options {
-  fs::path kernels, work, archive, embed;
+  fs::path kernels, prelude, work, archive, embed;
   unsigned jobs = 0;
   std::string clang = "clang-14", opt = "opt-14", llvm_spirv = "llvm-spirv-14", spirv_val = "spirv-val";
 };
@@ -188,6 +189,8 @@ std::string compile(const Options& o, Module& m) {
                                     "-c",
                                     "-Wno-everything",
                                     "-include",
+                                    o.prelude.string(),
+                                    "-include",
                                     (o.kernels / "common.cl").string(),
                                     (o.kernels / (m.variant.family + ".cl")).string(),
                                     "-o",
@@ -301,8 +304,8 @@ std::string make_embed(const fs::path& archive, uint64_t hash) {
 
 int usage() {
   std::cerr
-      << "usage: devplug-clc-spirv --kernels DIR --work DIR --archive FILE --embed FILE.cpp [--jobs N]\n"
-         "                         [--clang X] [--opt X] [--llvm-spirv X] [--spirv-val X]\n";
+      << "usage: devplug-clc-spirv --kernels DIR --prelude FILE --work DIR --archive FILE --embed FILE.cpp\n"
+         "                         [--jobs N] [--clang X] [--opt X] [--llvm-spirv X] [--spirv-val X]\n";
   return 2;
 }
 
@@ -316,6 +319,8 @@ int main(int argc, char** argv) {
     const std::string v = argv[++i];
     if (a == "--kernels")
       o.kernels = v;
+    else if (a == "--prelude")
+      o.prelude = v;
     else if (a == "--work")
       o.work = v;
     else if (a == "--archive")
@@ -335,12 +340,14 @@ int main(int argc, char** argv) {
     else
       return usage();
   }
-  if (o.kernels.empty() || o.work.empty() || o.archive.empty() || o.embed.empty()) return usage();
+  if (o.kernels.empty() || o.prelude.empty() || o.work.empty() || o.archive.empty() || o.embed.empty())
+    return usage();
   if (o.jobs == 0) o.jobs = std::max(1u, std::thread::hardware_concurrency());
   try {
     fs::create_directories(o.work);
-    // Inputs every module depends on: the kernel sources and the tool chain's names.
+    // Inputs every module depends on: the prelude, the kernel sources and the tool chain's names.
     uint64_t inputs = kFnvStart;
+    inputs = fnv1a(inputs, read_text(o.prelude));
     inputs = fnv1a(inputs, read_text(o.kernels / "common.cl"));
     inputs = fnv1a(inputs, o.clang + " " + o.opt + " " + o.llvm_spirv + " " + kOptPasses +
                                kOptInlineThreshold + kOptColdInlineThreshold);
