@@ -104,6 +104,37 @@ def current_stream(device=None) -> torch.Stream:
     return torch.accelerator.current_stream(torch.device(torch._C._get_privateuse1_backend_name(), index))
 
 
+def Stream(device=None, priority: int = 0) -> torch.Stream:  # noqa: N802  (torch.cuda.Stream's name)
+    """A new stream on ``device`` (default: the current device), as ``torch.cuda.Stream()``:
+    torch's generic ``torch.Stream``, which FSDP and other device-generic code make through
+    ``torch.<device>.Stream``."""
+    index = _index(device) if device is not None else current_device()
+    return torch.Stream(device=torch.device(torch._C._get_privateuse1_backend_name(), index), priority=priority)
+
+
+def Event(enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> torch.Event:  # noqa: N802
+    """A new event of the devplug device type, as ``torch.cuda.Event()``."""
+    if interprocess:
+        raise NotImplementedError("devplug events cannot be shared between processes")
+    return torch.Event(device=torch._C._get_privateuse1_backend_name(), enable_timing=enable_timing,
+                       blocking=blocking)
+
+
+@contextlib.contextmanager
+def stream(s):
+    """Makes ``s`` the current stream of its device inside the block, as
+    ``torch.cuda.stream()``; ``None`` changes nothing."""
+    if s is None:
+        yield
+        return
+    previous = torch.accelerator.current_stream(s.device)
+    torch.accelerator.set_stream(s)
+    try:
+        yield
+    finally:
+        torch.accelerator.set_stream(previous)
+
+
 def get_amp_supported_dtype(device=None) -> list:
     """The autocast dtypes (float16, bfloat16) that ``device`` (default: the current device)
     claims. torch.autocast("devplug", dtype=...) asks this without a device, and warns and
