@@ -70,35 +70,6 @@ void check_exportable(const at::Tensor& t) {
   require_dtype(t.scalar_type(), "a tensor exported to DLPack");
 }
 
-// Whether tensors of devplug device `index` are host memory the host may address: the device
-// says DEVPLUG_DEVICE_UNIFIED_MEMORY and its plugin gives a host address for a probe tensor.
-// Asked once per device. Thread-safe.
-bool host_memory(c10::DeviceIndex index) {
-  static std::mutex mutex;
-  static std::vector<int8_t> known;  // per device: -1 not asked yet, 0 no, 1 yes
-  check_not_forked();
-  Runtime& runtime = Runtime::get();
-  const devplug::Device& device = runtime.device(index);  // throws for a bad index
-  std::lock_guard<std::mutex> lock(mutex);
-  if (known.empty()) known.assign(static_cast<size_t>(runtime.device_count()), -1);
-  int8_t& answer = known[static_cast<size_t>(index)];
-  if (answer < 0) {
-    try {
-      answer = 0;
-      if (device.properties().capabilities & DEVPLUG_DEVICE_UNIFIED_MEMORY) {
-        devplug::Tensor probe = devplug::Tensor::empty(device, DEVPLUG_DTYPE_UINT8, {1});
-        answer = probe.host_address() != nullptr ? 1 : 0;
-      }
-    } catch (const devplug::Error& e) {
-      if (e.code() != DEVPLUG_CODE_UNIMPLEMENTED && e.code() != DEVPLUG_CODE_FAILED_PRECONDITION) {
-        answer = -1;
-        throw_torch_error(e);
-      }
-    }
-  }
-  return answer == 1;
-}
-
 // The host address of `t`'s first element on a host-memory device, once the tensor's current
 // stream has finished its work. nullptr for an empty tensor the plugin gives no address for.
 void* host_address_of(const at::Tensor& t) {
@@ -255,6 +226,35 @@ py::object capsule_device(const py::object& object) {
 }
 
 }  // namespace
+
+// Whether tensors of devplug device `index` are host memory the host may address: the device
+// says DEVPLUG_DEVICE_UNIFIED_MEMORY and its plugin gives a host address for a probe tensor.
+// Asked once per device. Thread-safe.
+bool host_memory(c10::DeviceIndex index) {
+  static std::mutex mutex;
+  static std::vector<int8_t> known;  // per device: -1 not asked yet, 0 no, 1 yes
+  check_not_forked();
+  Runtime& runtime = Runtime::get();
+  const devplug::Device& device = runtime.device(index);  // throws for a bad index
+  std::lock_guard<std::mutex> lock(mutex);
+  if (known.empty()) known.assign(static_cast<size_t>(runtime.device_count()), -1);
+  int8_t& answer = known[static_cast<size_t>(index)];
+  if (answer < 0) {
+    try {
+      answer = 0;
+      if (device.properties().capabilities & DEVPLUG_DEVICE_UNIFIED_MEMORY) {
+        devplug::Tensor probe = devplug::Tensor::empty(device, DEVPLUG_DTYPE_UINT8, {1});
+        answer = probe.host_address() != nullptr ? 1 : 0;
+      }
+    } catch (const devplug::Error& e) {
+      if (e.code() != DEVPLUG_CODE_UNIMPLEMENTED && e.code() != DEVPLUG_CODE_FAILED_PRECONDITION) {
+        answer = -1;
+        throw_torch_error(e);
+      }
+    }
+  }
+  return answer == 1;
+}
 
 void bind_dlpack(py::module_& m) {
   m.def("_to_dlpack", &to_dlpack, py::arg("tensor"), py::arg("versioned"), py::arg("read_only"),

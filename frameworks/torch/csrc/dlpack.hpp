@@ -13,6 +13,8 @@
 //   recognizes by its deleter, and shares its storage.
 #pragma once
 
+#include <c10/core/Device.h>
+
 namespace pybind11 {
 class module_;
 }
@@ -22,5 +24,9 @@ namespace devplug::bridge {
 // Adds the DLPack functions to torch_devplug._C (`_to_dlpack`, `_from_dlpack`,
 // `_dlpack_check`, `_dlpack_host_memory`, `_dlpack_capsule_device`; documented in dlpack.cpp).
 void bind_dlpack(pybind11::module_& m);
+
+// Whether tensors of devplug device `index` are host memory the host may address
+// (DEVPLUG_DEVICE_UNIFIED_MEMORY and the host_address extension). Asked once per device.
+bool host_memory(c10::DeviceIndex index);
 
 }  // namespace devplug::bridge

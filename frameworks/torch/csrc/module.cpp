@@ -107,6 +107,10 @@ py::object python_default_generator(int index) {
 
 }  // namespace
 
+namespace devplug::bridge {
+void register_distributed(py::module& m);  // distributed.cpp
+}  // namespace devplug::bridge
+
 PYBIND11_MODULE(_C, m) {
   m.doc() = "torch_devplug's C++ bridge: PyTorch's PrivateUse1 backend over devplug's host API";
   m.def("_version", [] { return devplug::version(); });
@@ -156,4 +160,5 @@ PYBIND11_MODULE(_C, m) {
   m.def("_manual_seed_all", [](uint64_t seed) { manual_seed_all(seed); });
   m.def("_write_trace", &write_trace);
   bind_dlpack(m);
+  if (py::module::import("torch.distributed").attr("is_available")().cast<bool>()) register_distributed(m);
 }

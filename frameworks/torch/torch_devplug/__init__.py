@@ -51,7 +51,7 @@ def _register():
             f"torch_devplug: the PrivateUse1 backend is already taken by {current!r}; "
             "torch has one such slot, so only one out-of-tree backend can be loaded per process")
     from . import _C  # noqa: F401  (registers the allocator, guard, hooks, kernels, fallback)
-    from . import _device, _dlpack, _multiprocessing
+    from . import _device, _distributed, _dlpack, _multiprocessing
 
     if current != _BACKEND:
         torch.utils.rename_privateuse1_backend(_BACKEND)
@@ -60,6 +60,7 @@ def _register():
             for_tensor=True, for_module=True, for_packed_sequence=True, for_storage=True)
         _multiprocessing.register_reductions()
         _dlpack.install()
+        _distributed.register()
         atexit.register(_let_autograd_threads_finish)
 
 

@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: Apache-2.0
+"""torch.distributed on devplug devices: the `devplug` c10d backend (Gloo underneath, devplug
+tensors staged through pinned host memory), with 2 and 4 ranks started by
+torch.multiprocessing's spawn context over a TCPStore on 127.0.0.1 (dist_scenarios.py holds
+the ranks' side).
+
+- every collective on every dtype the device claims, values checked against the CPU;
+- the three ways to make a group on a machine with devplug devices;
+- misuse raises on the ranks within the timeout (never a hang, never an abort, never a
+  tensor half written);
+- DDP (bucketing, no_sync, find_unused_parameters, static_graph) of an MLP and a transformer
+  equals one process on the global batch within 1e-5 relative;
+- the same DDP across two network namespaces joined by a veth pair (needs root and `ip`).
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+
+import pytest
+import torch
+import torch_devplug
+
+import dist_scenarios
+
+EVERY_COLLECTIVE = sorted(
+    ["all_reduce." + op for op in ("SUM", "PRODUCT", "MIN", "MAX", "AVG", "BAND", "BOR", "BXOR")] +
+    ["strided", "all_reduce_coalesced", "async", "future", "broadcast", "reduce", "all_gather",
+     "all_gather_into_tensor", "reduce_scatter_tensor", "reduce_scatter", "all_to_all_single", "all_to_all",
+     "gather", "scatter", "send/recv", "isend/irecv", "batch_isend_irecv", "barrier", "monitored_barrier",
+     "all_gather_object"])
+
+
+def plugin_of(device):
+    return torch_devplug.devices()[int(device.split(":")[1])]["plugin"]
+
+
+def run(tmp_path, scenario, world, device, **kwargs):
+    return dist_scenarios.launch(scenario, world, plugin_of(device), tmp_path, **kwargs)
+
+
+def ok(results):
+    for code, report in results:
+        assert code == 0, f"rank {report.get('rank')} failed: {report.get('traceback') or report.get('error')}"
+    return [report["result"] for _, report in results]
+
+
+@pytest.mark.parametrize("world", [2, 4])
+def test_every_collective_on_every_dtype(tmp_path, device, world):
+    results = ok(run(tmp_path, "collectives", world, device))
+    claimed = [str(d) for d in torch_devplug.devices()[int(device.split(":")[1])]["dtypes"]]
+    for result in results:
+        assert result["checked"] == EVERY_COLLECTIVE
+        assert result["dtypes"] == claimed and len(claimed) == 10
+        assert result["backend"] == "devplug" and result["devplug_backend"] == "_DistributedBackend"
+
+
+def test_group_without_a_backend_name_uses_devplug(tmp_path, device):
+    # init_process_group() on a machine whose accelerator is devplug: the devplug backend,
+    # for devplug tensors (as NCCL serves only CUDA tensors in that case).
+    for result in ok(run(tmp_path, "collectives", 2, device, backend=None)):
+        assert result["backend"] == "undefined" and result["devplug_backend"] == "_DistributedBackend"
+        assert set(EVERY_COLLECTIVE) - set(result["checked"]) == {"monitored_barrier"}
+
+
+def test_cpu_gloo_and_devplug_in_one_group(tmp_path, device):
+    for result in ok(run(tmp_path, "cpu_and_device", 2, device, backend="cpu:gloo,devplug:devplug")):
+        assert result == {"backend": "cpu:gloo,devplug:devplug", "cpu": "ProcessGroupGloo",
+                          "devplug": "_DistributedBackend"}
+
+
+@pytest.mark.parametrize("scenario,what", [("shape_mismatch", "4 elements"), ("dtype_mismatch", "of Int")])
+def test_mismatched_collective_raises_on_every_rank(tmp_path, device, scenario, what):
+    for code, report in run(tmp_path, scenario, 2, device, timeout_s=20):
+        assert code == 1, report
+        assert report["error"].startswith("ValueError: devplug: the ranks called different collectives"), report
+        assert what in report["error"]
+
+
+def test_mismatched_recv_raises_and_leaves_the_tensor(tmp_path, device):
+    sender, receiver = ok(run(tmp_path, "recv_mismatch", 2, device))
+    assert sender == {"raised": None, "after": [2.0, 2.0]}
+    assert receiver["raised"].startswith("ValueError: devplug: recv from rank 0 got 4 elements of Float into a "
+                                         "tensor of 3 elements"), receiver
+    assert receiver["after"] == [2.0, 2.0]
+
+
+def test_dead_peer_raises_on_the_survivor(tmp_path, device):
+    (code0, survivor), (code1, dead) = run(tmp_path, "dead_peer", 2, device, timeout_s=20)
+    assert code1 == 3 and code0 == 0, (survivor, dead)
+    result = survivor["result"]
+    assert result["raised"] and result["after_s"] < 20 and result["tensor_intact"], result
+
+
+def test_wrong_reduce_op_is_a_clear_error(tmp_path, device):
+    for result in ok(run(tmp_path, "bad_reduce_op", 2, device)):
+        assert result["errors"] == {
+            "BAND": "ValueError: devplug: cannot use ReduceOp.BAND with the non-integral dtype Float",
+            "AVG": "ValueError: devplug: ReduceOp.AVG of bool tensors has no meaning; use MAX (any) or MIN (all)"}
+        assert result["after"] == [2.0, 2.0]
+
+
+DDP_CASES = [("mlp", "plain", 2), ("mlp", "no_sync", 2), ("mlp", "find_unused", 2), ("mlp", "static_graph", 2),
+             ("mlp", "plain", 4), ("transformer", "plain", 2), ("transformer", "plain", 4)]
+
+
+@pytest.mark.parametrize("model,mode,world", DDP_CASES, ids=[f"{m}-{o}-{w}" for m, o, w in DDP_CASES])
+def test_ddp_equals_one_process_on_the_global_batch(tmp_path, device, model, mode, world):
+    results = ok(run(tmp_path, "ddp", world, device, model=model, mode=mode))
+    for result in results:
+        assert result["worst_relative"] <= 1e-5
+    print(f"\nDDP {model} {mode} x{world} on {plugin_of(device)}: median step "
+          f"{max(r['step_ms'] for r in results):.1f} ms, worst relative difference "
+          f"{max(r['worst_relative'] for r in results):.2g}")
+
+
+def netns_unavailable():
+    if os.geteuid() != 0:
+        return "needs root (network namespaces)"
+    if shutil.which("ip") is None:
+        return "needs `ip` (iproute2)"
+    probe = f"dpprobe{uuid.uuid4().hex[:6]}"
+    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
+    if made.returncode != 0:
+        return f"cannot make a network namespace here: {made.stderr.strip()}"
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+    return None
+
+
+def test_ddp_across_two_network_namespaces(tmp_path, device):
+    """Two 'machines' on one: namespaces A (10.77.0.1) and B (10.77.0.2) joined by a veth pair;
+    the store on A. Each rank runs in its own namespace and reaches the other only through
+    the veth link."""
+    reason = netns_unavailable()
+    if reason:
+        pytest.skip(reason)
+    tag = uuid.uuid4().hex[:6]
+    ns = [f"dpa{tag}", f"dpb{tag}"]
+    veth = [f"va{tag}", f"vb{tag}"]
+    addrs = ["10.77.0.1", "10.77.0.2"]
+
+    def sh(*cmd):
+        subprocess.run(cmd, check=True, capture_output=True)
+
+    try:
+        for n in ns:
+            sh("ip", "netns", "add", n)
+        sh("ip", "link", "add", veth[0], "type", "veth", "peer", "name", veth[1])
+        for n, v, a in zip(ns, veth, addrs):
+            sh("ip", "link", "set", v, "netns", n)
+            sh("ip", "-n", n, "addr", "add", f"{a}/24", "dev", v)
+            sh("ip", "-n", n, "link", "set", v, "up")
+            sh("ip", "-n", n, "link", "set", "lo", "up")
+        # Gloo binds to the veth end of its namespace.
+        envs = [dict(os.environ, TORCH_DEVPLUG_PLUGINS=plugin_of(device), GLOO_SOCKET_IFNAME=v) for v in veth]
+        options = json.dumps({"model": "mlp", "mode": "plain"})
+        init = f"tcp://{addrs[0]}:29400"
+        procs = [subprocess.Popen(["ip", "netns", "exec", n, sys.executable, dist_scenarios.__file__, "ddp", str(r), "2",
+                                   init, str(tmp_path), options], env=envs[r], stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True)
+                 for r, n in enumerate(ns)]
+        outputs = []
+        for p in procs:
+            try:
+                outputs.append(p.communicate(timeout=240)[0])
+            except subprocess.TimeoutExpired:
+                for q in procs:
+                    q.kill()
+                raise AssertionError("DDP across namespaces hung") from None
+        for r, p in enumerate(procs):
+            report = json.load(open(tmp_path / f"rank{r}.json"))
+            assert p.returncode == 0, f"rank {r}: {report.get('traceback')}\n{outputs[r]}"
+            assert report["result"]["worst_relative"] <= 1e-5
+    finally:
+        for n in ns:
+            subprocess.run(["ip", "netns", "del", n], capture_output=True)
+
+
+def test_fsdp2_and_distributed_checkpoint(tmp_path, device):
+    """FSDP2 (fully_shard per layer and whole) of the transformer on 2 ranks equals one process
+    on the global batch; torch.distributed.checkpoint saves the sharded state and loads it
+    into a fresh sharded model, equal."""
+    for result in ok(run(tmp_path, "fsdp", 2, device, checkpoint_dir=str(tmp_path / "checkpoint"))):
+        assert result["sharded_as"] == "DTensor" and result["checkpoint"] == "loaded equal"
+        assert result["worst_relative"] <= 1e-5
