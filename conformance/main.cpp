@@ -8,11 +8,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <set>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
@@ -186,7 +188,9 @@ int main(int argc, char** argv) {
   app.add_option("--report-md", md_path, "write the Markdown op x dtype matrix");
   app.add_option("--junit", junit_path, "write JUnit XML");
   app.add_flag("--list", list, "print the case names and exit");
-  app.add_option("--jobs", o.jobs, "worker processes");
+  // One worker per core by default, as ctest -j and make -j users expect.
+  o.jobs = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  app.add_option("--jobs", o.jobs, "worker processes (default: one per core)");
   app.add_flag("--fail-fast", o.fail_fast,
                "stop at the first case that fails unexpectedly; the cases not yet run are skipped");
   CLI11_PARSE(app, argc, argv);
