@@ -2,17 +2,18 @@
 // devplug-bench: one benchmark for every plugin that runs here, each figure next to its
 // yardstick measured in the same run on the same device, and their ratio:
 //
-//   copy      the device's own buffer-to-buffer copy (the plugin's buffer_copy), GB/s: the
-//             yardstick of the bandwidth figures
-//   add, sum  float32 and bfloat16, GB/s moved (read and written), as a ratio of the copy's
-//             GB/s at the same size
+//   copy      the device's own buffer-to-buffer copy (the plugin's buffer_copy), GB/s
+//   add, sum  float32 and bfloat16, GB/s moved (read and written). On CPU devices judged
+//             against the physical yardstick, the same add and sum as host loops on every
+//             core (host_loop.hpp) in the same run, and shown against the device's copy in
+//             the note; on GPUs (cuda, hip) judged against the device's copy
 //   matmul    float32 n x n x n, GFLOP/s, next to CLBlast called directly on the same OpenCL
 //             device, or the reference backend on other devices. On OpenCL devices both of
 //             the plugin's paths: CLBlast (DEVPLUG_OPENCL_MATMUL=clblast in this process) and
 //             its own kernel (a child process with DEVPLUG_OPENCL_MATMUL=kernel)
 //   dispatch  on the reference: what devplug_op_call (and devplug_elementwise) add to the
-//             plugin's kernel called directly, next to torch's at::add_out (when built
-//             against libtorch)
+//             plugin's kernel called directly, and devplug_op_call's whole time, each next
+//             to torch's at::add_out (when built against libtorch)
 //   start     process start to the first result, with empty and with warm kernel caches
 //             (a small child program, devplug-bench-first-result)
 //   transfer  host to device, GB/s, from pageable and from pinned host memory
@@ -41,6 +42,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -48,6 +50,7 @@
 #include <nlohmann/json.hpp>
 
 #include "clblast_yardstick.hpp"
+#include "host_loop.hpp"
 #include "table.hpp"
 #include "torch_yardstick.hpp"
 #include "workloads.hpp"
@@ -341,8 +344,14 @@ void register_all(Plan& plan, const Options& o) {
         const char* dt = devplug_dtype_name(dtype);
         register_group(
             key_of(t, "copy+add+sum", dt, n),
-            {key_of(t, "copy", dt, n), key_of(t, "add", dt, n), key_of(t, "sum", dt, n)},
-            [=] { return bandwidth_workloads(d, dtype, n); }, min_time);
+            {key_of(t, "copy", dt, n), key_of(t, "add", dt, n), key_of(t, "sum", dt, n),
+             key_of(t, "host copy", dt, n), key_of(t, "host add", dt, n), key_of(t, "host sum", dt, n)},
+            [=] {
+              std::vector<Workload> all = bandwidth_workloads(d, dtype, n);
+              for (Workload& w : host_loop_workloads(dtype, n)) all.push_back(std::move(w));
+              return all;
+            },
+            min_time);
       }
     for (int64_t bytes : o.wants("transfer") ? transfer_sizes(plan) : std::vector<int64_t>{}) {
       devplug_device_t* d = t.device;
@@ -401,6 +410,16 @@ struct Yardstick {
   std::string name, key;
   double amount = 0;  // 0: the row's own amount
 };
+
+// Notes on a bandwidth row judged against the host loops its ratio to the device's copy.
+void note_against_copy(Row& row, const std::string& copy_key, double copy_bytes) {
+  const std::optional<double> copy = seconds_of(copy_key);
+  if (!copy || row.seconds <= 0) return;
+  char text[64];
+  std::snprintf(text, sizeof text, "%.2f of the device copy (%.1f GB/s)",
+                row.value / (copy_bytes / *copy / 1e9), copy_bytes / *copy / 1e9);
+  row.note = row.note.empty() ? text : row.note + "; " + text;
+}
 
 // Adds a row from the timing of `key`, judged against the yardstick's rate (ratio = value /
 // yardstick value, target: ratio >= `min_ratio`, when min_ratio > 0).
@@ -499,15 +518,28 @@ std::vector<Row> make_rows(const Plan& plan, const Options& o, const std::string
         // emulated GPU (GPU code run thread by thread on fibers) are measured, not judged.
         const bool judged = t.name != "reference" && t.name != "gpu_emulated";
         const double target = judged && n >= (int64_t{16} << 20) ? 0.80 : 0;
-        // Every rate is the bytes an op moves (read and written) per second, and the
-        // yardstick is the copy's: 2 bytes per element byte (its read and its write).
+        // Every rate is the bytes an op moves (read and written) per second. On CPU devices
+        // add and sum are judged against the same loops on the host's cores (what the memory
+        // delivers to plain code), with the device's copy beside them in the note; on GPUs
+        // against the device's copy (2 bytes per element byte: its read and its write).
         const double copy_bytes = 2 * es * n;
         const Yardstick copy_rate{"copy", copy, copy_bytes};
-        add_rate_row(rows, plan, t, "copy", copy, copy_bytes, 1e9, "GB/s", Yardstick{}, 0, dtype, n);
-        add_rate_row(rows, plan, t, "add", key_of(t, "add", dtype, n), 3 * es * n, 1e9, "GB/s", copy_rate,
-                     target, dtype, n);
-        add_rate_row(rows, plan, t, "sum", key_of(t, "sum", dtype, n), es * n, 1e9, "GB/s", copy_rate, target,
-                     dtype, n);
+        const bool gpu = t.name == "cuda" || t.name == "hip";
+        const std::string host_copy = key_of(t, "host copy", dtype, n),
+                          host_add = key_of(t, "host add", dtype, n),
+                          host_sum = key_of(t, "host sum", dtype, n);
+        add_rate_row(rows, plan, t, "copy", copy, copy_bytes, 1e9, "GB/s",
+                     gpu ? Yardstick{} : Yardstick{"host copy", host_copy}, 0, dtype, n);
+        add_rate_row(rows, plan, t, "add", key_of(t, "add", dtype, n), 3 * es * n, 1e9, "GB/s",
+                     gpu ? copy_rate : Yardstick{"host add", host_add}, target, dtype, n);
+        if (!gpu) note_against_copy(rows.back(), copy, copy_bytes);
+        add_rate_row(rows, plan, t, "sum", key_of(t, "sum", dtype, n), es * n, 1e9, "GB/s",
+                     gpu ? copy_rate : Yardstick{"host sum", host_sum}, target, dtype, n);
+        if (!gpu) note_against_copy(rows.back(), copy, copy_bytes);
+        for (const auto& [figure, key, amount] :
+             {std::tuple{"host copy", host_copy, copy_bytes}, std::tuple{"host add", host_add, 3 * es * n},
+              std::tuple{"host sum", host_sum, es * n}})
+          add_rate_row(rows, plan, t, figure, key, amount, 1e9, "GB/s", Yardstick{}, 0, dtype, n);
       }
     for (int64_t bytes : o.wants("transfer") ? transfer_sizes(plan) : std::vector<int64_t>{}) {
       // Host to device: pageable against pinned, each judged against the host's memcpy (what
@@ -576,6 +608,15 @@ std::vector<Row> make_rows(const Plan& plan, const Options& o, const std::string
         vs.met = *vs.ratio <= 0.15;
         vs.note.clear();
         rows.push_back(vs);
+        // The whole call, not only what devplug adds: devplug_op_call of the 1-element add
+        // (dispatcher and kernel) over torch's at::add_out of the same add on its CPU.
+        Row whole = vs;
+        whole.figure = "op_call vs torch";
+        whole.value = *op_call * 1e9;
+        whole.ratio = whole.value / whole.yardstick_value;
+        whole.met = *whole.ratio <= 0.15;
+        whole.note = "devplug_op_call's whole time";
+        rows.push_back(whole);
       } else {
         Row vs = added;
         vs.figure = "dispatch vs torch";

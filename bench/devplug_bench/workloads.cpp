@@ -222,20 +222,24 @@ Workload elementwise_workload(devplug_device_t* device) {
 }
 
 Workload direct_kernel_workload(devplug_plugin_t* plugin, devplug_device_t* device) {
-  // The plugin's own device 0, stream and float32 add kernel, with the descriptors of the
-  // host tensors (same buffers as op_call uses).
+  // The plugin's own device 0, stream, buffers and float32 add kernel: the kernel's checks
+  // include that every buffer lives on the stream's device, so the buffers are the
+  // plugin's own too, not the dispatcher's.
   struct Direct {
     const devplug_plugin_api_t* api = nullptr;
     devplug_device_handle_t* device = nullptr;
     devplug_stream_handle_t* stream = nullptr;
     devplug_kernel_fn add = nullptr;
+    devplug_buffer_handle_t* buffers[3] = {};
     devplug_tensor_desc_t descs[3] = {};
-    std::shared_ptr<devplug_tensor_t> tensors[3];
     ~Direct() {
+      for (devplug_buffer_handle_t* b : buffers)
+        if (b) api->error_destroy(api->buffer_release(b));
       if (stream) api->error_destroy(api->stream_destroy(stream));
       if (device) api->error_destroy(api->device_close(device));
     }
   };
+  (void)device;  // the dispatcher's device: the kernel runs on the plugin's own handle of it
   auto d = std::make_shared<Direct>();
   check(devplug_plugin_get_table(plugin, &d->api), "devplug_plugin_get_table");
   for (size_t i = 0; i < d->api->kernel_count; ++i) {
@@ -253,9 +257,14 @@ Workload direct_kernel_workload(devplug_plugin_t* plugin, devplug_device_t* devi
   take(d->api->device_open(0, &d->device), "device_open");
   take(d->api->stream_create(d->device, &d->stream), "stream_create");
   for (int i = 0; i < 3; ++i) {
-    d->tensors[i] = make_tensor(device, DEVPLUG_DTYPE_FLOAT32, {1});
-    d->descs[i].struct_size = sizeof(devplug_tensor_desc_t);
-    check(devplug_tensor_describe(d->tensors[i].get(), &d->descs[i]), "devplug_tensor_describe");
+    take(d->api->buffer_allocate(d->device, sizeof(float), &d->buffers[i]), "buffer_allocate");
+    devplug_tensor_desc_t& desc = d->descs[i];
+    desc.struct_size = sizeof(devplug_tensor_desc_t);
+    desc.buffer = d->buffers[i];
+    desc.dtype = DEVPLUG_DTYPE_FLOAT32;
+    desc.rank = 1;
+    desc.shape[0] = 1;
+    desc.strides[0] = 1;
   }
   Workload w{"direct_kernel", "float32", 1, Measure::kLatency, 0, {}, d};
   w.run = [raw = d.get()] {
