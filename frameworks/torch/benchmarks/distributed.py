@@ -9,6 +9,8 @@
 - all_reduce (SUM) of float32 tensors: bus bandwidth (2 (n-1)/n bytes / time, as NCCL's tests
   count it) of devplug tensors through the devplug backend, against torch's Gloo on CPU tensors
   of the same size, measured in the same run: the ratio is what the staging costs;
+- all_reduce of 1 KB: latency, with and without the ranks' agreement check
+  (TORCH_DEVPLUG_DIST_CHECK), against Gloo on CPU tensors;
 - DDP training steps (the MLP and the transformer of test_distributed.py): median step time of
   2 ranks on the global batch against one process on half of it, the overhead of DDP.
 """
@@ -49,6 +51,24 @@ def bus_bandwidth(device, backend_tensor_mb, repeats):
     return 2 * (world - 1) / world * n * 4 / statistics.median(times) / 1e9
 
 
+def latency_us(device, repeats=300):
+    t = torch.ones(256, device=device)  # 1 KB
+    for _ in range(20):
+        dist.all_reduce(t)
+    if device != "cpu":
+        torch.devplug.synchronize()
+    start = time.perf_counter()
+    for _ in range(repeats):
+        dist.all_reduce(t)
+    if device != "cpu":
+        torch.devplug.synchronize()
+    return (time.perf_counter() - start) / repeats * 1e6
+
+
+def small(rank, world):
+    return {"devplug_us": latency_us(DEV), "gloo_cpu_us": latency_us("cpu")}
+
+
 def allreduce(rank, world, mb=64, repeats=10):
     # The devplug backend serves devplug tensors; CPU tensors go to torch's Gloo ("cpu:gloo").
     return {"devplug_GBps": bus_bandwidth(DEV, mb, repeats), "gloo_cpu_GBps": bus_bandwidth("cpu", mb, repeats)}
@@ -74,6 +94,7 @@ def single_step_ms(model, steps=8):
 
 
 dist_scenarios.SCENARIOS["allreduce"] = allreduce
+dist_scenarios.SCENARIOS["small"] = small
 
 
 def main():
@@ -92,6 +113,15 @@ def main():
         print(f"all_reduce {args.mb} MB float32, 2 ranks, {args.plugin}: devplug {r['devplug_GBps']:.2f} GB/s, "
               f"Gloo on CPU tensors {r['gloo_cpu_GBps']:.2f} GB/s, ratio {r['devplug_GBps'] / r['gloo_cpu_GBps']:.2f} "
               "(bus bandwidth)")
+        for check in ("1", "0"):
+            os.environ["TORCH_DEVPLUG_DIST_CHECK"] = check
+            (code, report), _ = dist_scenarios.launch("small", 2, args.plugin, out, backend="cpu:gloo,devplug:devplug",
+                                                      deadline_s=600)
+            assert code == 0, report
+            r = report["result"]
+            print(f"all_reduce 1 KB, 2 ranks, {args.plugin}, TORCH_DEVPLUG_DIST_CHECK={check}: devplug "
+                  f"{r['devplug_us']:.0f} us, Gloo on CPU tensors {r['gloo_cpu_us']:.0f} us")
+        del os.environ["TORCH_DEVPLUG_DIST_CHECK"]
         for model in ("mlp", "transformer"):
             results = dist_scenarios.launch("ddp", 2, args.plugin, out, model=model, mode="plain", steps=10,
                                             deadline_s=600)

@@ -37,11 +37,13 @@
 #include <c10/core/impl/VirtualGuardImpl.h>
 #include <torch/csrc/distributed/c10d/Backend.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
+#include <torch/csrc/distributed/c10d/reducer_timer.hpp>
 #include <torch/extension.h>
 
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <functional>
 #include <future>
@@ -764,7 +766,7 @@ class DevplugBackend final : public c10d::Backend {
       Works issued;
       try {
         copied_in->synchronize();
-        if (!signature.empty()) agree(signature);
+        if (check_agreement_ && !signature.empty()) agree(signature);
         staging->before_gloo();
         issued = issue();
       } catch (...) {
@@ -898,11 +900,55 @@ class DevplugBackend final : public c10d::Backend {
   }
 
   c10::intrusive_ptr<c10d::Backend> gloo_;
+  // TORCH_DEVPLUG_DIST_CHECK=0 skips the ranks' agreement before each collective (agree()):
+  // one Gloo round trip less per collective, and Gloo's own behaviour on a mismatch.
+  const bool check_agreement_ = [] {
+    const char* v = std::getenv("TORCH_DEVPLUG_DIST_CHECK");
+    return v == nullptr || std::string(v) != "0";
+  }();
   std::mutex streams_mutex_;
   std::map<c10::DeviceIndex, c10::Stream> streams_;
   std::unique_ptr<SerialQueue> completion_ = std::make_unique<SerialQueue>();
   std::unique_ptr<SerialQueue> receive_ = std::make_unique<SerialQueue>();
   std::unique_ptr<SerialQueue> issue_ = std::make_unique<SerialQueue>();
+};
+
+// DDP's timer for devplug devices (its runtime statistics: forward, backward compute and
+// communication times): each point recorded at host time and as a devplug event on the
+// current stream; differences are the device's own (the event_timestamps extension), or
+// host-time differences where the plugin has no timestamps.
+class DevplugTimer final : public c10d::Timer {
+ public:
+  explicit DevplugTimer(c10::Device device) : device_(device) {}
+
+  void record(Event event) override {
+    Timer::record(event);
+    auto& slot = events_[static_cast<size_t>(event)];
+    slot.emplace(kType);
+    c10::impl::VirtualGuardImpl impl(kType);
+    slot->record(impl.getStream(device_));
+  }
+
+  std::optional<int64_t> measureDifference(Event start, Event end) override {
+    const auto& a = events_[static_cast<size_t>(start)];
+    const auto& b = events_[static_cast<size_t>(end)];
+    if (a && b) {
+      try {
+        const double ms = a->elapsedTime(*b);
+        if (ms >= 0) return static_cast<int64_t>(ms * 1e6);
+        return std::nullopt;
+      } catch (const c10::Error&) {
+        // no device timestamps: the host's times below
+      }
+    }
+    const int64_t t0 = getTimeRef(start), t1 = getTimeRef(end);
+    if (t0 == c10d::kUnsetTime || t1 == c10d::kUnsetTime || t1 < t0) return std::nullopt;
+    return t1 - t0;
+  }
+
+ private:
+  c10::Device device_;
+  std::optional<c10::Event> events_[5];  // one per Timer::Event
 };
 
 }  // namespace
@@ -918,3 +964,7 @@ void register_distributed(py::module& m) {
 }
 
 }  // namespace devplug::bridge
+
+namespace c10d {
+C10_REGISTER_TYPED_CLASS(TimerRegistry, c10::kPrivateUse1, devplug::bridge::DevplugTimer);
+}  // namespace c10d

@@ -112,6 +112,8 @@ def test_ddp_equals_one_process_on_the_global_batch(tmp_path, device, model, mod
     results = ok(run(tmp_path, "ddp", world, device, model=model, mode=mode))
     for result in results:
         assert result["worst_relative"] <= 1e-5
+        # DDP's runtime statistics, from devplug's c10d timer.
+        assert all(ns > 0 for ns in result["timing"].values()), result["timing"]
     print(f"\nDDP {model} {mode} x{world} on {plugin_of(device)}: median step "
           f"{max(r['step_ms'] for r in results):.1f} ms, worst relative difference "
           f"{max(r['worst_relative'] for r in results):.2g}")
