@@ -66,7 +66,7 @@ DEVPLUG_API devplug_error_t* devplug_op_call(devplug_stream_t* stream, devplug_o
     for (size_t i = 0; i < n_outputs && first_output == nullptr; ++i) first_output = outputs[i];
     devplug_stream_t& s =
         pick_stream(stream, first_output, "stream is NULL and there is no output to take the device from");
-    dispatch_op(s, op, inputs, n_inputs, outputs, n_outputs, attrs);
+    dispatch_op(s, OpCall{op, inputs, n_inputs, outputs, n_outputs, attrs});
   });
 }
 

@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "devplug/ops.h"
+#include "op_call.hpp"
 #include "plugin_record.hpp"
 #include "tensor.hpp"
 
@@ -30,10 +31,12 @@ class ValidatedCall {
 
   // The kernel of the remembered call when this call is the same one, else nullptr. The
   // handles have been checked to be live tensors.
-  const KernelSlot* match(devplug_op_t op, const devplug_tensor_t* const* inputs, size_t n_inputs,
-                          const devplug_tensor_t* const* outputs, size_t n_outputs,
-                          const void* attrs) const noexcept {
-    if (op != op_ || n_inputs != n_inputs_ || n_outputs != n_outputs_) return nullptr;
+  const KernelSlot* match(const OpCall& call) const noexcept {
+    const size_t n_inputs = call.n_inputs, n_outputs = call.n_outputs;
+    const devplug_tensor_t* const* inputs = call.inputs;
+    const devplug_tensor_t* const* outputs = call.outputs;
+    const void* attrs = call.attrs;
+    if (call.op != op_ || n_inputs != n_inputs_ || n_outputs != n_outputs_) return nullptr;
     for (size_t i = 0; i < n_inputs; ++i)
       if (inputs[i]->id != ids_[i]) return nullptr;
     for (size_t i = 0; i < n_outputs; ++i)
@@ -51,11 +54,14 @@ class ValidatedCall {
   // The dispatch dtype of the remembered call.
   devplug_dtype_t dtype() const noexcept { return dtype_; }
 
-  // Remembers a prim call that passed validation and runs on `slot` (a slot of the stream's
-  // device, which lives as long as the stream). A call that cannot be keyed is forgotten.
-  void remember(const devplug_op_info_t& info, devplug_op_t op, const devplug_tensor_t* const* inputs,
-                size_t n_inputs, const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs,
-                devplug_dtype_t dtype, const KernelSlot& slot) noexcept {
+  // Remembers a prim call that passed validation (its dtype set) and runs on `slot` (a slot
+  // of the stream's device, which lives as long as the stream). A call that cannot be keyed
+  // is forgotten.
+  void remember(const devplug_op_info_t& info, const OpCall& call, const KernelSlot& slot) noexcept {
+    const size_t n_inputs = call.n_inputs, n_outputs = call.n_outputs;
+    const devplug_tensor_t* const* inputs = call.inputs;
+    const devplug_tensor_t* const* outputs = call.outputs;
+    const void* attrs = call.attrs;
     op_ = DEVPLUG_OP_INVALID;
     if (n_inputs + n_outputs > kMaxTensors || info.attrs_size > kMaxAttrBytes) return;
     for (size_t i = 0; i < n_inputs; ++i) ids_[i] = inputs[i]->id;
@@ -65,9 +71,9 @@ class ValidatedCall {
     if (attrs_size_ != 0) std::memcpy(attrs_, attrs, attrs_size_);
     n_inputs_ = n_inputs;
     n_outputs_ = n_outputs;
-    dtype_ = dtype;
+    dtype_ = call.dtype;
     slot_ = &slot;
-    op_ = op;
+    op_ = call.op;
   }
 
  private:

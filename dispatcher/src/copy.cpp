@@ -77,7 +77,8 @@ bool copy_with_kernel(devplug_stream_t& stream, const devplug_tensor_t& dst, con
   if (slot == nullptr) return false;
   const devplug_tensor_t* in[1] = {&src};
   const devplug_tensor_t* out[1] = {&dst};
-  devplug_error_t* error = call_kernel(stream, slot->fn, DEVPLUG_OP_copy_strided, in, 1, out, 1, nullptr);
+  devplug_error_t* error =
+      call_kernel(stream, slot->fn, OpCall{DEVPLUG_OP_copy_strided, in, 1, out, 1, nullptr});
   if (error == declined_error()) return false;  // the device's claims hook declined it
   if (error != nullptr && error->code == DEVPLUG_CODE_UNIMPLEMENTED) {
     drop_plugin_error(plugin, error);

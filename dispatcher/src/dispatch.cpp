@@ -23,8 +23,7 @@ namespace devplug::detail {
 namespace {
 
 // "[2,3] [2,3] -> [2,3]": the shapes of a call, for the trace.
-std::string shapes_text(const devplug_tensor_t* const* inputs, size_t n_inputs,
-                        const devplug_tensor_t* const* outputs, size_t n_outputs) {
+std::string shapes_text(const OpCall& call) {
   std::string text;
   auto add = [&](const devplug_tensor_t* t) {
     if (t == nullptr) {  // an absent optional tensor
@@ -38,14 +37,14 @@ std::string shapes_text(const devplug_tensor_t* const* inputs, size_t n_inputs,
     }
     text += ']';
   };
-  for (size_t i = 0; i < n_inputs; ++i) {
+  for (size_t i = 0; i < call.n_inputs; ++i) {
     if (i > 0) text += ' ';
-    add(inputs[i]);
+    add(call.inputs[i]);
   }
   text += " -> ";
-  for (size_t i = 0; i < n_outputs; ++i) {
+  for (size_t i = 0; i < call.n_outputs; ++i) {
     if (i > 0) text += ' ';
-    add(outputs[i]);
+    add(call.outputs[i]);
   }
   return text;
 }
@@ -60,8 +59,8 @@ void check_devices(const devplug_stream_t& stream, const devplug_tensor_t* const
                        std::to_string(stream.device->index) + " of plugin " + stream.device->plugin->name);
 }
 
-void validate(devplug_op_t op, const devplug_tensor_t* const* inputs, size_t n_inputs,
-              const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
+void validate(const OpCall& call) {
+  const size_t n_inputs = call.n_inputs, n_outputs = call.n_outputs;
   CallTensor in_stack[kStackTensors];
   CallTensor out_stack[kStackTensors];
   std::vector<CallTensor> in_heap, out_heap;
@@ -78,32 +77,29 @@ void validate(devplug_op_t op, const devplug_tensor_t* const* inputs, size_t n_i
   auto call_tensor = [](const devplug_tensor_t* t) {
     return t == nullptr ? CallTensor{nullptr, nullptr} : CallTensor{&t->layout, t->storage};
   };
-  for (size_t i = 0; i < n_inputs; ++i) in[i] = call_tensor(inputs[i]);
-  for (size_t i = 0; i < n_outputs; ++i) out[i] = call_tensor(outputs[i]);
-  Problem problem = validate_call(op, in, n_inputs, out, n_outputs, attrs);
+  for (size_t i = 0; i < n_inputs; ++i) in[i] = call_tensor(call.inputs[i]);
+  for (size_t i = 0; i < n_outputs; ++i) out[i] = call_tensor(call.outputs[i]);
+  Problem problem = validate_call(call.op, in, n_inputs, out, n_outputs, call.attrs);
   if (!problem.empty()) invalid_argument(problem);
 }
 
-bool needs_dense(const KernelSlot& slot, const devplug_tensor_t* const* inputs, size_t n_inputs,
-                 const devplug_tensor_t* const* outputs, size_t n_outputs) {
+bool needs_dense(const KernelSlot& slot, const OpCall& call) {
   if (slot.flags & DEVPLUG_KERNEL_DENSE_INPUTS)
-    for (size_t i = 0; i < n_inputs; ++i)
-      if (inputs[i] != nullptr && !is_contiguous(inputs[i]->layout)) return true;
+    for (size_t i = 0; i < call.n_inputs; ++i)
+      if (call.inputs[i] != nullptr && !is_contiguous(call.inputs[i]->layout)) return true;
   if (slot.flags & DEVPLUG_KERNEL_DENSE_OUTPUTS)
-    for (size_t i = 0; i < n_outputs; ++i)
-      if (outputs[i] != nullptr && !is_contiguous(outputs[i]->layout)) return true;
+    for (size_t i = 0; i < call.n_outputs; ++i)
+      if (call.outputs[i] != nullptr && !is_contiguous(call.outputs[i]->layout)) return true;
   return false;
 }
 
 // Runs a kernel that wants dense operands: non-contiguous inputs are copied into dense
 // temporaries first (the plugin's copy_strided, else through the host); non-contiguous
 // outputs are computed into dense temporaries and copied back afterwards.
-devplug_error_t* call_dense(devplug_stream_t& stream, const KernelSlot& slot, devplug_op_t op,
-                            const devplug_tensor_t* const* inputs, size_t n_inputs,
-                            const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
+devplug_error_t* call_dense(devplug_stream_t& stream, const KernelSlot& slot, const OpCall& call) {
   std::vector<TensorPtr> temps;
-  std::vector<const devplug_tensor_t*> in(inputs, inputs + n_inputs);
-  std::vector<const devplug_tensor_t*> out(outputs, outputs + n_outputs);
+  std::vector<const devplug_tensor_t*> in(call.inputs, call.inputs + call.n_inputs);
+  std::vector<const devplug_tensor_t*> out(call.outputs, call.outputs + call.n_outputs);
   if (slot.flags & DEVPLUG_KERNEL_DENSE_INPUTS) {
     for (auto& t : in) {
       if (t == nullptr || is_contiguous(t->layout)) continue;
@@ -123,10 +119,10 @@ devplug_error_t* call_dense(devplug_stream_t& stream, const KernelSlot& slot, de
       copied_back.push_back(i);
     }
   }
-  devplug_error_t* error =
-      call_kernel(stream, slot.fn, op, in.data(), in.size(), out.data(), out.size(), attrs);
+  devplug_error_t* error = call_kernel(
+      stream, slot.fn, OpCall{call.op, in.data(), in.size(), out.data(), out.size(), call.attrs, call.dtype});
   if (error != nullptr) return error;
-  for (size_t i : copied_back) copy_tensor(stream, *outputs[i], *out[i]);
+  for (size_t i : copied_back) copy_tensor(stream, *call.outputs[i], *out[i]);
   return nullptr;
 }
 
@@ -177,37 +173,32 @@ Trace::DeviceSpan end_span(const devplug_stream_t& stream, Trace::DeviceSpan spa
 
 // A validated composite call: the device's native kernel unless the context decomposes
 // every composite (or the kernel answers UNIMPLEMENTED), else the decomposition.
-void run_composite(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
-                   const devplug_tensor_t* const* inputs, size_t n_inputs,
-                   const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
+void run_composite(devplug_stream_t& stream, const OpCall& call) {
   const devplug_context_t& context = *stream.device->plugin->context;
   Trace* trace = context.trace.get();
   const uint64_t start = trace != nullptr ? trace_now_ns() : 0;
   Trace::DeviceSpan span = trace != nullptr ? begin_span(stream) : Trace::DeviceSpan{};
   bool native = false;
   try {
-    native =
-        !context.decompose && run_on_device(stream, op, dtype, inputs, n_inputs, outputs, n_outputs, attrs);
-    if (!native) run_decomposition(stream, op, inputs, n_inputs, outputs, n_outputs, attrs);
+    native = !context.decompose && run_on_device(stream, call);
+    if (!native) run_decomposition(stream, call);
   } catch (...) {
     end_span(stream, span, false);  // drops the span's event
     throw;
   }
   if (trace != nullptr)
-    trace->record(op, dtype, shapes_text(inputs, n_inputs, outputs, n_outputs), stream.device->plugin->name,
+    trace->record(call.op, call.dtype, shapes_text(call), stream.device->plugin->name,
                   native ? "native" : "decomposed", start, trace_now_ns(), end_span(stream, span, native));
 }
 
 // The kernel for a validated call on `stream`'s device, or an empty slot.
-const KernelSlot& lookup_kernel(const devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
-                                const devplug_tensor_t* const* inputs, size_t n_inputs,
-                                const devplug_tensor_t* const* outputs, size_t n_outputs) {
+const KernelSlot& lookup_kernel(const devplug_stream_t& stream, const OpCall& call) {
   devplug_dtype_mask_t call_dtypes = 0;
-  for (size_t i = 0; i < n_inputs; ++i)
-    if (inputs[i] != nullptr) call_dtypes |= DEVPLUG_DTYPE_BIT(inputs[i]->layout.dtype);
-  for (size_t i = 0; i < n_outputs; ++i)
-    if (outputs[i] != nullptr) call_dtypes |= DEVPLUG_DTYPE_BIT(outputs[i]->layout.dtype);
-  return stream.device->kernel(op, dtype, call_dtypes);
+  for (size_t i = 0; i < call.n_inputs; ++i)
+    if (call.inputs[i] != nullptr) call_dtypes |= DEVPLUG_DTYPE_BIT(call.inputs[i]->layout.dtype);
+  for (size_t i = 0; i < call.n_outputs; ++i)
+    if (call.outputs[i] != nullptr) call_dtypes |= DEVPLUG_DTYPE_BIT(call.outputs[i]->layout.dtype);
+  return stream.device->kernel(call.op, call.dtype, call_dtypes);
 }
 
 // A kernel's answer: true on success, false for UNIMPLEMENTED (the caller falls back);
@@ -224,70 +215,60 @@ bool settle(const devplug_stream_t& stream, devplug_error_t* error, devplug_op_t
 }
 
 // Runs `slot`'s kernel (a non-empty slot); false when it answers UNIMPLEMENTED.
-bool run_slot(devplug_stream_t& stream, const KernelSlot& slot, devplug_op_t op,
-              const devplug_tensor_t* const* inputs, size_t n_inputs, const devplug_tensor_t* const* outputs,
-              size_t n_outputs, const void* attrs) {
+bool run_slot(devplug_stream_t& stream, const KernelSlot& slot, const OpCall& call) {
   devplug_error_t* error =
-      needs_dense(slot, inputs, n_inputs, outputs, n_outputs)
-          ? call_dense(stream, slot, op, inputs, n_inputs, outputs, n_outputs, attrs)
-          : call_kernel(stream, slot.fn, op, inputs, n_inputs, outputs, n_outputs, attrs);
-  return settle(stream, error, op);
+      needs_dense(slot, call) ? call_dense(stream, slot, call) : call_kernel(stream, slot.fn, call);
+  return settle(stream, error, call.op);
 }
 
 }  // namespace
 
-bool run_on_device(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
-                   const devplug_tensor_t* const* inputs, size_t n_inputs,
-                   const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
-  const KernelSlot& slot = lookup_kernel(stream, op, dtype, inputs, n_inputs, outputs, n_outputs);
-  return slot.fn != nullptr && run_slot(stream, slot, op, inputs, n_inputs, outputs, n_outputs, attrs);
+bool run_on_device(devplug_stream_t& stream, const OpCall& call) {
+  const KernelSlot& slot = lookup_kernel(stream, call);
+  return slot.fn != nullptr && run_slot(stream, slot, call);
 }
 
-void dispatch_op(devplug_stream_t& stream, devplug_op_t op, const devplug_tensor_t* const* inputs,
-                 size_t n_inputs, const devplug_tensor_t* const* outputs, size_t n_outputs,
-                 const void* attrs) {
+void dispatch_op(devplug_stream_t& stream, const OpCall& given) {
   // The hot path: the same prim call as the last one validated on this stream, whose kernel
   // takes its operands as they are.
-  if (const KernelSlot* slot = stream.last_call.match(op, inputs, n_inputs, outputs, n_outputs, attrs)) {
-    if (!settle(stream, call_kernel(stream, slot->fn, op, inputs, n_inputs, outputs, n_outputs, attrs), op))
-      run_fallback(stream, op, stream.last_call.dtype(), inputs, n_inputs, outputs, n_outputs, attrs);
+  if (const KernelSlot* slot = stream.last_call.match(given)) {
+    if (!settle(stream, call_kernel(stream, slot->fn, given), given.op))
+      run_fallback(stream, given.with_dtype(stream.last_call.dtype()));
     return;
   }
 
-  check_devices(stream, inputs, n_inputs, "inputs");
-  check_devices(stream, outputs, n_outputs, "outputs");
-  validate(op, inputs, n_inputs, outputs, n_outputs, attrs);
-  const devplug_op_info_t& info = *devplug_op_info(op);  // validate() knows the op
-  const devplug_dtype_t dtype = dispatch_dtype(info, inputs, outputs);
+  check_devices(stream, given.inputs, given.n_inputs, "inputs");
+  check_devices(stream, given.outputs, given.n_outputs, "outputs");
+  validate(given);
+  const devplug_op_info_t& info = *devplug_op_info(given.op);  // validate() knows the op
+  const OpCall call = given.with_dtype(dispatch_dtype(info, given.inputs, given.outputs));
   if (info.category == DEVPLUG_CATEGORY_composite) {
-    run_composite(stream, op, dtype, inputs, n_inputs, outputs, n_outputs, attrs);
+    run_composite(stream, call);
     return;
   }
 
-  const KernelSlot& slot = lookup_kernel(stream, op, dtype, inputs, n_inputs, outputs, n_outputs);
+  const KernelSlot& slot = lookup_kernel(stream, call);
   Trace* trace = stream.device->plugin->context->trace.get();
   if (trace == nullptr) {  // the only cost of tracing when DEVPLUG_TRACE is unset
     // Remembered only when the next identical call can go straight to the kernel; a traced
     // call never is, so every traced call is recorded.
-    if (slot.fn != nullptr && !needs_dense(slot, inputs, n_inputs, outputs, n_outputs))
-      stream.last_call.remember(info, op, inputs, n_inputs, outputs, n_outputs, attrs, dtype, slot);
-    if (slot.fn == nullptr || !run_slot(stream, slot, op, inputs, n_inputs, outputs, n_outputs, attrs))
-      run_fallback(stream, op, dtype, inputs, n_inputs, outputs, n_outputs, attrs);
+    if (slot.fn != nullptr && !needs_dense(slot, call)) stream.last_call.remember(info, call, slot);
+    if (slot.fn == nullptr || !run_slot(stream, slot, call)) run_fallback(stream, call);
     return;
   }
   const uint64_t start = trace_now_ns();
   Trace::DeviceSpan span = begin_span(stream);
   bool fell_back = false;
   try {
-    if (slot.fn == nullptr || !run_slot(stream, slot, op, inputs, n_inputs, outputs, n_outputs, attrs)) {
-      run_fallback(stream, op, dtype, inputs, n_inputs, outputs, n_outputs, attrs);
+    if (slot.fn == nullptr || !run_slot(stream, slot, call)) {
+      run_fallback(stream, call);
       fell_back = true;
     }
   } catch (...) {
     end_span(stream, span, false);  // drops the span's event
     throw;
   }
-  trace->record(op, dtype, shapes_text(inputs, n_inputs, outputs, n_outputs), stream.device->plugin->name,
+  trace->record(call.op, call.dtype, shapes_text(call), stream.device->plugin->name,
                 fell_back ? "fallback" : "kernel", start, trace_now_ns(), end_span(stream, span, !fell_back));
 }
 

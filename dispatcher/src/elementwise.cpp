@@ -51,7 +51,7 @@ TensorPtr convert(devplug_stream_t& stream, const devplug_tensor_t& t, devplug_d
   TensorPtr out(new_tensor(*stream.device, contiguous_layout(dtype, t.layout.rank, t.layout.shape)));
   const devplug_tensor_t* in[1] = {&t};
   const devplug_tensor_t* outs[1] = {out.get()};
-  dispatch_op(stream, DEVPLUG_OP_convert_element_type, in, 1, outs, 1, nullptr);
+  dispatch_op(stream, OpCall{DEVPLUG_OP_convert_element_type, in, 1, outs, 1, nullptr});
   return out;
 }
 
@@ -112,7 +112,7 @@ void run_elementwise(devplug_stream_t& stream, devplug_op_t op, const devplug_te
                (i < first || inputs[i]->layout.dtype == d);
     if (direct) {
       const devplug_tensor_t* outs[1] = {given};
-      dispatch_op(stream, op, inputs, n_inputs, outs, 1, nullptr);
+      dispatch_op(stream, OpCall{op, inputs, n_inputs, outs, 1, nullptr});
       return;
     }
   }
@@ -161,7 +161,7 @@ void run_elementwise(devplug_stream_t& stream, devplug_op_t op, const devplug_te
     target = result.get();
   }
   const devplug_tensor_t* outs[1] = {target};
-  dispatch_op(stream, op, operands.data(), n_inputs, outs, 1, nullptr);
+  dispatch_op(stream, OpCall{op, operands.data(), n_inputs, outs, 1, nullptr});
   if (given == nullptr) {
     *inout_result = result.release();
     return;
@@ -169,7 +169,7 @@ void run_elementwise(devplug_stream_t& stream, devplug_op_t op, const devplug_te
   if (target != given) {
     const devplug_tensor_t* in[1] = {target};
     const devplug_tensor_t* cast_out[1] = {given};
-    dispatch_op(stream, DEVPLUG_OP_convert_element_type, in, 1, cast_out, 1, nullptr);
+    dispatch_op(stream, OpCall{DEVPLUG_OP_convert_element_type, in, 1, cast_out, 1, nullptr});
   }
 }
 

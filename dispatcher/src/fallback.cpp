@@ -59,13 +59,11 @@ devplug_plugin_t& reference_plugin(devplug_context_t& context, const std::string
 // When the plugin declares the kernel but this device does not run a dtype of the call (a
 // per-device claim): " on device 1 ('name'), which does not run float64"; when the device has
 // a claims hook (ABI 1.2), which may have declined the call, that. Else "".
-std::string device_claim_note(const devplug_device_t& device, devplug_op_t op, devplug_dtype_t dtype,
-                              const devplug_tensor_t* const* inputs, size_t n_inputs,
-                              const devplug_tensor_t* const* outputs, size_t n_outputs) {
-  if (device.plugin->kernel(op, dtype).fn == nullptr) return "";
+std::string device_claim_note(const devplug_device_t& device, const OpCall& call) {
+  if (device.plugin->kernel(call.op, call.dtype).fn == nullptr) return "";
   devplug_dtype_mask_t missing = 0;
-  for (size_t i = 0; i < n_inputs; ++i) missing |= DEVPLUG_DTYPE_BIT(inputs[i]->layout.dtype);
-  for (size_t i = 0; i < n_outputs; ++i) missing |= DEVPLUG_DTYPE_BIT(outputs[i]->layout.dtype);
+  for (size_t i = 0; i < call.n_inputs; ++i) missing |= DEVPLUG_DTYPE_BIT(call.inputs[i]->layout.dtype);
+  for (size_t i = 0; i < call.n_outputs; ++i) missing |= DEVPLUG_DTYPE_BIT(call.outputs[i]->layout.dtype);
   missing &= ~device.dtypes;
   if (missing == 0 && device.supports != nullptr)
     return " on device " + std::to_string(device.index) + " ('" + device.properties.name +
@@ -81,13 +79,14 @@ std::string device_claim_note(const devplug_device_t& device, devplug_op_t op, d
 
 }  // namespace
 
-void run_fallback(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
-                  const devplug_tensor_t* const* inputs, size_t n_inputs,
-                  const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
+void run_fallback(devplug_stream_t& stream, const OpCall& call) {
+  const devplug_op_t op = call.op;
+  const devplug_tensor_t* const* inputs = call.inputs;
+  const devplug_tensor_t* const* outputs = call.outputs;
   devplug_plugin_t& plugin = *stream.device->plugin;
   devplug_context_t& context = *plugin.context;
-  const std::string what = op_text(op, dtype) + " is not implemented by plugin " + plugin.name +
-                           device_claim_note(*stream.device, op, dtype, inputs, n_inputs, outputs, n_outputs);
+  const std::string what = op_text(op, call.dtype) + " is not implemented by plugin " + plugin.name +
+                           device_claim_note(*stream.device, call);
   if (context.no_fallback) unimplemented(what + " (the context has no CPU fallback)");
   if (context.strict)
     unimplemented(what + " (strict mode, DEVPLUG_STRICT=1 or DEVPLUG_CONTEXT_STRICT: no CPU fallback)");
@@ -103,7 +102,7 @@ void run_fallback(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dty
   std::vector<TensorPtr> ref_inputs, ref_outputs;
   std::vector<const devplug_tensor_t*> in, out;
   std::vector<unsigned char> staging;
-  for (size_t i = 0; i < n_inputs; ++i) {
+  for (size_t i = 0; i < call.n_inputs; ++i) {
     const Layout& l = inputs[i]->layout;
     ref_inputs.emplace_back(new_tensor(ref_device, contiguous_layout(l.dtype, l.rank, l.shape)));
     sdk::allocation_fault_point("host staging");
@@ -112,14 +111,15 @@ void run_fallback(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dty
     copy_from_host(ref_stream, *ref_inputs.back(), staging.data(), staging.size(), /*blocking=*/true);
     in.push_back(ref_inputs.back().get());
   }
-  for (size_t i = 0; i < n_outputs; ++i) {
+  for (size_t i = 0; i < call.n_outputs; ++i) {
     const Layout& l = outputs[i]->layout;
     ref_outputs.emplace_back(new_tensor(ref_device, contiguous_layout(l.dtype, l.rank, l.shape)));
     out.push_back(ref_outputs.back().get());
   }
-  if (!run_on_device(ref_stream, op, dtype, in.data(), in.size(), out.data(), out.size(), attrs))
+  if (!run_on_device(ref_stream,
+                     OpCall{op, in.data(), in.size(), out.data(), out.size(), call.attrs, call.dtype}))
     unimplemented(what + ", nor by the CPU reference backend");
-  for (size_t i = 0; i < n_outputs; ++i) {
+  for (size_t i = 0; i < call.n_outputs; ++i) {
     staging.resize(dense_bytes(outputs[i]->layout));
     copy_to_host(ref_stream, *out[i], staging.data(), staging.size());
     copy_from_host(stream, *outputs[i], staging.data(), staging.size(), /*blocking=*/true);

@@ -10,15 +10,14 @@
 // this purpose only (its devices are not listed).
 #pragma once
 
+#include "op_call.hpp"
 #include "stream_event.hpp"
 #include "tensor.hpp"
 
 namespace devplug::detail {
 
-// Runs a validated call on the reference backend. `reason` says why the device could not
-// ("has no kernel"). Throws UNIMPLEMENTED when fallback is not allowed or not possible.
-void run_fallback(devplug_stream_t& stream, devplug_op_t op, devplug_dtype_t dtype,
-                  const devplug_tensor_t* const* inputs, size_t n_inputs,
-                  const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs);
+// Runs a validated call (its dtype set) on the reference backend. Throws UNIMPLEMENTED when
+// fallback is not allowed or not possible.
+void run_fallback(devplug_stream_t& stream, const OpCall& call);
 
 }  // namespace devplug::detail

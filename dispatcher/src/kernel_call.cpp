@@ -23,9 +23,8 @@ devplug_error_t* declined_error() noexcept {
   return &declined;
 }
 
-devplug_error_t* call_kernel(const devplug_stream_t& stream, devplug_kernel_fn fn, devplug_op_t op,
-                             const devplug_tensor_t* const* inputs, size_t n_inputs,
-                             const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs) {
+devplug_error_t* call_kernel(const devplug_stream_t& stream, devplug_kernel_fn fn, const OpCall& op_call) {
+  const size_t n_inputs = op_call.n_inputs, n_outputs = op_call.n_outputs;
   const devplug_tensor_desc_t* stack[2 * kStackTensors];
   std::unique_ptr<const devplug_tensor_desc_t*[]> heap;  // cat with many inputs
   const devplug_tensor_desc_t** in = stack;
@@ -34,16 +33,16 @@ devplug_error_t* call_kernel(const devplug_stream_t& stream, devplug_kernel_fn f
     in = heap.get();
   }
   const devplug_tensor_desc_t** out = in + n_inputs;
-  point_at(inputs, n_inputs, in);
-  point_at(outputs, n_outputs, out);
+  point_at(op_call.inputs, n_inputs, in);
+  point_at(op_call.outputs, n_outputs, out);
   devplug_op_call_t call;
   call.struct_size = sizeof(call);
-  call.op = op;
+  call.op = op_call.op;
   call.inputs = in;
   call.n_inputs = n_inputs;
   call.outputs = out;
   call.n_outputs = n_outputs;
-  call.attrs = attrs;
+  call.attrs = op_call.attrs;
   const devplug_device_t& device = *stream.device;
   if (device.supports != nullptr && !device.supports(device.native.load(std::memory_order_acquire), &call))
     return declined_error();

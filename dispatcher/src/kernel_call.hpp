@@ -3,6 +3,7 @@
 // a pointer array on the stack (no heap allocation for up to kStackTensors tensors per side).
 #pragma once
 
+#include "op_call.hpp"
 #include "stream_event.hpp"
 #include "tensor.hpp"
 
@@ -16,13 +17,11 @@ constexpr size_t kStackTensors = 5;
 // it, so it is never destroyed; the caller falls back as for UNIMPLEMENTED.
 devplug_error_t* declined_error() noexcept;
 
-// Calls `fn(stream, call)` for `op` on the given tensors and returns the plugin's error
-// (NULL on success), or kDeclined without calling it when the device's claims hook declines
+// Calls `fn(stream, call)` with the tensors' descriptors and returns the plugin's error (NULL
+// on success), or declined_error() without calling it when the device's claims hook declines
 // the call. The caller has validated the call. A NULL tensor (an absent optional tensor of a
 // composite) is passed as a NULL descriptor pointer.
-devplug_error_t* call_kernel(const devplug_stream_t& stream, devplug_kernel_fn fn, devplug_op_t op,
-                             const devplug_tensor_t* const* inputs, size_t n_inputs,
-                             const devplug_tensor_t* const* outputs, size_t n_outputs, const void* attrs);
+devplug_error_t* call_kernel(const devplug_stream_t& stream, devplug_kernel_fn fn, const OpCall& call);
 
 // The dtype that picks the kernel (ops.def `result` column): input 1 for `select`, the
 // output for `made`, input 0 otherwise. The call has been validated.

@@ -32,14 +32,12 @@ Decomposition decomposition_of(devplug_op_t op) {
 }  // namespace
 }  // namespace composite
 
-void run_decomposition(devplug_stream_t& stream, devplug_op_t op, const devplug_tensor_t* const* inputs,
-                       size_t n_inputs, const devplug_tensor_t* const* outputs, size_t n_outputs,
-                       const void* attrs) {
-  const composite::Decomposition decompose = composite::decomposition_of(op);
+void run_decomposition(devplug_stream_t& stream, const OpCall& call) {
+  const composite::Decomposition decompose = composite::decomposition_of(call.op);
   if (decompose == nullptr)
-    throw Error(DEVPLUG_CODE_INTERNAL, "op " + std::to_string(op) + " has no decomposition");
+    throw Error(DEVPLUG_CODE_INTERNAL, "op " + std::to_string(call.op) + " has no decomposition");
   composite::Prims prims(stream);
-  decompose(prims, composite::Call{op, inputs, n_inputs, outputs, n_outputs, attrs});
+  decompose(prims, call);
 }
 
 }  // namespace devplug::detail

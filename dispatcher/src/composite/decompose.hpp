@@ -3,6 +3,7 @@
 // in dispatcher/src/composite/*.cpp, found through a table generated from ops.def).
 #pragma once
 
+#include "../op_call.hpp"
 #include "../stream_event.hpp"
 #include "../tensor.hpp"
 
@@ -11,8 +12,6 @@ namespace devplug::detail {
 // Runs the decomposition of composite `op` on `stream`: a validated call whose absent
 // optional tensors are NULL. Its prims (and any composite it uses) go through dispatch_op,
 // so the device's kernels run them. Throws on error.
-void run_decomposition(devplug_stream_t& stream, devplug_op_t op, const devplug_tensor_t* const* inputs,
-                       size_t n_inputs, const devplug_tensor_t* const* outputs, size_t n_outputs,
-                       const void* attrs);
+void run_decomposition(devplug_stream_t& stream, const OpCall& call);
 
 }  // namespace devplug::detail

@@ -192,7 +192,7 @@ void Prims::map_into(const Tensor& out, devplug_op_t op, std::initializer_list<T
     in.push_back(held.back().get());
   }
   const devplug_tensor_t* outs[1] = {out.get()};
-  dispatch_op(stream_, op, in.data(), in.size(), outs, 1, nullptr);
+  dispatch_op(stream_, OpCall{op, in.data(), in.size(), outs, 1, nullptr});
 }
 
 Tensor Prims::convert(const Tensor& x, devplug_dtype_t dtype) {
@@ -208,7 +208,7 @@ void Prims::copy_into(const Tensor& dst, const Tensor& src) {
   const devplug_tensor_t* outs[1] = {dst.get()};
   const devplug_op_t op =
       from->layout.dtype == dst->layout.dtype ? DEVPLUG_OP_copy_strided : DEVPLUG_OP_convert_element_type;
-  dispatch_op(stream_, op, in, 1, outs, 1, nullptr);
+  dispatch_op(stream_, OpCall{op, in, 1, outs, 1, nullptr});
 }
 
 Tensor Prims::reduce(devplug_op_t op, const Tensor& x, uint32_t dims_mask, double correction) {
@@ -284,7 +284,7 @@ void Prims::run(devplug_op_t op, std::initializer_list<Tensor> inputs, std::init
   std::vector<const devplug_tensor_t*> in, out;
   for (const Tensor& t : inputs) in.push_back(t.get());
   for (const Tensor& t : outputs) out.push_back(t.get());
-  dispatch_op(stream_, op, in.data(), in.size(), out.data(), out.size(), attrs);
+  dispatch_op(stream_, OpCall{op, in.data(), in.size(), out.data(), out.size(), attrs});
 }
 
 }  // namespace devplug::detail::composite

@@ -17,6 +17,7 @@
 #include <memory>
 #include <vector>
 
+#include "../op_call.hpp"
 #include "../stream_event.hpp"
 #include "../tensor.hpp"
 
@@ -29,19 +30,7 @@ using Shape = std::vector<int64_t>;
 
 // One composite call as its decomposition sees it (validated; absent optional tensors are
 // NULL).
-struct Call {
-  devplug_op_t op;
-  const devplug_tensor_t* const* inputs;
-  size_t n_inputs;
-  const devplug_tensor_t* const* outputs;
-  size_t n_outputs;
-  const void* attrs;
-
-  template <typename Attrs>
-  const Attrs& attrs_as() const {
-    return *static_cast<const Attrs*>(attrs);
-  }
-};
+using Call = OpCall;
 
 Shape shape_of(const devplug_tensor_t& t);
 int64_t numel(const Shape& shape);
