@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # dispatcher-runtime's tests (included by CMakeLists.txt in this folder): fixture plugins in
 # several variants, built into this folder's fixtures/ (never into lib/devplug/plugins, so no
-# other test discovers them), and runtime_test, which drives libdevplug through devplug.h.
+# other test discovers them), and dispatcher_runtime_test (runtime_*_test.cpp), which drives
+# libdevplug through devplug.h.
 set(devplug_fixture_dir ${CMAKE_CURRENT_BINARY_DIR}/fixtures)
 
 # A dependency kept out of every rpath, so that the plugin linking it cannot load.
@@ -38,7 +39,17 @@ devplug_add_fixture(11 small_memory)  # tests/faults: the caching allocator's re
 target_link_libraries(devplug_fixture_missing_dep PRIVATE devplug_fixture_dependency)
 set_target_properties(devplug_fixture_missing_dep PROPERTIES SKIP_BUILD_RPATH ON)
 
-add_executable(dispatcher_runtime_test runtime_test.cpp fixture_allocation_counter.cpp)
+# One file per topic (runtime_*_test.cpp), their shared helpers in runtime_test_util.hpp.
+add_executable(dispatcher_runtime_test
+  runtime_loading_test.cpp
+  runtime_memory_test.cpp
+  runtime_op_call_test.cpp
+  runtime_fallback_test.cpp
+  runtime_elementwise_test.cpp
+  runtime_stream_test.cpp
+  runtime_trace_test.cpp
+  runtime_arguments_test.cpp
+  fixture_allocation_counter.cpp)
 target_link_libraries(dispatcher_runtime_test PRIVATE devplug::devplug devplug_warnings GTest::gtest_main ${CMAKE_DL_LIBS})
 add_dependencies(dispatcher_runtime_test ${devplug_fixture_targets})
 target_compile_definitions(dispatcher_runtime_test PRIVATE DEVPLUG_FIXTURE_DIR="${devplug_fixture_dir}")
