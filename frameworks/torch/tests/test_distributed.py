@@ -124,12 +124,20 @@ def netns_unavailable():
         return "needs root (network namespaces)"
     if shutil.which("ip") is None:
         return "needs `ip` (iproute2)"
-    probe = f"dpprobe{uuid.uuid4().hex[:6]}"
-    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
-    if made.returncode != 0:
-        return f"cannot make a network namespace here: {made.stderr.strip()}"
-    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
-    return None
+    # What the test does, in small: a namespace and a veth pair with one end in it.
+    tag = uuid.uuid4().hex[:6]
+    probe, ends = f"dpprobe{tag}", (f"vpa{tag}", f"vpb{tag}")
+    steps = [["ip", "netns", "add", probe], ["ip", "link", "add", ends[0], "type", "veth", "peer", "name", ends[1]],
+             ["ip", "link", "set", ends[1], "netns", probe]]
+    try:
+        for step in steps:
+            done = subprocess.run(step, capture_output=True, text=True)
+            if done.returncode != 0:
+                return f"cannot make network namespaces with veth links here ({' '.join(step)}: {done.stderr.strip()})"
+        return None
+    finally:
+        subprocess.run(["ip", "link", "del", ends[0]], capture_output=True)
+        subprocess.run(["ip", "netns", "del", probe], capture_output=True)
 
 
 def test_ddp_across_two_network_namespaces(tmp_path, device):
