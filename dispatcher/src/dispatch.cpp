@@ -228,47 +228,48 @@ bool run_on_device(devplug_stream_t& stream, const OpCall& call) {
   return slot.fn != nullptr && run_slot(stream, slot, call);
 }
 
-void dispatch_op(devplug_stream_t& stream, const OpCall& given) {
+void dispatch_op(devplug_stream_t& stream, const OpCall& call) {
   // The hot path: the same prim call as the last one validated on this stream, whose kernel
   // takes its operands as they are.
-  if (const KernelSlot* slot = stream.last_call.match(given)) {
-    if (!settle(stream, call_kernel(stream, slot->fn, given), given.op))
-      run_fallback(stream, given.with_dtype(stream.last_call.dtype()));
+  if (const KernelSlot* slot = stream.last_call.match(call)) {
+    if (!settle(stream, call_kernel(stream, slot->fn, call), call.op))
+      run_fallback(stream, call.with_dtype(stream.last_call.dtype()));
     return;
   }
 
-  check_devices(stream, given.inputs, given.n_inputs, "inputs");
-  check_devices(stream, given.outputs, given.n_outputs, "outputs");
-  validate(given);
-  const devplug_op_info_t& info = *devplug_op_info(given.op);  // validate() knows the op
-  const OpCall call = given.with_dtype(dispatch_dtype(info, given.inputs, given.outputs));
+  check_devices(stream, call.inputs, call.n_inputs, "inputs");
+  check_devices(stream, call.outputs, call.n_outputs, "outputs");
+  validate(call);
+  const devplug_op_info_t& info = *devplug_op_info(call.op);  // validate() knows the op
+  // The call with its dispatch dtype: what the kernel lookup, the fallback and the trace use.
+  const OpCall typed = call.with_dtype(dispatch_dtype(info, call.inputs, call.outputs));
   if (info.category == DEVPLUG_CATEGORY_composite) {
-    run_composite(stream, call);
+    run_composite(stream, typed);
     return;
   }
 
-  const KernelSlot& slot = lookup_kernel(stream, call);
+  const KernelSlot& slot = lookup_kernel(stream, typed);
   Trace* trace = stream.device->plugin->context->trace.get();
   if (trace == nullptr) {  // the only cost of tracing when DEVPLUG_TRACE is unset
     // Remembered only when the next identical call can go straight to the kernel; a traced
     // call never is, so every traced call is recorded.
-    if (slot.fn != nullptr && !needs_dense(slot, call)) stream.last_call.remember(info, call, slot);
-    if (slot.fn == nullptr || !run_slot(stream, slot, call)) run_fallback(stream, call);
+    if (slot.fn != nullptr && !needs_dense(slot, typed)) stream.last_call.remember(info, typed, slot);
+    if (slot.fn == nullptr || !run_slot(stream, slot, typed)) run_fallback(stream, typed);
     return;
   }
   const uint64_t start = trace_now_ns();
   Trace::DeviceSpan span = begin_span(stream);
   bool fell_back = false;
   try {
-    if (slot.fn == nullptr || !run_slot(stream, slot, call)) {
-      run_fallback(stream, call);
+    if (slot.fn == nullptr || !run_slot(stream, slot, typed)) {
+      run_fallback(stream, typed);
       fell_back = true;
     }
   } catch (...) {
     end_span(stream, span, false);  // drops the span's event
     throw;
   }
-  trace->record(call.op, call.dtype, shapes_text(call), stream.device->plugin->name,
+  trace->record(typed.op, typed.dtype, shapes_text(typed), stream.device->plugin->name,
                 fell_back ? "fallback" : "kernel", start, trace_now_ns(), end_span(stream, span, !fell_back));
 }
 
