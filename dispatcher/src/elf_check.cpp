@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The ELF look before dlopen (see elf_check.hpp). Every offset and size comes from the file
+// The ELF look before dlopen (see elf_check.hpp), through the ELF reader shared with
+// devplug-info (dispatcher/elf/elf_reader.hpp). Every offset and size comes from the file
 // and is checked before use, in unsigned 64-bit arithmetic that cannot wrap.
 #include "elf_check.hpp"
 
-#include <elf.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,50 +13,40 @@
 #include <string>
 #include <vector>
 
+#include "elf_reader.hpp"
+
 namespace devplug::detail {
 namespace {
 
-#if defined(__x86_64__)
-constexpr uint16_t kMachine = EM_X86_64;
-constexpr const char* kMachineName = "x86-64";
-#elif defined(__aarch64__)
-constexpr uint16_t kMachine = EM_AARCH64;
-constexpr const char* kMachineName = "aarch64";
-#else
-#error "elf_check: add this architecture's ELF machine"
-#endif
+using elf::inside;
 
 // More program headers than any linker writes for a shared object; refusing more keeps
 // the read small.
 constexpr uint16_t kMaxProgramHeaders = 512;
 
-// Whether [offset, offset + length) lies inside `size` bytes.
-bool inside(uint64_t offset, uint64_t length, uint64_t size) {
-  return offset <= size && length <= size - offset;
-}
-
-std::string header_problem(const unsigned char* data, size_t size) {
-  if (size < SELFMAG || std::memcmp(data, ELFMAG, SELFMAG) != 0)
-    return "not an ELF file (no \\x7fELF at its start)";
-  if (size < sizeof(Elf64_Ehdr))
-    return "a truncated ELF file (" + std::to_string(size) + " bytes, no complete header)";
-  if (data[EI_CLASS] != ELFCLASS64) return "not a 64-bit ELF file";
-  if (data[EI_DATA] != ELFDATA2LSB) return "not a little-endian ELF file";
-  if (data[EI_VERSION] != EV_CURRENT)
-    return "an ELF file of unknown version " + std::to_string(data[EI_VERSION]);
+// "" when `file` starts with a complete ELF header of the native class, byte order and
+// version (then `*eh` holds it), else why not.
+std::string header_problem(const elf::Reader& file, Elf64_Ehdr* eh) {
+  if (!file.has_magic()) return "not an ELF file (no \\x7fELF at its start)";
+  if (!file.header(eh))
+    return "a truncated ELF file (" + std::to_string(file.size()) + " bytes, no complete header)";
+  if (eh->e_ident[EI_CLASS] != ELFCLASS64) return "not a 64-bit ELF file";
+  if (eh->e_ident[EI_DATA] != ELFDATA2LSB) return "not a little-endian ELF file";
+  if (eh->e_ident[EI_VERSION] != EV_CURRENT)
+    return "an ELF file of unknown version " + std::to_string(eh->e_ident[EI_VERSION]);
   return "";
 }
 
 }  // namespace
 
 std::string elf_load_problem(const unsigned char* data, size_t size, size_t file_size) {
-  std::string problem = header_problem(data, size);
+  const elf::Reader file(data, size);
+  Elf64_Ehdr eh{};
+  std::string problem = header_problem(file, &eh);
   if (!problem.empty()) return problem;
-  Elf64_Ehdr eh;
-  std::memcpy(&eh, data, sizeof eh);
   if (eh.e_type != ET_DYN) return "not a shared object (ELF type " + std::to_string(eh.e_type) + ")";
-  if (eh.e_machine != kMachine)
-    return "built for ELF machine " + std::to_string(eh.e_machine) + ", not for " + kMachineName;
+  if (eh.e_machine != elf::kHostMachine)
+    return "built for ELF machine " + std::to_string(eh.e_machine) + ", not for " + elf::kHostMachineName;
   if (eh.e_ehsize != sizeof(Elf64_Ehdr)) return "an ELF header of " + std::to_string(eh.e_ehsize) + " bytes";
   if (eh.e_phnum == 0 || eh.e_phnum > kMaxProgramHeaders)
     return std::to_string(eh.e_phnum) + " program headers";
@@ -64,13 +54,13 @@ std::string elf_load_problem(const unsigned char* data, size_t size, size_t file
     return "program headers of " + std::to_string(eh.e_phentsize) + " bytes";
   const uint64_t table = uint64_t{eh.e_phnum} * sizeof(Elf64_Phdr);
   if (!inside(eh.e_phoff, table, file_size)) return "the program headers reach past the end of the file";
-  if (!inside(eh.e_phoff, table, size)) return "the program headers were not read";
+  if (!file.holds(eh.e_phoff, table)) return "the program headers were not read";
   bool has_load = false, has_dynamic = false;
   std::vector<Elf64_Phdr> loads;
   Elf64_Phdr dynamic{};
   for (uint16_t i = 0; i < eh.e_phnum; ++i) {
-    Elf64_Phdr ph;
-    std::memcpy(&ph, data + eh.e_phoff + uint64_t{i} * sizeof(Elf64_Phdr), sizeof ph);
+    Elf64_Phdr ph{};
+    if (!file.program_header(eh, i, &ph)) return "the program headers were not read";  // checked above
     const std::string which = "program header " + std::to_string(i);
     if (ph.p_type == PT_LOAD) {
       if (!inside(ph.p_offset, ph.p_filesz, file_size))
@@ -118,10 +108,9 @@ std::string elf_load_problem(const std::string& path) {
   if (got < 0 || static_cast<size_t>(got) != bytes.size()) {
     problem = "cannot read it";
   } else {
-    problem = header_problem(bytes.data(), bytes.size());
+    Elf64_Ehdr eh{};
+    problem = header_problem(elf::Reader(bytes.data(), bytes.size()), &eh);
     if (problem.empty()) {
-      Elf64_Ehdr eh;
-      std::memcpy(&eh, bytes.data(), sizeof eh);
       const uint64_t table = uint64_t{eh.e_phnum} * eh.e_phentsize;
       if (eh.e_phnum <= kMaxProgramHeaders && eh.e_phentsize == sizeof(Elf64_Phdr) &&
           inside(eh.e_phoff, table, file_size) && eh.e_phoff + table > bytes.size()) {
