@@ -12,20 +12,22 @@ set(ze_validation_env "ZE_ENABLE_VALIDATION_LAYER=1;ZE_ENABLE_PARAMETER_VALIDATI
 # ---- the plugin: no loader, no driver, and on the CPU test driver ----
 add_executable(level_zero_plugin_test ${ze_dir}/plugin_test.cpp)
 target_include_directories(level_zero_plugin_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${DEVPLUG_LEVEL_ZERO_INCLUDE_DIR})
-target_link_libraries(level_zero_plugin_test PRIVATE devplug::sdk GTest::gtest_main devplug_warnings ${CMAKE_DL_LIBS})
+target_link_libraries(level_zero_plugin_test PRIVATE opencl_family_tests devplug::sdk GTest::gtest_main devplug_warnings
+                      ${CMAKE_DL_LIBS})
 target_compile_definitions(level_zero_plugin_test PRIVATE
   DEVPLUG_LEVEL_ZERO_PLUGIN="$<TARGET_FILE:devplug_level_zero>" DEVPLUG_INFO_EXE="$<TARGET_FILE:devplug-info>")
 add_dependencies(level_zero_plugin_test devplug_level_zero devplug-info)
 
 # Without a driver the loader finds none: zero devices, zeInit's result named, the doctor's fix.
+# The suites shared with the OpenCL plugin (../opencl_family_test.hpp) run as LevelZero/<suite>.
 add_test(NAME level_zero_plugin.no_driver
-         COMMAND level_zero_plugin_test --gtest_filter=LevelZeroNoDriver.*:LevelZeroNoLoader.*:LevelZeroLoad.*)
+         COMMAND level_zero_plugin_test --gtest_filter=LevelZeroNoDriver.*:LevelZeroLoad.*:LevelZero/PluginLoad.*)
 set_tests_properties(level_zero_plugin.no_driver PROPERTIES LABELS "level_zero"
   ENVIRONMENT_MODIFICATION "ZE_ENABLE_ALT_DRIVERS=unset:")
 
 if(TARGET ze_devplug_cpu AND DEVPLUG_ZE_LOADER)
   add_dependencies(level_zero_plugin_test ze_devplug_cpu)
-  set(on_driver "--gtest_filter=LevelZeroDevice.*:LevelZeroOps.*:LevelZeroStream.*:LevelZeroMemory.*:LevelZeroCache.*:LevelZeroBuild.*")
+  set(on_driver "--gtest_filter=LevelZeroDevice.*:LevelZeroOps.*:LevelZeroMemory.*:LevelZero/PluginStream.*:LevelZero/PluginMemory.*:LevelZero/PluginCache.*:LevelZero/PluginBuild.*")
   set(common_env "${ze_driver_env};${ze_validation_env};POCL_CACHE_DIR=${ze_cache}/pocl;DEVPLUG_LEVEL_ZERO_CACHE_DIR=${ze_cache}/modules")
   # The driver runs each queue on its own thread: every test on it carries the label threads.
   # Immediate command lists (the default), with the loader's validation layer on.
@@ -34,19 +36,19 @@ if(TARGET ze_devplug_cpu AND DEVPLUG_ZE_LOADER)
   set_tests_properties(level_zero_plugin.cpu_driver PROPERTIES LABELS "level_zero;threads" ENVIRONMENT "${common_env}")
   # Regular command lists on a queue, as on drivers without immediate lists.
   add_test(NAME level_zero_plugin.regular_lists COMMAND level_zero_plugin_test
-           --gtest_filter=LevelZeroOps.*:LevelZeroStream.*:LevelZeroMemory.*)
+           --gtest_filter=LevelZeroOps.*:LevelZeroMemory.*:LevelZero/PluginStream.*:LevelZero/PluginMemory.*)
   set_tests_properties(level_zero_plugin.regular_lists PROPERTIES LABELS "level_zero;threads"
     ENVIRONMENT "${common_env};DEVPLUG_LEVEL_ZERO_COMMAND_LISTS=regular")
   # A device that cannot read host memory: copies are staged through driver host memory.
   add_test(NAME level_zero_plugin.host_staging COMMAND level_zero_plugin_test
-           --gtest_filter=LevelZeroOps.*:LevelZeroStream.*:LevelZeroMemory.*)
+           --gtest_filter=LevelZeroOps.*:LevelZeroMemory.*:LevelZero/PluginStream.*:LevelZero/PluginMemory.*)
   set_tests_properties(level_zero_plugin.host_staging PROPERTIES LABELS "level_zero;threads"
     ENVIRONMENT "${common_env};ZE_DEVPLUG_CPU_SYSTEM_MEMORY=0")
   # A discrete GPU: not integrated, and no access to system memory. Buffers are device memory
   # the host cannot address (host_address: FAILED_PRECONDITION); pinned host memory is the
   # only host memory copied without staging.
   add_test(NAME level_zero_plugin.discrete_gpu COMMAND level_zero_plugin_test
-           --gtest_filter=LevelZeroDevice.*:LevelZeroMemory.*)
+           --gtest_filter=LevelZeroDevice.*:LevelZeroMemory.*:LevelZero/PluginMemory.*)
   set_tests_properties(level_zero_plugin.discrete_gpu PROPERTIES LABELS "level_zero;threads"
     ENVIRONMENT "${common_env};ZE_DEVPLUG_CPU_SYSTEM_MEMORY=0;ZE_DEVPLUG_CPU_TYPE=discrete_gpu")
 

@@ -6,7 +6,8 @@
 add_executable(opencl_plugin_test
   ${CMAKE_CURRENT_SOURCE_DIR}/opencl_plugin_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/opencl_ops_test.cpp)
-target_link_libraries(opencl_plugin_test PRIVATE devplug::sdk GTest::gtest_main devplug_warnings ${CMAKE_DL_LIBS})
+target_link_libraries(opencl_plugin_test PRIVATE opencl_family_tests devplug::sdk GTest::gtest_main devplug_warnings
+                      ${CMAKE_DL_LIBS})
 target_compile_definitions(opencl_plugin_test PRIVATE
   DEVPLUG_OPENCL_PLUGIN="$<TARGET_FILE:devplug_opencl>")
 add_dependencies(opencl_plugin_test devplug_opencl)

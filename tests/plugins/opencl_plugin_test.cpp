@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
-// The OpenCL plugin's own behaviour: loading without OpenCL, device properties, argument
-// checks, the on-disk program cache, build failures carrying the compiler's log, error
-// message format, stream/event ordering, event timestamps, and pinned host memory.
+// The OpenCL plugin's own behaviour: the kernel table, device properties, argument checks,
+// PoCL's own cache, event timestamps without profiling, and no host addresses. What it shares
+// with the Level Zero plugin (loading without OpenCL, the on-disk program cache, build
+// failures carrying the compiler's log, stream/event ordering, event timestamps, pinned host
+// memory) runs here as the Opencl/ instances of opencl_family_test.cpp's suites.
 #include <dlfcn.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "devplug/sdk/kernels.hpp"
 #include "host_memory_checks.hpp"
+#include "opencl_family_test.hpp"
 #include "opencl_harness.hpp"
 
 namespace devplug::opencl_test {
@@ -23,6 +25,26 @@ namespace {
 const auto* const kEnvironment =
     ::testing::AddGlobalTestEnvironment(new CacheEnvironment("DEVPLUG_OPENCL_CACHE_DIR"));
 
+const PluginCase kOpencl{
+    "opencl",
+    DEVPLUG_OPENCL_PLUGIN,
+    "no OpenCL device",
+    "DEVPLUG_OPENCL_LIBRARY",
+    "libOpenCL.so.1",
+    "DEVPLUG_OPENCL_CACHE_DIR",
+    "DEVPLUG_OPENCL_CACHE_LOG",
+    ".clbin",
+    "DEVPLUG_OPENCL_BINARY_CACHE",
+    "DEVPLUG_OPENCL_TEST_BREAK_SOURCE",
+    -11,  // CL_BUILD_PROGRAM_FAILURE
+    R"(^clBuildProgram: CL_BUILD_PROGRAM_FAILURE \(-11\) while building kernels with options '[^']*-DOP_sin[^']*'; build log:\n[\s\S]*error:[\s\S]* \[program_cache\.cpp:[0-9]+\]$)"};
+
+INSTANTIATE_TEST_SUITE_P(Opencl, PluginLoad, ::testing::Values(kOpencl), plugin_case_name);
+INSTANTIATE_TEST_SUITE_P(Opencl, PluginStream, ::testing::Values(kOpencl), plugin_case_name);
+INSTANTIATE_TEST_SUITE_P(Opencl, PluginMemory, ::testing::Values(kOpencl), plugin_case_name);
+INSTANTIATE_TEST_SUITE_P(Opencl, PluginCache, ::testing::Values(kOpencl), plugin_case_name);
+INSTANTIATE_TEST_SUITE_P(Opencl, PluginBuild, ::testing::Values(kOpencl), plugin_case_name);
+
 // Skips the test when the machine has no OpenCL device (the no-device path has its own test).
 #define REQUIRE_DEVICE(api)                                                        \
   do {                                                                             \
@@ -31,29 +53,6 @@ const auto* const kEnvironment =
     DEVPLUG_EXPECT_OK(api, (api)->device_count(&count_, &note_));                  \
     if (count_ == 0) GTEST_SKIP() << "no OpenCL device: " << (note_ ? note_ : ""); \
   } while (0)
-
-TEST(OpenclLoad, WithoutOpenclReportsZeroDevicesAndWhy) {
-  TempDir dir;
-  setenv("DEVPLUG_OPENCL_LIBRARY", "/nonexistent/libOpenCL.so.1", 1);
-  LoadedPlugin plugin(DEVPLUG_OPENCL_PLUGIN, dir.path() + "/libdevplug_opencl_nolib.so");
-  unsetenv("DEVPLUG_OPENCL_LIBRARY");
-  const devplug_plugin_api_t* api = plugin.api();
-  ASSERT_NE(api, nullptr);
-  EXPECT_EQ(plugin.init_error().code, DEVPLUG_CODE_OK) << plugin.init_error().message;
-  int32_t count = -1;
-  const char* note = nullptr;
-  DEVPLUG_EXPECT_OK(api, api->device_count(&count, &note));
-  EXPECT_EQ(count, 0);
-  ASSERT_NE(note, nullptr);
-  EXPECT_NE(std::string(note).find("/nonexistent/libOpenCL.so.1 not found"), std::string::npos) << note;
-  // Opening a device that does not exist is an error, not a crash.
-  devplug_device_handle_t* device = reinterpret_cast<devplug_device_handle_t*>(1);
-  const ErrorText e = take(api, api->device_open(0, &device));
-  EXPECT_EQ(e.code, DEVPLUG_CODE_OUT_OF_RANGE);
-  EXPECT_EQ(device, nullptr);
-  // The kernel table is declared without any device.
-  EXPECT_GT(api->kernel_count, 0u);
-}
 
 TEST(OpenclLoad, TableDescribesThePlugin) {
   LoadedPlugin plugin(DEVPLUG_OPENCL_PLUGIN);
@@ -185,67 +184,10 @@ bool first_platform_is_pocl() {
   return pocl;
 }
 
-// Runs exp on 4 floats in a fresh instance of the plugin (a copy of the file, so its statics
-// start empty, as in a second process) with the disk cache in `cache`.
-class CacheRun {
- public:
-  CacheRun() : cache_(dir_.path() + "/cache"), log_(dir_.path() + "/cache.log") {
-    setenv("DEVPLUG_OPENCL_CACHE_DIR", cache_.c_str(), 1);
-    setenv("DEVPLUG_OPENCL_CACHE_LOG", log_.c_str(), 1);
-  }
-  ~CacheRun() {
-    unsetenv("DEVPLUG_OPENCL_CACHE_LOG");
-    unsetenv("DEVPLUG_OPENCL_BINARY_CACHE");
-  }
-  void run_exp(const std::string& copy_name, std::vector<float>* result) {
-    LoadedPlugin plugin(DEVPLUG_OPENCL_PLUGIN, dir_.path() + "/" + copy_name);
-    const devplug_plugin_api_t* api = plugin.api();
-    ASSERT_NE(api, nullptr);
-    REQUIRE_DEVICE(api);
-    Session s(api);
-    ASSERT_TRUE(s.ok());
-    const std::vector<float> x = {0.0f, 1.0f, -2.5f, 10.0f};
-    devplug_buffer_handle_t* in = s.upload(bytes_of(x));
-    devplug_buffer_handle_t* out = s.upload(std::vector<unsigned char>(16));
-    const ErrorText e = s.run(DEVPLUG_OP_exp, {tensor(in, DEVPLUG_DTYPE_FLOAT32, {4})},
-                              tensor(out, DEVPLUG_DTYPE_FLOAT32, {4}), nullptr);
-    ASSERT_EQ(e.code, DEVPLUG_CODE_OK) << e.message;
-    *result = values_of<float>(s.download(out, 16));
-  }
-  std::string log() const { return read_text(log_); }
-  bool binary_stored(const std::string& key) const {
-    return std::filesystem::exists(cache_ + "/" + key + ".clbin");
-  }
-
- private:
-  TempDir dir_;
-  std::string cache_, log_;
-};
-
-TEST(OpenclCache, SecondInstanceLoadsProgramsFromDisk) {
-  CacheRun cache;
-  setenv("DEVPLUG_OPENCL_BINARY_CACHE", "1", 1);  // on every driver, PoCL included
-  std::vector<float> first_result, second_result;
-  cache.run_exp("first.so", &first_result);
-  if (HasFatalFailure() || IsSkipped()) return;
-  const std::string after_first = cache.log();
-  EXPECT_EQ(count_lines_starting(after_first, "compile "), 1) << after_first;
-  EXPECT_EQ(count_lines_starting(after_first, "disk "), 0) << after_first;
-  const std::string key = after_first.substr(std::string("compile ").size(), 16);
-  EXPECT_TRUE(cache.binary_stored(key)) << key;
-
-  cache.run_exp("second.so", &second_result);
-  const std::string after_second = cache.log();
-  EXPECT_EQ(count_lines_starting(after_second, "compile "), 1) << after_second;
-  EXPECT_EQ(count_lines_starting(after_second, "disk " + key), 1) << after_second;
-  EXPECT_EQ(first_result, second_result);
-  EXPECT_FLOAT_EQ(second_result[1], 2.7182817f);
-}
-
 // PoCL caches what it compiles; asking it for a binary would make it compile every kernel of
 // the program for any launch size, so the plugin leaves binaries to it (program_cache.hpp).
 TEST(OpenclCache, LeavesBinariesToAPoclThatCachesThem) {
-  CacheRun cache;
+  CacheRun cache(kOpencl);
   std::vector<float> first_result, second_result;
   cache.run_exp("first.so", &first_result);
   if (HasFatalFailure() || IsSkipped()) return;
@@ -266,77 +208,6 @@ TEST(OpenclCache, LeavesBinariesToAPoclThatCachesThem) {
   EXPECT_EQ(first_result, second_result);
 }
 
-TEST(OpenclBuild, FailureCarriesTheBuildLogInTheNativeFormat) {
-  TempDir dir;
-  setenv("DEVPLUG_OPENCL_CACHE_DIR", (dir.path() + "/cache").c_str(), 1);
-  setenv("DEVPLUG_OPENCL_TEST_BREAK_SOURCE", "1", 1);
-  LoadedPlugin plugin(DEVPLUG_OPENCL_PLUGIN);
-  const devplug_plugin_api_t* api = plugin.api();
-  int32_t count = 0;
-  DEVPLUG_EXPECT_OK(api, api->device_count(&count, nullptr));
-  if (count == 0) {
-    unsetenv("DEVPLUG_OPENCL_TEST_BREAK_SOURCE");
-    GTEST_SKIP() << "no OpenCL device";
-  }
-  Session s(api);
-  ASSERT_TRUE(s.ok());
-  devplug_buffer_handle_t* in = s.upload(std::vector<unsigned char>(16));
-  devplug_buffer_handle_t* out = s.upload(std::vector<unsigned char>(16));
-  const ErrorText e = s.run(DEVPLUG_OP_sin, {tensor(in, DEVPLUG_DTYPE_FLOAT32, {4})},
-                            tensor(out, DEVPLUG_DTYPE_FLOAT32, {4}), nullptr);
-  unsetenv("DEVPLUG_OPENCL_TEST_BREAK_SOURCE");
-  EXPECT_EQ(e.code, DEVPLUG_CODE_INTERNAL);
-  EXPECT_EQ(e.native_code, -11);
-  const std::regex format(
-      R"(^clBuildProgram: CL_BUILD_PROGRAM_FAILURE \(-11\) while building kernels with options '[^']*-DOP_sin[^']*'; build log:\n[\s\S]*error:[\s\S]* \[program_cache\.cpp:[0-9]+\]$)");
-  EXPECT_TRUE(std::regex_search(e.message, format)) << e.message;
-}
-
-TEST(OpenclStream, EventsOrderWorkAcrossStreams) {
-  LoadedPlugin plugin(DEVPLUG_OPENCL_PLUGIN);
-  const devplug_plugin_api_t* api = plugin.api();
-  REQUIRE_DEVICE(api);
-  Session s(api);
-  ASSERT_TRUE(s.ok());
-  devplug_stream_handle_t* second = nullptr;
-  DEVPLUG_EXPECT_OK(api, api->stream_create(s.device(), &second));
-  devplug_event_handle_t* event = nullptr;
-  DEVPLUG_EXPECT_OK(api, api->event_create(s.device(), &event));
-  DEVPLUG_EXPECT_OK(api, api->event_synchronize(event));  // never recorded: complete
-  constexpr int64_t n = 1 << 16;
-  devplug_buffer_handle_t* a = s.upload(std::vector<unsigned char>(n * 4));
-  devplug_buffer_handle_t* b = s.upload(std::vector<unsigned char>(n * 4));
-  // Stream 1: fill a with 7; event; stream 2 waits, copies a to b, reads b.
-  devplug_fill_attrs_t fill{sizeof fill, {7.0, 7}};
-  const devplug_tensor_desc_t ta = tensor(a, DEVPLUG_DTYPE_INT32, {n});
-  const devplug_tensor_desc_t* outs[1] = {&ta};
-  devplug_op_call_t call{sizeof call, DEVPLUG_OP_fill, nullptr, 0, outs, 1, &fill};
-  for (size_t i = 0; i < api->kernel_count; ++i)
-    if (api->kernels[i]->op == DEVPLUG_OP_fill)
-      DEVPLUG_EXPECT_OK(api, api->kernels[i]->fn(s.stream(), &call));
-  DEVPLUG_EXPECT_OK(api, api->event_record(event, s.stream()));
-  DEVPLUG_EXPECT_OK(api, api->stream_wait_event(second, event));
-  DEVPLUG_EXPECT_OK(api, api->buffer_copy(second, a, 0, b, 0, n * 4));
-  std::vector<int32_t> host(n, 0);
-  DEVPLUG_EXPECT_OK(api, api->buffer_copy_to_host(second, b, 0, host.data(), n * 4));
-  DEVPLUG_EXPECT_OK(api, api->stream_synchronize(second));
-  DEVPLUG_EXPECT_OK(api, api->event_synchronize(event));
-  EXPECT_EQ(host.front(), 7);
-  EXPECT_EQ(host.back(), 7);
-  DEVPLUG_EXPECT_OK(api, api->event_destroy(event));
-  DEVPLUG_EXPECT_OK(api, api->stream_destroy(second));
-}
-
-// Event timestamps from the markers' profiling info (queues with CL_QUEUE_PROFILING_ENABLE).
-TEST(OpenclEvents, TimestampsAreTheDevicesProfilingTimes) {
-  LoadedPlugin plugin(DEVPLUG_OPENCL_PLUGIN);
-  const devplug_plugin_api_t* api = plugin.api();
-  REQUIRE_DEVICE(api);
-  Session s(api);
-  ASSERT_TRUE(s.ok());
-  check_event_timestamps(s);
-}
-
 // A queue without profiling (DEVPLUG_OPENCL_PROFILING=0 when the device is opened, as on a
 // device that lacks it): events are timed by the host when their markers complete.
 TEST(OpenclEvents, TimestampsWithoutProfilingComeFromTheHost) {
@@ -348,17 +219,6 @@ TEST(OpenclEvents, TimestampsWithoutProfilingComeFromTheHost) {
   unsetenv("DEVPLUG_OPENCL_PROFILING");
   ASSERT_TRUE(s.ok());
   check_event_timestamps(s);
-}
-
-// Pinned host memory: mapped CL_MEM_ALLOC_HOST_PTR buffers, copied from and to directly by
-// the non-blocking host copies, released only once the copies tracked on them have finished.
-TEST(OpenclHostMemory, PinnedBlocksCopyDirectlyAndOutliveTheirCopies) {
-  LoadedPlugin plugin(DEVPLUG_OPENCL_PLUGIN);
-  const devplug_plugin_api_t* api = plugin.api();
-  REQUIRE_DEVICE(api);
-  Session s(api);
-  ASSERT_TRUE(s.ok());
-  check_pinned_host_memory(s);
 }
 
 // No host_address, even on a device with host-unified memory (PoCL): OpenCL 1.2 gives no

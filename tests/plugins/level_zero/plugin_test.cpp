@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Level Zero plugin's own behaviour, through Debian's real loader: without a loader and
-// without a driver it loads and reports zero devices with the reason (and the doctor says how
-// to fix it); on the CPU test driver (ctest sets ZE_ENABLE_ALT_DRIVERS, and runs these tests
-// again with regular command lists and with host staging) device properties, results of
-// strided ops, work ordered across streams by events, event timestamps, memory released
-// while work is in flight, pinned host memory and buffers' host addresses, the on-disk module
-// cache, and module build failures carrying the driver's log.
+// The Level Zero plugin's own behaviour, through Debian's real loader: without a driver it
+// loads and reports zero devices with the reason (and the doctor says how to fix it); on the
+// CPU test driver (ctest sets ZE_ENABLE_ALT_DRIVERS, and runs these tests again with regular
+// command lists and with host staging) the kernel table, device properties, results of
+// strided ops, memory released while work is in flight and buffers' host addresses. What it
+// shares with the OpenCL plugin (loading without the loader, work ordered across streams by
+// events, event timestamps, pinned host memory, the on-disk module cache, module build
+// failures carrying the driver's log) runs here as the LevelZero/ instances of
+// opencl_family_test.cpp's suites.
 //
 // Op correctness as such is devplug-conform's job (conformance_level_zero_full).
 #include <level_zero/ze_api.h>
@@ -15,12 +17,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "devplug/sdk/half.hpp"
 #include "devplug/sdk/kernels.hpp"
 #include "host_memory_checks.hpp"
+#include "opencl_family_test.hpp"
 #include "opencl_harness.hpp"  // a plugin-agnostic host: load, open, copy, run one op
 
 namespace devplug::opencl_test {
@@ -30,6 +32,28 @@ namespace {
 // or, when run by hand, to a temporary folder; never to the user's cache.
 const auto* const kEnvironment =
     ::testing::AddGlobalTestEnvironment(new CacheEnvironment("DEVPLUG_LEVEL_ZERO_CACHE_DIR"));
+
+const PluginCase kLevelZero{
+    "level_zero",
+    DEVPLUG_LEVEL_ZERO_PLUGIN,
+    "no Level Zero device (set ZE_ENABLE_ALT_DRIVERS to libze_devplug_cpu.so)",
+    "DEVPLUG_LEVEL_ZERO_LIBRARY",
+    "libze_loader.so.1",
+    "DEVPLUG_LEVEL_ZERO_CACHE_DIR",
+    "DEVPLUG_LEVEL_ZERO_CACHE_LOG",
+    ".zebin",
+    nullptr,  // modules are always stored
+    "DEVPLUG_LEVEL_ZERO_TEST_BREAK_SPIRV",
+    static_cast<int64_t>(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE),
+    R"(^zeModuleCreate: ZE_RESULT_ERROR_MODULE_BUILD_FAILURE \(0x70000004\) while building kernels/elementwise\.cl with '[^']*-DOP_sin[^']*' from SPIR-V; build log:\n[\s\S]+ \[module_cache\.cpp:[0-9]+\]$)"};
+
+// ctest selects these by prefix and suite (tests/plugins/level_zero.cmake): LevelZero/PluginLoad
+// without a driver, the others on the CPU test driver.
+INSTANTIATE_TEST_SUITE_P(LevelZero, PluginLoad, ::testing::Values(kLevelZero), plugin_case_name);
+INSTANTIATE_TEST_SUITE_P(LevelZero, PluginStream, ::testing::Values(kLevelZero), plugin_case_name);
+INSTANTIATE_TEST_SUITE_P(LevelZero, PluginMemory, ::testing::Values(kLevelZero), plugin_case_name);
+INSTANTIATE_TEST_SUITE_P(LevelZero, PluginCache, ::testing::Values(kLevelZero), plugin_case_name);
+INSTANTIATE_TEST_SUITE_P(LevelZero, PluginBuild, ::testing::Values(kLevelZero), plugin_case_name);
 
 struct CommandResult {
   int exit_code = -1;
@@ -63,24 +87,7 @@ int32_t device_count(const devplug_plugin_api_t* api, std::string* note = nullpt
       GTEST_SKIP() << "no Level Zero device (set ZE_ENABLE_ALT_DRIVERS to libze_devplug_cpu.so): " << note_; \
   } while (0)
 
-// ---- without a loader or a driver ----
-
-TEST(LevelZeroNoLoader, ReportsZeroDevicesAndWhy) {
-  TempDir dir;
-  setenv("DEVPLUG_LEVEL_ZERO_LIBRARY", "/nonexistent/libze_loader.so.1", 1);
-  LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN, dir.path() + "/libdevplug_level_zero_noloader.so");
-  unsetenv("DEVPLUG_LEVEL_ZERO_LIBRARY");
-  const devplug_plugin_api_t* api = plugin.api();
-  ASSERT_NE(api, nullptr);
-  EXPECT_EQ(plugin.init_error().code, DEVPLUG_CODE_OK) << plugin.init_error().message;
-  std::string note;
-  EXPECT_EQ(device_count(api, &note), 0);
-  EXPECT_NE(note.find("/nonexistent/libze_loader.so.1 not found"), std::string::npos) << note;
-  devplug_device_handle_t* device = reinterpret_cast<devplug_device_handle_t*>(1);
-  EXPECT_EQ(take(api, api->device_open(0, &device)).code, DEVPLUG_CODE_OUT_OF_RANGE);
-  EXPECT_EQ(device, nullptr);
-  EXPECT_GT(api->kernel_count, 0u);  // declared without any device
-}
+// ---- without a driver ----
 
 // Run by ctest without ZE_ENABLE_ALT_DRIVERS: the loader finds no driver.
 TEST(LevelZeroNoDriver, ReportsZeroDevicesWithZeInitsResult) {
@@ -205,56 +212,6 @@ TEST(LevelZeroOps, StridedElementwiseReduceAndScatterGiveTheExpectedValues) {
   EXPECT_EQ(values_of<uint16_t>(s.download(result, 4))[0], sdk::double_to_bfloat16_bits(three_thirds));
 }
 
-TEST(LevelZeroStream, EventsOrderWorkAcrossStreams) {
-  LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN);
-  const devplug_plugin_api_t* api = plugin.api();
-  REQUIRE_DEVICE(api);
-  Session s(api);
-  ASSERT_TRUE(s.ok());
-  devplug_stream_handle_t* second = nullptr;
-  DEVPLUG_EXPECT_OK(api, api->stream_create(s.device(), &second));
-  devplug_event_handle_t* event = nullptr;
-  DEVPLUG_EXPECT_OK(api, api->event_create(s.device(), &event));
-  DEVPLUG_EXPECT_OK(api, api->event_synchronize(event));  // never recorded: complete
-  constexpr int64_t n = 1 << 16;
-  devplug_buffer_handle_t* a = s.upload(std::vector<unsigned char>(n * 4));
-  devplug_buffer_handle_t* b = s.upload(std::vector<unsigned char>(n * 4));
-  const devplug_kernel_t* fill_kernel = nullptr;
-  for (size_t i = 0; i < api->kernel_count; ++i)
-    if (api->kernels[i]->op == DEVPLUG_OP_fill) fill_kernel = api->kernels[i];
-  ASSERT_NE(fill_kernel, nullptr);
-  const devplug_tensor_desc_t ta = tensor(a, DEVPLUG_DTYPE_INT32, {n});
-  const devplug_tensor_desc_t* outs[1] = {&ta};
-  // Five rounds of: stream 1 fills a with k, records; stream 2 waits, copies a to b, reads b.
-  for (int k = 1; k <= 5; ++k) {
-    devplug_fill_attrs_t fill{sizeof fill, {static_cast<double>(k), k}};
-    devplug_op_call_t call{sizeof call, DEVPLUG_OP_fill, nullptr, 0, outs, 1, &fill};
-    DEVPLUG_EXPECT_OK(api, fill_kernel->fn(s.stream(), &call));
-    DEVPLUG_EXPECT_OK(api, api->event_record(event, s.stream()));
-    DEVPLUG_EXPECT_OK(api, api->stream_wait_event(second, event));
-    DEVPLUG_EXPECT_OK(api, api->buffer_copy(second, a, 0, b, 0, n * 4));
-    std::vector<int32_t> host(n, 0);
-    DEVPLUG_EXPECT_OK(api, api->buffer_copy_to_host(second, b, 0, host.data(), n * 4));
-    DEVPLUG_EXPECT_OK(api, api->stream_synchronize(second));
-    DEVPLUG_EXPECT_OK(api, api->event_synchronize(event));
-    EXPECT_EQ(host.front(), k);
-    EXPECT_EQ(host.back(), k);
-  }
-  DEVPLUG_EXPECT_OK(api, api->event_destroy(event));
-  DEVPLUG_EXPECT_OK(api, api->stream_destroy(second));
-}
-
-// Event timestamps: the global end timestamps of the barriers that signal the events
-// (zeEventQueryKernelTimestamp on events from a timestamp pool), on the CPU driver's clock.
-TEST(LevelZeroStream, EventTimestampsMeasureTheWorkBetweenThem) {
-  LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN);
-  const devplug_plugin_api_t* api = plugin.api();
-  REQUIRE_DEVICE(api);
-  Session s(api);
-  ASSERT_TRUE(s.ok());
-  check_event_timestamps(s);
-}
-
 TEST(LevelZeroMemory, BuffersReleasedWhileWorkIsInFlightStayValidForIt) {
   LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN);
   const devplug_plugin_api_t* api = plugin.api();
@@ -281,17 +238,6 @@ TEST(LevelZeroMemory, BuffersReleasedWhileWorkIsInFlightStayValidForIt) {
   EXPECT_FLOAT_EQ(y.back(), std::sqrt(2.0f));
 }
 
-// Pinned host memory: zeMemAllocHost allocations, copied from and to without staging (also
-// where the device reads no other host memory: ctest's host_staging and discrete_gpu runs).
-TEST(LevelZeroMemory, PinnedHostMemoryCopiesDirectlyAndOutlivesItsCopies) {
-  LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN);
-  const devplug_plugin_api_t* api = plugin.api();
-  REQUIRE_DEVICE(api);
-  Session s(api);
-  ASSERT_TRUE(s.ok());
-  check_pinned_host_memory(s);
-}
-
 // Host addresses: buffers of a CPU or integrated device are shared allocations the host
 // addresses; on a discrete GPU (ctest's discrete_gpu run) they are device memory and the
 // answer is FAILED_PRECONDITION.
@@ -302,77 +248,6 @@ TEST(LevelZeroMemory, BuffersHaveHostAddressesWhereTheDevicesMemoryIsTheHosts) {
   Session s(api);
   ASSERT_TRUE(s.ok());
   check_host_address(s);
-}
-
-TEST(LevelZeroCache, SecondInstanceLoadsModulesFromDisk) {
-  TempDir dir;
-  const std::string cache = dir.path() + "/cache";
-  const std::string log = dir.path() + "/cache.log";
-  const char* previous = std::getenv("DEVPLUG_LEVEL_ZERO_CACHE_DIR");
-  const std::string saved = previous ? previous : "";
-  setenv("DEVPLUG_LEVEL_ZERO_CACHE_DIR", cache.c_str(), 1);
-  setenv("DEVPLUG_LEVEL_ZERO_CACHE_LOG", log.c_str(), 1);
-  std::vector<float> first_result, second_result;
-  auto run_exp = [&](const std::string& copy, std::vector<float>* result) {
-    LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN, copy);
-    const devplug_plugin_api_t* api = plugin.api();
-    ASSERT_NE(api, nullptr);
-    REQUIRE_DEVICE(api);
-    Session s(api);
-    ASSERT_TRUE(s.ok());
-    const std::vector<float> x = {0.0f, 1.0f, -2.5f, 10.0f};
-    devplug_buffer_handle_t* in = s.upload(bytes_of(x));
-    devplug_buffer_handle_t* out = s.upload(std::vector<unsigned char>(16));
-    const ErrorText e = s.run(DEVPLUG_OP_exp, {tensor(in, DEVPLUG_DTYPE_FLOAT32, {4})},
-                              tensor(out, DEVPLUG_DTYPE_FLOAT32, {4}), nullptr);
-    ASSERT_EQ(e.code, DEVPLUG_CODE_OK) << e.message;
-    *result = values_of<float>(s.download(out, 16));
-  };
-  run_exp(dir.path() + "/first.so", &first_result);
-  if (!HasFatalFailure() && !IsSkipped()) {
-    const std::string after_first = read_text(log);
-    EXPECT_EQ(count_lines_starting(after_first, "compile "), 1) << after_first;
-    EXPECT_EQ(count_lines_starting(after_first, "disk "), 0) << after_first;
-    const std::string key = after_first.substr(std::string("compile ").size(), 16);
-    EXPECT_TRUE(std::filesystem::exists(cache + "/" + key + ".zebin")) << key;
-    run_exp(dir.path() + "/second.so", &second_result);
-    const std::string after_second = read_text(log);
-    EXPECT_EQ(count_lines_starting(after_second, "compile "), 1) << after_second;
-    EXPECT_EQ(count_lines_starting(after_second, "disk " + key), 1) << after_second;
-    EXPECT_EQ(first_result, second_result);
-    EXPECT_FLOAT_EQ(second_result[1], 2.7182817f);
-  }
-  unsetenv("DEVPLUG_LEVEL_ZERO_CACHE_LOG");
-  setenv("DEVPLUG_LEVEL_ZERO_CACHE_DIR", saved.c_str(), 1);
-}
-
-TEST(LevelZeroBuild, FailureCarriesTheDriversBuildLog) {
-  TempDir dir;
-  const char* previous = std::getenv("DEVPLUG_LEVEL_ZERO_CACHE_DIR");
-  const std::string saved = previous ? previous : "";
-  setenv("DEVPLUG_LEVEL_ZERO_CACHE_DIR", (dir.path() + "/cache").c_str(), 1);  // nothing cached
-  setenv("DEVPLUG_LEVEL_ZERO_TEST_BREAK_SPIRV", "1", 1);
-  LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN, dir.path() + "/libdevplug_level_zero_broken.so");
-  const devplug_plugin_api_t* api = plugin.api();
-  ASSERT_NE(api, nullptr);
-  if (device_count(api) == 0) {
-    unsetenv("DEVPLUG_LEVEL_ZERO_TEST_BREAK_SPIRV");
-    setenv("DEVPLUG_LEVEL_ZERO_CACHE_DIR", saved.c_str(), 1);
-    GTEST_SKIP() << "no Level Zero device";
-  }
-  Session s(api);
-  ASSERT_TRUE(s.ok());
-  devplug_buffer_handle_t* in = s.upload(std::vector<unsigned char>(16));
-  devplug_buffer_handle_t* out = s.upload(std::vector<unsigned char>(16));
-  const ErrorText e = s.run(DEVPLUG_OP_sin, {tensor(in, DEVPLUG_DTYPE_FLOAT32, {4})},
-                            tensor(out, DEVPLUG_DTYPE_FLOAT32, {4}), nullptr);
-  unsetenv("DEVPLUG_LEVEL_ZERO_TEST_BREAK_SPIRV");
-  setenv("DEVPLUG_LEVEL_ZERO_CACHE_DIR", saved.c_str(), 1);
-  EXPECT_EQ(e.code, DEVPLUG_CODE_INTERNAL);
-  EXPECT_EQ(e.native_code, static_cast<int64_t>(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE));
-  const std::regex format(
-      R"(^zeModuleCreate: ZE_RESULT_ERROR_MODULE_BUILD_FAILURE \(0x70000004\) while building kernels/elementwise\.cl with '[^']*-DOP_sin[^']*' from SPIR-V; build log:\n[\s\S]+ \[module_cache\.cpp:[0-9]+\]$)");
-  EXPECT_TRUE(std::regex_search(e.message, format)) << e.message;
 }
 
 }  // namespace
