@@ -119,25 +119,46 @@ def test_ddp_equals_one_process_on_the_global_batch(tmp_path, device, model, mod
           f"{max(r['worst_relative'] for r in results):.2g}")
 
 
+def in_netns(name, *cmd):
+    """`cmd` run in network namespace `name` (nsenter switches only the network namespace;
+    `ip netns exec` also remounts /sys, which a chroot may refuse)."""
+    return ["nsenter", f"--net=/run/netns/{name}", *cmd]
+
+
+def make_link(ns, veth, addrs):
+    """Namespaces `ns`, joined by the veth pair `veth`, end i in ns[i] with address addrs[i],
+    both ends and loopback up. Returns None, or the step that failed and its error."""
+    steps = [["ip", "netns", "add", n] for n in ns]
+    steps.append(["ip", "link", "add", veth[0], "type", "veth", "peer", "name", veth[1]])
+    for n, v, a in zip(ns, veth, addrs):
+        steps += [["ip", "link", "set", v, "netns", n], in_netns(n, "ip", "addr", "add", f"{a}/24", "dev", v),
+                  in_netns(n, "ip", "link", "set", v, "up"), in_netns(n, "ip", "link", "set", "lo", "up")]
+    for step in steps:
+        done = subprocess.run(step, capture_output=True, text=True)
+        if done.returncode != 0:
+            return f"{' '.join(step)}: {(done.stderr or done.stdout).strip()}"
+    return None
+
+
+def drop_link(ns):
+    for n in ns:  # deleting a namespace deletes the veth end in it, and so the pair
+        subprocess.run(["ip", "netns", "del", n], capture_output=True)
+
+
 def netns_unavailable():
     if os.geteuid() != 0:
         return "needs root (network namespaces)"
-    if shutil.which("ip") is None:
-        return "needs `ip` (iproute2)"
-    # What the test does, in small: a namespace and a veth pair with one end in it.
+    for tool in ("ip", "nsenter"):
+        if shutil.which(tool) is None:
+            return f"needs `{tool}` (iproute2, util-linux)"
+    # The test's own setup, with names of its own.
     tag = uuid.uuid4().hex[:6]
-    probe, ends = f"dpprobe{tag}", (f"vpa{tag}", f"vpb{tag}")
-    steps = [["ip", "netns", "add", probe], ["ip", "link", "add", ends[0], "type", "veth", "peer", "name", ends[1]],
-             ["ip", "link", "set", ends[1], "netns", probe]]
+    ns = [f"dpqa{tag}", f"dpqb{tag}"]
     try:
-        for step in steps:
-            done = subprocess.run(step, capture_output=True, text=True)
-            if done.returncode != 0:
-                return f"cannot make network namespaces with veth links here ({' '.join(step)}: {done.stderr.strip()})"
-        return None
+        failed = make_link(ns, [f"vqa{tag}", f"vqb{tag}"], ["10.78.0.1", "10.78.0.2"])
     finally:
-        subprocess.run(["ip", "link", "del", ends[0]], capture_output=True)
-        subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+        drop_link(ns)
+    return f"cannot link two network namespaces here ({failed})" if failed else None
 
 
 def test_ddp_across_two_network_namespaces(tmp_path, device):
@@ -151,26 +172,16 @@ def test_ddp_across_two_network_namespaces(tmp_path, device):
     ns = [f"dpa{tag}", f"dpb{tag}"]
     veth = [f"va{tag}", f"vb{tag}"]
     addrs = ["10.77.0.1", "10.77.0.2"]
-
-    def sh(*cmd):
-        subprocess.run(cmd, check=True, capture_output=True)
-
     try:
-        for n in ns:
-            sh("ip", "netns", "add", n)
-        sh("ip", "link", "add", veth[0], "type", "veth", "peer", "name", veth[1])
-        for n, v, a in zip(ns, veth, addrs):
-            sh("ip", "link", "set", v, "netns", n)
-            sh("ip", "-n", n, "addr", "add", f"{a}/24", "dev", v)
-            sh("ip", "-n", n, "link", "set", v, "up")
-            sh("ip", "-n", n, "link", "set", "lo", "up")
+        failed = make_link(ns, veth, addrs)
+        assert failed is None, failed
         # Gloo binds to the veth end of its namespace.
         envs = [dict(os.environ, TORCH_DEVPLUG_PLUGINS=plugin_of(device), GLOO_SOCKET_IFNAME=v) for v in veth]
         options = json.dumps({"model": "mlp", "mode": "plain"})
         init = f"tcp://{addrs[0]}:29400"
-        procs = [subprocess.Popen(["ip", "netns", "exec", n, sys.executable, dist_scenarios.__file__, "ddp", str(r), "2",
-                                   init, str(tmp_path), options], env=envs[r], stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, text=True)
+        procs = [subprocess.Popen(in_netns(n, sys.executable, dist_scenarios.__file__, "ddp", str(r), "2", init,
+                                           str(tmp_path), options),
+                                  env=envs[r], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
                  for r, n in enumerate(ns)]
         outputs = []
         for p in procs:
@@ -185,8 +196,7 @@ def test_ddp_across_two_network_namespaces(tmp_path, device):
             assert p.returncode == 0, f"rank {r}: {report.get('traceback')}\n{outputs[r]}"
             assert report["result"]["worst_relative"] <= 1e-5
     finally:
-        for n in ns:
-            subprocess.run(["ip", "netns", "del", n], capture_output=True)
+        drop_link(ns)
 
 
 def test_fsdp2_and_distributed_checkpoint(tmp_path, device):
