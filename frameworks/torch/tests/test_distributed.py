@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import uuid
 
 import pytest
@@ -119,46 +120,62 @@ def test_ddp_equals_one_process_on_the_global_batch(tmp_path, device, model, mod
           f"{max(r['worst_relative'] for r in results):.2g}")
 
 
-def in_netns(name, *cmd):
-    """`cmd` run in network namespace `name` (nsenter switches only the network namespace;
-    `ip netns exec` also remounts /sys, which a chroot may refuse)."""
-    return ["nsenter", f"--net=/run/netns/{name}", *cmd]
+class Namespaces:
+    """Two network namespaces joined by a veth pair, end i in namespace i with address
+    addrs[i], ends and loopback up. Each namespace is held by a process (`unshare --net sleep`):
+    no /run/netns mount is made, and closing kills the holders, which takes the namespaces and
+    the veth pair with them. `error` is None, or the step that failed and its message."""
 
+    def __init__(self, veth, addrs):
+        self.holders, self.error = [], None
+        for _ in range(2):
+            self.holders.append(subprocess.Popen(["unshare", "--net", "sleep", "600"]))
+        own = os.readlink("/proc/self/ns/net")
+        deadline = time.monotonic() + 10
+        for h in self.holders:  # until the holder has unshared (its namespace differs from ours)
+            while True:
+                try:
+                    if os.readlink(f"/proc/{h.pid}/ns/net") != own:
+                        break
+                except OSError:
+                    pass
+                if h.poll() is not None or time.monotonic() > deadline:
+                    self.error = f"unshare --net: exited {h.poll()}" if h.poll() is not None else "unshare --net: no namespace"
+                    return
+                time.sleep(0.01)
+        steps = [["ip", "link", "add", veth[0], "type", "veth", "peer", "name", veth[1]]]
+        for h, v, a in zip(self.holders, veth, addrs):
+            steps += [["ip", "link", "set", v, "netns", str(h.pid)], self.run_in(h, "ip", "addr", "add", f"{a}/24", "dev", v),
+                      self.run_in(h, "ip", "link", "set", v, "up"), self.run_in(h, "ip", "link", "set", "lo", "up")]
+        for step in steps:
+            done = subprocess.run(step, capture_output=True, text=True)
+            if done.returncode != 0:
+                self.error = f"{' '.join(step)}: {(done.stderr or done.stdout).strip()}"
+                subprocess.run(["ip", "link", "del", veth[0]], capture_output=True)  # if it is still here
+                return
 
-def make_link(ns, veth, addrs):
-    """Namespaces `ns`, joined by the veth pair `veth`, end i in ns[i] with address addrs[i],
-    both ends and loopback up. Returns None, or the step that failed and its error."""
-    steps = [["ip", "netns", "add", n] for n in ns]
-    steps.append(["ip", "link", "add", veth[0], "type", "veth", "peer", "name", veth[1]])
-    for n, v, a in zip(ns, veth, addrs):
-        steps += [["ip", "link", "set", v, "netns", n], in_netns(n, "ip", "addr", "add", f"{a}/24", "dev", v),
-                  in_netns(n, "ip", "link", "set", v, "up"), in_netns(n, "ip", "link", "set", "lo", "up")]
-    for step in steps:
-        done = subprocess.run(step, capture_output=True, text=True)
-        if done.returncode != 0:
-            return f"{' '.join(step)}: {(done.stderr or done.stdout).strip()}"
-    return None
+    @staticmethod
+    def run_in(holder, *cmd):
+        """`cmd` run in `holder`'s network namespace (nsenter switches only that)."""
+        return ["nsenter", f"--net=/proc/{holder.pid}/ns/net", *cmd]
 
-
-def drop_link(ns):
-    for n in ns:  # deleting a namespace deletes the veth end in it, and so the pair
-        subprocess.run(["ip", "netns", "del", n], capture_output=True)
+    def close(self):
+        for h in self.holders:
+            h.kill()
+            h.wait()
 
 
 def netns_unavailable():
     if os.geteuid() != 0:
         return "needs root (network namespaces)"
-    for tool in ("ip", "nsenter"):
+    for tool in ("ip", "nsenter", "unshare"):
         if shutil.which(tool) is None:
             return f"needs `{tool}` (iproute2, util-linux)"
     # The test's own setup, with names of its own.
     tag = uuid.uuid4().hex[:6]
-    ns = [f"dpqa{tag}", f"dpqb{tag}"]
-    try:
-        failed = make_link(ns, [f"vqa{tag}", f"vqb{tag}"], ["10.78.0.1", "10.78.0.2"])
-    finally:
-        drop_link(ns)
-    return f"cannot link two network namespaces here ({failed})" if failed else None
+    probe = Namespaces([f"vqa{tag}", f"vqb{tag}"], ["10.78.0.1", "10.78.0.2"])
+    probe.close()
+    return f"cannot link two network namespaces here ({probe.error})" if probe.error else None
 
 
 def test_ddp_across_two_network_namespaces(tmp_path, device):
@@ -169,20 +186,19 @@ def test_ddp_across_two_network_namespaces(tmp_path, device):
     if reason:
         pytest.skip(reason)
     tag = uuid.uuid4().hex[:6]
-    ns = [f"dpa{tag}", f"dpb{tag}"]
     veth = [f"va{tag}", f"vb{tag}"]
     addrs = ["10.77.0.1", "10.77.0.2"]
+    spaces = Namespaces(veth, addrs)
     try:
-        failed = make_link(ns, veth, addrs)
-        assert failed is None, failed
+        assert spaces.error is None, spaces.error
         # Gloo binds to the veth end of its namespace.
         envs = [dict(os.environ, TORCH_DEVPLUG_PLUGINS=plugin_of(device), GLOO_SOCKET_IFNAME=v) for v in veth]
         options = json.dumps({"model": "mlp", "mode": "plain"})
         init = f"tcp://{addrs[0]}:29400"
-        procs = [subprocess.Popen(in_netns(n, sys.executable, dist_scenarios.__file__, "ddp", str(r), "2", init,
-                                           str(tmp_path), options),
+        procs = [subprocess.Popen(Namespaces.run_in(h, sys.executable, dist_scenarios.__file__, "ddp", str(r), "2",
+                                                    init, str(tmp_path), options),
                                   env=envs[r], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-                 for r, n in enumerate(ns)]
+                 for r, h in enumerate(spaces.holders)]
         outputs = []
         for p in procs:
             try:
@@ -196,7 +212,7 @@ def test_ddp_across_two_network_namespaces(tmp_path, device):
             assert p.returncode == 0, f"rank {r}: {report.get('traceback')}\n{outputs[r]}"
             assert report["result"]["worst_relative"] <= 1e-5
     finally:
-        drop_link(ns)
+        spaces.close()
 
 
 def test_fsdp2_and_distributed_checkpoint(tmp_path, device):
