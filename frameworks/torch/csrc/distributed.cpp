@@ -324,7 +324,6 @@ class Staging {
       if (entry.copy_out) out.push_back(entry.device);
     return out;
   }
-  c10::Device device() const { return device_; }
 
  private:
   struct Entry {
@@ -399,11 +398,13 @@ const char* op_name(ReduceOp::RedOpType op) {
   }
 }
 
-// Checks a reduction against the tensors' dtype, before anything is staged; returns the op
-// Gloo runs and how much the host divides by afterwards (an integer AVG).
-std::pair<ReduceOp, int64_t> plan_reduction(const ReduceOp& op, const std::vector<at::Tensor>& tensors,
-                                            int size) {
-  const ReduceOp::RedOpType type = op.op_;
+// Checks a reduction against the tensors' dtype, before anything is staged; returns the
+// options Gloo runs with (`opts` with Gloo's reduction) and how much the host divides by
+// afterwards (an integer AVG).
+template <typename Options>
+std::pair<Options, int64_t> plan_reduction(const Options& opts, const std::vector<at::Tensor>& tensors,
+                                           int size) {
+  const ReduceOp::RedOpType type = opts.reduceOp.op_;
   TORCH_CHECK_VALUE(type != ReduceOp::PREMUL_SUM && type != ReduceOp::UNUSED, "devplug: ReduceOp.",
                     op_name(type), " is not supported; use SUM (or AVG) and scale the tensor");
   for (const at::Tensor& t : tensors) {
@@ -416,8 +417,10 @@ std::pair<ReduceOp, int64_t> plan_reduction(const ReduceOp& op, const std::vecto
   }
   const bool integral = !tensors.empty() && tensors.front().defined() &&
                         at::isIntegralType(tensors.front().scalar_type(), /*includeBool=*/false);
-  if (type == ReduceOp::AVG && integral) return {ReduceOp(ReduceOp::SUM), size};
-  return {op, 1};
+  if (type != ReduceOp::AVG || !integral) return {opts, 1};
+  Options gloo_opts = opts;
+  gloo_opts.reduceOp = ReduceOp(ReduceOp::SUM);
+  return {gloo_opts, size};
 }
 
 class DevplugBackend final : public c10d::Backend {
@@ -468,9 +471,7 @@ class DevplugBackend final : public c10d::Backend {
   }
 
   WorkPtr allreduce_whole(std::vector<at::Tensor>& tensors, const c10d::AllreduceOptions& opts) {
-    auto [op, divide] = plan_reduction(opts.reduceOp, tensors, getSize());
-    c10d::AllreduceOptions gloo_opts = opts;
-    gloo_opts.reduceOp = op;
+    auto [gloo_opts, divide] = plan_reduction(opts, tensors, getSize());
     return staged(
         OpType::ALLREDUCE, Kind::kReduce, {&tensors},
         [&](Staging& s) {
@@ -483,9 +484,7 @@ class DevplugBackend final : public c10d::Backend {
   WorkPtr allreduce_coalesced(std::vector<at::Tensor>& tensors,
                               const c10d::AllreduceCoalescedOptions& opts) override {
     if (all_on_cpu({&tensors})) return gloo_->allreduce_coalesced(tensors, opts);
-    auto [op, divide] = plan_reduction(opts.reduceOp, tensors, getSize());
-    c10d::AllreduceCoalescedOptions gloo_opts = opts;
-    gloo_opts.reduceOp = op;
+    auto [gloo_opts, divide] = plan_reduction(opts, tensors, getSize());
     return staged(
         OpType::ALLREDUCE_COALESCED, Kind::kReduce, {&tensors},
         [&](Staging& s) {
@@ -497,9 +496,7 @@ class DevplugBackend final : public c10d::Backend {
 
   WorkPtr reduce(std::vector<at::Tensor>& tensors, const c10d::ReduceOptions& opts) override {
     if (all_on_cpu({&tensors})) return gloo_->reduce(tensors, opts);
-    auto [op, divide] = plan_reduction(opts.reduceOp, tensors, getSize());
-    c10d::ReduceOptions gloo_opts = opts;
-    gloo_opts.reduceOp = op;
+    auto [gloo_opts, divide] = plan_reduction(opts, tensors, getSize());
     const bool root = opts.rootRank == getRank();
     return staged(
         OpType::REDUCE, Kind::kReduce, {&tensors},
@@ -600,9 +597,7 @@ class DevplugBackend final : public c10d::Backend {
                          const c10d::ReduceScatterOptions& opts) override {
     std::vector<at::Tensor> ins = flat(inputs);
     if (all_on_cpu({&outputs, &ins})) return gloo_->reduce_scatter(outputs, inputs, opts);
-    auto [op, divide] = plan_reduction(opts.reduceOp, outputs, getSize());
-    c10d::ReduceScatterOptions gloo_opts = opts;
-    gloo_opts.reduceOp = op;
+    auto [gloo_opts, divide] = plan_reduction(opts, outputs, getSize());
     return staged(
         OpType::REDUCE_SCATTER, Kind::kReduce, {&outputs, &ins},
         [&](Staging& s) {
@@ -617,9 +612,7 @@ class DevplugBackend final : public c10d::Backend {
                                const c10d::ReduceScatterOptions& opts) override {
     std::vector<at::Tensor> outs{output}, ins{input};
     if (all_on_cpu({&outs, &ins})) return gloo_->_reduce_scatter_base(output, input, opts);
-    auto [op, divide] = plan_reduction(opts.reduceOp, outs, getSize());
-    c10d::ReduceScatterOptions gloo_opts = opts;
-    gloo_opts.reduceOp = op;
+    auto [gloo_opts, divide] = plan_reduction(opts, outs, getSize());
     return staged(
         OpType::_REDUCE_SCATTER_BASE, Kind::kReduce, {&outs, &ins},
         [&](Staging& s) {
@@ -635,9 +628,7 @@ class DevplugBackend final : public c10d::Backend {
   WorkPtr reduce_scatter_tensor_coalesced(std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
                                           const c10d::ReduceScatterOptions& opts) override {
     if (all_on_cpu({&outputs, &inputs})) return gloo_->reduce_scatter_tensor_coalesced(outputs, inputs, opts);
-    auto [op, divide] = plan_reduction(opts.reduceOp, outputs, getSize());
-    c10d::ReduceScatterOptions gloo_opts = opts;
-    gloo_opts.reduceOp = op;
+    auto [gloo_opts, divide] = plan_reduction(opts, outputs, getSize());
     return staged(
         OpType::COALESCED, Kind::kReduce, {&outputs, &inputs},
         [&](Staging& s) {
