@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """torch.compile on each devplug plugin: inductor (the default backend) refuses devplug graphs
-with one clear error that names backend="devplug", and that backend trains an MLP exactly as
-eager mode does on the same device, with every op on the device."""
+with one clear error that names backend="devplug", and that backend trains an MLP and a causal
+transformer (attention on devplug's composite) exactly as eager mode does on the same device,
+with every op on the device."""
 
 import pytest
 import torch
@@ -68,6 +69,28 @@ def test_devplug_backend_trains_like_eager(device, no_fallback):
     assert torch._dynamo.utils.counters["stats"]["unique_graphs"] >= 1, "dynamo captured no graph"
     assert losses == pytest.approx(eager_losses, rel=1e-5)
     assert losses[-1] < losses[0]
+    for p, q in zip(params, eager_params):
+        torch.testing.assert_close(p, q, rtol=1e-5, atol=1e-6)
+
+
+def encoder(device):
+    torch.manual_seed(5)
+    layer = nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=True, norm_first=True)
+    return nn.Sequential(nn.TransformerEncoder(layer, 1, enable_nested_tensor=False), nn.Flatten(),
+                         nn.Linear(8 * 16, 4)).to(device)
+
+
+def test_devplug_backend_trains_a_transformer_like_eager(device, no_fallback):
+    """The graphs are traced with torch's meta functions: attention's outputs (its result in
+    the query's layout, the log-sum-exp, the RNG state) and its gradients must have the shapes
+    and strides those give, or the compiled graph's reshapes fail at run time."""
+    torch.manual_seed(4)
+    x, y = torch.randn(6, 8, 16).to(device), torch.randint(0, 4, (6,)).to(device)
+    eager = encoder(device)
+    eager_losses, eager_params = train(eager, eager, x, y)
+    model = encoder(device)
+    losses, params = train(model, torch.compile(model, backend="devplug"), x, y)
+    assert losses == pytest.approx(eager_losses, rel=1e-5)
     for p, q in zip(params, eager_params):
         torch.testing.assert_close(p, q, rtol=1e-5, atol=1e-6)
 

@@ -11,6 +11,10 @@
 #include <ATen/core/grad_mode.h>
 #include <ATen/native/transformers/attention.h>
 
+#include <algorithm>
+#include <limits>
+#include <vector>
+
 #include "ops/ops.hpp"
 
 namespace devplug::bridge {
@@ -45,7 +49,9 @@ bool composite_pays(const at::Tensor& q, const at::Tensor& k, const at::Tensor& 
   const bool training =
       at::GradMode::is_enabled() && (q.requires_grad() || k.requires_grad() || v.requires_grad());
   if (!training) return true;
-  return Dev::of(q).supports(DEVPLUG_OP_scaled_dot_product_attention_backward, view_of(q).dtype());
+  // From the tensor's metadata alone: under torch.compile the tensors are fake (no storage).
+  const std::optional<devplug_dtype_t> dtype = devplug_dtype(q.scalar_type());
+  return dtype && Dev::of(q).supports(DEVPLUG_OP_scaled_dot_product_attention_backward, *dtype);
 }
 
 int64_t fused_sdp_choice(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
@@ -70,6 +76,26 @@ OptDTensor mask_operand(const at::Tensor& mask, const at::Tensor& q, const at::T
   return view_of(mask.expand(shape));
 }
 
+// The output in the query's dimension order, as torch's meta function allocates it (the
+// strides torch.compile's graphs were traced with): the query's own layout when the shapes
+// agree, else dense strides filled from the query's smallest stride up (0 strides last).
+at::Tensor empty_like_query(const at::Tensor& q, at::IntArrayRef shape) {
+  if (q.sizes().equals(shape)) return at::empty_like(q);
+  std::vector<int64_t> order(static_cast<size_t>(q.dim()));
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i);
+  auto key = [&](int64_t d) {
+    return q.stride(d) != 0 ? static_cast<uint64_t>(q.stride(d)) : std::numeric_limits<uint64_t>::max();
+  };
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return key(a) < key(b); });
+  std::vector<int64_t> strides(order.size());
+  int64_t stride = 1;
+  for (int64_t d : order) {
+    strides[static_cast<size_t>(d)] = stride;
+    stride *= shape[static_cast<size_t>(d)];
+  }
+  return at::empty_strided(shape, strides, q.options());
+}
+
 std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, c10::SymInt, c10::SymInt, at::Tensor, at::Tensor,
            at::Tensor>
 attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
@@ -82,16 +108,22 @@ attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
   Dev dev = Dev::of({&q, &k, &v});
   std::vector<int64_t> shape = q.sizes().vec();
   shape.back() = v.size(-1);
-  at::Tensor out = empty_torch(dev, shape, q.scalar_type());
+  at::Tensor out = empty_like_query(q, shape);
   const devplug_sdpa_attrs_t attrs = sdpa_attrs(is_causal, scale);
   if (out.numel() > 0)
     dev.composite(DEVPLUG_OP_scaled_dot_product_attention,
                   {view_of(q), view_of(k), view_of(v),
                    mask_operand(given(attn_bias) ? *attn_bias : at::Tensor(), q, k)},
                   {view_of(out)}, &attrs);
-  // The composite recomputes the attention weights in its backward: no logsumexp, no RNG state.
-  at::Tensor none = empty_torch(dev, {0}, at::kFloat);
-  return {out, none, none, none, c10::SymInt(q.size(-2)), c10::SymInt(k.size(-2)), none, none, none};
+  // The composite recomputes the attention weights in its backward and draws no random
+  // numbers: the log-sum-exp output has the shape torch's meta function gives it ([B, H, L],
+  // float32) and holds NaN (it is not computed), and the RNG seed and offset are 0-dim zeros.
+  const int64_t batch = q.dim() == 4 ? q.size(0) : 1;
+  at::Tensor logsumexp = at::full({batch, q.size(-3), q.size(-2)}, std::numeric_limits<float>::quiet_NaN(),
+                                  q.options().dtype(at::kFloat));
+  at::Tensor seed = at::zeros({}, at::TensorOptions().dtype(at::kLong));
+  return {out,  logsumexp,    at::Tensor(), at::Tensor(), c10::SymInt(q.size(-2)), c10::SymInt(k.size(-2)),
+          seed, seed.clone(), at::Tensor()};
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> attention_backward(
@@ -105,9 +137,10 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> attention_backward(
   TORCH_CHECK(dropout_p == 0, "devplug: scaled_dot_product_attention's composite has no dropout");
   Dev dev = Dev::of({&grad_out, &q, &k, &v});
   at::Tensor gq, gk, gv;
-  if (grad_input_mask[0]) gq = at::empty_like(q, at::MemoryFormat::Contiguous);
-  if (grad_input_mask[1]) gk = at::empty_like(k, at::MemoryFormat::Contiguous);
-  if (grad_input_mask[2]) gv = at::empty_like(v, at::MemoryFormat::Contiguous);
+  // In the inputs' layouts, as torch's meta function allocates them.
+  if (grad_input_mask[0]) gq = at::empty_like(q);
+  if (grad_input_mask[1]) gk = at::empty_like(k);
+  if (grad_input_mask[2]) gv = at::empty_like(v);
   auto slot = [](const at::Tensor& t) {
     return t.defined() && t.numel() > 0 ? OptDTensor(view_of(t)) : std::nullopt;
   };
