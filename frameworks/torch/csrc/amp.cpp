@@ -51,6 +51,9 @@ TORCH_LIBRARY_IMPL(_, AutocastPrivateUse1, m) { m.fallback(torch::CppFunction::m
 
 TORCH_LIBRARY_IMPL(aten, AutocastPrivateUse1, m) {
   using namespace devplug::bridge;
+#if __has_include(<ATen/core/Dimname.h>)
+  using at::DimnameList;  // named unqualified by the signature list of torch 2.11
+#endif
 #define DEVPLUG_AUTOCAST_LOWER(...) KERNEL_PRIVATEUSEONE(__VA_ARGS__, lower_precision_fp)
 #define DEVPLUG_AUTOCAST_FP32(...) KERNEL_PRIVATEUSEONE(__VA_ARGS__, fp32)
 #define DEVPLUG_AUTOCAST_FP32_SET_OPT_DTYPE(...) KERNEL_PRIVATEUSEONE(__VA_ARGS__, fp32_set_opt_dtype)

@@ -25,11 +25,15 @@
 
 // The wheel's libtorch is built with Kineto (the registry's symbols are exported), but its
 // headers declare the PrivateUse1 profiler registry only under the build's own USE_KINETO,
-// which extensions are not given.
+// which extensions are not given. torch releases without the registry (2.11) get the
+// ProfilerStubs path alone.
+#if __has_include(<torch/csrc/profiler/standalone/privateuse1_profiler.h>)
 #ifndef USE_KINETO
 #define USE_KINETO 1
 #endif
 #include <torch/csrc/profiler/standalone/privateuse1_profiler.h>
+#define DEVPLUG_KINETO_CHILD_PROFILER 1
+#endif
 
 #include <IActivityProfiler.h>
 #include <libkineto.h>  // CpuTraceBuffer
@@ -309,6 +313,7 @@ void pop_op() noexcept {
   });
 }
 
+#ifdef DEVPLUG_KINETO_CHILD_PROFILER
 class Session final : public libkineto::IActivityProfilerSession {
  public:
   explicit Session(bool timing) : timing_(timing) {}
@@ -435,6 +440,7 @@ class DevplugActivityProfiler final : public libkineto::IActivityProfiler {
 };
 
 REGISTER_PRIVATEUSE1_PROFILER(DevplugActivityProfiler);
+#endif  // DEVPLUG_KINETO_CHILD_PROFILER
 
 // ---- ProfilerStubs (KINETO_PRIVATEUSE1_FALLBACK) ------------------------------------------
 
