@@ -14,8 +14,6 @@ import time
 
 import torch
 
-import torch_devplug
-
 
 @dataclasses.dataclass
 class SideBySide:
@@ -29,6 +27,8 @@ class SideBySide:
         return max(abs(c - d) / max(abs(c), 1e-30) for c, d in zip(self.cpu_losses, self.devplug_losses))
 
     def summary(self, name: str, device: str) -> str:
+        import torch_devplug
+
         # The first step includes one-time work (kernel compilation, allocator warm-up).
         steady = slice(1, None) if len(self.cpu_seconds) > 1 else slice(None)
         cpu = sum(self.cpu_seconds[steady]) / len(self.cpu_seconds[steady])
@@ -47,6 +47,8 @@ def train_side_by_side(model, make_optimizer, batches, loss_fn, device, amp_dtyp
     forward and loss under torch.autocast of their device type with that dtype; with
     `grad_scaler` (GradScaler's keyword arguments) both scale the loss with a
     torch.amp.GradScaler of their device type (the losses recorded are unscaled)."""
+    import torch_devplug  # here, not at import: benchmarks/models.py uses the models on torch's CUDA
+
     cpu_model = model
     dev_model = copy.deepcopy(model).to(device)
     cpu_opt = make_optimizer(cpu_model.parameters())
