@@ -5,7 +5,9 @@
 Run on the GPU machine where PyTorch exists: copy bandwidth, add and exp over 256M float32
 and bfloat16 elements, sum over 256M float32 elements, matmul 8192^3 (bfloat16, float16,
 float32 without and with TF32) and the per-call time of torch.add on 1-element tensors.
-Times are CUDA events around the op, best of several repetitions.
+Times are CUDA events around the op, best of several repetitions. Beside the measured copy,
+the memory's nominal bandwidth (memory clock x 2 transfers x bus width, from the device's
+properties) and the copy's share of it.
 """
 import json
 import sys
@@ -37,6 +39,12 @@ def main():
     t = best_seconds(lambda: c.copy_(a))
     copy_bw = 2 * n * 4 / t / 1e9
     out["copy_gbps"] = round(copy_bw, 1)
+    props = torch.cuda.get_device_properties(0)
+    clock_khz, bus_bits = getattr(props, "memory_clock_rate", 0), getattr(props, "memory_bus_width", 0)
+    if clock_khz and bus_bits:
+        nominal = clock_khz * 1e3 * 2 * bus_bits / 8 / 1e9
+        out["nominal_gbps"] = round(nominal, 1)
+        out["copy_share_of_nominal"] = round(copy_bw / nominal, 3)
     for dtype, name in ((torch.float32, "float32"), (torch.bfloat16, "bfloat16")):
         x = torch.rand(n, device=dev, dtype=dtype)
         y = torch.rand(n, device=dev, dtype=dtype)
