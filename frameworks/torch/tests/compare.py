@@ -90,3 +90,70 @@ def train_side_by_side(model, make_optimizer, batches, loss_fn, device, amp_dtyp
 def assert_losses_match(run: SideBySide, rtol: float = 1e-4):
     for step, (c, d) in enumerate(zip(run.cpu_losses, run.devplug_losses)):
         assert abs(c - d) <= rtol * abs(c), f"step {step}: CPU loss {c!r}, devplug loss {d!r} differ by more than {rtol} relative"
+
+
+@dataclasses.dataclass
+class CompiledAndEager:
+    eager_losses: list
+    compiled_losses: list
+    eager_seconds: list
+    compiled_seconds: list
+    fallbacks: dict  # as SideBySide.fallbacks, over both runs
+    graphs_after_first_step: int  # graphs dynamo had compiled after the first step
+    graphs: int  # and at the end
+
+    def summary(self, name: str, device: str) -> str:
+        steady = slice(1, None) if len(self.eager_seconds) > 1 else slice(None)
+        eager = sum(self.eager_seconds[steady]) / len(self.eager_seconds[steady])
+        compiled = sum(self.compiled_seconds[steady]) / len(self.compiled_seconds[steady])
+        worst = max(abs(e - c) / max(abs(e), 1e-30) for e, c in zip(self.eager_losses, self.compiled_losses))
+        return (f"{name} on {device}, compiled (backend=\"devplug\") and eager: {len(self.eager_losses)} steps, "
+                f"worst relative loss difference {worst:.2e}, {self.graphs} graphs, time per step: compiled "
+                f"{compiled * 1e3:.1f} ms, eager {eager * 1e3:.1f} ms (first compiled step "
+                f"{self.compiled_seconds[0] * 1e3:.0f} ms)")
+
+
+def train_compiled_and_eager(model, make_optimizer, batches, loss_fn, device) -> CompiledAndEager:
+    """Two copies of `model` (on the CPU) moved to `device`, one run eagerly and one under
+    torch.compile(backend="devplug"), train on the same `batches` of CPU tensors with
+    optimizers from `make_optimizer(parameters)` (the optimizers run eagerly in both)."""
+    import torch_devplug
+
+    torch._dynamo.reset()
+    torch._dynamo.utils.counters.clear()
+    eager = copy.deepcopy(model).to(device)
+    compiled = copy.deepcopy(model).to(device)
+    forward = torch.compile(compiled, backend="devplug")
+    result = CompiledAndEager([], [], [], [], {}, 0, 0)
+    torch_devplug.reset_fallback_report()
+    runs = ((eager, eager, make_optimizer(eager.parameters()), result.eager_losses, result.eager_seconds),
+            (compiled, forward, make_optimizer(compiled.parameters()), result.compiled_losses,
+             result.compiled_seconds))
+    for step, (x, y) in enumerate(batches):
+        for _, net, opt, losses, seconds in runs:
+            start = time.perf_counter()
+            x_dev, y_dev = x.to(device), y.to(device)
+            opt.zero_grad()
+            loss = loss_fn(net(x_dev), y_dev)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+            seconds.append(time.perf_counter() - start)
+        if step == 0:
+            result.graphs_after_first_step = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+    result.graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+    report = torch_devplug.fallback_report()
+    result.fallbacks = {"torch": report["torch"], "devplug": report["devplug"]}
+    torch._dynamo.reset()
+    return result
+
+
+def assert_compiled_matches_eager(run: CompiledAndEager, rtol: float = 1e-5):
+    """Every step's loss within `rtol` of eager's, nothing on a fallback, and no graph compiled
+    after the first step (the batches have one shape)."""
+    assert run.fallbacks == {"torch": {}, "devplug": {}}
+    assert run.graphs_after_first_step >= 1, "dynamo captured no graph"
+    assert run.graphs == run.graphs_after_first_step, (
+        f"{run.graphs - run.graphs_after_first_step} graphs compiled after the first step")
+    for step, (e, c) in enumerate(zip(run.eager_losses, run.compiled_losses)):
+        assert abs(e - c) <= rtol * abs(e), f"step {step}: eager loss {e!r}, compiled loss {c!r} differ by more than {rtol} relative"
