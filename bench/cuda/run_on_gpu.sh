@@ -3,7 +3,9 @@
 # Runs the CUDA plugin's checks on a GPU machine. Builds devplug nothing: point it at a build
 # folder or install prefix made elsewhere (default: build-gpu next to this checkout, or
 # $DEVPLUG_BUILD); `cmake --install build --prefix P` gives one whose lib/cmake lets this
-# script build torch_devplug there against the machine's own torch.
+# script build torch_devplug there against the machine's own torch (`strip --strip-debug` on
+# P's libraries and programs makes it 69 MB, 12 MB as a .tar.gz; the CUDA plugin alone is
+# 82 MB with its debug information).
 #
 #   bench/cuda/run_on_gpu.sh [BUILD_DIR]
 #
