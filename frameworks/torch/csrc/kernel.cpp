@@ -2,8 +2,12 @@
 // Dev and the small helpers every kernel uses (see kernel.hpp).
 #include "kernel.hpp"
 
+#include <ATen/EmptyTensor.h>
 #include <ATen/Functions.h>
 #include <ATen/ScalarOps.h>
+#include <ATen/TensorUtils.h>
+#include <ATen/ops/_local_scalar_dense_native.h>
+#include <c10/core/DeviceGuard.h>
 #include <c10/core/DefaultDtype.h>
 #include <c10/util/Exception.h>
 
@@ -52,7 +56,9 @@ DTensor Dev::operand(const at::Tensor& t, std::optional<devplug_dtype_t> scalar_
   TORCH_CHECK(is_cpu_scalar(t), "devplug: expected a devplug tensor or a 0-dim CPU tensor, got a ", t.dim(),
               "-dim tensor on ", t.device());
   const devplug_dtype_t dtype = scalar_dtype.value_or(require_dtype(t.scalar_type(), "a CPU scalar"));
-  return scalar(dtype, t.item());
+  // Read on the host without a dispatch of aten::item (a tensor with a conj or neg bit
+  // goes through item(), which resolves the bit).
+  return scalar(dtype, t.is_conj() || t.is_neg() ? t.item() : at::native::_local_scalar_dense_cpu(t));
 }
 
 bool Dev::supports(devplug_op_t op, devplug_dtype_t dtype) const {
@@ -330,7 +336,21 @@ DTensor unsqueeze_mask(const DTensor& t, uint32_t mask) {
 }
 
 at::Tensor empty_torch(const Dev& dev, at::IntArrayRef shape, at::ScalarType dtype) {
-  return at::empty(shape, at::TensorOptions().dtype(dtype).device(c10::DeviceType::PrivateUse1, dev.index()));
+  require_dtype(dtype, "the new tensor");
+  c10::DeviceGuard guard(c10::Device(c10::DeviceType::PrivateUse1, dev.index()));  // allocator() uses it
+  return at::detail::empty_generic(shape, allocator(), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                   dtype, std::nullopt);
+}
+
+at::Tensor empty_like_torch(const at::Tensor& like, at::ScalarType dtype) {
+  require_dtype(dtype, "the new tensor");
+  c10::DeviceGuard guard(like.device());
+  const c10::DispatchKeySet keys(c10::DispatchKey::PrivateUse1);
+  if (like.is_non_overlapping_and_dense())
+    return at::detail::empty_strided_generic(like.sizes(), like.strides(), allocator(), keys, dtype);
+  // Dense strides in like's dimension order (a slice of a transposed tensor stays transposed).
+  return at::detail::empty_strided_generic(
+      like.sizes(), at::infer_dense_strides(like.sizes(), like.strides()), allocator(), keys, dtype);
 }
 
 devplug_dtype_t opmath(devplug_dtype_t dtype) {

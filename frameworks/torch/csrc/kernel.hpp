@@ -145,8 +145,13 @@ DTensor squeeze_mask(const DTensor& t, uint32_t mask);
 // `t` with size-1 dims inserted where `mask` has bits, as a view (inverse of squeeze_mask).
 DTensor unsqueeze_mask(const DTensor& t, uint32_t mask);
 
-// A new devplug torch tensor on `dev`.
+// A new devplug torch tensor on `dev`. Allocated here, as the bridge's own empty kernel does,
+// without a dispatch of aten::empty (a kernel that calls this records no nested op).
 at::Tensor empty_torch(const Dev& dev, at::IntArrayRef shape, at::ScalarType dtype);
+// A new devplug torch tensor of `dtype` with the shape and layout of devplug tensor `like`:
+// torch's empty_like with preserve_format (like's strides when it is non-overlapping and
+// dense, else dense strides in its dimension order), without a dispatch.
+at::Tensor empty_like_torch(const at::Tensor& like, at::ScalarType dtype);
 // The dtype torch gives float results of integral inputs (torch.get_default_dtype()).
 at::ScalarType default_float();
 // `value` as devplug's scalar: `.i` and `.f` both set (a float truncated toward zero).

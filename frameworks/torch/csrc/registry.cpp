@@ -53,4 +53,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_loss_ops(t);
   register_attention_ops(t);
   register_amp_ops(t);
+  register_foreach_ops(t);
+  register_pointwise_ops(t);
 }

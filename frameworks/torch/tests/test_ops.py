@@ -639,3 +639,98 @@ def test_as_strided_of_a_partial_view_addresses_the_whole_storage(dtype, device,
             torch.as_strided(leaf_cpu, (2, 2), (1, 2), **kwargs).backward(up)
             torch.as_strided(leaf_dev, (2, 2), (1, 2), **kwargs).backward(up.to(device))
             torch.testing.assert_close(leaf_dev.grad.cpu(), leaf_cpu.grad)
+
+
+# Every pair of these values, edge cases included: signed zeros, halves (round-half-even),
+# infinities, NaN, a tiny and a large magnitude.
+EDGE_VALUES = [0.0, -0.0, 1.5, -2.5, 0.5, 2.5, float("inf"), float("-inf"), float("nan"), 1e-30, 3.3e4, -7.25,
+               1234.5678]
+POINTWISE_FORMULAS = {
+    "logaddexp": lambda a, b: torch.logaddexp(a, b),
+    "logaddexp2": lambda a, b: torch.logaddexp2(a, b),
+    "xlogy": lambda a, b: torch.xlogy(a, b),
+    "xlogy_scalar": lambda a, b: torch.xlogy(a, 2.0),
+    "xlogy_": lambda a, b: a.clone().xlogy_(b),
+    "heaviside": lambda a, b: torch.heaviside(a, b),
+    "frac": lambda a, b: torch.frac(a),
+    "round_decimals_0": lambda a, b: torch.round(a * 37.123, decimals=0),
+    "round_decimals_3": lambda a, b: torch.round(a * 37.123, decimals=3),
+    "round_decimals_neg_2": lambda a, b: torch.round(a * 37.123, decimals=-2),
+    "round_decimals_": lambda a, b: (a * 37.123).round_(decimals=1),
+    "rsub": lambda a, b: torch.rsub(a, b, alpha=2),
+    "logaddexp_broadcast": lambda a, b: torch.logaddexp(a.reshape(13, 13)[:, :1], b.reshape(13, 13)[0]),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("name", list(POINTWISE_FORMULAS))
+def test_pointwise_formulas_match_the_cpu_on_edge_values(name, dtype, device, no_fallback):
+    """torch's CPU formulas, step for step on the device (in float32 for the 16-bit floats):
+    every pair of EDGE_VALUES within torch's tolerance of the dtype, NaN where the CPU has NaN."""
+    if dtype not in torch.devplug.devices()[torch.device(device).index]["dtypes"]:
+        pytest.skip(f"{device} does not claim {dtype}")
+    values = torch.tensor(EDGE_VALUES)
+    a = values.repeat_interleave(len(values)).to(dtype)
+    b = values.repeat(len(values)).to(dtype)
+    fn = POINTWISE_FORMULAS[name]
+    if name == "rsub" and dtype in (torch.float16, torch.bfloat16):
+        # torch's CPU rounds alpha * a to the dtype in its scalar loop (small tensors, tails) but
+        # not in its vector loop; devplug rounds it always (3.3e4 * 2 is inf in float16).
+        a, b = a[:10], b[:10]
+    torch.testing.assert_close(fn(a.to(device), b.to(device)).cpu(), fn(a, b), equal_nan=True)
+
+
+def test_pointwise_formulas_refuse_as_torch_does(device):
+    x = torch.randn(5, 7, device=device)
+    with pytest.raises(RuntimeError, match=r"output with shape \[5, 1\] doesn't match the broadcast shape \[5, 7\]"):
+        x[:, :1].clone().xlogy_(x)
+    ints = torch.arange(3, device=device)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        torch.xlogy(ints, ints, out=torch.empty(3, dtype=torch.long, device=device))
+    with pytest.raises(RuntimeError, match="heaviside is not yet implemented for tensors with different dtypes"):
+        torch.heaviside(x, torch.ones(1, dtype=torch.float64, device=device))
+    assert torch.xlogy(ints, ints).cpu().tolist() == pytest.approx(torch.xlogy(ints.cpu(), ints.cpu()).tolist())
+    signs = torch.tensor([-1, 0, 2], device=device)
+    assert torch.heaviside(signs, torch.tensor([5], device=device)).cpu().tolist() == [0, 5, 1]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64, torch.bool], ids=str)
+def test_nansum_and_max_min_into_out(dtype, device, no_fallback):
+    x = torch.tensor([[1.5, float("nan"), -2.0], [float("nan"), 4.0, 0.5]]).to(dtype)
+    d = x.to(device)
+    for kwargs in ({}, {"dim": 1}, {"dim": (0, 1), "keepdim": True}, {"dim": 0, "dtype": torch.float64}):
+        torch.testing.assert_close(torch.nansum(d, **kwargs).cpu(), torch.nansum(x, **kwargs), equal_nan=True)
+        out = torch.empty(0, dtype=kwargs.get("dtype", torch.nansum(x).dtype), device=device)
+        torch.nansum(d, **kwargs, out=out)
+        torch.testing.assert_close(out.cpu(), torch.nansum(x, **kwargs), equal_nan=True)
+    for fn in (torch.max, torch.min):
+        for out_dtype in (dtype, torch.float64):
+            out = torch.empty(0, dtype=out_dtype, device=device)
+            fn(d, out=out)
+            torch.testing.assert_close(out.cpu(), fn(x, out=torch.empty(0, dtype=out_dtype)), equal_nan=True)
+
+
+def test_max_into_out_refuses_as_torch_does(device):
+    with pytest.raises(RuntimeError, match=r"max\(\): Expected reduction dim to be specified for input.numel\(\) == 0"):
+        torch.max(torch.empty(0, device=device), out=torch.empty((), device=device))
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        torch.min(torch.ones(3, device=device), out=torch.empty((), dtype=torch.long, device=device))
+
+
+def test_equal_vdot_and_conj_physical_of_real_tensors(device, no_fallback):
+    x = torch.tensor([1.0, float("nan"), 3.0])
+    d = x.to(device)
+    for a, b in ((torch.ones(2), torch.ones(2, dtype=torch.int32)), (x, x), (torch.ones(2, 3), torch.ones(3, 2)),
+                 (torch.arange(4), torch.arange(4)), (torch.arange(4), torch.arange(4).flip(0)),
+                 (torch.empty(0), torch.empty(0))):
+        assert torch.equal(a.to(device), b.to(device)) == torch.equal(a, b), (a, b)
+    v, w = torch.randn(7), torch.randn(7)
+    torch.testing.assert_close(torch.vdot(v.to(device), w.to(device)).cpu(), torch.vdot(v, w))
+    with pytest.raises(RuntimeError, match="1D tensors expected, but got 2D and 2D tensors"):
+        torch.vdot(torch.ones(2, 2, device=device), torch.ones(2, 2, device=device))
+    out = torch.empty(0, device=device)
+    torch.conj_physical(d, out=out)
+    torch.testing.assert_close(out.cpu(), torch.conj_physical(x, out=torch.empty(0)), equal_nan=True)
+    with pytest.raises(RuntimeError, match="Found dtype Double but expected Float"):
+        torch.conj_physical(d, out=torch.empty(0, dtype=torch.float64, device=device))
+

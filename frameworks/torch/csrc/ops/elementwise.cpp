@@ -2,12 +2,14 @@
 // Elementwise ops: the devplug unary, binary, compare and ternary prims with torch's
 // broadcasting and type promotion, run through devplug_elementwise (the dispatcher
 // broadcasts as stride-0 views and casts as PyTorch does). torch decides the result dtype
-// (at::result_type, which knows about wrapped Python numbers); CPU scalars become 0-dim
+// (at::native::result_type, which knows about wrapped Python numbers; called directly, not
+// dispatched, so a kernel records no nested aten::result_type); CPU scalars become 0-dim
 // device tensors of that dtype; devplug does the rest.
 #include <ATen/ExpandUtils.h>
 #include <ATen/Functions.h>
 #include <ATen/ScalarOps.h>
 #include <ATen/native/Resize.h>
+#include <ATen/ops/result_type_native.h>
 #include <c10/core/ScalarType.h>
 
 #include <limits>
@@ -26,6 +28,18 @@ void check_can_cast(at::ScalarType from, const at::Tensor& out) {
 
 void prepare_out(const at::Tensor& out, at::IntArrayRef shape) { at::native::resize_output(out, shape); }
 
+void prepare_out(const at::Tensor& out, at::IntArrayRef shape,
+                 std::initializer_list<const at::Tensor*> inputs) {
+  for (const at::Tensor* t : inputs) {
+    if (t != nullptr && t->is_same(out)) {
+      TORCH_CHECK(out.sizes().equals(shape), "output with shape ", out.sizes(),
+                  " doesn't match the broadcast shape ", shape);
+      return;
+    }
+  }
+  prepare_out(out, shape);
+}
+
 at::Tensor new_like_broadcast(const Dev& dev, std::initializer_list<const at::Tensor*> inputs,
                               at::ScalarType dtype) {
   std::vector<int64_t> shape;
@@ -38,7 +52,7 @@ at::Tensor new_like_broadcast(const Dev& dev, std::initializer_list<const at::Te
   for (const at::Tensor* t : inputs)
     if (t->device().type() == c10::DeviceType::PrivateUse1 && t->sizes().vec() == shape &&
         t->is_non_overlapping_and_dense())
-      return at::empty_like(*t, t->options().dtype(dtype));
+      return empty_like_torch(*t, dtype);
   return empty_torch(dev, shape, dtype);
 }
 
@@ -50,8 +64,9 @@ void fallback_unless_elementwise_takes(devplug_op_t op, at::ScalarType dtype) {
 
 void binary_into(devplug_op_t op, const at::Tensor& a, const at::Tensor& b, const at::Tensor& out,
                  BinaryKind kind) {
+  if (out.is_same(a) || out.is_same(b)) prepare_out(out, at::infer_size(a.sizes(), b.sizes()), {&a, &b});
   Dev dev = Dev::of({&a, &b, &out});
-  at::ScalarType common = at::result_type(a, b);
+  at::ScalarType common = at::native::result_type(a, b);
   if (kind == BinaryKind::true_div && c10::isIntegralType(common, /*includeBool=*/true))
     common = default_float();
   fallback_unless_elementwise_takes(op, common);
@@ -67,7 +82,7 @@ void binary_into(devplug_op_t op, const at::Tensor& a, const at::Tensor& b, cons
 
 at::Tensor binary(devplug_op_t op, const at::Tensor& a, const at::Tensor& b, BinaryKind kind) {
   Dev dev = Dev::of({&a, &b});
-  at::ScalarType type = at::result_type(a, b);
+  at::ScalarType type = at::native::result_type(a, b);
   if (kind == BinaryKind::true_div && c10::isIntegralType(type, true)) type = default_float();
   if (kind == BinaryKind::compare) type = at::kBool;
   at::Tensor out = new_like_broadcast(dev, {&a, &b}, type);
@@ -101,6 +116,36 @@ void unary_into(devplug_op_t op, const at::Tensor& self, const at::Tensor& out, 
   dev.ew_into(op, {view_of(self)}, view_of(out));
 }
 
+at::Tensor unary(devplug_op_t op, const at::Tensor& self, UnaryKind kind) {
+  at::Tensor out = empty_like_torch(self, unary_result(kind, self.scalar_type()));
+  unary_into(op, self, out, kind);
+  return out;
+}
+
+void alpha_binary_into(devplug_op_t op, const at::Tensor& self, const at::Tensor& other,
+                       const at::Scalar& alpha, const at::Tensor& out) {
+  prepare_out(out, at::infer_size(self.sizes(), other.sizes()), {&self, &other});
+  if (alpha.equal(1)) {
+    binary_into(op, self, other, out, BinaryKind::promote);
+    return;
+  }
+  Dev dev = Dev::of({&self, &other, &out});
+  const at::ScalarType common = at::native::result_type(self, other);
+  fallback_unless_elementwise_takes(op, common);
+  check_can_cast(common, out);
+  const devplug_dtype_t c = require_dtype(common, "the operands' common dtype");
+  DTensor scaled = dev.ew(DEVPLUG_OP_mul, {dev.operand(other, c), dev.scalar(c, alpha)});
+  dev.ew_into(op, {dev.operand(self, c), scaled}, view_of(out));
+}
+
+at::Tensor alpha_binary(devplug_op_t op, const at::Tensor& self, const at::Tensor& other,
+                        const at::Scalar& alpha) {
+  Dev dev = Dev::of({&self, &other});
+  at::Tensor out = new_like_broadcast(dev, {&self, &other}, at::native::result_type(self, other));
+  alpha_binary_into(op, self, other, alpha, out);
+  return out;
+}
+
 // ---- families: functional, in-place and out= variants from one op -----------------------
 
 namespace {
@@ -112,10 +157,7 @@ at::Tensor& unary_out(const at::Tensor& self, at::Tensor& out) {
 }
 template <devplug_op_t Op, UnaryKind K>
 at::Tensor unary_fn(const at::Tensor& self) {
-  Dev dev = Dev::of(self);
-  at::Tensor out = at::empty_like(self, self.options().dtype(unary_result(K, self.scalar_type())));
-  unary_into(Op, self, out, K);
-  return out;
+  return unary(Op, self, K);
 }
 template <devplug_op_t Op, UnaryKind K>
 at::Tensor& unary_inplace(at::Tensor& self) {
@@ -131,29 +173,15 @@ void unary_family(Table& t, const std::string& name, Impl impl = Impl::prim) {
   if (K != UnaryKind::to_bool) t.add((name + "_").c_str(), impl, via, DEVPLUG_KERNEL(unary_inplace<Op, K>));
 }
 
-// self (op) other, with torch's `alpha` scaling of `other` (add and sub).
 template <devplug_op_t Op>
 at::Tensor& alpha_out(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha,
                       at::Tensor& out) {
-  prepare_out(out, at::infer_size(self.sizes(), other.sizes()));
-  if (alpha.equal(1)) {
-    binary_into(Op, self, other, out, BinaryKind::promote);
-    return out;
-  }
-  Dev dev = Dev::of({&self, &other, &out});
-  const at::ScalarType common = at::result_type(self, other);
-  fallback_unless_elementwise_takes(Op, common);
-  check_can_cast(common, out);
-  const devplug_dtype_t c = require_dtype(common, "the operands' common dtype");
-  DTensor scaled = dev.ew(DEVPLUG_OP_mul, {dev.operand(other, c), dev.scalar(c, alpha)});
-  dev.ew_into(Op, {dev.operand(self, c), scaled}, view_of(out));
+  alpha_binary_into(Op, self, other, alpha, out);
   return out;
 }
 template <devplug_op_t Op>
 at::Tensor alpha_fn(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
-  Dev dev = Dev::of({&self, &other});
-  at::Tensor out = new_like_broadcast(dev, {&self, &other}, at::result_type(self, other));
-  return alpha_out<Op>(self, other, alpha, out);
+  return alpha_binary(Op, self, other, alpha);
 }
 template <devplug_op_t Op>
 at::Tensor& alpha_inplace(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
@@ -162,7 +190,7 @@ at::Tensor& alpha_inplace(at::Tensor& self, const at::Tensor& other, const at::S
 
 template <devplug_op_t Op, BinaryKind K>
 at::Tensor& binary_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
-  prepare_out(out, at::infer_size(self.sizes(), other.sizes()));
+  prepare_out(out, at::infer_size(self.sizes(), other.sizes()), {&self, &other});
   binary_into(Op, self, other, out, K);
   return out;
 }
@@ -241,7 +269,7 @@ DTensor floor_divide(const Dev& dev, const DTensor& a, const DTensor& b) {
 
 at::Tensor& div_mode_out(const at::Tensor& self, const at::Tensor& other,
                          std::optional<std::string_view> mode, at::Tensor& out) {
-  prepare_out(out, at::infer_size(self.sizes(), other.sizes()));
+  prepare_out(out, at::infer_size(self.sizes(), other.sizes()), {&self, &other});
   if (!mode.has_value()) {
     binary_into(DEVPLUG_OP_div, self, other, out, BinaryKind::true_div);
     return out;
@@ -251,7 +279,7 @@ at::Tensor& div_mode_out(const at::Tensor& self, const at::Tensor& other,
               "but found '",
               *mode, "'");
   Dev dev = Dev::of({&self, &other, &out});
-  const at::ScalarType common = at::result_type(self, other);
+  const at::ScalarType common = at::native::result_type(self, other);
   fallback_unless_elementwise_takes(DEVPLUG_OP_fmod, common);
   check_can_cast(common, out);
   const devplug_dtype_t c = require_dtype(common, "the operands' common dtype");
@@ -271,7 +299,7 @@ at::Tensor& floor_divide_out(const at::Tensor& self, const at::Tensor& other, at
 }
 at::Tensor div_mode(const at::Tensor& self, const at::Tensor& other, std::optional<std::string_view> mode) {
   Dev dev = Dev::of({&self, &other});
-  at::ScalarType type = at::result_type(self, other);
+  at::ScalarType type = at::native::result_type(self, other);
   if (!mode.has_value() && c10::isIntegralType(type, true)) type = default_float();
   at::Tensor out = new_like_broadcast(dev, {&self, &other}, type);
   return div_mode_out(self, other, mode, out);
@@ -321,7 +349,7 @@ at::Tensor& where_out(const at::Tensor& condition, const at::Tensor& self, const
               condition.scalar_type());
   Dev dev = Dev::of({&condition, &self, &other, &out});
   prepare_out(out, at::infer_size(at::infer_size(condition.sizes(), self.sizes()), other.sizes()));
-  const at::ScalarType common = at::result_type(self, other);
+  const at::ScalarType common = at::native::result_type(self, other);
   const devplug_dtype_t c = require_dtype(common, "where's operands");
   dev.ew_into(DEVPLUG_OP_where, {dev.operand(condition), dev.operand(self, c), dev.operand(other, c)},
               view_of(out));
@@ -329,7 +357,7 @@ at::Tensor& where_out(const at::Tensor& condition, const at::Tensor& self, const
 }
 at::Tensor where_fn(const at::Tensor& condition, const at::Tensor& self, const at::Tensor& other) {
   Dev dev = Dev::of({&condition, &self, &other});
-  at::Tensor out = new_like_broadcast(dev, {&condition, &self, &other}, at::result_type(self, other));
+  at::Tensor out = new_like_broadcast(dev, {&condition, &self, &other}, at::native::result_type(self, other));
   return where_out(condition, self, other, out);
 }
 
@@ -350,14 +378,22 @@ at::Tensor& masked_fill_scalar_(at::Tensor& self, const at::Tensor& mask, const 
   return masked_fill_tensor_(self, mask, c10::scalar_to_tensor(value));
 }
 
+}  // namespace
+
+// ---- clamp, lerp, addcmul, addcdiv: also called by the foreach ops (foreach.cpp) ----------
+
+namespace {
+
 // torch's result dtype of clamp(self, lo, hi).
 at::ScalarType clamp_dtype(const at::Tensor& self, const std::optional<at::Tensor>& lo,
                            const std::optional<at::Tensor>& hi) {
   at::ScalarType common = self.scalar_type();
-  if (given(lo)) common = at::result_type(self, *lo);
-  if (given(hi)) common = c10::promoteTypes(common, at::result_type(self, *hi));
+  if (given(lo)) common = at::native::result_type(self, *lo);
+  if (given(hi)) common = c10::promoteTypes(common, at::native::result_type(self, *hi));
   return common;
 }
+
+}  // namespace
 
 // max(min(x, hi), lo) in torch's order: min(max(x, lo), hi); NaN propagates.
 at::Tensor& clamp_tensor_out(const at::Tensor& self, const std::optional<at::Tensor>& lo,
@@ -370,7 +406,7 @@ at::Tensor& clamp_tensor_out(const at::Tensor& self, const std::optional<at::Ten
   std::vector<int64_t> shape = self.sizes().vec();
   if (has_lo) shape = at::infer_size(shape, lo->sizes());
   if (has_hi) shape = at::infer_size(shape, hi->sizes());
-  prepare_out(out, shape);
+  prepare_out(out, shape, {&self, has_lo ? &*lo : nullptr, has_hi ? &*hi : nullptr});
   const devplug_dtype_t c = require_dtype(common, "clamp's operands");
   DTensor x = dev.cast(dev.operand(self), c);
   if (has_lo) x = dev.ew(DEVPLUG_OP_maximum, {x, dev.operand(*lo, c)});
@@ -409,7 +445,7 @@ at::Tensor clamp_fn(const at::Tensor& self, const std::optional<at::Scalar>& lo,
   std::optional<at::Tensor> tlo, thi;
   if (lo.has_value()) tlo = wrap_scalar(*lo);
   if (hi.has_value()) thi = wrap_scalar(*hi);
-  at::Tensor out = at::empty_like(self, self.options().dtype(clamp_dtype(self, tlo, thi)));
+  at::Tensor out = empty_like_torch(self, clamp_dtype(self, tlo, thi));
   return clamp_out(self, lo, hi, out);
 }
 at::Tensor& clamp_inplace(at::Tensor& self, const std::optional<at::Scalar>& lo,
@@ -465,13 +501,27 @@ at::Tensor& clamp_max_tensor_inplace(at::Tensor& self, const at::Tensor& hi) {
   return clamp_tensor_out(self, std::nullopt, hi, self);
 }
 
+namespace {
+
+// torch's error for lerp of a dtype its kernels lack (integers, bool), named after the kernel.
+void check_lerp_dtype(const at::Tensor& self, const char* kernel) {
+  TORCH_CHECK_NOT_IMPLEMENTED(c10::isFloatingType(self.scalar_type()), "\"", kernel,
+                              "\" not implemented for '", c10::toString(self.scalar_type()), "'");
+}
+
+}  // namespace
+
 // torch's lerp: weight < 0.5 ? self + weight * (end - self) : end - (end - self) * (1 - weight).
 at::Tensor& lerp_tensor_out(const at::Tensor& self, const at::Tensor& end, const at::Tensor& weight,
                             at::Tensor& out) {
-  TORCH_CHECK(self.scalar_type() == end.scalar_type(), "expected dtype ", self.scalar_type(),
-              " for `end` but got dtype ", end.scalar_type());
+  TORCH_CHECK(self.scalar_type() == end.scalar_type(), "expected dtype ", self.dtype(),
+              " for `end` but got dtype ", end.dtype());
+  TORCH_CHECK(weight.dim() == 0 || self.scalar_type() == weight.scalar_type(), "expected dtype ",
+              self.dtype(), " for `weight` but got dtype ", weight.dtype());
+  check_lerp_dtype(self, "lerp_kernel_tensor");
   Dev dev = Dev::of({&self, &end, &weight, &out});
-  prepare_out(out, at::infer_size(at::infer_size(self.sizes(), end.sizes()), weight.sizes()));
+  prepare_out(out, at::infer_size(at::infer_size(self.sizes(), end.sizes()), weight.sizes()),
+              {&self, &end, &weight});
   const devplug_dtype_t c = require_dtype(self.scalar_type(), "lerp's operands");
   DTensor a = dev.operand(self), b = dev.operand(end), w = dev.cast(dev.operand(weight, c), c);
   DTensor diff = dev.ew(DEVPLUG_OP_sub, {b, a});
@@ -484,10 +534,11 @@ at::Tensor& lerp_tensor_out(const at::Tensor& self, const at::Tensor& end, const
 }
 at::Tensor& lerp_scalar_out(const at::Tensor& self, const at::Tensor& end, const at::Scalar& weight,
                             at::Tensor& out) {
-  TORCH_CHECK(self.scalar_type() == end.scalar_type(), "expected dtype ", self.scalar_type(),
-              " for `end` but got dtype ", end.scalar_type());
+  TORCH_CHECK(self.scalar_type() == end.scalar_type(), "expected dtype ", self.dtype(),
+              " for `end` but got dtype ", end.dtype());
+  check_lerp_dtype(self, "lerp_kernel_scalar");
   Dev dev = Dev::of({&self, &end, &out});
-  prepare_out(out, at::infer_size(self.sizes(), end.sizes()));
+  prepare_out(out, at::infer_size(self.sizes(), end.sizes()), {&self, &end});
   const devplug_dtype_t c = require_dtype(self.scalar_type(), "lerp's operands");
   DTensor a = dev.operand(self), b = dev.operand(end);
   DTensor diff = dev.ew(DEVPLUG_OP_sub, {b, a});
@@ -517,35 +568,52 @@ at::Tensor& lerp_tensor_inplace(at::Tensor& self, const at::Tensor& end, const a
 }
 
 // self + value * t1 (op) t2, in torch's order: (value * t1) (op) t2.
+void addc_into(devplug_op_t op, const at::Tensor& self, const at::Tensor& t1, const at::Tensor& t2,
+               const at::Scalar& value, const at::Tensor& out) {
+  Dev dev = Dev::of({&self, &t1, &t2, &out});
+  if (op == DEVPLUG_OP_div)
+    TORCH_CHECK(
+        !(c10::isIntegralType(t1.scalar_type(), true) && c10::isIntegralType(t2.scalar_type(), true)),
+        "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
+        "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+        "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+        "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the "
+        "latter "
+        "implementation: (input + value * tensor1 / tensor2), for all dtypes.");
+  prepare_out(out, at::infer_size(at::infer_size(self.sizes(), t1.sizes()), t2.sizes()), {&self, &t1, &t2});
+  const at::ScalarType common = c10::promoteTypes(at::native::result_type(self, t1), t2.scalar_type());
+  const devplug_dtype_t c = require_dtype(common, "the operands' common dtype");
+  DTensor scaled = dev.ew(DEVPLUG_OP_mul, {dev.scalar(c, value), dev.cast(dev.operand(t1), c)});
+  DTensor term = dev.ew(op, {scaled, dev.cast(dev.operand(t2), c)});
+  dev.ew_into(DEVPLUG_OP_add, {dev.operand(self, c), term}, view_of(out));
+}
+at::Tensor addc(devplug_op_t op, const at::Tensor& self, const at::Tensor& t1, const at::Tensor& t2,
+                const at::Scalar& value) {
+  Dev dev = Dev::of({&self, &t1, &t2});
+  at::Tensor out = new_like_broadcast(dev, {&self, &t1, &t2},
+                                      c10::promoteTypes(at::native::result_type(self, t1), t2.scalar_type()));
+  addc_into(op, self, t1, t2, value, out);
+  return out;
+}
+
+namespace {
+
 template <devplug_op_t Op>
 at::Tensor& addc_out(const at::Tensor& self, const at::Tensor& t1, const at::Tensor& t2,
                      const at::Scalar& value, at::Tensor& out) {
-  Dev dev = Dev::of({&self, &t1, &t2, &out});
-  if (Op == DEVPLUG_OP_div)
-    TORCH_CHECK(
-        !(c10::isIntegralType(t1.scalar_type(), true) && c10::isIntegralType(t2.scalar_type(), true)),
-        "Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform "
-        "a true division of tensor1 and tensor2.");
-  prepare_out(out, at::infer_size(at::infer_size(self.sizes(), t1.sizes()), t2.sizes()));
-  const at::ScalarType common = c10::promoteTypes(at::result_type(self, t1), t2.scalar_type());
-  const devplug_dtype_t c = require_dtype(common, "the operands' common dtype");
-  DTensor scaled = dev.ew(DEVPLUG_OP_mul, {dev.scalar(c, value), dev.cast(dev.operand(t1), c)});
-  DTensor term = dev.ew(Op, {scaled, dev.cast(dev.operand(t2), c)});
-  dev.ew_into(DEVPLUG_OP_add, {dev.operand(self, c), term}, view_of(out));
+  addc_into(Op, self, t1, t2, value, out);
   return out;
 }
 template <devplug_op_t Op>
 at::Tensor addc_fn(const at::Tensor& self, const at::Tensor& t1, const at::Tensor& t2,
                    const at::Scalar& value) {
-  Dev dev = Dev::of({&self, &t1, &t2});
-  at::Tensor out = new_like_broadcast(dev, {&self, &t1, &t2},
-                                      c10::promoteTypes(at::result_type(self, t1), t2.scalar_type()));
-  return addc_out<Op>(self, t1, t2, value, out);
+  return addc(Op, self, t1, t2, value);
 }
 template <devplug_op_t Op>
 at::Tensor& addc_inplace(at::Tensor& self, const at::Tensor& t1, const at::Tensor& t2,
                          const at::Scalar& value) {
-  return addc_out<Op>(self, t1, t2, value, self);
+  addc_into(Op, self, t1, t2, value, self);
+  return self;
 }
 
 // isposinf / isneginf: x == +-inf; never true for integers.

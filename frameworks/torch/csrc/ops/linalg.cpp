@@ -182,6 +182,9 @@ at::Tensor dot(const at::Tensor& self, const at::Tensor& other) {
 
 }  // namespace
 
+// vdot of real vectors is dot (devplug tensors are never complex).
+at::Tensor vdot(const at::Tensor& self, const at::Tensor& other) { return bridge::dot(self, other); }
+
 void register_linalg_ops(Table& t) {
   t.add("mm", Impl::prim, "matmul", DEVPLUG_KERNEL(mm));
   t.add("mm.out", Impl::prim, "matmul", DEVPLUG_KERNEL(mm_out));
@@ -197,6 +200,7 @@ void register_linalg_ops(Table& t) {
   t.add("addmv_", Impl::prim, "matmul, mul, add", DEVPLUG_KERNEL(addmv_));
   t.add("addmv.out", Impl::prim, "matmul, mul, add", DEVPLUG_KERNEL(addmv_out));
   t.add("dot", Impl::prim, "matmul", DEVPLUG_KERNEL(dot));
+  t.add("vdot", Impl::prim, "matmul", DEVPLUG_KERNEL(vdot));
 }
 
 }  // namespace devplug::bridge

@@ -63,5 +63,7 @@ void register_conv_ops(Table& t);
 void register_loss_ops(Table& t);
 void register_attention_ops(Table& t);
 void register_amp_ops(Table& t);
+void register_foreach_ops(Table& t);
+void register_pointwise_ops(Table& t);
 
 }  // namespace devplug::bridge

@@ -10,6 +10,7 @@
 
 #include "ops/elementwise.hpp"
 #include "ops/ops.hpp"
+#include "ops/reduce.hpp"
 
 namespace devplug::bridge {
 namespace {
@@ -56,6 +57,34 @@ at::Tensor sum_fn(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keep
   at::Tensor out =
       empty_torch(dev, reduced_shape(self.sizes(), mask_of(self, dim), keepdim), sum_dtype(self, dtype));
   return sum_out(self, dim, keepdim, dtype, out);
+}
+
+// torch.equal: the same shape and every element equal after promotion (NaN is unequal to
+// everything, itself included); read back to the host, as torch's CPU returns a bool.
+bool equal(const at::Tensor& self, const at::Tensor& other) {
+  Dev::of({&self, &other});  // one device
+  if (!self.sizes().equals(other.sizes())) return false;
+  if (self.numel() == 0) return true;
+  return at::eq(self, other).all().item<bool>();
+}
+
+// nansum: sum with NaN read as 0 (integers have no NaN: their sum).
+at::Tensor& nansum_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                       std::optional<at::ScalarType> dtype, at::Tensor& out) {
+  TORCH_CHECK(!c10::isComplexType(self.scalar_type()), "nansum does not support complex inputs");
+  if (!c10::isFloatingType(self.scalar_type())) return sum_out(self, dim, keepdim, dtype, out);
+  Dev dev = Dev::of({&self, &out});
+  at::Tensor clean = empty_torch(dev, self.sizes(), self.scalar_type());
+  const DTensor x = view_of(self);
+  dev.ew_into(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_isnan, {x}), dev.scalar(x.dtype(), 0), x}, view_of(clean));
+  return sum_out(clean, dim, keepdim, dtype, out);
+}
+at::Tensor nansum_fn(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                     std::optional<at::ScalarType> dtype) {
+  Dev dev = Dev::of(self);
+  at::Tensor out =
+      empty_torch(dev, reduced_shape(self.sizes(), mask_of(self, dim), keepdim), sum_dtype(self, dtype));
+  return nansum_out(self, dim, keepdim, dtype, out);
 }
 
 at::Tensor& prod_out(const at::Tensor& self, int64_t dim, bool keepdim, std::optional<at::ScalarType> dtype,
@@ -164,6 +193,25 @@ at::Tensor extreme_all(const at::Tensor& self) {
       "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the "
       "'dim' argument.");
   return extreme_fn<Op>(self, {}, false);
+}
+
+// max(input, out=) and min(input, out=): torch reduces in the input's dtype, then casts into out.
+template <devplug_op_t Op>
+at::Tensor& extreme_all_out(const at::Tensor& self, at::Tensor& out) {
+  TORCH_CHECK(c10::canCast(self.scalar_type(), out.scalar_type()), "result type ", self.scalar_type(),
+              " can't be cast to the desired output type ", out.scalar_type());
+  if (out.scalar_type() == self.scalar_type()) {
+    TORCH_CHECK(self.numel() > 0, Op == DEVPLUG_OP_amax ? "max" : "min",
+                "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction "
+                "dim with the "
+                "'dim' argument.");
+    return extreme_out<Op>(self, {}, false, out);
+  }
+  const at::Tensor value = extreme_all<Op>(self);
+  Dev dev = Dev::of({&self, &out});
+  prepare_out(out, {});
+  dev.copy(dev.cast(view_of(value), view_of(out).dtype()), view_of(out));
+  return out;
 }
 
 template <devplug_op_t ValueOp, devplug_op_t IndexOp>
@@ -328,16 +376,19 @@ at::Tensor& scan_inplace(at::Tensor& self, int64_t dim, std::optional<at::Scalar
   return scan_out<Op>(self, dim, dtype, self);
 }
 
+}  // namespace
+
 // ---- norms and counts ------------------------------------------------------------------------
 
 at::Tensor& vector_norm_out(const at::Tensor& self, const at::Scalar& ord, at::OptionalIntArrayRef dim,
                             bool keepdim, std::optional<at::ScalarType> dtype, at::Tensor& out) {
   Dev dev = Dev::of({&self, &out});
+  TORCH_CHECK_NOT_IMPLEMENTED(
+      c10::isFloatingType(self.scalar_type()),
+      "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ", self.scalar_type());
+  TORCH_CHECK(!dtype.has_value() || c10::isFloatingType(*dtype),
+              "linalg.vector_norm: dtype should be floating point or complex, but got ", *dtype);
   const at::ScalarType type = dtype.value_or(self.scalar_type());
-  TORCH_CHECK(c10::isFloatingType(type),
-              "linalg.vector_norm: Expected a floating point or complex tensor as input. "
-              "Got ",
-              type);
   const uint32_t mask = mask_of(self, dim);
   prepare_out(out, reduced_shape(self.sizes(), mask, keepdim));
   if (out.numel() == 0) return out;
@@ -373,6 +424,9 @@ at::Tensor vector_norm(const at::Tensor& self, const at::Scalar& ord, at::Option
                                dtype.value_or(self.scalar_type()));
   return vector_norm_out(self, ord, dim, keepdim, dtype, out);
 }
+
+namespace {
+
 at::Tensor& norm_out(const at::Tensor& self, const std::optional<at::Scalar>& p, at::IntArrayRef dim,
                      bool keepdim, at::Tensor& out) {
   return vector_norm_out(self, p.value_or(2), dim, keepdim, std::nullopt, out);
@@ -404,6 +458,9 @@ at::Tensor count_nonzero(const at::Tensor& self, at::IntArrayRef dim) {
 void register_reduction_ops(Table& t) {
   t.add("sum.dim_IntList", Impl::prim, "sum", DEVPLUG_KERNEL(sum_fn));
   t.add("sum.IntList_out", Impl::prim, "sum", DEVPLUG_KERNEL(sum_out));
+  t.add("equal", Impl::bridge, "eq, all", DEVPLUG_KERNEL(equal));
+  t.add("nansum", Impl::bridge, "isnan, where, sum", DEVPLUG_KERNEL(nansum_fn));
+  t.add("nansum.out", Impl::bridge, "isnan, where, sum", DEVPLUG_KERNEL(nansum_out));
   t.add("prod", Impl::prim, "prod", DEVPLUG_KERNEL(prod_all));
   t.add("prod.dim_int", Impl::prim, "prod", DEVPLUG_KERNEL(prod_dim));
   t.add("prod.int_out", Impl::prim, "prod", DEVPLUG_KERNEL(prod_out));
@@ -417,6 +474,8 @@ void register_reduction_ops(Table& t) {
   t.add("amin.out", Impl::prim, "amin", DEVPLUG_KERNEL(extreme_out<DEVPLUG_OP_amin>));
   t.add("max", Impl::prim, "amax", DEVPLUG_KERNEL(extreme_all<DEVPLUG_OP_amax>));
   t.add("min", Impl::prim, "amin", DEVPLUG_KERNEL(extreme_all<DEVPLUG_OP_amin>));
+  t.add("max.unary_out", Impl::prim, "amax", DEVPLUG_KERNEL(extreme_all_out<DEVPLUG_OP_amax>));
+  t.add("min.unary_out", Impl::prim, "amin", DEVPLUG_KERNEL(extreme_all_out<DEVPLUG_OP_amin>));
   t.add("max.dim", Impl::prim, "amax, argmax",
         DEVPLUG_KERNEL(extreme_dim<DEVPLUG_OP_amax, DEVPLUG_OP_argmax>));
   t.add("max.dim_max", Impl::prim, "amax, argmax",

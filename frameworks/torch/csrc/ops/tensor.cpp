@@ -14,6 +14,7 @@
 #include <c10/core/DeviceGuard.h>
 
 #include "ops/ops.hpp"
+#include "ops/tensor.hpp"
 #include "pinned.hpp"
 
 namespace devplug::bridge {

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: Apache-2.0
+// Pointwise ops torch computes with a formula of other pointwise ops, composed in the bridge
+// from devplug prims with torch's CPU formula, step for step (in torch's opmath type for the
+// 16-bit floats, rounded once at the end): logaddexp, logaddexp2, xlogy, heaviside, frac,
+// round with decimals, rsub; and conj_physical, a copy for real tensors.
+#include <ATen/ExpandUtils.h>
+#include <ATen/Functions.h>
+#include <ATen/native/TypeProperties.h>
+
+#include <cmath>
+#include <limits>
+
+#include "ops/elementwise.hpp"
+#include "ops/ops.hpp"
+
+namespace devplug::bridge {
+namespace {
+
+// The shape of `a` and `b` broadcast, out resized to it, and the dtype to compute in.
+struct Binary {
+  Dev dev;
+  at::ScalarType result;
+  devplug_dtype_t compute;
+  DTensor a, b;
+};
+
+Binary floating_binary(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out, const char* what) {
+  Dev dev = Dev::of({&a, &b, &out});
+  at::ScalarType result = at::native::result_type(a, b);
+  if (c10::isIntegralType(result, /*includeBool=*/true)) result = default_float();
+  TORCH_CHECK(c10::isFloatingType(result), what, ": expected floating operands, got ", result);
+  check_can_cast(result, out);
+  prepare_out(out, at::infer_size(a.sizes(), b.sizes()));
+  const devplug_dtype_t compute = opmath(require_dtype(result, "the operands' common dtype"));
+  DTensor da = dev.cast(dev.operand(a, compute), compute);
+  DTensor db = dev.cast(dev.operand(b, compute), compute);
+  return {dev, result, compute, da, db};
+}
+
+// torch's CPU: a where a and b are the same infinity, else max(a, b) + log1p(exp(-|a - b|))
+// (exp2 and a factor 1/ln 2 for base 2). NaN in either gives NaN (maximum propagates it).
+at::Tensor& logaddexp_base_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out, bool base2) {
+  Binary op = floating_binary(self, other, out, base2 ? "logaddexp2" : "logaddexp");
+  if (out.numel() == 0) return out;
+  const Dev& dev = op.dev;
+  DTensor gap = dev.ew(DEVPLUG_OP_neg, {dev.ew(DEVPLUG_OP_abs, {dev.ew(DEVPLUG_OP_sub, {op.a, op.b})})});
+  DTensor tail = dev.ew(DEVPLUG_OP_log1p, {dev.ew(base2 ? DEVPLUG_OP_exp2 : DEVPLUG_OP_exp, {gap})});
+  if (base2) tail = dev.ew_scalar(DEVPLUG_OP_mul, tail, 1.0 / std::log(2.0));
+  DTensor sum = dev.ew(DEVPLUG_OP_add, {dev.ew(DEVPLUG_OP_maximum, {op.a, op.b}), tail});
+  DTensor same_infinity =
+      dev.ew(DEVPLUG_OP_bitwise_and, {dev.ew(DEVPLUG_OP_isinf, {op.a}), dev.ew(DEVPLUG_OP_eq, {op.a, op.b})});
+  dev.ew_into(DEVPLUG_OP_where, {same_infinity, op.a, sum}, view_of(out));
+  return out;
+}
+at::Tensor& logaddexp_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  return logaddexp_base_out(self, other, out, false);
+}
+at::Tensor& logaddexp2_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  return logaddexp_base_out(self, other, out, true);
+}
+
+// torch's CPU: NaN where y is NaN, else 0 where x is 0, else x * log(y).
+at::Tensor& xlogy_tensor_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Binary op = floating_binary(self, other, out, "xlogy");
+  if (out.numel() == 0) return out;
+  const Dev& dev = op.dev;
+  DTensor product = dev.ew(DEVPLUG_OP_mul, {op.a, dev.ew(DEVPLUG_OP_log, {op.b})});
+  DTensor zero = dev.scalar(op.compute, 0);
+  DTensor nan = dev.scalar(op.compute, std::numeric_limits<double>::quiet_NaN());
+  DTensor value = dev.ew(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_eq, {op.a, zero}), zero, product});
+  dev.ew_into(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_isnan, {op.b}), nan, value}, view_of(out));
+  return out;
+}
+at::Tensor xlogy_fn(const at::Tensor& self, const at::Tensor& other) {
+  Dev dev = Dev::of({&self, &other});
+  at::ScalarType result = at::native::result_type(self, other);
+  if (c10::isIntegralType(result, /*includeBool=*/true)) result = default_float();
+  at::Tensor out = new_like_broadcast(dev, {&self, &other}, result);
+  return xlogy_tensor_out(self, other, out);
+}
+at::Tensor& xlogy_tensor_(at::Tensor& self, const at::Tensor& other) {
+  const std::vector<int64_t> shape = at::infer_size(self.sizes(), other.sizes());
+  TORCH_CHECK(self.sizes().equals(shape), "output with shape ", self.sizes(),
+              " doesn't match the broadcast shape ", c10::IntArrayRef(shape));
+  return xlogy_tensor_out(self, other, self);
+}
+
+// torch's CPU: values where x is 0, else x > 0 (NaN > 0 is false); one dtype for both.
+at::Tensor& heaviside_out(const at::Tensor& self, const at::Tensor& values, at::Tensor& out) {
+  TORCH_CHECK(!self.is_complex() && !values.is_complex(),
+              "heaviside is not yet implemented for complex tensors.");
+  TORCH_CHECK(self.scalar_type() == values.scalar_type(),
+              "heaviside is not yet implemented for tensors with different dtypes.");
+  Dev dev = Dev::of({&self, &values, &out});
+  check_can_cast(self.scalar_type(), out);
+  prepare_out(out, at::infer_size(self.sizes(), values.sizes()));
+  if (out.numel() == 0) return out;
+  const devplug_dtype_t dtype = require_dtype(self.scalar_type(), "heaviside's input");
+  DTensor x = dev.operand(self, dtype), v = dev.operand(values, dtype);
+  DTensor zero = dev.scalar(dtype, 0);
+  DTensor positive = dev.cast(dev.ew(DEVPLUG_OP_gt, {x, zero}), dtype);
+  dev.ew_into(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_eq, {x, zero}), v, positive}, view_of(out));
+  return out;
+}
+
+// torch's CPU: x - trunc(x) (NaN for infinities).
+at::Tensor& frac_out(const at::Tensor& self, at::Tensor& out) {
+  TORCH_CHECK(c10::isFloatingType(self.scalar_type()), "\"frac_cpu\" not implemented for '",
+              self.scalar_type(), "'");
+  Dev dev = Dev::of({&self, &out});
+  check_can_cast(self.scalar_type(), out);
+  prepare_out(out, self.sizes());
+  if (self.numel() == 0) return out;
+  const devplug_dtype_t compute = opmath(require_dtype(self.scalar_type(), "frac's input"));
+  DTensor x = dev.cast(view_of(self), compute);
+  dev.ew_into(DEVPLUG_OP_sub, {x, dev.ew(DEVPLUG_OP_trunc, {x})}, view_of(out));
+  return out;
+}
+
+// torch's CPU: round-half-even of x * 10^d, divided by 10^d; for negative d, of x / 10^-d,
+// multiplied by 10^-d (in opmath; integers are returned as they are, as torch does for d >= 0).
+at::Tensor& round_decimals_out(const at::Tensor& self, int64_t decimals, at::Tensor& out) {
+  Dev dev = Dev::of({&self, &out});
+  check_can_cast(self.scalar_type(), out);
+  prepare_out(out, self.sizes());
+  if (self.numel() == 0) return out;
+  if (!c10::isFloatingType(self.scalar_type())) {
+    TORCH_CHECK(decimals == 0, "round_cpu not implemented for '", self.scalar_type(), "' with decimals != 0");
+    dev.copy(dev.cast(view_of(self), view_of(out).dtype()), view_of(out));
+    return out;
+  }
+  const devplug_dtype_t compute = opmath(require_dtype(self.scalar_type(), "round's input"));
+  const bool negative = decimals < 0;
+  const double ten_pow = std::pow(10.0, static_cast<double>(negative ? -decimals : decimals));
+  DTensor x = dev.cast(view_of(self), compute);
+  DTensor scale = dev.scalar(compute, ten_pow);  // 10^d rounded to the compute dtype, as torch does
+  DTensor scaled = dev.ew(negative ? DEVPLUG_OP_div : DEVPLUG_OP_mul, {x, scale});
+  dev.ew_into(negative ? DEVPLUG_OP_mul : DEVPLUG_OP_div, {dev.ew(DEVPLUG_OP_round, {scaled}), scale},
+              view_of(out));
+  return out;
+}
+at::Tensor round_decimals_fn(const at::Tensor& self, int64_t decimals) {
+  at::Tensor out = empty_like_torch(self, self.scalar_type());
+  return round_decimals_out(self, decimals, out);
+}
+at::Tensor& round_decimals_(at::Tensor& self, int64_t decimals) {
+  return round_decimals_out(self, decimals, self);
+}
+
+// conj_physical of a real tensor is a copy (devplug tensors are never complex).
+at::Tensor& conj_physical_out(const at::Tensor& self, at::Tensor& out) {
+  Dev dev = Dev::of({&self, &out});
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "Found dtype ", out.scalar_type(), " but expected ",
+              self.scalar_type());
+  prepare_out(out, self.sizes());
+  if (self.numel() > 0) dev.copy(view_of(self), view_of(out));
+  return out;
+}
+
+// rsub(self, other, alpha) is other - alpha * self: torch's sub with the operands swapped.
+at::Tensor rsub_tensor(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
+  return at::sub(other, self, alpha);
+}
+
+}  // namespace
+
+void register_pointwise_ops(Table& t) {
+  const auto B = Impl::bridge;
+  t.add("logaddexp.out", B, "sub, abs, neg, exp, log1p, maximum, add, isinf, eq, where",
+        DEVPLUG_KERNEL(logaddexp_out));
+  t.add("logaddexp2.out", B, "sub, abs, neg, exp2, log1p, mul, maximum, add, isinf, eq, where",
+        DEVPLUG_KERNEL(logaddexp2_out));
+  t.add("xlogy.OutTensor", B, "log, mul, eq, isnan, where", DEVPLUG_KERNEL(xlogy_tensor_out));
+  t.add("xlogy.Tensor", B, "log, mul, eq, isnan, where", DEVPLUG_KERNEL(xlogy_fn));
+  t.add("xlogy_.Tensor", B, "log, mul, eq, isnan, where", DEVPLUG_KERNEL(xlogy_tensor_));
+  t.add("heaviside.out", B, "eq, gt, where", DEVPLUG_KERNEL(heaviside_out));
+  t.add("frac.out", B, "trunc, sub", DEVPLUG_KERNEL(frac_out));
+  t.add("round.decimals_out", B, "mul, round, div", DEVPLUG_KERNEL(round_decimals_out));
+  t.add("round.decimals", B, "mul, round, div", DEVPLUG_KERNEL(round_decimals_fn));
+  t.add("round_.decimals", B, "mul, round, div", DEVPLUG_KERNEL(round_decimals_));
+  t.add("rsub.Tensor", B, "sub", DEVPLUG_KERNEL(rsub_tensor));
+  t.add("conj_physical.out", B, "copy_strided", DEVPLUG_KERNEL(conj_physical_out));
+}
+
+}  // namespace devplug::bridge
