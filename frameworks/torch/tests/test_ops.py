@@ -734,3 +734,32 @@ def test_equal_vdot_and_conj_physical_of_real_tensors(device, no_fallback):
     with pytest.raises(RuntimeError, match="Found dtype Double but expected Float"):
         torch.conj_physical(d, out=torch.empty(0, dtype=torch.float64, device=device))
 
+
+
+ELU_FAMILY = {
+    "elu": lambda x: torch.nn.functional.elu(x, alpha=0.7),
+    "elu_": lambda x: torch.nn.functional.elu(x.clone(), alpha=1.3, inplace=True),
+    "celu": lambda x: torch.nn.functional.celu(x, alpha=1.5),
+    "selu": lambda x: torch.nn.functional.selu(x),
+    "logsigmoid": lambda x: torch.nn.functional.logsigmoid(x),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("name", list(ELU_FAMILY))
+def test_elu_family_and_logsigmoid_with_backward(name, dtype, device, no_fallback):
+    """Forward on EDGE_VALUES (infinities and NaN included) and the gradient of random inputs,
+    against torch's CPU."""
+    if dtype not in torch.devplug.devices()[torch.device(device).index]["dtypes"]:
+        pytest.skip(f"{device} does not claim {dtype}")
+    fn = ELU_FAMILY[name]
+    edge = torch.tensor(EDGE_VALUES).to(dtype)
+    torch.testing.assert_close(fn(edge.to(device)).cpu(), fn(edge), equal_nan=True)
+    torch.manual_seed(0)
+    x = (torch.randn(4, 6) * 3).to(dtype)
+    grad = torch.randn(4, 6).to(dtype)
+    cpu = x.clone().requires_grad_()
+    dev = x.to(device).requires_grad_()
+    fn(cpu).backward(grad)
+    fn(dev).backward(grad.to(device))
+    torch.testing.assert_close(dev.grad.cpu(), cpu.grad)

@@ -4,6 +4,7 @@
 // call them, so a plugin's native kernel runs where it has one; the rest (threshold,
 // hardtanh, tanh's, softplus's and leaky_relu's backward) are composed in the bridge from
 // devplug's elementwise prims in the order of operations of torch's CPU kernels.
+#include <ATen/ExpandUtils.h>
 #include <ATen/Functions.h>
 #include <ATen/native/Resize.h>
 
@@ -234,6 +235,109 @@ at::Tensor softplus_backward(const at::Tensor& grad, const at::Tensor& self, con
   return softplus_backward_out(grad, self, beta, threshold, out);
 }
 
+// elu (and celu, selu through it): x * scale where x > 0, else expm1(x * input_scale) * alpha *
+// scale; the backward from the input, or from the result (is_result: selu's and celu's), with
+// torch's CPU formulas, in opmath.
+at::Tensor& elu_out(const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale,
+                    const at::Scalar& input_scale, at::Tensor& out) {
+  TORCH_CHECK(c10::isFloatingType(self.scalar_type()), "\"elu_cpu\" not implemented for '",
+              self.scalar_type(), "'");
+  Dev dev = Dev::of({&self, &out});
+  check_can_cast(self.scalar_type(), out);
+  prepare_out(out, self.sizes());
+  if (self.numel() == 0) return out;
+  const devplug_dtype_t c = opmath(view_of(self).dtype());
+  DTensor x = dev.cast(view_of(self), c);
+  DTensor neg = dev.ew(DEVPLUG_OP_mul,
+                       {dev.ew(DEVPLUG_OP_expm1, {dev.ew(DEVPLUG_OP_mul, {x, dev.scalar(c, input_scale)})}),
+                        dev.scalar(c, alpha.toDouble() * scale.toDouble())});
+  DTensor pos = dev.ew(DEVPLUG_OP_mul, {x, dev.scalar(c, scale)});
+  store(dev, dev.ew(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_le, {x, dev.scalar(c, 0)}), neg, pos}), out);
+  return out;
+}
+at::Tensor elu(const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale,
+               const at::Scalar& input_scale) {
+  at::Tensor out = empty_like_torch(self, self.scalar_type());
+  return elu_out(self, alpha, scale, input_scale, out);
+}
+at::Tensor& elu_(at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale,
+                 const at::Scalar& input_scale) {
+  return elu_out(self, alpha, scale, input_scale, self);
+}
+at::Tensor& elu_backward_out(const at::Tensor& grad, const at::Scalar& alpha, const at::Scalar& scale,
+                             const at::Scalar& input_scale, bool is_result, const at::Tensor& self_or_result,
+                             at::Tensor& grad_input) {
+  TORCH_CHECK(!is_result || alpha.toDouble() >= 0.0,
+              "In-place elu backward calculation is triggered with a negative slope which is not supported. "
+              "This is caused by calling in-place forward function with a negative slope, please call "
+              "out-of-place version instead.");
+  Dev dev = Dev::of({&grad, &self_or_result, &grad_input});
+  prepare_out(grad_input, at::infer_size(grad.sizes(), self_or_result.sizes()));
+  if (grad_input.numel() == 0) return grad_input;
+  const devplug_dtype_t c = opmath(view_of(self_or_result).dtype());
+  DTensor g = dev.cast(view_of(grad), c), b = dev.cast(view_of(self_or_result), c);
+  const double negcoef = alpha.toDouble() * scale.toDouble();
+  DTensor scaled = dev.ew(DEVPLUG_OP_mul, {g, dev.scalar(c, input_scale)});
+  DTensor neg =
+      is_result ? dev.ew(DEVPLUG_OP_mul, {scaled, dev.ew(DEVPLUG_OP_add, {b, dev.scalar(c, negcoef)})})
+                : dev.ew(DEVPLUG_OP_mul,
+                         {dev.ew(DEVPLUG_OP_mul, {scaled, dev.scalar(c, negcoef)}),
+                          dev.ew(DEVPLUG_OP_exp, {dev.ew(DEVPLUG_OP_mul, {b, dev.scalar(c, input_scale)})})});
+  DTensor pos = dev.ew(DEVPLUG_OP_mul, {g, dev.scalar(c, scale)});
+  store(dev, dev.ew(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_le, {b, dev.scalar(c, 0)}), neg, pos}), grad_input);
+  return grad_input;
+}
+at::Tensor elu_backward(const at::Tensor& grad, const at::Scalar& alpha, const at::Scalar& scale,
+                        const at::Scalar& input_scale, bool is_result, const at::Tensor& self_or_result) {
+  at::Tensor out = empty_like_torch(self_or_result, self_or_result.scalar_type());
+  return elu_backward_out(grad, alpha, scale, input_scale, is_result, self_or_result, out);
+}
+
+// log_sigmoid: min(x, 0) - log1p(exp(-|x|)); the buffer holds exp(-|x|), as torch's CPU
+// fills it. The backward recomputes it from x (a buffer may be empty, as CUDA's is).
+std::tuple<at::Tensor&, at::Tensor&> log_sigmoid_forward_out(const at::Tensor& self, at::Tensor& output,
+                                                             at::Tensor& buffer) {
+  TORCH_CHECK(c10::isFloatingType(self.scalar_type()), "\"log_sigmoid_forward_cpu\" not implemented for '",
+              self.scalar_type(), "'");
+  Dev dev = Dev::of({&self, &output, &buffer});
+  prepare_out(output, self.sizes());
+  prepare_out(buffer, self.sizes());
+  if (self.numel() == 0) return {output, buffer};
+  const devplug_dtype_t c = opmath(view_of(self).dtype());
+  DTensor x = dev.cast(view_of(self), c);
+  DTensor z = dev.ew(DEVPLUG_OP_exp, {dev.ew(DEVPLUG_OP_neg, {dev.ew(DEVPLUG_OP_abs, {x})})});
+  DTensor low = dev.ew(DEVPLUG_OP_minimum, {x, dev.scalar(c, 0)});
+  store(dev, dev.ew(DEVPLUG_OP_sub, {low, dev.ew(DEVPLUG_OP_log1p, {z})}), output);
+  store(dev, z, buffer);
+  return {output, buffer};
+}
+std::tuple<at::Tensor, at::Tensor> log_sigmoid_forward(const at::Tensor& self) {
+  at::Tensor output = empty_like_torch(self, self.scalar_type());
+  at::Tensor buffer = empty_like_torch(self, self.scalar_type());
+  log_sigmoid_forward_out(self, output, buffer);
+  return {output, buffer};
+}
+// torch's CPU: (x < 0 ? 1 - z / (1 + z) : z / (1 + z)) * grad.
+at::Tensor& log_sigmoid_backward_out(const at::Tensor& grad, const at::Tensor& self,
+                                     const at::Tensor& /*buffer*/, at::Tensor& grad_input) {
+  Dev dev = Dev::of({&grad, &self, &grad_input});
+  prepare_out(grad_input, at::infer_size(grad.sizes(), self.sizes()));
+  if (grad_input.numel() == 0) return grad_input;
+  const devplug_dtype_t c = opmath(view_of(self).dtype());
+  DTensor x = dev.cast(view_of(self), c), g = dev.cast(view_of(grad), c);
+  DTensor z = dev.ew(DEVPLUG_OP_exp, {dev.ew(DEVPLUG_OP_neg, {dev.ew(DEVPLUG_OP_abs, {x})})});
+  DTensor ratio = dev.ew(DEVPLUG_OP_div, {z, dev.ew(DEVPLUG_OP_add, {z, dev.scalar(c, 1)})});
+  DTensor negative = dev.ew(DEVPLUG_OP_lt, {x, dev.scalar(c, 0)});
+  DTensor slope =
+      dev.ew(DEVPLUG_OP_where, {negative, dev.ew(DEVPLUG_OP_sub, {dev.scalar(c, 1), ratio}), ratio});
+  store(dev, dev.ew(DEVPLUG_OP_mul, {slope, g}), grad_input);
+  return grad_input;
+}
+at::Tensor log_sigmoid_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& buffer) {
+  at::Tensor out = empty_like_torch(self, self.scalar_type());
+  return log_sigmoid_backward_out(grad, self, buffer, out);
+}
+
 // hardtanh: clamp to [min_val, max_val] in self's dtype; backward passes the gradient
 // strictly inside. As torch's hardtanh_out, the bounds of an integer tensor are truncated to
 // integers, so they do not promote it to float as clamp's would (relu6 of int64 is int64).
@@ -369,6 +473,18 @@ void register_activation_ops(Table& t) {
   t.add("softplus_backward", B, "mul, exp, add, div, gt, where", DEVPLUG_KERNEL(softplus_backward));
   t.add("softplus_backward.grad_input", B, "mul, exp, add, div, gt, where",
         DEVPLUG_KERNEL(softplus_backward_out));
+  t.add("elu", B, "mul, expm1, le, where", DEVPLUG_KERNEL(elu));
+  t.add("elu_", B, "mul, expm1, le, where", DEVPLUG_KERNEL(elu_));
+  t.add("elu.out", B, "mul, expm1, le, where", DEVPLUG_KERNEL(elu_out));
+  t.add("elu_backward", B, "mul, add, exp, le, where", DEVPLUG_KERNEL(elu_backward));
+  t.add("elu_backward.grad_input", B, "mul, add, exp, le, where", DEVPLUG_KERNEL(elu_backward_out));
+  t.add("log_sigmoid_forward", B, "abs, neg, exp, minimum, log1p, sub", DEVPLUG_KERNEL(log_sigmoid_forward));
+  t.add("log_sigmoid_forward.output", B, "abs, neg, exp, minimum, log1p, sub",
+        DEVPLUG_KERNEL(log_sigmoid_forward_out));
+  t.add("log_sigmoid_backward", B, "abs, neg, exp, add, div, sub, lt, where, mul",
+        DEVPLUG_KERNEL(log_sigmoid_backward));
+  t.add("log_sigmoid_backward.grad_input", B, "abs, neg, exp, add, div, sub, lt, where, mul",
+        DEVPLUG_KERNEL(log_sigmoid_backward_out));
   t.add("hardtanh", C, "clamp", DEVPLUG_KERNEL(hardtanh));
   t.add("hardtanh_", C, "clamp", DEVPLUG_KERNEL(hardtanh_));
   t.add("hardtanh.out", C, "clamp", DEVPLUG_KERNEL(hardtanh_out));
