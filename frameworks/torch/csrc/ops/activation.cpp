@@ -293,6 +293,11 @@ at::Tensor elu_backward(const at::Tensor& grad, const at::Scalar& alpha, const a
   return elu_backward_out(grad, alpha, scale, input_scale, is_result, self_or_result, out);
 }
 
+// exp(-|x|), what log_sigmoid and its backward are written in.
+DTensor exp_neg_abs(const Dev& dev, const DTensor& x) {
+  return dev.ew(DEVPLUG_OP_exp, {dev.ew(DEVPLUG_OP_neg, {dev.ew(DEVPLUG_OP_abs, {x})})});
+}
+
 // log_sigmoid: min(x, 0) - log1p(exp(-|x|)); the buffer holds exp(-|x|), as torch's CPU
 // fills it. The backward recomputes it from x (a buffer may be empty, as CUDA's is).
 std::tuple<at::Tensor&, at::Tensor&> log_sigmoid_forward_out(const at::Tensor& self, at::Tensor& output,
@@ -305,7 +310,7 @@ std::tuple<at::Tensor&, at::Tensor&> log_sigmoid_forward_out(const at::Tensor& s
   if (self.numel() == 0) return {output, buffer};
   const devplug_dtype_t c = opmath(view_of(self).dtype());
   DTensor x = dev.cast(view_of(self), c);
-  DTensor z = dev.ew(DEVPLUG_OP_exp, {dev.ew(DEVPLUG_OP_neg, {dev.ew(DEVPLUG_OP_abs, {x})})});
+  DTensor z = exp_neg_abs(dev, x);
   DTensor low = dev.ew(DEVPLUG_OP_minimum, {x, dev.scalar(c, 0)});
   store(dev, dev.ew(DEVPLUG_OP_sub, {low, dev.ew(DEVPLUG_OP_log1p, {z})}), output);
   store(dev, z, buffer);
@@ -325,7 +330,7 @@ at::Tensor& log_sigmoid_backward_out(const at::Tensor& grad, const at::Tensor& s
   if (grad_input.numel() == 0) return grad_input;
   const devplug_dtype_t c = opmath(view_of(self).dtype());
   DTensor x = dev.cast(view_of(self), c), g = dev.cast(view_of(grad), c);
-  DTensor z = dev.ew(DEVPLUG_OP_exp, {dev.ew(DEVPLUG_OP_neg, {dev.ew(DEVPLUG_OP_abs, {x})})});
+  DTensor z = exp_neg_abs(dev, x);
   DTensor ratio = dev.ew(DEVPLUG_OP_div, {z, dev.ew(DEVPLUG_OP_add, {z, dev.scalar(c, 1)})});
   DTensor negative = dev.ew(DEVPLUG_OP_lt, {x, dev.scalar(c, 0)});
   DTensor slope =

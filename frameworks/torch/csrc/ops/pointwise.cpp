@@ -24,10 +24,15 @@ struct Binary {
   DTensor a, b;
 };
 
+// torch's result dtype of a floating binary op: integers and bools promote to the default float.
+at::ScalarType floating_result(const at::Tensor& a, const at::Tensor& b) {
+  const at::ScalarType result = at::native::result_type(a, b);
+  return c10::isIntegralType(result, /*includeBool=*/true) ? default_float() : result;
+}
+
 Binary floating_binary(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out, const char* what) {
   Dev dev = Dev::of({&a, &b, &out});
-  at::ScalarType result = at::native::result_type(a, b);
-  if (c10::isIntegralType(result, /*includeBool=*/true)) result = default_float();
+  const at::ScalarType result = floating_result(a, b);
   TORCH_CHECK(c10::isFloatingType(result), what, ": expected floating operands, got ", result);
   check_can_cast(result, out);
   prepare_out(out, at::infer_size(a.sizes(), b.sizes()));
@@ -73,9 +78,7 @@ at::Tensor& xlogy_tensor_out(const at::Tensor& self, const at::Tensor& other, at
 }
 at::Tensor xlogy_fn(const at::Tensor& self, const at::Tensor& other) {
   Dev dev = Dev::of({&self, &other});
-  at::ScalarType result = at::native::result_type(self, other);
-  if (c10::isIntegralType(result, /*includeBool=*/true)) result = default_float();
-  at::Tensor out = new_like_broadcast(dev, {&self, &other}, result);
+  at::Tensor out = new_like_broadcast(dev, {&self, &other}, floating_result(self, other));
   return xlogy_tensor_out(self, other, out);
 }
 at::Tensor& xlogy_tensor_(at::Tensor& self, const at::Tensor& other) {

@@ -68,23 +68,23 @@ bool equal(const at::Tensor& self, const at::Tensor& other) {
   return at::eq(self, other).all().item<bool>();
 }
 
-// nansum: sum with NaN read as 0 (integers have no NaN: their sum).
-at::Tensor& nansum_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
-                       std::optional<at::ScalarType> dtype, at::Tensor& out) {
+// nansum: sum of the input with NaN read as 0 (integers have no NaN: their sum).
+at::Tensor nan_as_zero(const at::Tensor& self) {
   TORCH_CHECK(!c10::isComplexType(self.scalar_type()), "nansum does not support complex inputs");
-  if (!c10::isFloatingType(self.scalar_type())) return sum_out(self, dim, keepdim, dtype, out);
-  Dev dev = Dev::of({&self, &out});
+  if (!c10::isFloatingType(self.scalar_type())) return self;
+  Dev dev = Dev::of(self);
   at::Tensor clean = empty_torch(dev, self.sizes(), self.scalar_type());
   const DTensor x = view_of(self);
   dev.ew_into(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_isnan, {x}), dev.scalar(x.dtype(), 0), x}, view_of(clean));
-  return sum_out(clean, dim, keepdim, dtype, out);
+  return clean;
+}
+at::Tensor& nansum_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                       std::optional<at::ScalarType> dtype, at::Tensor& out) {
+  return sum_out(nan_as_zero(self), dim, keepdim, dtype, out);
 }
 at::Tensor nansum_fn(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
                      std::optional<at::ScalarType> dtype) {
-  Dev dev = Dev::of(self);
-  at::Tensor out =
-      empty_torch(dev, reduced_shape(self.sizes(), mask_of(self, dim), keepdim), sum_dtype(self, dtype));
-  return nansum_out(self, dim, keepdim, dtype, out);
+  return sum_fn(nan_as_zero(self), dim, keepdim, dtype);
 }
 
 at::Tensor& prod_out(const at::Tensor& self, int64_t dim, bool keepdim, std::optional<at::ScalarType> dtype,
