@@ -17,6 +17,22 @@ devplug_stream_t& stream_or_default(devplug_stream_t* stream, devplug_device_t& 
 
 }  // namespace
 
+namespace devplug::detail {
+
+void* host_address(const devplug_tensor_t& tensor) {
+  const devplug_plugin_t& plugin = tensor.plugin();
+  if (plugin.host_address == nullptr)
+    throw Error(DEVPLUG_CODE_UNIMPLEMENTED,
+                "plugin " + plugin.name + " gives no host addresses (it offers no host_address extension)");
+  void* base = nullptr;
+  check_plugin(plugin, plugin.host_address->buffer_host_address(tensor.storage->buffer, &base),
+               "buffer_host_address");
+  return static_cast<unsigned char*>(base) +
+         static_cast<uint64_t>(tensor.layout.offset) * devplug_dtype_size(tensor.layout.dtype);
+}
+
+}  // namespace devplug::detail
+
 extern "C" {
 
 DEVPLUG_API devplug_error_t* devplug_tensor_create(devplug_device_t* device, devplug_dtype_t dtype,
@@ -116,15 +132,7 @@ DEVPLUG_API devplug_error_t* devplug_tensor_host_address(const devplug_tensor_t*
     require_not_null(out_address, "out_address");
     *out_address = nullptr;
     require_handle(tensor, "tensor");
-    const devplug_plugin_t& plugin = tensor->plugin();
-    if (plugin.host_address == nullptr)
-      throw Error(DEVPLUG_CODE_UNIMPLEMENTED,
-                  "plugin " + plugin.name + " gives no host addresses (it offers no host_address extension)");
-    void* base = nullptr;
-    check_plugin(plugin, plugin.host_address->buffer_host_address(tensor->storage->buffer, &base),
-                 "buffer_host_address");
-    *out_address = static_cast<unsigned char*>(base) +
-                   static_cast<uint64_t>(tensor->layout.offset) * devplug_dtype_size(tensor->layout.dtype);
+    *out_address = host_address(*tensor);
   });
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "api_guard.hpp"
+#include "dlpack.hpp"
 #include "host_memory.hpp"
 #include "plugin_record.hpp"
 #include "stream_event.hpp"
@@ -53,6 +54,7 @@ void devplug_device_t::synchronize() {
 
 void devplug_device_t::shut_down() noexcept {
   devplug_device_handle_t* handle = native.load(std::memory_order_acquire);
+  forget_dlpack_exports(*this);
   {
     std::lock_guard<std::mutex> lock(tensors_mutex);
     while (devplug_tensor_t* t = tensors.head()) {

@@ -59,6 +59,10 @@ void release_tensor(devplug_tensor_t* tensor) noexcept;
 // device's tensors_mutex and has unlinked it).
 void release_unlinked_tensor(devplug_tensor_t* tensor) noexcept;
 
+// The host address of the tensor's first element (devplug_tensor_host_address). Throws
+// UNIMPLEMENTED without the plugin's host_address extension, or the plugin's error.
+void* host_address(const devplug_tensor_t& tensor);
+
 // Owns one tensor and releases it at scope exit.
 struct TensorReleaser {
   void operator()(devplug_tensor_t* t) const noexcept { release_tensor(t); }

@@ -497,6 +497,53 @@ DEVPLUG_API devplug_error_t* devplug_tensor_as_strided_dtype(const devplug_tenso
                                                              int64_t storage_offset,
                                                              devplug_tensor_t** out_view);
 
+/* ---- DLPack ------------------------------------------------------------------------- */
+
+/* DLPack 1.x's versioned managed tensor, as <dlpack/dlpack.h> (DLPack 1.0 or later)
+ * defines it; these functions only pass pointers to it. */
+struct DLManagedTensorVersioned;
+
+/* devplug_tensor_to_dlpack: set DLPACK_FLAG_BITMASK_READ_ONLY on the export. */
+#define DEVPLUG_DLPACK_READ_ONLY 1u
+/* devplug_tensor_to_dlpack: export host memory ({kDLCPU, 0}) that any DLPack consumer reads. */
+#define DEVPLUG_DLPACK_HOST 2u
+
+/* Exports `tensor` as a DLPack 1.0 versioned managed tensor that shares its storage: the
+ * managed tensor holds a view of it until its deleter is called (once, by its consumer, from
+ * any thread; after the context is destroyed the deleter frees only the managed tensor).
+ * `dl_tensor` has the tensor's shape, its strides in elements (always given) and its dtype:
+ * kDLBool 8 for bool, kDLUInt 8, kDLInt 8 to 64, kDLFloat 16 to 64 and kDLBfloat 16, lanes 1.
+ * Two forms:
+ *  - by default, device {kDLExtDev, the device's index in its context}, `data` the storage's
+ *    plugin buffer handle and `byte_offset` the tensor's offset in bytes: an address only
+ *    devplug understands, for carrying a tensor through DLPack-speaking code and back in with
+ *    devplug_tensor_from_dlpack;
+ *  - with DEVPLUG_DLPACK_HOST, for a device whose memory is host memory (see
+ *    devplug_tensor_host_address): the device is synchronized first, then device
+ *    {kDLCPU, 0}, `data` the tensor's host address and `byte_offset` 0, which numpy or torch
+ *    read (and write, unless read-only) without a copy. Enqueue no work that writes the
+ *    tensor while a consumer reads it.
+ * Errors: INVALID_ARGUMENT for NULL `out_managed`, a bad `tensor` or unknown bits in
+ * `flags`; with DEVPLUG_DLPACK_HOST, those of devplug_tensor_host_address, then an error of
+ * the device's work. */
+DEVPLUG_API devplug_error_t* devplug_tensor_to_dlpack(const devplug_tensor_t* tensor, uint32_t flags,
+                                                      struct DLManagedTensorVersioned** out_managed);
+/* Imports a managed tensor devplug_tensor_to_dlpack made (in either form, and with the
+ * dtype, shape, strides, `data` and `byte_offset` a consumer may have changed) as a new
+ * tensor: a view of the exported tensor's storage, on its device, whose first element is at
+ * (`data` + `byte_offset`) and whose elements must all lie inside the storage. On success
+ * the import consumes `managed` (its deleter has been called); on error the caller still
+ * owns it.
+ * Errors: INVALID_ARGUMENT for NULL `managed` or `out_tensor`; a major version other than 1;
+ * a managed tensor another producer made (devplug cannot address its memory: copy it in with
+ * devplug_tensor_copy_from_host); one whose device's context was destroyed; the read-only
+ * flag (devplug tensors are writable); a device other than the export's; a dtype devplug
+ * lacks, or lanes other than 1; an `ndim` outside [0, DEVPLUG_MAX_RANK]; NULL `shape` with
+ * an `ndim` above 0; a negative dim; a first element before the storage or not on an element
+ * boundary; an element outside the storage. */
+DEVPLUG_API devplug_error_t* devplug_tensor_from_dlpack(struct DLManagedTensorVersioned* managed,
+                                                        devplug_tensor_t** out_tensor);
+
 /* ---- ops ----------------------------------------------------------------------------- */
 
 /* Runs `op` exactly as ops.def defines it: strict shapes and dtypes, outputs given.
