@@ -290,10 +290,34 @@ DTensor Dev::matmul(const DTensor& a, const DTensor& b) const {
   out_shape.push_back(sa[sa.size() - 2]);
   out_shape.push_back(sb.back());
   DTensor out = empty(a.dtype(), out_shape);
-  devplug_matmul_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  call(DEVPLUG_OP_matmul, {ea, eb}, {out}, &attrs);
+  if (!integer_matmul_dtype(a.dtype())) {
+    devplug_matmul_attrs_t attrs{};
+    attrs.struct_size = sizeof(attrs);
+    call(DEVPLUG_OP_matmul, {ea, eb}, {out}, &attrs);
+    return out;
+  }
+  // Integer matrices, which the matmul prim does not take: each block of rows as one
+  // broadcast product [.., m, k, n] summed over k, exact and wrapping in the dtype as torch's
+  // CPU does (the product and the sum wrap modulo 2^bits, so the order does not matter).
+  // Blocks keep the product near 2^24 elements.
+  const int32_t rank = static_cast<int32_t>(out_shape.size());
+  const int64_t m = sa[sa.size() - 2];
+  int64_t per_row = 1;
+  for (size_t d = 0; d < batch.size(); ++d) per_row *= batch[d];
+  per_row *= sa.back() * sb.back();
+  const int64_t rows = std::max<int64_t>(1, (int64_t{1} << 24) / std::max<int64_t>(1, per_row));
+  const DTensor eb_rows = eb.unsqueeze(rank - 2);  // [.., 1, k, n]
+  for (int64_t r0 = 0; r0 < m; r0 += rows) {
+    const int64_t r1 = std::min(m, r0 + rows);
+    const DTensor block = ea.slice(rank - 2, r0, r1).unsqueeze(rank);  // [.., rows, k, 1]
+    const DTensor product = ew(DEVPLUG_OP_mul, {block, eb_rows});      // [.., rows, k, n]
+    reduce_into(DEVPLUG_OP_sum, product, 1u << (rank - 1), out.slice(rank - 2, r0, r1).unsqueeze(rank - 1));
+  }
   return out;
+}
+
+bool integer_matmul_dtype(devplug_dtype_t dtype) {
+  return (DEVPLUG_DTYPES_INT & DEVPLUG_DTYPE_BIT(dtype)) != 0;
 }
 
 uint32_t dims_mask(at::IntArrayRef dims, int64_t rank, bool empty_means_all) {
@@ -365,6 +389,12 @@ bool op_allows(devplug_op_t op, at::ScalarType dtype) {
 
 void fallback_unless_allowed(devplug_op_t op, at::ScalarType dtype) {
   if (!op_allows(op, dtype)) throw OnCpu{};
+}
+
+void fallback_unless_matmul(at::ScalarType dtype) {
+  const std::optional<devplug_dtype_t> d = devplug_dtype(dtype);
+  if (d.has_value() && integer_matmul_dtype(*d)) return;
+  fallback_unless_allowed(DEVPLUG_OP_matmul, dtype);
 }
 
 at::ScalarType default_float() { return c10::typeMetaToScalarType(c10::get_default_dtype()); }

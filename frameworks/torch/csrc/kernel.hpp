@@ -127,6 +127,8 @@ class Dev {
   void reduce_into(devplug_op_t op, const DTensor& x, uint32_t mask, const DTensor& out,
                    double correction = 0) const;
 
+  // a @ b with batch dims broadcast: the matmul prim, or for integer dtypes (which it does
+  // not take) products summed on the device, exact and wrapping as torch's CPU does.
   DTensor matmul(const DTensor& a, const DTensor& b) const;
 
  private:
@@ -163,6 +165,11 @@ at::Tensor wrap_scalar(const c10::Scalar& s);
 devplug_dtype_t opmath(devplug_dtype_t dtype);
 // Whether devplug op `op` allows `dtype` (its dtype set in ops.def).
 bool op_allows(devplug_op_t op, at::ScalarType dtype);
+// Whether Dev::matmul takes `dtype` through its integer path (products summed on the device).
+bool integer_matmul_dtype(devplug_dtype_t dtype);
+// fallback_unless_allowed for the matmul family: the dtypes of the matmul prim and the
+// integer dtypes Dev::matmul sums itself.
+void fallback_unless_matmul(at::ScalarType dtype);
 // Leaves the call to torch's CPU (throws OnCpu, fallback.hpp) unless devplug op `op`
 // allows `dtype`. Call it before the kernel writes anything.
 void fallback_unless_allowed(devplug_op_t op, at::ScalarType dtype);

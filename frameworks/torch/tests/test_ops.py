@@ -459,6 +459,88 @@ def test_reductions_over_the_dims_of_a_0_dim_tensor(name, device, no_fallback):
         fn(torch.tensor(1.75).to(device), 1, False)
 
 
+def special_values(*shape, seed=0, scale=3.0):
+    x = randn(*shape, seed=seed) * scale
+    x.view(-1)[:5] = torch.tensor([0.0, float("nan"), float("inf"), -float("inf"), -0.0])
+    return x
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.float16], ids=str)
+def test_pointwise_formulas_on_the_device(dtype, device, no_fallback):
+    # torch's CPU formulas composed from prims: zeros, NaN and infinities included.
+    x, y = special_values(4, 5).to(dtype), special_values(4, 5, seed=1).to(dtype)
+    tol = {"rtol": 1e-2, "atol": 1e-2} if dtype in (torch.bfloat16, torch.float16) else {}
+    check(torch.sinc, x, device=device, **tol)
+    check(torch.special.entr, x, device=device, **tol)
+    check(torch.special.xlog1py, x, y.abs(), device=device, **tol)
+    check(torch.special.xlog1py, x, y, device=device, **tol)                # y < -1: NaN
+    check(torch.nan_to_num, x, device=device)
+    check(lambda t: torch.nan_to_num(t, nan=1.5, posinf=2.0, neginf=-3.0), x, device=device)
+    check(lambda t: t.clone().nan_to_num_(posinf=7.0), x.t(), device=device)
+    check(lambda t: torch.mvlgamma(t, 3), x.abs() + 1.5, device=device, **tol)
+    check(lambda t: torch.mvlgamma(t, 2, out=torch.empty(0, dtype=t.dtype, device=t.device)), x.abs() + 1, device=device,
+          **tol)
+
+
+def test_pointwise_formulas_of_integers_and_their_errors(device, no_fallback):
+    i = torch.arange(-4, 8).reshape(3, 4)
+    check(torch.sinc, i, device=device)                                    # promoted to float32
+    check(torch.special.entr, i, device=device)
+    check(torch.nan_to_num, i, device=device)                              # a copy
+    with pytest.raises(RuntimeError, match="nan_to_num: dtype of out"):
+        torch.nan_to_num(torch.ones(3, device=device), out=torch.empty(3, dtype=torch.float64, device=device))
+    check(lambda t: torch.mvlgamma(t, 2), torch.zeros(3), device=device)  # below (p - 1) / 2: Inf, as torch
+
+
+def test_aminmax_narrow_copy_and_channel_shuffle_on_the_device(device, no_fallback):
+    x = randn(3, 4, 5)
+    check(torch.aminmax, x, device=device)
+    check(lambda t: torch.aminmax(t, dim=1), x, device=device)
+    check(lambda t: torch.aminmax(t, dim=-1, keepdim=True), x.transpose(0, 2), device=device)
+    check(lambda t: torch.aminmax(t, keepdim=True), x, device=device)
+    check(lambda t: torch.aminmax(t, dim=0), torch.tensor(2.5), device=device)  # a 0-dim tensor
+    check(lambda t: torch.aminmax(t, dim=1), torch.arange(12, dtype=torch.int16).reshape(3, 4), device=device)
+    with pytest.raises(RuntimeError, match="cannot compute aminmax over an empty dimension"):
+        torch.aminmax(torch.ones(0, 3, device=device))
+    for out in ({}, {"out": (torch.empty(0, device=device), torch.empty(0, device=device))}):
+        with pytest.raises(IndexError, match=r"aminmax: Expected reduction dim 0 to have non-zero size"):
+            torch.aminmax(torch.ones(0, 3, device=device), dim=0, **out)
+    check(lambda t: torch.narrow_copy(t, 1, 1, 2), x, device=device)
+    check(lambda t: torch.narrow_copy(t, -1, -3, 3), x.transpose(1, 2), device=device)
+    with pytest.raises(IndexError, match="start out of range"):
+        torch.narrow_copy(x.to(device), 0, 7, 1)
+    check(lambda t: torch.nn.functional.channel_shuffle(t, 2), randn(2, 6, 3, 2), device=device)
+    check(lambda t: torch.nn.functional.channel_shuffle(t, 3), randn(2, 6, 4).transpose(1, 2).transpose(1, 2),
+          device=device)
+    with pytest.raises(RuntimeError, match="divisible by groups"):
+        torch.nn.functional.channel_shuffle(randn(2, 6, 3).to(device), 4)
+
+
+def test_index_fill_on_the_device(device, no_fallback):
+    x = randn(3, 4, 5)
+    at = lambda t, *i: torch.tensor(i if len(i) != 1 else i[0]).to(t.device)  # noqa: E731
+    check(lambda t: t.clone().index_fill_(1, at(t, 0, -1, 2), -2.5), x, device=device)
+    check(lambda t: t.index_fill(0, at(t, 2), torch.tensor(7.0)), x, device=device)  # 0-dim index and value
+    check(lambda t: t.index_fill(2, at(t, 4, 4, 0), torch.tensor(1.5).to(t.device)), x, device=device)
+    check(lambda t: t.index_fill(-1, at(t, 1), True), torch.zeros(2, 3, dtype=torch.bool), device=device)
+    check(lambda t: t.index_fill(0, at(t, -1), 4), torch.tensor(1), device=device)  # a 0-dim self
+
+    def through_a_view(t):
+        t = t.clone()
+        t.t()[1:].index_fill_(0, at(t, 0, 2), -1.0)
+        return t
+    check(through_a_view, randn(4, 5), device=device)
+    d = x.to(device)
+    with pytest.raises(IndexError, match="index out of range"):
+        d.index_fill(1, at(d, 4), 0.0)
+    with pytest.raises(IndexError, match="index out of range"):
+        d.index_fill(1, at(d, -5), 0.0)
+    with pytest.raises(IndexError, match="Expected dtype int64 for index"):
+        d.index_fill(1, at(d, 1).int(), 0.0)
+    with pytest.raises(RuntimeError, match="0-dimensional value tensor"):
+        d.index_fill(1, at(d, 1), torch.ones(2, device=device))
+
+
 def test_nanmean_over_the_dims_of_a_0_dim_tensor(device):
     # nanmean is nansum (no devplug kernel: the CPU fallback) divided by a device count.
     for dim in (0, -1):
@@ -479,22 +561,11 @@ def ran_on_the_cpu(op, fn, *inputs, device):
             fn(*[x.to(device) if isinstance(x, torch.Tensor) else x for x in inputs])
 
 
-I_34, I_45 = torch.arange(12).reshape(3, 4) - 5, torch.arange(20).reshape(4, 5) % 7
 B_23 = torch.tensor([[True, False, True], [False, False, True]])
 INDEX_23 = torch.tensor([[0, 1, 0], [1, 0, 1]])
 
 # A dtype the device op does not allow (ops.def's dtype set): torch's CPU runs the call.
 CPU_DTYPES = {
-    "mm_int": ("aten::mm", torch.mm, I_34, I_45),
-    "matmul_int": ("aten::mm", torch.matmul, I_34, I_45),
-    "bmm_int": ("aten::bmm", torch.bmm, I_34.expand(2, 3, 4), I_45.expand(2, 4, 5)),
-    "mv_int": ("addmv", torch.mv, I_34, torch.arange(4)),
-    "matmul_3d_1d_int": ("addmv", torch.matmul, I_34.expand(2, 3, 4).contiguous(), torch.arange(4)),
-    "dot_int": ("aten::dot", torch.dot, torch.arange(5), torch.arange(5) - 2),
-    "addmv_int": ("addmv", torch.addmv, torch.arange(3), I_34, torch.arange(4)),
-    "addmm_int": ("addmm", lambda z, x, y: torch.addmm(z, x, y, beta=2, alpha=3), torch.arange(5), I_34, I_45),
-    "baddbmm_int": ("baddbmm", torch.baddbmm, torch.ones(2, 3, 5, dtype=torch.long), I_34.expand(2, 3, 4),
-                    I_45.expand(2, 4, 5)),
     "conv2d_int": ("convolution", lambda x, w: F.conv2d(x, w, padding=1),
                    torch.arange(32).reshape(1, 2, 4, 4) % 5, torch.arange(24).reshape(3, 2, 2, 2) % 3 - 1),
     "conv1d_int": ("convolution", F.conv1d, torch.arange(16).reshape(1, 2, 8), torch.ones(3, 2, 2, dtype=torch.long)),
@@ -520,6 +591,44 @@ def test_dtypes_the_device_op_does_not_allow_run_on_the_cpu(name, device):
     ran_on_the_cpu(op, fn, *inputs, device=device)
 
 
+INT_DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES, ids=str)
+def test_integer_matmul_family_on_the_device(dtype, device, no_fallback):
+    # The matmul prim takes no integers: products summed on the device, wrapping in the dtype
+    # exactly as torch's CPU does (values near the dtype's range make the 8- and 16-bit ones wrap).
+    def ints(*shape, seed):
+        return torch.randint(-100, 100, shape, generator=torch.Generator().manual_seed(seed)).to(dtype)
+    a, b = ints(3, 4, seed=1), ints(4, 5, seed=2)
+    check(torch.mm, a, b, device=device)
+    check(torch.matmul, a.t(), ints(3, 2, seed=3)[:, ::1], device=device)        # a transposed operand
+    check(torch.bmm, ints(2, 3, 4, seed=4), ints(2, 4, 5, seed=5), device=device)
+    check(torch.matmul, ints(2, 3, 4, seed=6), ints(4, 5, seed=7), device=device)  # broadcast batch
+    check(torch.mv, a, ints(4, seed=8), device=device)
+    check(torch.matmul, ints(2, 3, 4, seed=9), ints(4, seed=10), device=device)
+    check(torch.dot, ints(7, seed=11), ints(7, seed=12), device=device)
+    check(lambda z, x, y: torch.addmv(z, x, y, beta=2, alpha=3), ints(3, seed=13), a, ints(4, seed=14), device=device)
+    check(lambda z, x, y: torch.addmm(z, x, y, beta=2, alpha=3), ints(5, seed=15), a, b, device=device)
+    check(torch.baddbmm, ints(2, 3, 5, seed=16), ints(2, 3, 4, seed=17), ints(2, 4, 5, seed=18), device=device)
+    check(torch.mm, ints(0, 4, seed=19), ints(4, 5, seed=20), device=device)      # empty
+    check(torch.mm, ints(3, 0, seed=21), ints(0, 5, seed=22), device=device)      # k = 0: zeros
+
+    def addmm_(z, x, y):
+        z = z.clone()
+        z[:, 1:].addmm_(x, y)
+        return z
+    check(addmm_, ints(3, 6, seed=23), a, b, device=device)
+
+
+def test_integer_matmul_in_blocks_of_rows(device, no_fallback):
+    # [300, 200] x [200, 300]: 18M products, summed in two blocks of rows.
+    g = torch.Generator().manual_seed(0)
+    a = torch.randint(-128, 128, (300, 200), generator=g, dtype=torch.int8)
+    b = torch.randint(-128, 128, (200, 300), generator=g, dtype=torch.int8)
+    check(torch.mm, a, b, device=device)
+
+
 def test_in_place_calls_on_the_cpu_write_through_views(device):
     def index_add_(x, s):
         x = x.clone()
@@ -531,11 +640,6 @@ def test_in_place_calls_on_the_cpu_write_through_views(device):
         x.t()[1:, :3].scatter_add_(0, INDEX_23.to(x.device), s)
         return x
     ran_on_the_cpu("scatter_add_", scatter_add_, torch.zeros(4, 5, dtype=torch.bool), B_23, device=device)
-    def addmm_(z, x, y):
-        z = z.clone()
-        z[:, 1:].addmm_(x, y)
-        return z
-    ran_on_the_cpu("addmm_", addmm_, torch.ones(3, 6, dtype=torch.long), I_34, I_45, device=device)
 
 
 def test_a_dtype_torch_refuses_gives_torchs_error(device):

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Indexing: index_select, gather, scatter, scatter_add and index_add on the devplug index
-// prims; torch's advanced indexing (x[idx], x[mask], x[idx] = v, x[idx] += v) by turning
+// Indexing: index_select, gather, scatter, scatter_add, index_add and index_fill_ on the
+// devplug index prims; torch's advanced indexing (x[idx], x[mask], x[idx] = v, x[idx] += v) by turning
 // the indexed dims into one linear index over them; nonzero and masked_select by a running
 // count of the mask; embedding and its backward on devplug's composites.
 //
@@ -88,6 +88,54 @@ at::Tensor& gather_out(const at::Tensor& self, int64_t dim, const at::Tensor& in
 at::Tensor gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, bool sparse_grad) {
   at::Tensor out = empty_torch(Dev::of(self), index.sizes(), self.scalar_type());
   return gather_out(self, dim, index, sparse_grad, out);
+}
+
+// ---- index_fill_ ------------------------------------------------------------------------------
+
+// self[.., index[k], ..] = value along dim (negative indices count from the end): a mask of
+// the dim's positions scattered on the device, then `where` over self in place. `value` is a
+// 0-dim devplug tensor of self's dtype.
+at::Tensor& index_fill_with(at::Tensor& self, int64_t dim, const at::Tensor& index, const DTensor& value) {
+  Dev dev = Dev::of({&self, &index});
+  TORCH_CHECK_INDEX(index.scalar_type() == at::kLong, "index_fill_(): Expected dtype int64 for index.");
+  const int64_t d = c10::maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  TORCH_CHECK(index.dim() <= 1, "Index has to be a vector/scalar");
+  if (self.numel() == 0 || index.numel() == 0) return self;
+  const int64_t size = self.dim() > 0 ? self.size(d) : 1;
+  DTensor idx = at_least_1d(dev.operand(index));
+  check_bounds(dev, idx, size, "index_fill_()", -size);
+  DTensor negative = dev.ew(DEVPLUG_OP_lt, {idx, dev.scalar(DEVPLUG_DTYPE_INT64, 0)});
+  DTensor wrapped = dev.ew(DEVPLUG_OP_where, {negative, dev.ew_scalar(DEVPLUG_OP_add, idx, size), idx});
+  devplug_dim_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.dim = 0;
+  DTensor mask = dev.empty(DEVPLUG_DTYPE_BOOL, {size});
+  dev.call(
+      DEVPLUG_OP_scatter,
+      {dev.full(DEVPLUG_DTYPE_BOOL, {size}, false), wrapped, dev.full(DEVPLUG_DTYPE_BOOL, idx.shape(), true)},
+      {mask}, &attrs);
+  Shape along(static_cast<size_t>(self.dim()), 1);
+  if (self.dim() > 0) along[static_cast<size_t>(d)] = size;
+  DTensor target = view_of(self);
+  dev.ew_into(DEVPLUG_OP_where, {mask.reshape(along), value, target}, target);
+  return self;
+}
+at::Tensor& index_fill_scalar_(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                               const at::Scalar& value) {
+  TORCH_CHECK(self.is_complex() || !value.isComplex(),
+              "index_fill_(): Converting complex Scalar to non-complex type is not supported");
+  Dev dev = Dev::of({&self, &index});
+  return index_fill_with(self, dim, index,
+                         dev.scalar(require_dtype(self.scalar_type(), "index_fill_"), value));
+}
+at::Tensor& index_fill_tensor_(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                               const at::Tensor& value) {
+  TORCH_CHECK(value.dim() == 0,
+              "index_fill_ only supports a 0-dimensional value tensor, but got tensor with ", value.dim(),
+              " dimension(s).");
+  Dev dev = Dev::of({&self, &index, &value});
+  const devplug_dtype_t dtype = require_dtype(self.scalar_type(), "index_fill_");
+  return index_fill_with(self, dim, index, dev.cast(dev.operand(value, dtype), dtype));
 }
 
 // ---- scatter, scatter_add, index_add -----------------------------------------------------------
@@ -504,6 +552,10 @@ void register_index_ops(Table& t) {
   t.add("scatter_add_", Impl::prim, "scatter_add", DEVPLUG_KERNEL(scatter_src_<DEVPLUG_OP_scatter_add>));
   t.add("scatter_add.out", Impl::prim, "scatter_add",
         DEVPLUG_KERNEL(scatter_src_out<DEVPLUG_OP_scatter_add>));
+  t.add("index_fill_.int_Scalar", Impl::bridge, "scatter, lt, add, where",
+        DEVPLUG_KERNEL(index_fill_scalar_));
+  t.add("index_fill_.int_Tensor", Impl::bridge, "scatter, lt, add, where",
+        DEVPLUG_KERNEL(index_fill_tensor_));
   t.add("index_add", Impl::prim, "scatter_add", DEVPLUG_KERNEL(index_add));
   t.add("index_add_", Impl::prim, "scatter_add", DEVPLUG_KERNEL(index_add_));
   t.add("index_add.out", Impl::prim, "scatter_add", DEVPLUG_KERNEL(index_add_out));

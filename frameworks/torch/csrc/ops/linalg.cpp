@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The matmul family on devplug's batched, strided matmul prim: transposed and sliced
 // operands go in as views (no copies), batch dims broadcast as stride-0 views. Integer
-// matrices, which the prim does not take, go to the CPU fallback (counted).
+// matrices, which the prim does not take, are products summed on the device (Dev::matmul);
+// bool ones go to the CPU fallback (counted), as torch's CPU refuses most of them anyway.
 #include <ATen/Functions.h>
 #include <ATen/native/Resize.h>
 
@@ -38,7 +39,7 @@ at::Tensor& mm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& o
   TORCH_CHECK(self.size(1) == mat2.size(0), "mat1 and mat2 shapes cannot be multiplied (", self.size(0), "x",
               self.size(1), " and ", mat2.size(0), "x", mat2.size(1), ")");
   check_same_dtype(self, mat2, "self and mat2");
-  fallback_unless_allowed(DEVPLUG_OP_matmul, self.scalar_type());
+  fallback_unless_matmul(self.scalar_type());
   Dev dev = Dev::of({&self, &mat2, &out});
   prepare_out(out, {self.size(0), mat2.size(1)});
   if (out.numel() == 0) return out;
@@ -58,7 +59,7 @@ at::Tensor& bmm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& 
               "batch2 tensor to be: [",
               self.size(0), ", ", self.size(2), "] but got: [", mat2.size(0), ", ", mat2.size(1), "].");
   check_same_dtype(self, mat2, "self and mat2");
-  fallback_unless_allowed(DEVPLUG_OP_matmul, self.scalar_type());
+  fallback_unless_matmul(self.scalar_type());
   Dev dev = Dev::of({&self, &mat2, &out});
   prepare_out(out, {self.size(0), self.size(1), mat2.size(2)});
   if (out.numel() == 0) return out;
@@ -78,7 +79,7 @@ at::Tensor& addmm_out(const at::Tensor& self, const at::Tensor& mat1, const at::
               mat1.size(1), " and ", mat2.size(0), "x", mat2.size(1), ")");
   check_same_dtype(mat1, mat2, "mat1 and mat2");
   check_same_dtype(self, mat1, "self and mat2");
-  fallback_unless_allowed(DEVPLUG_OP_matmul, mat1.scalar_type());
+  fallback_unless_matmul(mat1.scalar_type());
   Dev dev = Dev::of({&self, &mat1, &mat2, &out});
   const std::vector<int64_t> shape{mat1.size(0), mat2.size(1)};
   TORCH_CHECK(at::is_expandable_to(self.sizes(), shape), "addmm: self of shape ", self.sizes(),
@@ -112,7 +113,7 @@ at::Tensor& baddbmm_out(const at::Tensor& self, const at::Tensor& b1, const at::
   TORCH_CHECK(b1.size(0) == b2.size(0) && b1.size(2) == b2.size(1),
               "baddbmm: batch shapes do not fit: ", b1.sizes(), " and ", b2.sizes());
   check_same_dtype(b1, b2, "batch1 and batch2");
-  fallback_unless_allowed(DEVPLUG_OP_matmul, b1.scalar_type());
+  fallback_unless_matmul(b1.scalar_type());
   Dev dev = Dev::of({&self, &b1, &b2, &out});
   const std::vector<int64_t> shape{b1.size(0), b1.size(1), b2.size(2)};
   if (out.is_same(self)) {
@@ -145,7 +146,7 @@ at::Tensor& addmv_out(const at::Tensor& self, const at::Tensor& mat, const at::T
   TORCH_CHECK(mat.size(1) == vec.size(0), "size mismatch, got input (", self.size(0), "), mat (", mat.size(0),
               "x", mat.size(1), "), vec (", vec.size(0), ")");
   check_same_dtype(mat, vec, "mat and vec");
-  fallback_unless_allowed(DEVPLUG_OP_matmul, mat.scalar_type());
+  fallback_unless_matmul(mat.scalar_type());
   Dev dev = Dev::of({&self, &mat, &vec, &out});
   const int64_t n = mat.size(0);
   at::Tensor tmp = empty_torch(dev, {n, 1}, out.scalar_type());
@@ -172,7 +173,7 @@ at::Tensor dot(const at::Tensor& self, const at::Tensor& other) {
               "] and src [", other.numel(), "] to have the same number of elements, but got ", self.numel(),
               " and ", other.numel(), " elements respectively");
   check_same_dtype(self, other, "both vectors");
-  fallback_unless_allowed(DEVPLUG_OP_matmul, self.scalar_type());
+  fallback_unless_matmul(self.scalar_type());
   Dev dev = Dev::of({&self, &other});
   at::Tensor out = empty_torch(dev, {}, self.scalar_type());
   DTensor product = dev.matmul(view_of(self).unsqueeze(0), view_of(other).unsqueeze(1));

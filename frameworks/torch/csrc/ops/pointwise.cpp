@@ -2,10 +2,12 @@
 // Pointwise ops torch computes with a formula of other pointwise ops, composed in the bridge
 // from devplug prims with torch's CPU formula, step for step (in torch's opmath type for the
 // 16-bit floats, rounded once at the end): logaddexp, logaddexp2, xlogy, heaviside, frac,
-// round with decimals, rsub; and conj_physical, a copy for real tensors.
+// round with decimals, rsub, special_xlog1py, sinc, special_entr, nan_to_num; conj_physical,
+// a copy for real tensors; and mvlgamma's out= form around its functional one.
 #include <ATen/ExpandUtils.h>
 #include <ATen/Functions.h>
 #include <ATen/native/TypeProperties.h>
+#include <c10/util/MathConstants.h>
 
 #include <cmath>
 #include <limits>
@@ -64,17 +66,24 @@ at::Tensor& logaddexp2_out(const at::Tensor& self, const at::Tensor& other, at::
   return logaddexp_base_out(self, other, out, true);
 }
 
-// torch's CPU: NaN where y is NaN, else 0 where x is 0, else x * log(y).
-at::Tensor& xlogy_tensor_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
-  Binary op = floating_binary(self, other, out, "xlogy");
+// torch's CPU: NaN where y is NaN, else 0 where x is 0, else x * log(y) (xlogy) or
+// x * log1p(y) (special_xlog1py).
+at::Tensor& xlog_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out, devplug_op_t log_op) {
+  Binary op = floating_binary(self, other, out, log_op == DEVPLUG_OP_log ? "xlogy" : "xlog1py");
   if (out.numel() == 0) return out;
   const Dev& dev = op.dev;
-  DTensor product = dev.ew(DEVPLUG_OP_mul, {op.a, dev.ew(DEVPLUG_OP_log, {op.b})});
+  DTensor product = dev.ew(DEVPLUG_OP_mul, {op.a, dev.ew(log_op, {op.b})});
   DTensor zero = dev.scalar(op.compute, 0);
   DTensor nan = dev.scalar(op.compute, std::numeric_limits<double>::quiet_NaN());
   DTensor value = dev.ew(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_eq, {op.a, zero}), zero, product});
   dev.ew_into(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_isnan, {op.b}), nan, value}, view_of(out));
   return out;
+}
+at::Tensor& xlogy_tensor_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  return xlog_out(self, other, out, DEVPLUG_OP_log);
+}
+at::Tensor& xlog1py_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  return xlog_out(self, other, out, DEVPLUG_OP_log1p);
 }
 at::Tensor xlogy_fn(const at::Tensor& self, const at::Tensor& other) {
   Dev dev = Dev::of({&self, &other});
@@ -160,6 +169,105 @@ at::Tensor& conj_physical_out(const at::Tensor& self, at::Tensor& out) {
   return out;
 }
 
+// A unary op torch computes in floating point (integers and bools promote to the default
+// float): out checked and resized, the input in the result's opmath dtype.
+struct Unary {
+  Dev dev;
+  devplug_dtype_t compute;
+  DTensor x;
+};
+Unary floating_unary(const at::Tensor& self, const at::Tensor& out, const char* what) {
+  Dev dev = Dev::of({&self, &out});
+  at::ScalarType result = self.scalar_type();
+  if (c10::isIntegralType(result, /*includeBool=*/true)) result = default_float();
+  TORCH_CHECK(c10::isFloatingType(result), what, ": expected a real input, got ", self.scalar_type());
+  check_can_cast(result, out);
+  prepare_out(out, self.sizes());
+  const devplug_dtype_t compute = opmath(require_dtype(result, what));
+  return {dev, compute, dev.cast(dev.operand(self), compute)};
+}
+
+// torch's CPU: 1 where x is 0, else sin(pi x) / (pi x), pi in the opmath dtype.
+at::Tensor& sinc_out(const at::Tensor& self, at::Tensor& out) {
+  Unary op = floating_unary(self, out, "sinc");
+  if (out.numel() == 0) return out;
+  const Dev& dev = op.dev;
+  DTensor product = dev.ew_scalar(DEVPLUG_OP_mul, op.x, c10::pi<double>);
+  DTensor ratio = dev.ew(DEVPLUG_OP_div, {dev.ew(DEVPLUG_OP_sin, {product}), product});
+  DTensor zero = dev.scalar(op.compute, 0);
+  dev.ew_into(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_eq, {op.x, zero}), dev.scalar(op.compute, 1), ratio},
+              view_of(out));
+  return out;
+}
+
+// torch's CPU: x where x is NaN, -x log(x) where x > 0, 0 where x is 0, -Inf below.
+at::Tensor& entr_out(const at::Tensor& self, at::Tensor& out) {
+  Unary op = floating_unary(self, out, "entr");
+  if (out.numel() == 0) return out;
+  const Dev& dev = op.dev;
+  DTensor zero = dev.scalar(op.compute, 0);
+  DTensor positive = dev.ew(DEVPLUG_OP_mul, {dev.ew(DEVPLUG_OP_neg, {op.x}), dev.ew(DEVPLUG_OP_log, {op.x})});
+  DTensor below =
+      dev.ew(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_eq, {op.x, zero}), zero,
+                                dev.scalar(op.compute, -std::numeric_limits<double>::infinity())});
+  DTensor value = dev.ew(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_gt, {op.x, zero}), positive, below});
+  dev.ew_into(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_isnan, {op.x}), op.x, value}, view_of(out));
+  return out;
+}
+
+// The largest finite value of floating `dtype` and its negative (torch's defaults for
+// nan_to_num's infinities).
+double finite_max(at::ScalarType dtype) {
+  switch (dtype) {
+    case at::kHalf:
+      return static_cast<double>(std::numeric_limits<c10::Half>::max());
+    case at::kBFloat16:
+      return static_cast<double>(std::numeric_limits<c10::BFloat16>::max());
+    case at::kFloat:
+      return static_cast<double>(std::numeric_limits<float>::max());
+    default:
+      return std::numeric_limits<double>::max();
+  }
+}
+
+// torch's CPU: NaN, +Inf and -Inf replaced (by 0 and the dtype's largest and lowest finite
+// values unless given), in the input's dtype; integer and bool tensors are copied.
+at::Tensor& nan_to_num_out(const at::Tensor& self, std::optional<double> nan, std::optional<double> posinf,
+                           std::optional<double> neginf, at::Tensor& out) {
+  TORCH_CHECK(self.scalar_type() == out.scalar_type(), "nan_to_num: dtype of out: ", out.scalar_type(),
+              " should be same as input: ", self.scalar_type());
+  Dev dev = Dev::of({&self, &out});
+  prepare_out(out, self.sizes());
+  if (self.numel() == 0) return out;
+  DTensor x = view_of(self);
+  if (c10::isIntegralType(self.scalar_type(), /*includeBool=*/true)) {
+    dev.copy(x, view_of(out));
+    return out;
+  }
+  const devplug_dtype_t dtype = x.dtype();
+  const double inf = std::numeric_limits<double>::infinity();
+  const double largest = finite_max(self.scalar_type());
+  DTensor value = dev.ew(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_eq, {x, dev.scalar(dtype, -inf)}),
+                                            dev.scalar(dtype, neginf.value_or(-largest)), x});
+  value = dev.ew(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_eq, {x, dev.scalar(dtype, inf)}),
+                                    dev.scalar(dtype, posinf.value_or(largest)), value});
+  dev.ew_into(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_isnan, {x}), dev.scalar(dtype, nan.value_or(0.0)), value},
+              view_of(out));
+  return out;
+}
+
+// torch's CPU mvlgamma.out: its functional form (composite in torch: arange, add, lgamma,
+// sum, which run on the device), cast into out.
+at::Tensor& mvlgamma_out(const at::Tensor& self, int64_t p, at::Tensor& out) {
+  Dev dev = Dev::of({&self, &out});
+  const at::Tensor result = at::mvlgamma(self, p);
+  TORCH_CHECK(at::can_cast(result.scalar_type(), out.scalar_type()), "mvlgamma: result type ",
+              self.scalar_type(), " can't be cast to the desired output type ", result.scalar_type());
+  prepare_out(out, result.sizes());
+  if (result.numel() > 0) dev.copy(dev.cast(view_of(result), view_of(out).dtype()), view_of(out));
+  return out;
+}
+
 // rsub(self, other, alpha) is other - alpha * self: torch's sub with the operands swapped.
 at::Tensor rsub_tensor(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
   return at::sub(other, self, alpha);
@@ -183,6 +291,11 @@ void register_pointwise_ops(Table& t) {
   t.add("round_.decimals", B, "mul, round, div", DEVPLUG_KERNEL(round_decimals_));
   t.add("rsub.Tensor", B, "sub", DEVPLUG_KERNEL(rsub_tensor));
   t.add("conj_physical.out", B, "copy_strided", DEVPLUG_KERNEL(conj_physical_out));
+  t.add("mvlgamma.out", B, "iota, add, lgamma, sum, gt, all", DEVPLUG_KERNEL(mvlgamma_out));
+  t.add("special_xlog1py.out", B, "log1p, mul, eq, isnan, where", DEVPLUG_KERNEL(xlog1py_out));
+  t.add("sinc.out", B, "mul, sin, div, eq, where", DEVPLUG_KERNEL(sinc_out));
+  t.add("special_entr.out", B, "neg, log, mul, eq, gt, isnan, where", DEVPLUG_KERNEL(entr_out));
+  t.add("nan_to_num.out", B, "eq, isnan, where, copy_strided", DEVPLUG_KERNEL(nan_to_num_out));
 }
 
 }  // namespace devplug::bridge

@@ -214,6 +214,36 @@ at::Tensor& extreme_all_out(const at::Tensor& self, at::Tensor& out) {
   return out;
 }
 
+// aminmax: amin and amax over `dim`, or over every dim, with torch's errors for an empty
+// reduction; in the input's dtype (bool, which amin and amax do not take, on the CPU).
+std::tuple<at::Tensor&, at::Tensor&> aminmax_out(const at::Tensor& self, std::optional<int64_t> dim,
+                                                 bool keepdim, at::Tensor& min, at::Tensor& max) {
+  fallback_unless_allowed(DEVPLUG_OP_amin, self.scalar_type());
+  for (const at::Tensor* out : {&min, &max})
+    TORCH_CHECK(out->scalar_type() == self.scalar_type(), "Expected out tensor to have dtype ",
+                self.scalar_type(), ", but got ", out->scalar_type(), " instead");
+  Dev dev = Dev::of({&self, &min, &max});
+  uint32_t mask = 0;
+  if (dim.has_value()) {
+    const int64_t d = at::maybe_wrap_dim(*dim, self.dim());
+    TORCH_CHECK_INDEX(self.dim() == 0 || self.size(d) != 0, "aminmax: Expected reduction dim ", d,
+                      " to have non-zero size.");
+    mask = dims_mask({d}, self.dim());
+  } else {
+    TORCH_CHECK(
+        self.numel() > 0,
+        "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.");
+    mask = dims_mask({}, self.dim());
+  }
+  const Shape shape = reduced_shape(self.sizes(), mask, keepdim);
+  prepare_out(min, shape);
+  prepare_out(max, shape);
+  const DTensor x = view_of(self);
+  reduce_to(dev, DEVPLUG_OP_amin, x, mask, keepdim, min);
+  reduce_to(dev, DEVPLUG_OP_amax, x, mask, keepdim, max);
+  return {min, max};
+}
+
 template <devplug_op_t ValueOp, devplug_op_t IndexOp>
 std::tuple<at::Tensor&, at::Tensor&> extreme_dim_out(const at::Tensor& self, int64_t dim, bool keepdim,
                                                      at::Tensor& values, at::Tensor& indices) {
@@ -472,6 +502,7 @@ void register_reduction_ops(Table& t) {
   t.add("amax.out", Impl::prim, "amax", DEVPLUG_KERNEL(extreme_out<DEVPLUG_OP_amax>));
   t.add("amin", Impl::prim, "amin", DEVPLUG_KERNEL(extreme_fn<DEVPLUG_OP_amin>));
   t.add("amin.out", Impl::prim, "amin", DEVPLUG_KERNEL(extreme_out<DEVPLUG_OP_amin>));
+  t.add("aminmax.out", Impl::prim, "amin, amax", DEVPLUG_KERNEL(aminmax_out));
   t.add("max", Impl::prim, "amax", DEVPLUG_KERNEL(extreme_all<DEVPLUG_OP_amax>));
   t.add("min", Impl::prim, "amin", DEVPLUG_KERNEL(extreme_all<DEVPLUG_OP_amin>));
   t.add("max.unary_out", Impl::prim, "amax", DEVPLUG_KERNEL(extreme_all_out<DEVPLUG_OP_amax>));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Shape ops that move data: cat, flip, roll, tril/triu, and the iota-based factories
-// (arange, linspace) and eye. Pure views (transpose, slice, expand, ...) are torch's own
+// (arange, linspace) and eye; narrow_copy and channel_shuffle. Pure views (transpose, slice, expand, ...) are torch's own
 // metadata functions and never get here.
 #include <ATen/Functions.h>
 #include <ATen/native/Resize.h>
@@ -225,6 +225,36 @@ at::Tensor& eye_m_out(c10::SymInt n_sym, c10::SymInt m_sym, at::Tensor& out) {
 }
 at::Tensor& eye_out(c10::SymInt n, at::Tensor& out) { return eye_m_out(n, n, out); }
 
+// narrow_copy: torch's narrow view (its checks and messages), copied into out.
+at::Tensor& narrow_copy_out(const at::Tensor& self, int64_t dim, c10::SymInt start, c10::SymInt length,
+                            at::Tensor& out) {
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "Expected out tensor to have dtype ",
+              self.scalar_type(), ", but got ", out.scalar_type(), " instead");
+  Dev dev = Dev::of({&self, &out});
+  const at::Tensor part =
+      self.narrow(dim, start.guard_int(__FILE__, __LINE__), length.guard_int(__FILE__, __LINE__));
+  prepare_out(out, part.sizes());
+  if (part.numel() > 0) dev.copy(view_of(part), view_of(out));
+  return out;
+}
+
+// channel_shuffle: [N, C, ...] as [N, g, C / g, rest], groups and channels swapped, in the
+// input's suggested memory format (torch's CPU); an empty input is returned as an alias.
+at::Tensor channel_shuffle(const at::Tensor& self, c10::SymInt groups_sym) {
+  const int64_t groups = groups_sym.guard_int(__FILE__, __LINE__);
+  TORCH_CHECK(self.dim() > 2,
+              "channel_shuffle expects input to have at least 3 dimensions, but got input with sizes ",
+              self.sizes());
+  TORCH_CHECK(groups > 0, "Number of groups to divide channels in must be positive.",
+              " Value of groups:", groups);
+  TORCH_CHECK(self.size(1) % groups == 0, "Number of channels must be divisible by groups. Got ",
+              self.size(1), " channels and ", groups, " groups.");
+  if (self.numel() == 0) return self.alias();
+  const at::Tensor grouped = self.reshape({self.size(0), groups, self.size(1) / groups, -1});
+  const at::Tensor shuffled = grouped.permute({0, 2, 1, 3}).contiguous().reshape(self.sizes());
+  return shuffled.contiguous(self.suggest_memory_format());
+}
+
 }  // namespace
 
 void register_shape_ops(Table& t) {
@@ -242,6 +272,8 @@ void register_shape_ops(Table& t) {
   t.add("eye.out", Impl::prim, "fill", DEVPLUG_KERNEL(eye_out));
   t.add("eye.m_out", Impl::prim, "fill", DEVPLUG_KERNEL(eye_m_out));
   t.add("linspace.out", Impl::prim, "iota", DEVPLUG_KERNEL(linspace_out));
+  t.add("narrow_copy.out", Impl::prim, "copy_strided", DEVPLUG_KERNEL(narrow_copy_out));
+  t.add("channel_shuffle", Impl::prim, "copy_strided", DEVPLUG_KERNEL(channel_shuffle));
 }
 
 }  // namespace devplug::bridge
