@@ -197,6 +197,7 @@ DEVPLUG_API devplug_error_t* devplug_tensor_from_dlpack(DLManagedTensorVersioned
   return guard([&] {
     require_not_null(out_tensor, "out_tensor");
     *out_tensor = nullptr;
+    if (forked_after_init()) refuse_forked();  // the exports' views are the parent's
     require_not_null(managed, "managed");
     if (managed->version.major != 1)
       invalid_argument("managed tensor has DLPack major version " + std::to_string(managed->version.major) +

@@ -541,6 +541,31 @@ def test_index_fill_on_the_device(device, no_fallback):
         d.index_fill(1, at(d, 1), torch.ones(2, device=device))
 
 
+def test_masked_scatter_and_linalg_cross_on_the_device(device, no_fallback):
+    x, source = randn(3, 4), randn(2, 7, seed=1)
+    mask = randn(3, 4, seed=2) > 0
+    check(lambda t, m, s: t.clone().masked_scatter_(m, s), x, mask, source, device=device)
+    check(lambda t, m, s: t.masked_scatter(m, s), x.t(), mask.t(), source, device=device)     # strided
+    check(lambda t, m, s: t.masked_scatter(m, s), x, mask[1], source, device=device)         # a broadcast mask
+    check(lambda t, m, s: t.masked_scatter(m, s), x.int(), torch.zeros(3, 4, dtype=torch.bool),
+          torch.arange(3, dtype=torch.int32), device=device)                                 # no element set
+    d = x.to(device)
+    with pytest.raises(RuntimeError, match="Number of elements of source < number of ones in mask"):
+        d.masked_scatter(torch.ones(3, 4, dtype=torch.bool, device=device), torch.ones(11, device=device))
+    with pytest.raises(RuntimeError, match="same dtypes"):
+        d.masked_scatter(mask.to(device), source.double().to(device))
+
+    a, b = randn(4, 3, seed=3), randn(4, 3, seed=4)
+    check(torch.linalg.cross, a, b, device=device, grad=True)
+    check(lambda u, v: torch.linalg.cross(u, v, dim=0), a.t(), b.t(), device=device)
+    check(torch.linalg.cross, a[:1], b, device=device)                                       # broadcast
+    check(torch.linalg.cross, torch.arange(12).reshape(4, 3), torch.arange(12).reshape(4, 3).flip(0),
+          device=device)
+    check(lambda u, v: torch.cross(u, v, dim=1), a, b, device=device)
+    with pytest.raises(RuntimeError, match="must have length 3"):
+        torch.linalg.cross(randn(4, 2).to(device), randn(4, 2).to(device))
+
+
 def test_nanmean_over_the_dims_of_a_0_dim_tensor(device):
     # nanmean is nansum (no devplug kernel: the CPU fallback) divided by a device count.
     for dim in (0, -1):

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Indexing: index_select, gather, scatter, scatter_add, index_add and index_fill_ on the
 // devplug index prims; torch's advanced indexing (x[idx], x[mask], x[idx] = v, x[idx] += v) by turning
-// the indexed dims into one linear index over them; nonzero and masked_select by a running
-// count of the mask; embedding and its backward on devplug's composites.
+// the indexed dims into one linear index over them; nonzero, masked_select and
+// masked_scatter_ by a running count of the mask; embedding and its backward on devplug's composites.
 //
 // Index values are checked on the device against their dim before use (one small read
 // back per op): torch raises IndexError for a bad index, and a plugin is not required to
@@ -324,6 +324,43 @@ at::Tensor masked_select(const at::Tensor& self, const at::Tensor& mask) {
   return masked_select_out(self, mask, out);
 }
 
+// masked_scatter_: the elements of self where mask (broadcast to self) is set take source's
+// elements in row-major order: slot k of such an element is the running count of the mask
+// before it, and index_select picks source's flattened elements at those slots.
+at::Tensor& masked_scatter_(at::Tensor& self, const at::Tensor& mask, const at::Tensor& source) {
+  TORCH_CHECK(self.scalar_type() == source.scalar_type(),
+              "masked_scatter: expected self and source to have same dtypes but got", self.scalar_type(),
+              " and ", source.scalar_type());
+  TORCH_CHECK(mask.scalar_type() == at::kBool,
+              "masked_scatter_ only supports boolean masks, but got mask with dtype ", mask.scalar_type());
+  TORCH_CHECK(at::is_expandable_to(mask.sizes(), self.sizes()), "masked_scatter_: the mask of shape ",
+              mask.sizes(), " does not broadcast to self's shape ", self.sizes());
+  Dev dev = Dev::of({&self, &mask, &source});
+  const int64_t n = self.numel();
+  if (n == 0) return self;
+  DTensor flat_mask = dev.contiguous(dev.operand(mask).expand(self.sizes().vec())).reshape({n});
+  DTensor hit = dev.cast(flat_mask, DEVPLUG_DTYPE_INT64);
+  int64_t count = 0;
+  dev.reduce(DEVPLUG_OP_sum, hit, 1u).reshape({}).copy_to_host(&count, sizeof(count), &dev.stream());
+  TORCH_CHECK(count <= source.numel(), "Number of elements of source < number of ones in mask");
+  if (count == 0) return self;
+  devplug_dim_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.dim = 0;
+  DTensor running = dev.empty(DEVPLUG_DTYPE_INT64, {n});
+  dev.call(DEVPLUG_OP_cumsum, {hit}, {running}, &attrs);
+  // Elements outside the mask read slot 0, which exists (count > 0) and is not used.
+  DTensor slot = dev.ew(DEVPLUG_OP_where, {flat_mask, dev.ew_scalar(DEVPLUG_OP_sub, running, 1),
+                                           dev.scalar(DEVPLUG_DTYPE_INT64, 0)});
+  DTensor values = dev.contiguous(view_of(source)).reshape({source.numel()});
+  DTensor picked = dev.empty(values.dtype(), {n});
+  dev.call(DEVPLUG_OP_index_select, {values, slot}, {picked}, &attrs);
+  const Shape shape = self.sizes().vec();
+  DTensor target = view_of(self);
+  dev.ew_into(DEVPLUG_OP_where, {flat_mask.reshape(shape), picked.reshape(shape), target}, target);
+  return self;
+}
+
 // ---- advanced indexing -------------------------------------------------------------------------
 
 // torch's x[i0, i1, ...] with tensor indices (None for a full slice), reduced to one
@@ -561,6 +598,8 @@ void register_index_ops(Table& t) {
   t.add("index_add.out", Impl::prim, "scatter_add", DEVPLUG_KERNEL(index_add_out));
   t.add("nonzero", Impl::bridge, "cumsum, where, scatter, div, remainder", DEVPLUG_KERNEL(nonzero));
   t.add("nonzero.out", Impl::bridge, "cumsum, where, scatter, div, remainder", DEVPLUG_KERNEL(nonzero_out));
+  t.add("masked_scatter_", Impl::bridge, "cumsum, sum, sub, where, index_select",
+        DEVPLUG_KERNEL(masked_scatter_));
   t.add("masked_select", Impl::bridge, "cumsum, where, scatter, index_select", DEVPLUG_KERNEL(masked_select));
   t.add("masked_select.out", Impl::bridge, "cumsum, where, scatter, index_select",
         DEVPLUG_KERNEL(masked_select_out));

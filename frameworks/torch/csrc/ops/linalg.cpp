@@ -181,6 +181,31 @@ at::Tensor dot(const at::Tensor& self, const at::Tensor& other) {
   return out;
 }
 
+// linalg.cross along dim (size 3): out[i] = a[i + 1] * b[i + 2] - a[i + 2] * b[i + 1], indices
+// mod 3, with a and b broadcast, as torch's CPU computes it; integers wrap.
+at::Tensor& linalg_cross_out(const at::Tensor& self, const at::Tensor& other, int64_t dim, at::Tensor& out) {
+  TORCH_CHECK(self.dim() == other.dim(), "linalg.cross: inputs must have the same number of dimensions.");
+  TORCH_CHECK(self.size(dim) == 3 && other.size(dim) == 3, "linalg.cross: inputs dimension ", dim,
+              " must have length 3. Got ", self.size(dim), " and ", other.size(dim));
+  TORCH_CHECK(self.scalar_type() == other.scalar_type(), "expected scalar type ", self.scalar_type(),
+              " but found ", other.scalar_type());
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "Expected out tensor to have dtype ",
+              self.scalar_type(), ", but got ", out.scalar_type(), " instead");
+  fallback_unless_allowed(DEVPLUG_OP_sub, self.scalar_type());  // bool: torch's CPU refuses it
+  Dev dev = Dev::of({&self, &other, &out});
+  prepare_out(out, at::infer_size(self.sizes(), other.sizes()));
+  if (out.numel() == 0) return out;
+  const auto d = static_cast<int32_t>(c10::maybe_wrap_dim(dim, self.dim()));
+  const DTensor a = view_of(self), b = view_of(other), target = view_of(out);
+  const auto part = [&](const DTensor& t, int64_t i) { return t.slice(d, i % 3, i % 3 + 1); };
+  for (int64_t i = 0; i < 3; ++i) {
+    DTensor first = dev.ew(DEVPLUG_OP_mul, {part(a, i + 1), part(b, i + 2)});
+    DTensor second = dev.ew(DEVPLUG_OP_mul, {part(a, i + 2), part(b, i + 1)});
+    dev.ew_into(DEVPLUG_OP_sub, {first, second}, part(target, i));
+  }
+  return out;
+}
+
 }  // namespace
 
 // vdot of real vectors is dot (devplug tensors are never complex).
@@ -188,6 +213,7 @@ at::Tensor vdot(const at::Tensor& self, const at::Tensor& other) { return bridge
 
 void register_linalg_ops(Table& t) {
   t.add("mm", Impl::prim, "matmul", DEVPLUG_KERNEL(mm));
+  t.add("linalg_cross.out", Impl::bridge, "mul, sub", DEVPLUG_KERNEL(linalg_cross_out));
   t.add("mm.out", Impl::prim, "matmul", DEVPLUG_KERNEL(mm_out));
   t.add("bmm", Impl::prim, "matmul", DEVPLUG_KERNEL(bmm));
   t.add("bmm.out", Impl::prim, "matmul", DEVPLUG_KERNEL(bmm_out));
