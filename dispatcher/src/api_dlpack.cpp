@@ -102,16 +102,9 @@ Layout imported_layout(const Export& e, const DLTensor& dl) {
     invalid_argument("dl_tensor.ndim " + std::to_string(dl.ndim) + " is outside [0, " +
                      std::to_string(DEVPLUG_MAX_RANK) + "]");
   if (dl.ndim > 0 && dl.shape == nullptr) invalid_argument("dl_tensor.shape is NULL with ndim above 0");
-  int64_t strides[DEVPLUG_MAX_RANK] = {};
-  if (dl.strides != nullptr) {
-    std::copy(dl.strides, dl.strides + dl.ndim, strides);
-  } else {  // compact row-major
-    int64_t step = 1;
-    for (int32_t d = dl.ndim - 1; d >= 0; --d) {
-      strides[d] = step;
-      step *= dl.shape[d] > 0 ? dl.shape[d] : 1;
-    }
-  }
+  // NULL strides: compact row-major, as a contiguous tensor of that shape has them.
+  const Layout compact = contiguous_layout(dtype, dl.ndim, dl.shape);
+  const int64_t* strides = dl.strides != nullptr ? dl.strides : compact.strides;
   const auto* first = static_cast<const unsigned char*>(dl.data);
   const auto itemsize = static_cast<int64_t>(devplug_dtype_size(dtype));
   // Pointer arithmetic on a buffer handle would be meaningless: differences of integers.
