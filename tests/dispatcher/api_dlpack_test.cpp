@@ -210,12 +210,9 @@ TEST_F(ApiDlpack, TheDeleterFreesTheStorageWithItsLastHolder) {
 }
 
 TEST(ApiDlpackContext, DeletersRunAfterTheContextIsDestroyed) {
-  devplug_context_options_t options{sizeof(options), DEVPLUG_CONTEXT_NO_DISCOVERY};
   devplug_context_t* context = nullptr;
-  ASSERT_TRUE(Ok(devplug_context_create(&options, &context)));
-  ASSERT_TRUE(Ok(devplug_context_load_plugin(context, DEVPLUG_REFERENCE_PLUGIN_PATH, nullptr)));
   devplug_device_t* device = nullptr;
-  ASSERT_TRUE(Ok(devplug_context_get_device(context, 0, &device)));
+  ASSERT_TRUE(OpenPlugin(DEVPLUG_REFERENCE_PLUGIN_PATH, &context, &device));
   const int64_t n = 16;
   devplug_tensor_t* t = nullptr;
   ASSERT_TRUE(Ok(devplug_tensor_create(device, DEVPLUG_DTYPE_INT32, 1, &n, &t)));
@@ -247,12 +244,9 @@ TEST_F(ApiDlpack, ExportErrors) {
 // The fixture plugin offers no host_address extension: the host form is UNIMPLEMENTED there,
 // while the kDLExtDev form round-trips as on every plugin.
 TEST(ApiDlpackFixture, HostFormNeedsTheHostAddressExtension) {
-  devplug_context_options_t options{sizeof(options), DEVPLUG_CONTEXT_NO_DISCOVERY};
   devplug_context_t* context = nullptr;
-  ASSERT_TRUE(Ok(devplug_context_create(&options, &context)));
-  ASSERT_TRUE(Ok(devplug_context_load_plugin(context, DEVPLUG_FIXTURE_PLUGIN_PATH, nullptr)));
   devplug_device_t* device = nullptr;
-  ASSERT_TRUE(Ok(devplug_context_get_device(context, 0, &device)));
+  ASSERT_TRUE(OpenPlugin(DEVPLUG_FIXTURE_PLUGIN_PATH, &context, &device));
   const int64_t n = 4;
   devplug_tensor_t* t = nullptr;
   ASSERT_TRUE(Ok(devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32, 1, &n, &t)));

@@ -150,12 +150,9 @@ TEST_F(ApiMemory, PinnedHostMemoryErrors) {
 // The context frees pinned memory still allocated when it is destroyed (ASan would report a
 // leak otherwise), and forgets its addresses.
 TEST(ApiMemoryContext, DestroyingTheContextFreesItsPinnedMemory) {
-  devplug_context_options_t options{sizeof(options), DEVPLUG_CONTEXT_NO_DISCOVERY};
   devplug_context_t* context = nullptr;
-  ASSERT_TRUE(Ok(devplug_context_create(&options, &context)));
-  ASSERT_TRUE(Ok(devplug_context_load_plugin(context, DEVPLUG_REFERENCE_PLUGIN_PATH, nullptr)));
   devplug_device_t* device = nullptr;
-  ASSERT_TRUE(Ok(devplug_context_get_device(context, 0, &device)));
+  ASSERT_TRUE(OpenPlugin(DEVPLUG_REFERENCE_PLUGIN_PATH, &context, &device));
   void* ptr = nullptr;
   ASSERT_TRUE(Ok(devplug_host_allocate(device, 1 << 20, &ptr)));
   devplug_context_destroy(context);
@@ -208,12 +205,7 @@ TEST(ApiMemoryCpp, TheWrapperReadsResetsAndEmpties) {
 
 // The fixture plugin opts in to the caching allocator.
 struct CachingContext : ::testing::Test {
-  void SetUp() override {
-    devplug_context_options_t options{sizeof(options), DEVPLUG_CONTEXT_NO_DISCOVERY};
-    ASSERT_TRUE(Ok(devplug_context_create(&options, &context)));
-    ASSERT_TRUE(Ok(devplug_context_load_plugin(context, DEVPLUG_FIXTURE_PLUGIN_PATH, nullptr)));
-    ASSERT_TRUE(Ok(devplug_context_get_device(context, 0, &device)));
-  }
+  void SetUp() override { ASSERT_TRUE(OpenPlugin(DEVPLUG_FIXTURE_PLUGIN_PATH, &context, &device)); }
   void TearDown() override { devplug_context_destroy(context); }
   devplug_context_t* context = nullptr;
   devplug_device_t* device = nullptr;

@@ -28,10 +28,7 @@ using ApiNegative = ReferenceContext;
 // fixture's, even for the same plugin.
 struct OtherContext {
   OtherContext() {
-    devplug_context_options_t options{sizeof(options), DEVPLUG_CONTEXT_NO_DISCOVERY};
-    EXPECT_TRUE(Ok(devplug_context_create(&options, &context)));
-    EXPECT_TRUE(Ok(devplug_context_load_plugin(context, DEVPLUG_REFERENCE_PLUGIN_PATH, nullptr)));
-    EXPECT_TRUE(Ok(devplug_context_get_device(context, 0, &device)));
+    EXPECT_TRUE(OpenPlugin(DEVPLUG_REFERENCE_PLUGIN_PATH, &context, &device));
     EXPECT_TRUE(Ok(devplug_device_default_stream(device, &stream)));
   }
   ~OtherContext() { devplug_context_destroy(context); }
@@ -780,12 +777,9 @@ TEST_F(ApiNegative, OpCallRefusesOverlappingOutputs) {
 
 TEST_F(ApiNegative, TensorsMustLiveOnTheStreamsDevice) {
   // A second context: its device is a different host device, even for the same plugin.
-  devplug_context_options_t options{sizeof(options), DEVPLUG_CONTEXT_NO_DISCOVERY};
   devplug_context_t* other = nullptr;
-  ASSERT_TRUE(Ok(devplug_context_create(&options, &other)));
-  ASSERT_TRUE(Ok(devplug_context_load_plugin(other, DEVPLUG_REFERENCE_PLUGIN_PATH, nullptr)));
   devplug_device_t* other_device = nullptr;
-  ASSERT_TRUE(Ok(devplug_context_get_device(other, 0, &other_device)));
+  ASSERT_TRUE(OpenPlugin(DEVPLUG_REFERENCE_PLUGIN_PATH, &other, &other_device));
   devplug_stream_t* other_stream = nullptr;
   ASSERT_TRUE(Ok(devplug_device_default_stream(other_device, &other_stream)));
   devplug_tensor_t* a = make(DEVPLUG_DTYPE_FLOAT32, {2});

@@ -40,6 +40,17 @@ inline ::testing::AssertionResult Invalid(devplug_error_t* error, const std::str
   return Fails(error, DEVPLUG_CODE_INVALID_ARGUMENT, part);
 }
 
+// Creates a context without discovery, loads the plugin at `path` and returns its first
+// device; the caller destroys the context.
+inline ::testing::AssertionResult OpenPlugin(const char* path, devplug_context_t** context,
+                                             devplug_device_t** device) {
+  devplug_context_options_t options{sizeof(options), DEVPLUG_CONTEXT_NO_DISCOVERY};
+  ::testing::AssertionResult result = Ok(devplug_context_create(&options, context));
+  if (result) result = Ok(devplug_context_load_plugin(*context, path, nullptr));
+  if (result) result = Ok(devplug_context_get_device(*context, 0, device));
+  return result;
+}
+
 // A context with only the reference plugin, its first device and default stream.
 class ReferenceContext : public ::testing::Test {
  protected:
