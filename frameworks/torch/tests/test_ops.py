@@ -566,6 +566,142 @@ def test_masked_scatter_and_linalg_cross_on_the_device(device, no_fallback):
         torch.linalg.cross(randn(4, 2).to(device), randn(4, 2).to(device))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64,
+                                   torch.int16, torch.uint8], ids=str)
+def test_logspace_on_the_device(dtype, device, no_fallback):
+    # torch's CPU formula: start and end in the dtype, exponents rounded as torch rounds them.
+    for start, end, steps, base in ((-2, 3, 7, 2.5), (1.7, 3.2, 5, 10.0), (0, 3, 4, 2.0), (2, -1, 6, 0.5),
+                                    (0.5, 2.25, 2, 3.0), (1, 2, 1, 10.0), (0, 1, 0, 10.0)):
+        if dtype == torch.uint8 and start < 0:
+            continue                            # a wrapped start overflows uint8: undefined in C++
+        want = torch.logspace(start, end, steps, base=base, dtype=dtype)
+        got = torch.logspace(start, end, steps, base=base, dtype=dtype, device=device)
+        assert got.device == torch.device(device) and got.dtype == want.dtype
+        torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=0, equal_nan=True)
+    out = torch.empty(3, 2, dtype=dtype, device=device)
+    torch.logspace(0, 2, 6, base=2.0, out=out)                                    # torch keeps out's shape
+    torch.testing.assert_close(out.cpu(), torch.logspace(0, 2, 6, base=2.0, dtype=dtype).view(3, 2))
+
+
+def test_logspace_refuses_as_torch_does(device):
+    with pytest.raises(RuntimeError, match="number of steps must be non-negative"):
+        torch.logspace(0, 1, -1, device=device)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int8_t without overflow"):
+        torch.logspace(0, 1000, 3, dtype=torch.int8, device=device)
+
+
+def test_nonzero_static_on_the_device(device, no_fallback):
+    x = randn(3, 4, 5)
+    x[x.abs() < 0.5] = 0
+    n = int((x != 0).sum())
+    for size, fill in ((n, -1), (n + 7, -9), (n - 5, 0), (0, 3)):
+        check(lambda t: torch.nonzero_static(t, size=size, fill_value=fill), x, device=device)
+    check(lambda t: torch.nonzero_static(t, size=4), x.transpose(0, 2)[1], device=device)             # strided
+    check(lambda t: torch.nonzero_static(t, size=5), torch.tensor([True, False, True]), device=device)
+    check(lambda t: torch.nonzero_static(t, size=2), torch.zeros(0, 3), device=device)               # empty input
+    check(lambda t: torch.nonzero_static(t, size=2), torch.tensor(3.0), device=device)               # 0-dim
+    check(lambda t: torch.nonzero_static(t, size=3, fill_value=7, out=torch.empty(0, dtype=torch.long,
+                                                                                 device=t.device)),
+          torch.tensor([[0, 2], [5, 0]]), device=device)
+    d = x.to(device)
+    with pytest.raises(RuntimeError, match="'size' must be an non-negative integer"):
+        torch.nonzero_static(d, size=-1)
+    with pytest.raises(RuntimeError, match="Expected out tensor to have scalar type Long"):
+        torch.nonzero_static(d, size=2, out=torch.empty(2, 3, dtype=torch.int32, device=device))
+
+
+def test_repeat_interleave_on_the_device(device, no_fallback):
+    r = torch.tensor([2, 0, 3, 1, 0])
+    check(torch.repeat_interleave, r, device=device)
+    check(torch.repeat_interleave, r.int(), device=device)
+    check(lambda t: torch.repeat_interleave(t, output_size=6), r, device=device)
+    check(torch.repeat_interleave, torch.zeros(4, dtype=torch.long), device=device)
+    check(torch.repeat_interleave, torch.zeros(0, dtype=torch.long), device=device)
+    x = randn(4, 3)
+    check(lambda t, k: torch.repeat_interleave(t, k, dim=0), x, torch.tensor([1, 0, 2, 3]), device=device)
+    check(lambda t, k: t.repeat_interleave(k, dim=1), x, torch.tensor([3, 1, 2]), device=device)
+    with pytest.raises(RuntimeError, match="repeats can not be negative"):
+        torch.repeat_interleave(torch.tensor([1, -1, 2], device=device))
+    with pytest.raises(RuntimeError, match="only accept 1D vector"):
+        torch.repeat_interleave(torch.ones(2, 2, dtype=torch.long, device=device))
+
+
+def test_repeat_interleave_leaves_other_dtypes_to_the_cpu(device):
+    with pytest.raises(NotImplementedError, match="not implemented for 'Float'"):
+        torch.repeat_interleave(torch.tensor([1.0, 2.0], device=device))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16], ids=str)
+def test_polygamma_on_the_device(dtype, device, no_fallback):
+    # n = 1 is torch's trigamma series, n >= 2 its Hurwitz zeta, computed as torch computes them:
+    # poles, infinities, NaN and negative arguments (more rounds of the zeta's sum) included.
+    x = (randn(6, 7) * 5).to(dtype)
+    x.view(-1)[:8] = torch.tensor([0.0, -0.0, -2.0, 0.5, float("inf"), float("nan"), -float("inf"), -8.75])
+    tol = {"rtol": 1e-2, "atol": 1e-2} if dtype in (torch.float16, torch.bfloat16) else {"rtol": 1e-5, "atol": 1e-5}
+    for n in (0, 1, 2, 3, 4, 5):
+        check(lambda t: torch.polygamma(n, t), x, device=device, **tol)
+        check(lambda t: torch.special.polygamma(n, t.t()), x, device=device, **tol)
+    check(lambda t: t.clone().polygamma_(3), x, device=device, **tol)
+    check(lambda t: torch.polygamma(2, t), torch.arange(-3, 5), device=device)                       # promoted
+    check(lambda t: torch.polygamma(1, t), randn(5, 3).abs() + 0.1, device=device, grad=True)
+    check(lambda t: torch.polygamma(2, t, out=torch.empty(0, dtype=torch.float64, device=t.device)), x.float(),
+          device=device)
+
+
+def test_polygamma_refuses_and_leaves_far_negative_arguments_to_the_cpu(device):
+    d = randn(5).to(device)
+    with pytest.raises(RuntimeError, match="does not support negative n"):
+        torch.polygamma(-1, d)
+    import torch_devplug
+    far = torch.tensor([-100.25, 1.5], device=device)                                          # > 64 rounds
+    torch_devplug.reset_fallback_report()
+    torch.testing.assert_close(torch.polygamma(3, far).cpu(), torch.polygamma(3, far.cpu()))
+    assert torch_devplug.fallback_report()["torch"] == {"aten::polygamma.out": 1}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16], ids=str)
+def test_max_unpool_on_the_device(dtype, device, no_fallback):
+    x, x3 = randn(2, 3, 6, 8).to(dtype), randn(2, 2, 4, 6, 4).to(dtype)
+    y, i = F.max_pool2d(x, 2, return_indices=True)
+    y3, i3 = F.max_pool3d(x3, 2, return_indices=True)
+    y_overlap, i_overlap = F.max_pool2d(x, 3, stride=1, return_indices=True)                     # duplicates
+    grad = dtype != torch.float16
+    check(lambda t, k: F.max_unpool2d(t, k, 2), y, i, device=device, grad=grad)
+    check(lambda t, k: F.max_unpool2d(t, k, 2, output_size=(7, 9)), y, i, device=device)
+    check(lambda t, k: F.max_unpool2d(t, k, 3, stride=1), y_overlap, i_overlap, device=device, grad=grad)
+    check(lambda t, k: F.max_unpool2d(t, k, 2), y[0], i[0], device=device)                          # unbatched
+    check(lambda t, k: F.max_unpool2d(t, k, 2), y.to(memory_format=torch.channels_last),
+          i.to(memory_format=torch.channels_last), device=device)
+    check(lambda t, k: F.max_unpool3d(t, k, 2), y3, i3, device=device, grad=grad)
+    check(lambda t, k: F.max_unpool3d(t, k, 2), y3[1], i3[1], device=device)
+    check(lambda t, k: torch.ops.aten.max_unpool2d.out(t, k, [6, 8], out=torch.empty(5, dtype=t.dtype,
+                                                                                      device=t.device)),
+          y, i, device=device)
+    check(lambda t, k: F.max_unpool2d(t, k, 2), y[:0], i[:0], device=device)                       # empty batch
+
+
+def test_max_unpool_refuses_as_torch_does(device):
+    y, i = F.max_pool2d(randn(1, 2, 4, 4), 2, return_indices=True)
+    y3, i3 = F.max_pool3d(randn(1, 2, 4, 4, 4), 2, return_indices=True)
+    y, i, y3, i3 = y.to(device), i.to(device), y3.to(device), i3.to(device)
+    with pytest.raises(RuntimeError, match=r"Found an invalid max index: 1\d\d \(output volumes are of size 4x4\)"):
+        torch.ops.aten.max_unpool2d(y, i + 100, [4, 4])
+    with pytest.raises(RuntimeError, match=r"Found an invalid max index: -\d+ \(output volumes are of size 4x4x4\)"):
+        torch.ops.aten.max_unpool3d(y3, i3 - 100, [4, 4, 4], [2, 2, 2], [0, 0, 0])
+    with pytest.raises(RuntimeError, match="elements in indices should be type int64"):
+        torch.ops.aten.max_unpool2d(y, i.int(), [4, 4])
+    with pytest.raises(RuntimeError, match="Expected shape of indices to be same"):
+        torch.ops.aten.max_unpool2d(y, i[0], [4, 4])
+    with pytest.raises(RuntimeError, match="non-zero size for non-batch dimensions"):
+        torch.ops.aten.max_unpool2d(y[:, :0], i[:, :0], [4, 4])
+    with pytest.raises(RuntimeError, match="strides should be greater than zero"):
+        torch.ops.aten.max_unpool3d(y3, i3, [4, 4, 4], [0, 2, 2], [0, 0, 0])
+    with pytest.raises(RuntimeError, match="exactly three elements"):
+        torch.ops.aten.max_unpool3d(y3, i3, [4, 4], [2, 2, 2], [0, 0, 0])
+    with pytest.raises(NotImplementedError, match="not implemented for 'Int'"):
+        torch.ops.aten.max_unpool2d(y.int(), i, [4, 4])                                          # on the CPU
+
+
 def test_nanmean_over_the_dims_of_a_0_dim_tensor(device):
     # nanmean is nansum (no devplug kernel: the CPU fallback) divided by a device count.
     for dim in (0, -1):

@@ -2,10 +2,15 @@
 // Convolution and pooling on devplug's conv2d, max_pool2d, avg_pool2d composites and their
 // backward ops. A 1-d convolution runs as a 2-d one of height 1, a 3-d pooling input
 // [C, H, W] as a batch of one, adaptive average pooling whose output divides the input as
-// avg_pool2d. Transposed and 3-d convolutions, uneven adaptive pooling, and the dtypes the
-// composites do not take (integer convolution and pooling) run on the CPU (counted).
+// avg_pool2d. max_unpool2d and max_unpool3d scatter into zeros. Transposed and 3-d
+// convolutions, uneven adaptive pooling, and the dtypes the composites do not take (integer
+// convolution and pooling) run on the CPU (counted).
 #include <ATen/Functions.h>
 #include <ATen/native/Pool.h>
+#include <c10/util/accumulate.h>
+
+#include <algorithm>
+#include <sstream>
 
 #include "fallback.hpp"
 #include "ops/elementwise.hpp"
@@ -260,6 +265,116 @@ at::Tensor adaptive_avg_pool2d_backward(const at::Tensor& grad_output, const at:
   return at::_adaptive_avg_pool2d_backward(grad_output.cpu(), self.cpu()).to(self.device());
 }
 
+// ---- max_unpool2d, max_unpool3d ---------------------------------------------------------------
+
+// torch's CPU max_unpool over the last `spatial` dims: zeros of the output size, and each
+// input value written at the flat position its index names in its channel's output plane
+// (duplicate indices, which max pooling gives only for equal values, write one of them). An
+// index outside the plane is torch's error naming the first such index; the check reads one
+// flag back. Floating dtypes only, as torch's CPU: the others run there for its error.
+at::Tensor& max_unpool_out(const at::Tensor& self, const at::Tensor& indices, at::IntArrayRef output_size,
+                           at::Tensor& out, size_t spatial) {
+  const char* what = spatial == 2 ? "max_unpooling2d" : "max_unpooling3d";
+  const std::vector<int64_t> plane(output_size.begin(), output_size.end());
+  TORCH_CHECK(
+      std::all_of(plane.begin(), plane.end(), [](int64_t v) { return v >= 0; }), what,
+      "(): output_size must contain non-negative spatial dimensions, but got output_size=", output_size);
+  const int64_t rank = self.dim();
+  for (int64_t i = 1; i < rank; ++i)
+    TORCH_CHECK(
+        self.size(i) > 0, what,
+        "_forward_out_cpu(): Expected input to have non-zero size for non-batch dimensions, but input has "
+        "sizes ",
+        self.sizes(), " with dimension ", i, " being empty");
+  if (!c10::isFloatingType(self.scalar_type())) throw OnCpu{};
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "expected scalar type ", self.scalar_type(),
+              " but found ", out.scalar_type());
+  Dev dev = Dev::of({&self, &indices, &out});
+  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end() - static_cast<int64_t>(spatial));
+  const int64_t planes = c10::multiply_integers(shape);
+  const int64_t area = c10::multiply_integers(plane);
+  const int64_t per_plane = planes == 0 ? 0 : self.numel() / planes;
+  shape.insert(shape.end(), plane.begin(), plane.end());
+  out.resize_(shape, self.suggest_memory_format());
+  if (out.numel() == 0) return out;
+  DTensor index = dev.contiguous(view_of(indices)).reshape({planes, per_plane});
+  DTensor outside =
+      dev.ew(DEVPLUG_OP_bitwise_or, {dev.ew(DEVPLUG_OP_lt, {index, dev.scalar(DEVPLUG_DTYPE_INT64, 0)}),
+                                     dev.ew(DEVPLUG_OP_ge, {index, dev.scalar(DEVPLUG_DTYPE_INT64, area)})});
+  uint8_t bad = 0;
+  dev.reduce(DEVPLUG_OP_any, outside, 3u).reshape({}).copy_to_host(&bad, 1, &dev.stream());
+  if (bad != 0) {
+    const at::Tensor host = indices.contiguous().cpu().reshape({-1});
+    const int64_t* v = host.const_data_ptr<int64_t>();
+    const int64_t* first =
+        std::find_if(v, v + host.numel(), [area](int64_t i) { return i < 0 || i >= area; });
+    std::ostringstream size;
+    for (size_t d = 0; d < plane.size(); ++d) size << (d > 0 ? "x" : "") << plane[d];
+    TORCH_CHECK(false, "Found an invalid max index: ", *first, " (output volumes are of size ", size.str(),
+                ")");
+  }
+  const DTensor target = view_of(out);
+  DTensor values = dev.empty(target.dtype(), {planes, area});
+  devplug_dim_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.dim = 1;
+  dev.call(DEVPLUG_OP_scatter,
+           {dev.full(target.dtype(), {planes, area}, 0), index,
+            dev.contiguous(view_of(self)).reshape({planes, per_plane})},
+           {values}, &attrs);
+  dev.copy(values.reshape(shape), target);
+  return out;
+}
+
+at::Tensor& max_unpool2d_out(const at::Tensor& self, const at::Tensor& indices, at::IntArrayRef output_size,
+                             at::Tensor& out) {
+  TORCH_CHECK(indices.scalar_type() == at::kLong,
+              "elements in indices should be type int64 but got: ", indices.scalar_type());
+  TORCH_CHECK(output_size.size() == 2,
+              "There should be exactly two elements (height, width) in output_size, but got ",
+              output_size.size(), " elements.");
+  TORCH_CHECK(self.dim() == 3 || self.dim() == 4,
+              "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with ", self.dim(),
+              " dimensions.");
+  TORCH_CHECK(self.sizes() == indices.sizes(),
+              "Expected shape of indices to be same as that of the input tensor (", self.sizes(),
+              ") but got indices tensor with shape: ", indices.sizes());
+  return max_unpool_out(self, indices, output_size, out, 2);
+}
+at::Tensor max_unpool2d(const at::Tensor& self, const at::Tensor& indices, at::IntArrayRef output_size) {
+  at::Tensor out = empty_torch(Dev::of({&self, &indices}), {0}, self.scalar_type());
+  return max_unpool2d_out(self, indices, output_size, out);
+}
+
+at::Tensor& max_unpool3d_out(const at::Tensor& self, const at::Tensor& indices, at::IntArrayRef output_size,
+                             at::IntArrayRef stride, at::IntArrayRef padding, at::Tensor& out) {
+  TORCH_CHECK(indices.scalar_type() == at::kLong,
+              "elements in indices should be type int64 but got: ", indices.scalar_type());
+  TORCH_CHECK(self.dim() == 4 || self.dim() == 5,
+              "Input to max_unpooling3d should be a 4d or 5d Tensor, but got a tensor with ", self.dim(),
+              " dimensions.");
+  TORCH_CHECK(output_size.size() == 3,
+              "There should be exactly three elements (depth, height, width) in output_size, but got ",
+              output_size.size(), " elements.");
+  TORCH_CHECK(stride.size() == 3,
+              "There should be exactly three elements (depth, height, width) in stride, but got: ",
+              stride.size(), " elements.");
+  TORCH_CHECK(padding.size() == 3,
+              "There should be exactly three elements (depth, height, width) in padding, but got: ",
+              padding.size(), " elements.");
+  TORCH_CHECK(self.sizes() == indices.sizes(),
+              "Expected shape of indices to be same as that of the input tensor (", self.sizes(),
+              ") but got indices tensor with shape: ", indices.sizes());
+  TORCH_CHECK(stride[0] > 0 && stride[1] > 0 && stride[2] > 0,
+              "strides should be greater than zero, but got stride: ", stride);
+  return max_unpool_out(self, indices, output_size, out, 3);
+}
+at::Tensor max_unpool3d(const at::Tensor& self, const at::Tensor& indices, at::IntArrayRef output_size,
+                        at::IntArrayRef stride, at::IntArrayRef padding) {
+  at::Tensor out = empty_torch(Dev::of({&self, &indices}), {0}, self.scalar_type());
+  return max_unpool3d_out(self, indices, output_size, stride, padding, out);
+}
+
 }  // namespace
 
 void register_conv_ops(Table& t) {
@@ -274,6 +389,10 @@ void register_conv_ops(Table& t) {
   t.add("_adaptive_avg_pool2d", C, "avg_pool2d", DEVPLUG_KERNEL(adaptive_avg_pool2d));
   t.add("_adaptive_avg_pool2d_backward", C, "avg_pool2d_backward",
         DEVPLUG_KERNEL(adaptive_avg_pool2d_backward));
+  t.add("max_unpool2d", Impl::bridge, "lt, ge, any, fill, scatter", DEVPLUG_KERNEL(max_unpool2d));
+  t.add("max_unpool2d.out", Impl::bridge, "lt, ge, any, fill, scatter", DEVPLUG_KERNEL(max_unpool2d_out));
+  t.add("max_unpool3d", Impl::bridge, "lt, ge, any, fill, scatter", DEVPLUG_KERNEL(max_unpool3d));
+  t.add("max_unpool3d.out", Impl::bridge, "lt, ge, any, fill, scatter", DEVPLUG_KERNEL(max_unpool3d_out));
 }
 
 }  // namespace devplug::bridge

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Indexing: index_select, gather, scatter, scatter_add, index_add and index_fill_ on the
 // devplug index prims; torch's advanced indexing (x[idx], x[mask], x[idx] = v, x[idx] += v) by turning
-// the indexed dims into one linear index over them; nonzero, masked_select and
-// masked_scatter_ by a running count of the mask; embedding and its backward on devplug's composites.
+// the indexed dims into one linear index over them; nonzero, nonzero_static, masked_select,
+// masked_scatter_ and repeat_interleave's index by a running count; embedding and its backward on devplug's composites.
 //
 // Index values are checked on the device against their dim before use (one small read
 // back per op): torch raises IndexError for a bad index, and a plugin is not required to
@@ -303,6 +303,97 @@ at::Tensor nonzero(const at::Tensor& self) {
   return nonzero_out(self, out);
 }
 
+// nonzero_static: nonzero's first `size` rows, then rows of fill_value. The shape is known
+// up front, so nothing is read back: element k goes to row cumsum(hit)[k] - 1 when it is
+// non-zero and that row is below `size`, else to a spare row; rows nobody wrote stay -1.
+at::Tensor& nonzero_static_out(const at::Tensor& self, int64_t size, int64_t fill_value, at::Tensor& out) {
+  TORCH_CHECK(size >= 0, "nonzero_static: 'size' must be an non-negative integer");
+  TORCH_CHECK(out.scalar_type() == at::kLong,
+              "nonzero_static: Expected out tensor to have scalar type Long but got scalar type",
+              out.scalar_type());
+  Dev dev = Dev::of({&self, &out});
+  const int64_t rank = self.dim();
+  prepare_out(out, {size, rank});
+  if (size == 0 || rank == 0) return out;
+  DTensor target = view_of(out);
+  const int64_t n = self.numel();
+  if (n == 0) {
+    dev.fill(target, fill_value);
+    return out;
+  }
+  const devplug_dtype_t i64 = DEVPLUG_DTYPE_INT64;
+  DTensor hit = dev.cast(dev.contiguous(view_of(self)).reshape({n}), DEVPLUG_DTYPE_BOOL);
+  devplug_dim_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.dim = 0;
+  DTensor running = dev.empty(i64, {n});
+  dev.call(DEVPLUG_OP_cumsum, {dev.cast(hit, i64)}, {running}, &attrs);
+  DTensor kept =
+      dev.ew(DEVPLUG_OP_bitwise_and, {hit, dev.ew(DEVPLUG_OP_le, {running, dev.scalar(i64, size)})});
+  DTensor slot =
+      dev.ew(DEVPLUG_OP_where, {kept, dev.ew_scalar(DEVPLUG_OP_sub, running, 1), dev.scalar(i64, size)});
+  DTensor rows = dev.empty(i64, {size + 1});
+  dev.call(DEVPLUG_OP_scatter, {dev.full(i64, {size + 1}, -1), slot, dev.iota(i64, {n}, 0, 1)}, {rows},
+           &attrs);
+  DTensor flat = rows.slice(0, 0, size);
+  DTensor unused = dev.ew(DEVPLUG_OP_lt, {flat, dev.scalar(i64, 0)});
+  DTensor fill = dev.scalar(i64, fill_value);
+  // Coordinates: (flat / stride_d) % size_d for each dim d.
+  int64_t stride = 1;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    DTensor q = dev.ew_scalar(DEVPLUG_OP_div, flat, stride);
+    DTensor coord = dev.ew_scalar(DEVPLUG_OP_remainder, q, self.size(d));
+    dev.ew_into(DEVPLUG_OP_where, {unused, fill, coord}, target.slice(1, d, d + 1).reshape({size}));
+    stride *= self.size(d);
+  }
+  return out;
+}
+at::Tensor nonzero_static(const at::Tensor& self, int64_t size, int64_t fill_value) {
+  at::Tensor out = empty_torch(Dev::of(self), {0, self.dim()}, at::kLong);
+  return nonzero_static_out(self, size, fill_value, out);
+}
+
+// repeat_interleave(repeats): index i repeated repeats[i] times, in repeats' dtype. Position
+// j holds the number of running totals of repeats at or below j: one scatter_add of ones at
+// each total and a cumsum. Reads back whether a repeat is negative (torch's error) and,
+// without output_size, their sum.
+at::Tensor repeat_interleave_index(const at::Tensor& repeats, std::optional<c10::SymInt> output_size) {
+  // torch's CPU refuses other dtypes before it looks at anything: its error, from there.
+  if (repeats.scalar_type() != at::kLong && repeats.scalar_type() != at::kInt) throw OnCpu{};
+  TORCH_CHECK(repeats.dim() == 1, "repeat_interleave only accept 1D vector as repeat");
+  Dev dev = Dev::of(repeats);
+  const int64_t n = repeats.size(0);
+  if (n == 0) return empty_torch(dev, {0}, repeats.scalar_type());
+  const devplug_dtype_t i64 = DEVPLUG_DTYPE_INT64;
+  DTensor counts = dev.cast(view_of(repeats), i64);
+  uint8_t negative = 0;
+  dev.reduce(DEVPLUG_OP_any, dev.ew(DEVPLUG_OP_lt, {counts, dev.scalar(i64, 0)}), 1u)
+      .reshape({})
+      .copy_to_host(&negative, 1, &dev.stream());
+  TORCH_CHECK(negative == 0, "repeats can not be negative");
+  devplug_dim_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.dim = 0;
+  DTensor ends = dev.empty(i64, {n});
+  dev.call(DEVPLUG_OP_cumsum, {counts}, {ends}, &attrs);
+  int64_t total = 0;
+  if (output_size.has_value())
+    total = output_size->guard_int(__FILE__, __LINE__);
+  else
+    dev.reduce(DEVPLUG_OP_sum, counts, 1u).reshape({}).copy_to_host(&total, sizeof(total), &dev.stream());
+  at::Tensor out = empty_torch(dev, {total}, repeats.scalar_type());
+  if (total == 0) return out;
+  // A total beyond the output (the last ones, or past a given output_size) lands in a spare slot.
+  DTensor slot = dev.ew(DEVPLUG_OP_minimum, {ends, dev.scalar(i64, total)});
+  DTensor marks = dev.empty(i64, {total + 1});
+  dev.call(DEVPLUG_OP_scatter_add, {dev.full(i64, {total + 1}, 0), slot, dev.full(i64, {n}, 1)}, {marks},
+           &attrs);
+  DTensor index = dev.empty(i64, {total + 1});
+  dev.call(DEVPLUG_OP_cumsum, {marks}, {index}, &attrs);
+  dev.copy(dev.cast(index.slice(0, 0, total), view_of(out).dtype()), view_of(out));
+  return out;
+}
+
 at::Tensor& masked_select_out(const at::Tensor& self, const at::Tensor& mask, at::Tensor& out) {
   TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_select: expected BoolTensor for mask");
   Dev dev = Dev::of({&self, &mask, &out});
@@ -598,6 +689,12 @@ void register_index_ops(Table& t) {
   t.add("index_add.out", Impl::prim, "scatter_add", DEVPLUG_KERNEL(index_add_out));
   t.add("nonzero", Impl::bridge, "cumsum, where, scatter, div, remainder", DEVPLUG_KERNEL(nonzero));
   t.add("nonzero.out", Impl::bridge, "cumsum, where, scatter, div, remainder", DEVPLUG_KERNEL(nonzero_out));
+  t.add("nonzero_static", Impl::bridge, "cumsum, le, where, scatter, div, remainder",
+        DEVPLUG_KERNEL(nonzero_static));
+  t.add("nonzero_static.out", Impl::bridge, "cumsum, le, where, scatter, div, remainder",
+        DEVPLUG_KERNEL(nonzero_static_out));
+  t.add("repeat_interleave.Tensor", Impl::bridge, "lt, any, sum, cumsum, minimum, scatter_add",
+        DEVPLUG_KERNEL(repeat_interleave_index));
   t.add("masked_scatter_", Impl::bridge, "cumsum, sum, sub, where, index_select",
         DEVPLUG_KERNEL(masked_scatter_));
   t.add("masked_select", Impl::bridge, "cumsum, where, scatter, index_select", DEVPLUG_KERNEL(masked_select));

@@ -2,16 +2,19 @@
 // Pointwise ops torch computes with a formula of other pointwise ops, composed in the bridge
 // from devplug prims with torch's CPU formula, step for step (in torch's opmath type for the
 // 16-bit floats, rounded once at the end): logaddexp, logaddexp2, xlogy, heaviside, frac,
-// round with decimals, rsub, special_xlog1py, sinc, special_entr, nan_to_num; conj_physical,
-// a copy for real tensors; and mvlgamma's out= form around its functional one.
+// round with decimals, rsub, special_xlog1py, sinc, special_entr, nan_to_num, polygamma
+// (digamma, trigamma, Hurwitz zeta); conj_physical, a copy for real tensors; and mvlgamma's out= form around its
+// functional one.
 #include <ATen/ExpandUtils.h>
 #include <ATen/Functions.h>
 #include <ATen/native/TypeProperties.h>
 #include <c10/util/MathConstants.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "fallback.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/ops.hpp"
 
@@ -215,6 +218,135 @@ at::Tensor& entr_out(const at::Tensor& self, at::Tensor& out) {
   return out;
 }
 
+// Hurwitz zeta(n + 1, q) as torch's CPU computes it (Cephes' zeta), in float64: q^-x plus
+// (q + i)^-x for i = 1, 2, ... while i <= 9 or q + i - 1 <= 9, then the Euler-Maclaurin tail
+// at w = q + i with twelve Bernoulli terms; +Inf at the poles (q a non-positive integer).
+// The rounds run for every element, masked where torch's loop has ended; their number comes
+// from the smallest finite q, read back once. torch also stops early once a term falls below
+// 2^-53 of the sum: what the extra terms add here is below that. More than 64 rounds (q below
+// about -54) leave the call to the CPU (throws OnCpu, before anything is written).
+DTensor hurwitz_zeta(const Dev& dev, int64_t n, const DTensor& q) {
+  static constexpr double divisors[12] =  // (2k)! / B_2k, Cephes' A[]
+      {12.0,
+       -720.0,
+       30240.0,
+       -1209600.0,
+       47900160.0,
+       -1.8924375803183791606e9,
+       7.47242496e10,
+       -2.950130727918164224e12,
+       1.1646782814350067249e14,
+       -4.5979787224074726105e15,
+       1.8152105401943546773e17,
+       -7.1661652561756670113e18};
+  const devplug_dtype_t f64 = DEVPLUG_DTYPE_FLOAT64;
+  const auto c = [&](double v) { return dev.scalar(f64, v); };
+  const double x = static_cast<double>(n + 1);
+  DTensor pole = dev.ew(DEVPLUG_OP_bitwise_and, {dev.ew(DEVPLUG_OP_le, {q, c(0)}),
+                                                 dev.ew(DEVPLUG_OP_eq, {q, dev.ew(DEVPLUG_OP_floor, {q})})});
+  DTensor looped = dev.ew(DEVPLUG_OP_bitwise_and,
+                          {dev.ew(DEVPLUG_OP_isfinite, {q}), dev.ew(DEVPLUG_OP_bitwise_not, {pole})});
+  double lowest = 0;
+  const uint32_t all = q.rank() == 0 ? 0u : static_cast<uint32_t>((uint64_t{1} << q.rank()) - 1);
+  dev.reduce(DEVPLUG_OP_amin, dev.ew(DEVPLUG_OP_where, {looped, q, c(0)}), all)
+      .reshape({})
+      .copy_to_host(&lowest, sizeof(lowest), &dev.stream());
+  const int64_t rounds = std::max<int64_t>(9, static_cast<int64_t>(std::floor(10 - lowest)) + 1);
+  if (rounds > 64) throw OnCpu{};
+  DTensor s = dev.ew(DEVPLUG_OP_pow, {q, c(-x)});
+  DTensor a = q;
+  DTensor b = dev.full(f64, q.shape(), 0);
+  for (int64_t i = 1; i <= rounds; ++i) {
+    DTensor next = dev.ew(DEVPLUG_OP_add, {a, c(1)});
+    DTensor term = dev.ew(DEVPLUG_OP_pow, {next, c(-x)});
+    DTensor sum = dev.ew(DEVPLUG_OP_add, {s, term});
+    if (i <= 9) {
+      a = next;
+      b = term;
+      s = sum;
+      continue;
+    }
+    DTensor active = dev.ew(DEVPLUG_OP_le, {a, c(9)});
+    a = dev.ew(DEVPLUG_OP_where, {active, next, a});
+    b = dev.ew(DEVPLUG_OP_where, {active, term, b});
+    s = dev.ew(DEVPLUG_OP_where, {active, sum, s});
+  }
+  const DTensor w = a;
+  s = dev.ew(DEVPLUG_OP_add, {s, dev.ew(DEVPLUG_OP_div, {dev.ew(DEVPLUG_OP_mul, {b, w}), c(x - 1)})});
+  s = dev.ew(DEVPLUG_OP_sub, {s, dev.ew(DEVPLUG_OP_mul, {c(0.5), b})});
+  double factor = 1, k = 0;
+  for (double divisor : divisors) {
+    factor *= x + k;
+    b = dev.ew(DEVPLUG_OP_div, {b, w});
+    s = dev.ew(DEVPLUG_OP_add,
+               {s, dev.ew(DEVPLUG_OP_div, {dev.ew(DEVPLUG_OP_mul, {c(factor), b}), c(divisor)})});
+    k += 1;
+    factor *= x + k;
+    b = dev.ew(DEVPLUG_OP_div, {b, w});
+    k += 1;
+  }
+  return dev.ew(DEVPLUG_OP_where, {pole, c(std::numeric_limits<double>::infinity()), s});
+}
+
+// torch's CPU polygamma: digamma for n = 0; for n = 1 its trigamma series, step for step in
+// the opmath dtype: below 1/2 the reflection -pi^2 / sin^2(pi x) and x = 1 - x, then six
+// terms 1 / x^2 with x stepping by 1, the asymptotic tail (1 + 1/(2x) + (1/6 - (1/30 -
+// 1/42 / x^2) / x^2) / x^2) / x, and the sign flipped after a reflection; for n >= 2,
+// (-1)^(n+1) exp(lgamma(n + 1)) zeta(n + 1, x), the factor in the opmath dtype (on the host)
+// and zeta rounded to the result's dtype first, as torch rounds it.
+at::Tensor& polygamma_out(int64_t n, const at::Tensor& self, at::Tensor& out) {
+  TORCH_CHECK(n >= 0, "polygamma(n, x) does not support negative n.");
+  Unary op = floating_unary(self, out, "polygamma");
+  if (out.numel() == 0) return out;
+  const Dev& dev = op.dev;
+  const devplug_dtype_t c = op.compute;
+  if (n == 0) {
+    dev.ew_into(DEVPLUG_OP_digamma, {op.x}, view_of(out));
+    return out;
+  }
+  if (n > 1) {
+    DTensor zeta = hurwitz_zeta(dev, n, dev.cast(op.x, DEVPLUG_DTYPE_FLOAT64));
+    const at::ScalarType result =
+        c10::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? default_float() : self.scalar_type();
+    const devplug_dtype_t rounded = require_dtype(result, "polygamma");
+    const double sign = n % 2 == 1 ? 1.0 : -1.0;
+    const double factor = c == DEVPLUG_DTYPE_FLOAT64
+                              ? sign * std::exp(std::lgamma(static_cast<double>(n) + 1))
+                              : static_cast<double>(static_cast<float>(sign) *
+                                                    std::exp(std::lgamma(static_cast<float>(n) + 1.f)));
+    dev.ew_into(DEVPLUG_OP_mul, {dev.scalar(c, factor), dev.cast(dev.cast(zeta, rounded), c)}, view_of(out));
+    return out;
+  }
+  const double pi = c == DEVPLUG_DTYPE_FLOAT64 ? c10::pi<double> : static_cast<double>(c10::pi<float>);
+  const auto constant = [&](double v) { return dev.scalar(c, v); };
+  const auto inverse_square = [&](const DTensor& v) {
+    return dev.ew(DEVPLUG_OP_div, {constant(1), dev.ew(DEVPLUG_OP_mul, {v, v})});
+  };
+  DTensor reflect = dev.ew(DEVPLUG_OP_lt, {op.x, constant(0.5)});
+  DTensor sin_pi_x = dev.ew(DEVPLUG_OP_sin, {dev.ew(DEVPLUG_OP_mul, {constant(pi), op.x})});
+  DTensor pole = dev.ew(DEVPLUG_OP_div, {dev.ew(DEVPLUG_OP_mul, {constant(pi), constant(pi)}),
+                                         dev.ew(DEVPLUG_OP_mul, {sin_pi_x, sin_pi_x})});
+  DTensor result =
+      dev.ew(DEVPLUG_OP_where, {reflect, dev.ew(DEVPLUG_OP_sub, {constant(0), pole}), constant(0)});
+  DTensor x = dev.ew(DEVPLUG_OP_where, {reflect, dev.ew(DEVPLUG_OP_sub, {constant(1), op.x}), op.x});
+  for (int i = 0; i < 6; ++i) {
+    result = dev.ew(DEVPLUG_OP_add, {result, inverse_square(x)});
+    x = dev.ew(DEVPLUG_OP_add, {x, constant(1)});
+  }
+  DTensor ixx = inverse_square(x);
+  DTensor series =
+      dev.ew(DEVPLUG_OP_sub, {constant(1. / 30), dev.ew(DEVPLUG_OP_mul, {ixx, constant(1. / 42)})});
+  series = dev.ew(DEVPLUG_OP_mul,
+                  {ixx, dev.ew(DEVPLUG_OP_sub, {constant(1. / 6), dev.ew(DEVPLUG_OP_mul, {ixx, series})})});
+  DTensor head =
+      dev.ew(DEVPLUG_OP_add,
+             {constant(1), dev.ew(DEVPLUG_OP_div, {constant(1), dev.ew(DEVPLUG_OP_mul, {constant(2), x})})});
+  result =
+      dev.ew(DEVPLUG_OP_add, {result, dev.ew(DEVPLUG_OP_div, {dev.ew(DEVPLUG_OP_add, {head, series}), x})});
+  dev.ew_into(DEVPLUG_OP_where, {reflect, dev.ew(DEVPLUG_OP_neg, {result}), result}, view_of(out));
+  return out;
+}
+
 // The largest finite value of floating `dtype` and its negative (torch's defaults for
 // nan_to_num's infinities).
 double finite_max(at::ScalarType dtype) {
@@ -296,6 +428,10 @@ void register_pointwise_ops(Table& t) {
   t.add("sinc.out", B, "mul, sin, div, eq, where", DEVPLUG_KERNEL(sinc_out));
   t.add("special_entr.out", B, "neg, log, mul, eq, gt, isnan, where", DEVPLUG_KERNEL(entr_out));
   t.add("nan_to_num.out", B, "eq, isnan, where, copy_strided", DEVPLUG_KERNEL(nan_to_num_out));
+  t.add("polygamma.out", B,
+        "digamma (n = 0); mul, sin, div, sub, add, lt, where, neg (n = 1); pow, add, le, floor, amin, where, "
+        "mul, div (n >= 2)",
+        DEVPLUG_KERNEL(polygamma_out));
 }
 
 }  // namespace devplug::bridge

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Shape ops that move data: cat, flip, roll, tril/triu, and the iota-based factories
-// (arange, linspace) and eye; narrow_copy and channel_shuffle. Pure views (transpose, slice, expand, ...) are torch's own
+// (arange, linspace, logspace) and eye; narrow_copy and channel_shuffle. Pure views (transpose, slice, expand, ...) are torch's own
 // metadata functions and never get here.
+#include <ATen/Dispatch.h>
 #include <ATen/Functions.h>
 #include <ATen/native/Resize.h>
 
+#include <cmath>
+
+#include "fallback.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/ops.hpp"
 
@@ -210,6 +214,53 @@ at::Tensor& linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t
   return out;
 }
 
+// logspace as torch's CPU computes it, in double: base ** (start + step * i) for the first
+// half and base ** (end - step * (steps - 1 - i)) for the rest, with start and end taken in
+// the result's dtype first and step = (end - start) / (steps - 1) from them; an integer
+// result takes the base as a float and truncates (wrapping). Each exponent is rounded as torch rounds
+// it (the product, then the sum), so integer results land on the same side of an integer.
+// One step is torch's fill of base ** start; bool runs on the CPU, which refuses it.
+at::Tensor& logspace_out(const at::Scalar& start, const at::Scalar& end, int64_t steps, double base,
+                         at::Tensor& out) {
+  TORCH_CHECK(steps >= 0, "number of steps must be non-negative");
+  const at::ScalarType dtype = out.scalar_type();
+  if (dtype == at::kBool || !devplug_dtype(dtype).has_value()) throw OnCpu{};
+  Dev dev = Dev::of(out);
+  if (out.numel() != steps) out.resize_({steps});
+  if (steps == 0) return out;
+  if (steps == 1) {
+    out.fill_(std::pow(base, start.to<double>()));
+    return out;
+  }
+  double first = 0, last = 0, step = 0, b = base;
+  const auto take = [&](auto s, auto e) {
+    first = static_cast<double>(s);
+    last = static_cast<double>(e);
+    step = static_cast<double>(e - s) / static_cast<double>(steps - 1);
+  };
+  if (c10::isIntegralType(dtype, /*includeBool=*/false)) {
+    AT_DISPATCH_INTEGRAL_TYPES(dtype, "logspace", [&] { take(start.to<scalar_t>(), end.to<scalar_t>()); });
+    b = static_cast<float>(base);
+  } else {
+    AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dtype, "logspace",
+                                    [&] { take(start.to<scalar_t>(), end.to<scalar_t>()); });
+  }
+  const devplug_dtype_t f64 = DEVPLUG_DTYPE_FLOAT64;
+  const int64_t half = steps / 2;
+  DTensor exponent = dev.empty(f64, {steps});
+  DTensor ahead = dev.ew_scalar(DEVPLUG_OP_mul, dev.iota(f64, {half}, 0, 1), step);
+  dev.ew_into(DEVPLUG_OP_add, {dev.scalar(f64, first), ahead}, exponent.slice(0, 0, half));
+  DTensor behind = dev.ew_scalar(DEVPLUG_OP_mul, dev.iota(f64, {steps - half}, steps - 1 - half, -1), step);
+  dev.ew_into(DEVPLUG_OP_sub, {dev.scalar(f64, last), behind}, exponent.slice(0, half, steps));
+  DTensor target = out.dim() == 1 ? view_of(out) : view_of(out.view({steps}));
+  DTensor value = dev.ew(DEVPLUG_OP_pow, {dev.scalar(f64, b), exponent});
+  // Integers through int64, so that a value too large for a narrower dtype wraps as torch's
+  // conversion does on the CPU rather than being left unspecified.
+  if (c10::isIntegralType(dtype, /*includeBool=*/false)) value = dev.cast(value, DEVPLUG_DTYPE_INT64);
+  dev.copy(dev.cast(value, target.dtype()), target);
+  return out;
+}
+
 // eye: zeros, then ones written through the diagonal view (m = -1: square).
 at::Tensor& eye_m_out(c10::SymInt n_sym, c10::SymInt m_sym, at::Tensor& out) {
   const int64_t n = n_sym.guard_int(__FILE__, __LINE__), m = m_sym.guard_int(__FILE__, __LINE__);
@@ -272,6 +323,7 @@ void register_shape_ops(Table& t) {
   t.add("eye.out", Impl::prim, "fill", DEVPLUG_KERNEL(eye_out));
   t.add("eye.m_out", Impl::prim, "fill", DEVPLUG_KERNEL(eye_m_out));
   t.add("linspace.out", Impl::prim, "iota", DEVPLUG_KERNEL(linspace_out));
+  t.add("logspace.out", Impl::bridge, "iota, mul, add, sub, pow", DEVPLUG_KERNEL(logspace_out));
   t.add("narrow_copy.out", Impl::prim, "copy_strided", DEVPLUG_KERNEL(narrow_copy_out));
   t.add("channel_shuffle", Impl::prim, "copy_strided", DEVPLUG_KERNEL(channel_shuffle));
 }
