@@ -202,6 +202,48 @@ void call_claimed(devplug_code_t code, devplug_stream_handle_t* stream, const de
   });
 }
 
+// Every `kernel` row above at once, without messages: true when none of them applies. One
+// pass over the call's tensors instead of one per row; run_kernel runs the rows one by one
+// (the first that applies names the error) only when this returns false, so a call that
+// breaks several rows still gets the error of the first. A traits function that throws (a
+// stale handle) counts as a row that applies.
+template <typename Impl>
+bool kernel_call_holds(devplug_stream_handle_t* stream, const devplug_op_call_t* call) noexcept {
+  if (stream == nullptr || call == nullptr || call->struct_size < DEVPLUG_OP_CALL_MIN_SIZE) return false;
+  const devplug_op_info_t* info = devplug_op_info(call->op);
+  if (info == nullptr) return false;
+  if (info->n_inputs < 0 ? call->n_inputs < 1 : call->n_inputs != static_cast<size_t>(info->n_inputs))
+    return false;
+  if (call->n_outputs != static_cast<size_t>(info->n_outputs)) return false;
+  if ((call->n_inputs > 0 && call->inputs == nullptr) || call->outputs == nullptr) return false;
+  if (info->attrs_size != 0) {
+    const auto* attrs = static_cast<const devplug_none_attrs_t*>(call->attrs);
+    if (attrs == nullptr || attrs->struct_size < info->attrs_size) return false;
+  }
+  try {
+    devplug_device_handle_t* device = Impl::device_of(stream);
+    const devplug_dtype_mask_t claimed = Impl::claimed_dtypes(stream);
+    auto holds = [&](const devplug_tensor_desc_t* t, uint32_t optional_mask, size_t i) {
+      if (t == nullptr) return i < 32 && ((optional_mask >> i) & 1u) != 0;
+      return t->struct_size >= DEVPLUG_SIZE_THROUGH(devplug_tensor_desc_t, strides) && t->buffer != nullptr &&
+             t->dtype >= 0 && t->dtype < DEVPLUG_DTYPE_COUNT && t->rank >= 0 && t->rank <= DEVPLUG_MAX_RANK &&
+             (claimed & DEVPLUG_DTYPE_BIT(t->dtype)) != 0 && Impl::device_of(t->buffer) == device;
+    };
+    for (size_t i = 0; i < call->n_inputs; ++i)
+      if (!holds(call->inputs[i], info->optional_inputs, i)) return false;
+    for (size_t i = 0; i < call->n_outputs; ++i)
+      if (!holds(call->outputs[i], info->optional_outputs, i)) return false;
+  } catch (...) {
+    return false;
+  }
+  const devplug_tensor_desc_t* t = info->result == DEVPLUG_RESULT_select
+                                       ? (call->n_inputs > 1 ? call->inputs[1] : nullptr)
+                                   : info->result == DEVPLUG_RESULT_made ? call->outputs[0]
+                                   : call->n_inputs > 0                  ? call->inputs[0]
+                                                                         : call->outputs[0];
+  return t == nullptr || (info->dtypes & DEVPLUG_DTYPE_BIT(t->dtype)) != 0;
+}
+
 }  // namespace checks
 
 #include "devplug/sdk/plugin_checks.inc"

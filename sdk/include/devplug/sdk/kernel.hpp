@@ -16,7 +16,9 @@
 //     });
 //   }
 //
-// The traits' functions may throw INVALID_ARGUMENT for a handle they can tell is stale.
+// The traits' functions may throw INVALID_ARGUMENT for a handle they can tell is stale. A call
+// that breaks no row pays one pass over its tensors (checks::kernel_call_holds); the rows run
+// one by one, for the first one's error, only for a call that breaks one.
 #pragma once
 
 #include "devplug/plugin_api.h"
@@ -29,7 +31,8 @@ template <typename Traits, typename Body>
 devplug_error_t* run_kernel(devplug_stream_handle_t* stream, const devplug_op_call_t* call,
                             Body&& body) noexcept {
   return guard([&] {
-    detail::EntryChecks<Traits>::kernel(stream, call);
+    if (!detail::checks::kernel_call_holds<Traits>(stream, call))
+      detail::EntryChecks<Traits>::kernel(stream, call);
     body();
   });
 }
