@@ -659,6 +659,24 @@ def test_polygamma_refuses_and_leaves_far_negative_arguments_to_the_cpu(device):
     assert torch_devplug.fallback_report()["torch"] == {"aten::polygamma.out": 1}
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64, torch.uint8, torch.bool], ids=str)
+def test_cummax_cummin_on_the_device(dtype, device, no_fallback):
+    # Ties and NaN take the later index, as torch's CPU; no read back.
+    x = (randn(4, 9, 5) * 3).round().to(dtype)
+    if dtype.is_floating_point:
+        x[1, 3, :2] = float("nan")
+        x[2, :, 0] = torch.tensor([-0.0, 0.0, 1.0, 1.0, float("nan"), 2.0, float("nan"), -1.0, 1.0])
+    for fn in (torch.cummax, torch.cummin):
+        check(lambda t: fn(t, 1), x, device=device, grad=dtype.is_floating_point and dtype != torch.float16)
+        check(lambda t: fn(t, -1), x.transpose(0, 2), device=device)
+        check(lambda t: fn(t, 0), x[:, ::2, 1], device=device)
+        check(lambda t: fn(t, 0), torch.tensor(3).to(dtype), device=device)                         # 0-dim
+        check(lambda t: fn(t, 1), x[:, :0], device=device)                                           # empty
+        check(lambda t: fn(t, 2, out=(torch.empty(0, dtype=t.dtype, device=t.device),
+                                      torch.empty(0, dtype=torch.long, device=t.device))), x, device=device)
+        check(lambda t: fn(t, 1), (randn(3, 100) * 2).round().to(dtype), device=device)        # 7 passes, ties
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16], ids=str)
 def test_max_unpool_on_the_device(dtype, device, no_fallback):
     x, x3 = randn(2, 3, 6, 8).to(dtype), randn(2, 2, 4, 6, 4).to(dtype)

@@ -2,7 +2,8 @@
 // Reductions and scans: the devplug reduce prims (sum, prod, amax, amin, argmax, argmin,
 // var, all, any) over a dims mask, keeping reduced dims as size 1 as devplug does; torch's
 // keepdim=False result is a view of the same memory with those dims dropped. mean and
-// logsumexp are devplug's composites; std, norms and counts are compositions of prims.
+// logsumexp are devplug's composites; std, norms and counts are compositions of prims;
+// cummax and cummin are log-depth running maxima (minima) of the values and their positions.
 #include <ATen/Functions.h>
 #include <ATen/native/Resize.h>
 
@@ -406,6 +407,62 @@ at::Tensor& scan_inplace(at::Tensor& self, int64_t dim, std::optional<at::Scalar
   return scan_out<Op>(self, dim, dtype, self);
 }
 
+// ---- cummax, cummin ---------------------------------------------------------------------------
+
+// The running `op` (maximum or minimum) of `x` along `dim`, inclusive: log2(n) passes, each
+// combining every element with the one `shift` before it (Hillis and Steele), on the device.
+DTensor running(const Dev& dev, devplug_op_t op, const DTensor& x, int32_t dim) {
+  const int64_t n = x.shape()[static_cast<size_t>(dim)];
+  DTensor y = x;
+  for (int64_t shift = 1; shift < n; shift *= 2) {
+    DTensor next = dev.empty(x.dtype(), x.shape());
+    dev.copy(y.slice(dim, 0, shift), next.slice(dim, 0, shift));
+    dev.ew_into(op, {y.slice(dim, shift, n), y.slice(dim, 0, n - shift)}, next.slice(dim, shift, n));
+    y = next;
+  }
+  return y;
+}
+
+// torch's CPU _cummax_helper (_cummin_helper with `min`): element i takes over when it is NaN,
+// or when the running value before it is not NaN and x[i] >= it (<= for cummin), so ties and
+// NaN take the later index. indices = the running max of the positions that take over;
+// values = x gathered there. No read back.
+template <bool Min>
+void cummaxmin_helper(const at::Tensor& self, at::Tensor& values, at::Tensor& indices, int64_t dim) {
+  Dev dev = Dev::of({&self, &values, &indices});
+  if (self.numel() == 0) return;
+  const int32_t d = static_cast<int32_t>(c10::maybe_wrap_dim(dim, self.dim()));
+  const int64_t n = self.size(d);
+  DTensor x = dev.contiguous(view_of(self));
+  const devplug_dtype_t i64 = DEVPLUG_DTYPE_INT64;
+  // Whether element i takes over from the running value of the elements before it.
+  DTensor before = running(dev, Min ? DEVPLUG_OP_minimum : DEVPLUG_OP_maximum, x, d);
+  DTensor takes = dev.empty(DEVPLUG_DTYPE_BOOL, x.shape());
+  dev.fill(takes.slice(d, 0, 1), true);
+  if (n > 1) {
+    const DTensor cur = x.slice(d, 1, n), prev = before.slice(d, 0, n - 1);
+    DTensor wins = dev.ew(Min ? DEVPLUG_OP_le : DEVPLUG_OP_ge, {cur, prev});
+    if (c10::isFloatingType(self.scalar_type()))
+      wins = dev.ew(DEVPLUG_OP_bitwise_or,
+                    {dev.ew(DEVPLUG_OP_isnan, {cur}),
+                     dev.ew(DEVPLUG_OP_bitwise_and,
+                            {wins, dev.ew(DEVPLUG_OP_bitwise_not, {dev.ew(DEVPLUG_OP_isnan, {prev})})})});
+    dev.copy(wins, takes.slice(d, 1, n));
+  }
+  Shape along(static_cast<size_t>(self.dim()), 1);
+  along[static_cast<size_t>(d)] = n;
+  DTensor position = dev.iota(i64, {n}, 0, 1).reshape(along);
+  DTensor last =
+      running(dev, DEVPLUG_OP_maximum, dev.ew(DEVPLUG_OP_where, {takes, position, dev.scalar(i64, -1)}), d);
+  dev.copy(last, view_of(indices));
+  devplug_dim_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.dim = d;
+  DTensor picked = dev.empty(x.dtype(), x.shape());
+  dev.call(DEVPLUG_OP_gather, {x, last}, {picked}, &attrs);
+  dev.copy(picked, view_of(values));
+}
+
 }  // namespace
 
 // ---- norms and counts ------------------------------------------------------------------------
@@ -540,6 +597,10 @@ void register_reduction_ops(Table& t) {
   t.add("cumsum", Impl::prim, "cumsum", DEVPLUG_KERNEL(scan_fn<DEVPLUG_OP_cumsum>));
   t.add("cumsum_", Impl::prim, "cumsum", DEVPLUG_KERNEL(scan_inplace<DEVPLUG_OP_cumsum>));
   t.add("cumsum.out", Impl::prim, "cumsum", DEVPLUG_KERNEL(scan_out<DEVPLUG_OP_cumsum>));
+  t.add("_cummax_helper", Impl::bridge, "maximum, ge, isnan, iota, where, gather",
+        DEVPLUG_KERNEL(cummaxmin_helper<false>));
+  t.add("_cummin_helper", Impl::bridge, "minimum, maximum, le, isnan, iota, where, gather",
+        DEVPLUG_KERNEL(cummaxmin_helper<true>));
   t.add("cumprod", Impl::prim, "cumprod", DEVPLUG_KERNEL(scan_fn<DEVPLUG_OP_cumprod>));
   t.add("cumprod_", Impl::prim, "cumprod", DEVPLUG_KERNEL(scan_inplace<DEVPLUG_OP_cumprod>));
   t.add("cumprod.out", Impl::prim, "cumprod", DEVPLUG_KERNEL(scan_out<DEVPLUG_OP_cumprod>));
