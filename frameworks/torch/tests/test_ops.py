@@ -1046,3 +1046,86 @@ def test_elu_family_and_logsigmoid_with_backward(name, dtype, device, no_fallbac
     fn(cpu).backward(grad)
     fn(dev).backward(grad.to(device))
     torch.testing.assert_close(dev.grad.cpu(), cpu.grad)
+
+
+# ---- take, put_, index_copy, addbmm, logit, angle ------------------------------------------------
+
+def test_take_put_and_index_copy_on_the_device(device, no_fallback):
+    x = randn(3, 4, 5)
+    idx = lambda *i: torch.tensor(i)  # noqa: E731
+    check(lambda t, i: torch.take(t, i), x, idx([[0, -1], [59, 7]]), device=device)
+    check(lambda t, i: torch.take(t, i), x.transpose(0, 2), idx(3, -60, 17), device=device)  # strided self
+    check(lambda t, i: torch.take(t, i), torch.tensor(2.5), idx(0, -1, 0), device=device)    # 0-dim self
+    check(lambda t, i, s: t.clone().put_(i, s), x, idx(0, 59, -2), randn(3, seed=1), device=device)
+    check(lambda t, i, s: t.clone().put_(i, s, accumulate=True), x, idx([4, 4], [-1, 4]), randn(2, 2, seed=2),
+          device=device)  # repeated indices add up
+    check(lambda t, i, s: torch.put(t, i, s, accumulate=True), torch.arange(12).reshape(3, 4).int(),
+          idx(1, 1, 11), torch.tensor([5, 6, 7]).int(), device=device)
+
+    def put_through_a_view(t, i, s):
+        t = t.clone()
+        t.t()[1:].put_(i, s)
+        return t
+    check(put_through_a_view, randn(4, 5), idx(0, 6, 14), randn(3, seed=3), device=device)
+    check(lambda t, i, s: t.index_copy(1, i, s), x, idx(3, 0), randn(3, 2, 5, seed=4), device=device)
+    check(lambda t, i, s: t.clone().index_copy_(-1, i, s), x, idx(4), randn(3, 4, 1, seed=5), device=device)
+    check(lambda t, i, s: t.index_copy(0, i, s), torch.tensor(1.0), idx(0), torch.tensor(3.0), device=device)
+
+    d = x.to(device)
+    with pytest.raises(IndexError, match="index out of range"):
+        torch.take(d, idx(60).to(device))
+    with pytest.raises(IndexError, match="index out of range"):
+        d.clone().put_(idx(-61).to(device), torch.ones(1, device=device))
+    with pytest.raises(RuntimeError, match="Expected a long tensor for index"):
+        torch.take(d, idx(1).int().to(device))
+    with pytest.raises(RuntimeError, match="same number of elements"):
+        d.clone().put_(idx(1, 2).to(device), torch.ones(3, device=device))
+    with pytest.raises(IndexError, match="index out of range"):
+        d.index_copy(1, idx(4).to(device), torch.ones(3, 1, 5, device=device))
+    with pytest.raises(IndexError, match="should be equal to source.size"):
+        d.index_copy(1, idx(0, 1).to(device), torch.ones(3, 1, 5, device=device))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int32, torch.bfloat16], ids=str)
+def test_addbmm_on_the_device(dtype, device, no_fallback):
+    if dtype not in torch.devplug.devices()[torch.device(device).index]["dtypes"]:
+        pytest.skip(f"{device} does not claim {dtype}")
+    g = torch.Generator().manual_seed(3)
+    make = lambda *s: (torch.randint(-9, 9, s, generator=g) if not dtype.is_floating_point  # noqa: E731
+                       else torch.randn(s, generator=g)).to(dtype)
+    # bfloat16: one rounding per batch as on the CPU, so within an ulp (float32 sums in another order)
+    tol = dict(rtol=8e-3, atol=0) if dtype == torch.bfloat16 else {}
+    check(lambda z, a, b: torch.addbmm(z, a, b, beta=2, alpha=3), make(3, 5), make(4, 3, 6), make(4, 6, 5),
+          device=device, **tol)
+    check(torch.addbmm, make(5), make(2, 3, 4), make(2, 4, 5), device=device, **tol)  # broadcast self
+    check(torch.addbmm, make(3, 5), make(0, 3, 4), make(0, 4, 5), device=device)      # no batches
+
+    def in_place(z, a, b):
+        return z.clone().addbmm_(a.transpose(1, 2), b, alpha=2)
+    check(in_place, make(3, 5), make(2, 4, 3), make(2, 4, 5), device=device, **tol)
+    check(in_place, make(1), make(2, 4, 3), make(2, 4, 5), device=device, **tol)  # self takes the product's shape
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16], ids=str)
+def test_logit_and_angle_on_the_device(dtype, device, no_fallback):
+    if dtype not in torch.devplug.devices()[torch.device(device).index]["dtypes"]:
+        pytest.skip(f"{device} does not claim {dtype}")
+    x = torch.tensor([-0.5, 0.0, 1e-4, 0.25, 0.5, 0.9, 1.0, 1.5, float("nan"), float("inf"), -3.0]).to(dtype)
+    for eps in (None, 0.0, 0.1, -2.0, float("nan")):
+        check(lambda t: torch.logit(t, eps=eps), x, device=device, rtol=0, atol=0)
+    check(lambda t: t.clone().logit_(0.05), x, device=device, rtol=0, atol=0)
+    check(lambda t: torch.logit(t, 0.2), x.reshape(1, 11).expand(2, 11)[:, ::2], device=device, rtol=0, atol=0)
+    check(lambda t: torch.logit(t, eps=1e-6), randn(4, 5).sigmoid().to(dtype), device=device, grad=True,
+          rtol=1e-3 if dtype.itemsize == 2 else 1e-5)
+    check(torch.angle, x, device=device, rtol=0, atol=0)
+    check(lambda t: torch.angle(t, out=torch.empty(0, dtype=dtype, device=t.device)), x, device=device)
+
+
+def test_logit_and_angle_of_integers(device, no_fallback):
+    ints = torch.tensor([-2, 0, 1, 3])
+    check(torch.logit, ints, device=device)
+    check(lambda t: torch.logit(t, 0.25), ints, device=device)
+    check(torch.angle, ints, device=device)
+    check(torch.angle, torch.tensor([True, False]), device=device)
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
+        torch.logit(ints.to(device), out=torch.empty(4, dtype=torch.long, device=device))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Indexing: index_select, gather, scatter, scatter_add, index_add and index_fill_ on the
-// devplug index prims; torch's advanced indexing (x[idx], x[mask], x[idx] = v, x[idx] += v) by turning
+// Indexing: index_select, gather, scatter, scatter_add, index_add, index_fill_, index_copy,
+// take and put_ on the devplug index prims; torch's advanced indexing (x[idx], x[mask], x[idx] = v, x[idx] += v) by turning
 // the indexed dims into one linear index over them; nonzero, nonzero_static, masked_select,
 // masked_scatter_ and repeat_interleave's index by a running count; embedding and its backward on devplug's composites.
 //
@@ -88,6 +88,122 @@ at::Tensor& gather_out(const at::Tensor& self, int64_t dim, const at::Tensor& in
 at::Tensor gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, bool sparse_grad) {
   at::Tensor out = empty_torch(Dev::of(self), index.sizes(), self.scalar_type());
   return gather_out(self, dim, index, sparse_grad, out);
+}
+
+// ---- take, put_, index_copy ------------------------------------------------------------------
+
+// `index` (int64) as one dense vector, checked against [-size, size) and wrapped into [0, size).
+DTensor wrapped_linear_index(const Dev& dev, const at::Tensor& index, int64_t size, const char* what) {
+  DTensor idx = dev.contiguous(dev.operand(index)).reshape({index.numel()});
+  check_bounds(dev, idx, size, what, -size);
+  DTensor negative = dev.ew(DEVPLUG_OP_lt, {idx, dev.scalar(DEVPLUG_DTYPE_INT64, 0)});
+  return dev.ew(DEVPLUG_OP_where, {negative, dev.ew_scalar(DEVPLUG_OP_add, idx, size), idx});
+}
+
+// take: self read as one row-major vector at `index`, in index's shape.
+at::Tensor& take_out(const at::Tensor& self, const at::Tensor& index, at::Tensor& out) {
+  TORCH_CHECK(index.scalar_type() == at::kLong, "take(): Expected a long tensor for index, but got ",
+              index.scalar_type());
+  TORCH_CHECK(self.scalar_type() == out.scalar_type(),
+              "take(): self and out expected to have the same dtype, but got self.dtype = ",
+              self.scalar_type(), " and out.dtype = ", out.scalar_type());
+  TORCH_CHECK_INDEX(!(self.numel() == 0 && index.numel() != 0), "take(): tried to take from an empty tensor");
+  Dev dev = Dev::of({&self, &index, &out});
+  prepare_out(out, index.sizes());
+  if (index.numel() == 0) return out;
+  const int64_t n = self.numel();
+  DTensor idx = wrapped_linear_index(dev, index, n, "take()");
+  DTensor flat = dev.contiguous(view_of(self)).reshape({n});
+  DTensor taken = dev.empty(flat.dtype(), {index.numel()});
+  devplug_dim_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.dim = 0;
+  dev.call(DEVPLUG_OP_index_select, {flat, idx}, {taken}, &attrs);
+  dev.copy(taken.reshape(index.sizes().vec()), view_of(out));
+  return out;
+}
+at::Tensor take(const at::Tensor& self, const at::Tensor& index) {
+  at::Tensor out = empty_torch(Dev::of({&self, &index}), index.sizes(), self.scalar_type());
+  return take_out(self, index, out);
+}
+
+// put_: self, read as one row-major vector, takes source's values at `index` (accumulate: adds
+// them, repeated indices included).
+at::Tensor& put_(at::Tensor& self, const at::Tensor& index, const at::Tensor& source, bool accumulate) {
+  TORCH_CHECK_INDEX(index.scalar_type() == at::kLong, "put_(): Expected a long tensor for index, but got ",
+                    index.scalar_type());
+  TORCH_CHECK(self.scalar_type() == source.scalar_type(),
+              "put_(): self and source expected to have the same dtype, but got self.dtype = ",
+              self.scalar_type(), " and source.dtype = ", source.scalar_type());
+  TORCH_CHECK(
+      source.numel() == index.numel(),
+      "put_(): Expected source and index to have the same number of elements, but got source.numel() = ",
+      source.numel(), ", index.numel() = ", index.numel());
+  TORCH_CHECK_INDEX(!(self.numel() == 0 && index.numel() != 0),
+                    "put_(): Tried to put elements into an empty tensor");
+  const devplug_op_t op = accumulate ? DEVPLUG_OP_scatter_add : DEVPLUG_OP_scatter;
+  fallback_unless_allowed(op, self.scalar_type());
+  Dev dev = Dev::of({&self, &index, &source});
+  if (index.numel() == 0) return self;
+  const int64_t n = self.numel();
+  DTensor idx = wrapped_linear_index(dev, index, n, "put_()");
+  DTensor src = dev.contiguous(view_of(source)).reshape({index.numel()});
+  DTensor target = view_of(self);
+  DTensor flat = dev.contiguous(target).reshape({n});
+  DTensor result = dev.empty(flat.dtype(), {n});
+  devplug_dim_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.dim = 0;
+  dev.call(op, {flat, idx, src}, {result}, &attrs);
+  dev.copy(result.reshape(self.sizes().vec()), target);
+  return self;
+}
+
+// index_copy: out = self with source's slices along dim written at `index`.
+at::Tensor& index_copy_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                           const at::Tensor& source, at::Tensor& out) {
+  const int64_t d = c10::maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  TORCH_CHECK_INDEX(index.dim() < 2, "index_copy_(): Index should have dimension 1 or 0 (got ", index.dim(),
+                    ")");
+  TORCH_CHECK_INDEX(index.scalar_type() == at::kLong,
+                    "index_copy_(): Expected a long tensor for index, but got ", index.scalar_type());
+  TORCH_CHECK(self.scalar_type() == source.scalar_type(),
+              "index_copy_(): self and source expected to have the same dtype, but got (self) ",
+              self.scalar_type(), " and (source) ", source.scalar_type());
+  TORCH_CHECK(self.dim() == source.dim() || (self.dim() <= 1 && source.dim() <= 1),
+              "index_copy_(): When source and destination are not scalars, their dimensionality must match. "
+              "Source dimensionality (",
+              source.dim(), "), destination dimensionality (", self.dim(), ")");
+  const int64_t along = source.dim() > 0 ? source.size(d) : 1;
+  TORCH_CHECK_INDEX(index.numel() == along, "index_copy_(): Number of indices (", index.numel(),
+                    ") should be equal to source.size(dim) (", along, ")");
+  for (int64_t k = 0; k < self.dim() && self.dim() == source.dim(); ++k)
+    TORCH_CHECK(k == d || self.size(k) == source.size(k),
+                "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice "
+                "shape: ",
+                self.sizes(), " at dimension ", d, " and source slice shape: ", source.sizes(),
+                " at dimension 0.");
+  fallback_unless_allowed(DEVPLUG_OP_scatter, self.scalar_type());
+  Dev dev = Dev::of({&self, &index, &source, &out});
+  prepare_out(out, self.sizes());
+  const bool in_place = out.is_same(self);
+  if (!in_place) dev.copy(view_of(self), view_of(out));
+  if (self.numel() == 0 || index.numel() == 0) return out;
+  const int64_t size = self.dim() > 0 ? self.size(d) : 1;
+  DTensor src = at_least_1d(view_of(source));
+  Shape index_shape(src.rank(), 1);
+  index_shape[static_cast<size_t>(self.dim() > 0 ? d : 0)] = index.numel();
+  DTensor idx = at_least_1d(dev.contiguous(dev.operand(index)));
+  check_bounds(dev, idx, size, "index_copy_()");
+  idx = dev.contiguous(idx.reshape(index_shape).expand(src.shape()));
+  devplug_dim_attrs_t attrs{};
+  attrs.struct_size = sizeof(attrs);
+  attrs.dim = static_cast<int32_t>(self.dim() > 0 ? d : 0);
+  DTensor target = at_least_1d(view_of(out));
+  DTensor tmp = dev.empty(target.dtype(), target.shape());
+  dev.call(DEVPLUG_OP_scatter, {target, idx, src}, {tmp}, &attrs);
+  dev.copy(tmp, target);
+  return out;
 }
 
 // ---- index_fill_ ------------------------------------------------------------------------------
@@ -684,6 +800,10 @@ void register_index_ops(Table& t) {
         DEVPLUG_KERNEL(index_fill_scalar_));
   t.add("index_fill_.int_Tensor", Impl::bridge, "scatter, lt, add, where",
         DEVPLUG_KERNEL(index_fill_tensor_));
+  t.add("take", Impl::bridge, "lt, ge, any, add, where, index_select", DEVPLUG_KERNEL(take));
+  t.add("take.out", Impl::bridge, "lt, ge, any, add, where, index_select", DEVPLUG_KERNEL(take_out));
+  t.add("put_", Impl::bridge, "lt, ge, any, add, where, scatter, scatter_add", DEVPLUG_KERNEL(put_));
+  t.add("index_copy.out", Impl::bridge, "lt, ge, any, scatter", DEVPLUG_KERNEL(index_copy_out));
   t.add("index_add", Impl::prim, "scatter_add", DEVPLUG_KERNEL(index_add));
   t.add("index_add_", Impl::prim, "scatter_add", DEVPLUG_KERNEL(index_add_));
   t.add("index_add.out", Impl::prim, "scatter_add", DEVPLUG_KERNEL(index_add_out));

@@ -138,6 +138,66 @@ at::Tensor& baddbmm_(at::Tensor& self, const at::Tensor& b1, const at::Tensor& b
   return baddbmm_out(self, b1, b2, beta, alpha, self);
 }
 
+// addbmm: beta self + alpha sum over the batch of b1[i] @ b2[i]. One addmm of the batches laid
+// side by side ([n, b m] @ [b m, p]). For float16 and bfloat16, torch's CPU runs one addmm per
+// batch into the result, each computing beta c + alpha (b1[i] @ b2[i]) in float32 and rounding
+// once to the dtype; so does this, in float32 on the device. In place, self takes the
+// product's shape first, as on the CPU.
+at::Tensor& addbmm_out(const at::Tensor& self, const at::Tensor& b1, const at::Tensor& b2,
+                       const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
+  TORCH_CHECK(b1.dim() == 3, "batch1 must be a 3D tensor");
+  TORCH_CHECK(b2.dim() == 3, "batch2 must be a 3D tensor");
+  TORCH_CHECK(b1.size(0) == b2.size(0), "batch1 and batch2 must have same number of batches, got ",
+              b1.size(0), " and ", b2.size(0));
+  TORCH_CHECK(b1.size(2) == b2.size(1), "Incompatible matrix sizes for bmm (", b1.size(1), "x", b1.size(2),
+              " and ", b2.size(1), "x", b2.size(2), ")");
+  check_same_dtype(b1, b2, "batch1 and batch2");
+  check_same_dtype(self, b1, "self and batch1");
+  fallback_unless_matmul(b1.scalar_type());
+  const std::vector<int64_t> shape{b1.size(1), b2.size(2)};
+  TORCH_CHECK(at::is_expandable_to(self.sizes(), shape), "addbmm: self of shape ", self.sizes(),
+              " does not broadcast to the product's shape ", at::IntArrayRef(shape));
+  Dev dev = Dev::of({&self, &b1, &b2, &out});
+  if (out.is_same(self)) {
+    at::Tensor result = empty_torch(dev, shape, self.scalar_type());
+    addbmm_out(self, b1, b2, beta, alpha, result);
+    if (out.sizes() != result.sizes()) out.resize_(shape);
+    dev.copy(view_of(result), view_of(out));
+    return out;
+  }
+  const int64_t batches = b1.size(0);
+  if (batches == 0 || !c10::isReducedFloatingType(b1.scalar_type())) {
+    const at::Tensor m1 = b1.transpose(0, 1).reshape({b1.size(1), batches * b1.size(2)});
+    const at::Tensor m2 = b2.reshape({batches * b2.size(1), b2.size(2)});
+    return addmm_out(self, m1, m2, beta, alpha, out);
+  }
+  prepare_out(out, shape);
+  if (out.numel() == 0) return out;
+  const devplug_dtype_t dtype = require_dtype(b1.scalar_type(), "addbmm");
+  constexpr devplug_dtype_t f32 = DEVPLUG_DTYPE_FLOAT32;
+  DTensor sum = beta.toDouble() == 0
+                    ? dev.full(f32, shape, 0)
+                    : dev.ew_scalar(DEVPLUG_OP_mul, dev.cast(view_of(self), f32).expand(shape), beta);
+  for (int64_t i = 0; i < batches; ++i) {
+    DTensor product =
+        dev.matmul(dev.cast(view_of(b1.select(0, i)), f32), dev.cast(view_of(b2.select(0, i)), f32));
+    DTensor rounded =
+        dev.cast(dev.ew(DEVPLUG_OP_add, {sum, dev.ew_scalar(DEVPLUG_OP_mul, product, alpha)}), dtype);
+    sum = i + 1 < batches ? dev.cast(rounded, f32) : rounded;
+  }
+  dev.copy(sum, view_of(out));
+  return out;
+}
+at::Tensor addbmm(const at::Tensor& self, const at::Tensor& b1, const at::Tensor& b2, const at::Scalar& beta,
+                  const at::Scalar& alpha) {
+  at::Tensor out = empty_torch(Dev::of({&self, &b1, &b2}), {0}, b1.scalar_type());
+  return addbmm_out(self, b1, b2, beta, alpha, out);
+}
+at::Tensor& addbmm_(at::Tensor& self, const at::Tensor& b1, const at::Tensor& b2, const at::Scalar& beta,
+                    const at::Scalar& alpha) {
+  return addbmm_out(self, b1, b2, beta, alpha, self);
+}
+
 // addmv: the vector as an [n, 1] matrix.
 at::Tensor& addmv_out(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
                       const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
@@ -220,6 +280,9 @@ void register_linalg_ops(Table& t) {
   t.add("addmm", Impl::prim, "matmul, mul, add", DEVPLUG_KERNEL(addmm));
   t.add("addmm_", Impl::prim, "matmul, mul, add", DEVPLUG_KERNEL(addmm_));
   t.add("addmm.out", Impl::prim, "matmul, mul, add", DEVPLUG_KERNEL(addmm_out));
+  t.add("addbmm", Impl::prim, "matmul, mul, add", DEVPLUG_KERNEL(addbmm));
+  t.add("addbmm_", Impl::prim, "matmul, mul, add", DEVPLUG_KERNEL(addbmm_));
+  t.add("addbmm.out", Impl::prim, "matmul, mul, add", DEVPLUG_KERNEL(addbmm_out));
   t.add("baddbmm", Impl::prim, "matmul, mul, add", DEVPLUG_KERNEL(baddbmm));
   t.add("baddbmm_", Impl::prim, "matmul, mul, add", DEVPLUG_KERNEL(baddbmm_));
   t.add("baddbmm.out", Impl::prim, "matmul, mul, add", DEVPLUG_KERNEL(baddbmm_out));

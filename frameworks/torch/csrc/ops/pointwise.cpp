@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Pointwise ops torch computes with a formula of other pointwise ops, composed in the bridge
 // from devplug prims with torch's CPU formula, step for step (in torch's opmath type for the
-// 16-bit floats, rounded once at the end): logaddexp, logaddexp2, xlogy, heaviside, frac,
-// round with decimals, rsub, special_xlog1py, sinc, special_entr, nan_to_num, polygamma
-// (digamma, trigamma, Hurwitz zeta); conj_physical, a copy for real tensors; and mvlgamma's out= form around its
+// 16-bit floats, rounded once at the end, unless torch rounds every step): logaddexp,
+// logaddexp2, xlogy, heaviside, frac, round with decimals, rsub, special_xlog1py, sinc,
+// special_entr, nan_to_num, polygamma (digamma, trigamma, Hurwitz zeta), logit and its
+// backward, angle of real tensors; conj_physical, a copy for real tensors; and mvlgamma's out= form around its
 // functional one.
 #include <ATen/ExpandUtils.h>
 #include <ATen/Functions.h>
@@ -173,20 +174,22 @@ at::Tensor& conj_physical_out(const at::Tensor& self, at::Tensor& out) {
 }
 
 // A unary op torch computes in floating point (integers and bools promote to the default
-// float): out checked and resized, the input in the result's opmath dtype.
+// float): out checked and resized, the input in the result's opmath dtype (in the result's
+// own dtype for an op torch computes in it).
 struct Unary {
   Dev dev;
   devplug_dtype_t compute;
   DTensor x;
 };
-Unary floating_unary(const at::Tensor& self, const at::Tensor& out, const char* what) {
+Unary floating_unary(const at::Tensor& self, const at::Tensor& out, const char* what, bool in_opmath = true) {
   Dev dev = Dev::of({&self, &out});
   at::ScalarType result = self.scalar_type();
   if (c10::isIntegralType(result, /*includeBool=*/true)) result = default_float();
   TORCH_CHECK(c10::isFloatingType(result), what, ": expected a real input, got ", self.scalar_type());
   check_can_cast(result, out);
   prepare_out(out, self.sizes());
-  const devplug_dtype_t compute = opmath(require_dtype(result, what));
+  const devplug_dtype_t dtype = require_dtype(result, what);
+  const devplug_dtype_t compute = in_opmath ? opmath(dtype) : dtype;
   return {dev, compute, dev.cast(dev.operand(self), compute)};
 }
 
@@ -201,6 +204,89 @@ at::Tensor& sinc_out(const at::Tensor& self, at::Tensor& out) {
   dev.ew_into(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_eq, {op.x, zero}), dev.scalar(op.compute, 1), ratio},
               view_of(out));
   return out;
+}
+
+// torch's CPU: log(x / (1 - x)), +Inf where x is 1, x first clamped to [eps, 1 - eps] when eps
+// is given and not negative. Each step rounds to the result's dtype (torch computes logit in
+// the dtype itself, also for float16 and bfloat16), as do eps and 1 - eps.
+at::Tensor& logit_out(const at::Tensor& self, std::optional<double> eps, at::Tensor& out) {
+  Unary op = floating_unary(self, out, "logit", /*in_opmath=*/false);
+  if (out.numel() == 0) return out;
+  const Dev& dev = op.dev;
+  DTensor x = op.x;
+  DTensor one = dev.scalar(op.compute, 1);
+  const double e = eps.value_or(-1.0);
+  DTensor lo = dev.scalar(op.compute, e);
+  if (!(e < 0)) {  // NaN clamps nothing: every comparison with it is false
+    DTensor hi = dev.ew(DEVPLUG_OP_sub, {one, lo});
+    x = dev.ew(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_lt, {x, lo}), lo,
+                                  dev.ew(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_gt, {x, hi}), hi, x})});
+  }
+  DTensor log_odds = dev.ew(DEVPLUG_OP_log, {dev.ew(DEVPLUG_OP_div, {x, dev.ew(DEVPLUG_OP_sub, {one, x})})});
+  dev.ew_into(DEVPLUG_OP_where,
+              {dev.ew(DEVPLUG_OP_eq, {x, one}),
+               dev.scalar(op.compute, std::numeric_limits<double>::infinity()), log_odds},
+              view_of(out));
+  return out;
+}
+at::Tensor logit(const at::Tensor& self, std::optional<double> eps) {
+  Dev dev = Dev::of(self);
+  const at::ScalarType result =
+      c10::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? default_float() : self.scalar_type();
+  at::Tensor out = empty_torch(dev, self.sizes(), result);
+  return logit_out(self, eps, out);
+}
+at::Tensor& logit_(at::Tensor& self, std::optional<double> eps) { return logit_out(self, eps, self); }
+
+// torch's CPU, in the dtype: dy / (x (1 - x)), dy * Inf where x is 0 or 1; without eps (or a
+// negative one) NaN outside [0, 1], with it 0 outside [eps, 1 - eps].
+at::Tensor& logit_backward_out(const at::Tensor& grad, const at::Tensor& self, std::optional<double> eps,
+                               at::Tensor& grad_input) {
+  const at::ScalarType result = at::native::result_type(grad, self);
+  if (!c10::isFloatingType(result)) throw OnCpu{};  // torch's CPU names the dtype it does not take
+  Dev dev = Dev::of({&grad, &self, &grad_input});
+  check_can_cast(result, grad_input);
+  prepare_out(grad_input, at::infer_size(grad.sizes(), self.sizes()));
+  if (grad_input.numel() == 0) return grad_input;
+  const devplug_dtype_t dtype = require_dtype(result, "logit_backward");
+  DTensor dy = dev.cast(dev.operand(grad, dtype), dtype);
+  DTensor x = dev.cast(dev.operand(self, dtype), dtype);
+  DTensor zero = dev.scalar(dtype, 0);
+  DTensor one = dev.scalar(dtype, 1);
+  DTensor inside =
+      dev.ew(DEVPLUG_OP_div, {dy, dev.ew(DEVPLUG_OP_mul, {x, dev.ew(DEVPLUG_OP_sub, {one, x})})});
+  DTensor at_ends =
+      dev.ew(DEVPLUG_OP_bitwise_or, {dev.ew(DEVPLUG_OP_eq, {x, zero}), dev.ew(DEVPLUG_OP_eq, {x, one})});
+  DTensor value =
+      dev.ew(DEVPLUG_OP_where,
+             {at_ends, dev.ew_scalar(DEVPLUG_OP_mul, dy, std::numeric_limits<double>::infinity()), inside});
+  const double e = eps.value_or(-1.0);
+  DTensor lo = e < 0 ? zero : dev.scalar(dtype, e);
+  DTensor hi = e < 0 ? one : dev.ew(DEVPLUG_OP_sub, {one, lo});
+  DTensor outside =
+      dev.ew(DEVPLUG_OP_bitwise_or, {dev.ew(DEVPLUG_OP_lt, {x, lo}), dev.ew(DEVPLUG_OP_gt, {x, hi})});
+  DTensor there = e < 0 ? dev.scalar(dtype, std::numeric_limits<double>::quiet_NaN()) : zero;
+  dev.ew_into(DEVPLUG_OP_where, {outside, there, value}, view_of(grad_input));
+  return grad_input;
+}
+
+// torch's CPU for real x: x where x is NaN, pi where x < 0, else 0 (pi in the result's dtype).
+at::Tensor& angle_out(const at::Tensor& self, at::Tensor& out) {
+  Unary op = floating_unary(self, out, "angle", /*in_opmath=*/false);
+  if (out.numel() == 0) return out;
+  const Dev& dev = op.dev;
+  DTensor zero = dev.scalar(op.compute, 0);
+  DTensor sign = dev.ew(DEVPLUG_OP_where,
+                        {dev.ew(DEVPLUG_OP_lt, {op.x, zero}), dev.scalar(op.compute, c10::pi<double>), zero});
+  dev.ew_into(DEVPLUG_OP_where, {dev.ew(DEVPLUG_OP_isnan, {op.x}), op.x, sign}, view_of(out));
+  return out;
+}
+at::Tensor angle(const at::Tensor& self) {
+  Dev dev = Dev::of(self);
+  const at::ScalarType result =
+      c10::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? default_float() : self.scalar_type();
+  at::Tensor out = empty_torch(dev, self.sizes(), result);
+  return angle_out(self, out);
 }
 
 // torch's CPU: x where x is NaN, -x log(x) where x > 0, 0 where x is 0, -Inf below.
@@ -427,6 +513,13 @@ void register_pointwise_ops(Table& t) {
   t.add("special_xlog1py.out", B, "log1p, mul, eq, isnan, where", DEVPLUG_KERNEL(xlog1py_out));
   t.add("sinc.out", B, "mul, sin, div, eq, where", DEVPLUG_KERNEL(sinc_out));
   t.add("special_entr.out", B, "neg, log, mul, eq, gt, isnan, where", DEVPLUG_KERNEL(entr_out));
+  t.add("logit.out", B, "sub, lt, gt, where, div, log, eq", DEVPLUG_KERNEL(logit_out));
+  t.add("logit", B, "sub, lt, gt, where, div, log, eq", DEVPLUG_KERNEL(logit));
+  t.add("logit_", B, "sub, lt, gt, where, div, log, eq", DEVPLUG_KERNEL(logit_));
+  t.add("logit_backward.grad_input", B, "sub, mul, div, eq, bitwise_or, lt, gt, where",
+        DEVPLUG_KERNEL(logit_backward_out));
+  t.add("angle.out", B, "lt, isnan, where", DEVPLUG_KERNEL(angle_out));
+  t.add("angle", B, "lt, isnan, where", DEVPLUG_KERNEL(angle));
   t.add("nan_to_num.out", B, "eq, isnan, where, copy_strided", DEVPLUG_KERNEL(nan_to_num_out));
   t.add("polygamma.out", B,
         "digamma (n = 0); mul, sin, div, sub, add, lt, where, neg (n = 1); pow, add, le, floor, amin, where, "
