@@ -1129,3 +1129,20 @@ def test_logit_and_angle_of_integers(device, no_fallback):
     check(torch.angle, torch.tensor([True, False]), device=device)
     with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
         torch.logit(ints.to(device), out=torch.empty(4, dtype=torch.long, device=device))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("name", ["i0", "i0e", "i1", "i1e"])
+def test_modified_bessel_functions_on_the_device(name, dtype, device, no_fallback):
+    """torch's Cephes Chebyshev series on the device: both tables (|x| <= 8 and above), the
+    switch at 8, the signs of i1 and i1e, overflow to inf, NaN; within torch's tolerance of the
+    dtype (the CPU may fuse a multiply and an add where the device rounds both)."""
+    if dtype not in torch.devplug.devices()[torch.device(device).index]["dtypes"]:
+        pytest.skip(f"{device} does not claim {dtype}")
+    fn = getattr(torch.special, name)
+    x = torch.cat([torch.linspace(-20, 20, 161), torch.tensor(
+        [0.0, -0.0, 8.0, -8.0, 7.999, 8.001, 1e-30, 700.0, -700.0, float("inf"), -float("inf"), float("nan")])])
+    check(fn, x.to(dtype), device=device, **({} if dtype.itemsize > 2 else dict(rtol=1.6e-2, atol=1e-5)))
+    check(fn, torch.arange(-5, 6), device=device)                      # integers compute in float32
+    check(lambda t: fn(t.t(), out=torch.empty(0, dtype=dtype, device=t.device)), randn(3, 4).to(dtype) * 6,
+          device=device, **({} if dtype.itemsize > 2 else dict(rtol=1.6e-2, atol=1e-5)))
