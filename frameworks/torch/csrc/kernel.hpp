@@ -173,6 +173,10 @@ void fallback_unless_matmul(at::ScalarType dtype);
 // Leaves the call to torch's CPU (throws OnCpu, fallback.hpp) unless devplug op `op`
 // allows `dtype`. Call it before the kernel writes anything.
 void fallback_unless_allowed(devplug_op_t op, at::ScalarType dtype);
+// The attributes of a devplug op along one dim (index_select, gather, scatter, cumsum, ...).
+inline devplug_dim_attrs_t dim_attrs(int64_t dim) {
+  return {sizeof(devplug_dim_attrs_t), static_cast<int32_t>(dim)};
+}
 // Whether an optional tensor argument was given.
 inline bool given(const std::optional<at::Tensor>& t) { return t.has_value() && t->defined(); }
 // Whether `t` is a CPU scalar that may mix with device tensors.

@@ -390,9 +390,9 @@ struct SoftmaxInput {
 SoftmaxInput softmax_input(const DTensor& x, int64_t dim) {
   if (x.rank() == 0) {
     c10::maybe_wrap_dim(dim, 0);
-    return {x.reshape({1}), {sizeof(devplug_dim_attrs_t), 0}};
+    return {x.reshape({1}), dim_attrs(0)};
   }
-  return {x, {sizeof(devplug_dim_attrs_t), static_cast<int32_t>(c10::maybe_wrap_dim(dim, x.rank()))}};
+  return {x, dim_attrs(c10::maybe_wrap_dim(dim, x.rank()))};
 }
 
 // The softmax or log_softmax composite; half_to_float computes a float16 input as float32.

@@ -315,9 +315,7 @@ at::Tensor& max_unpool_out(const at::Tensor& self, const at::Tensor& indices, at
   }
   const DTensor target = view_of(out);
   DTensor values = dev.empty(target.dtype(), {planes, area});
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = 1;
+  const devplug_dim_attrs_t attrs = dim_attrs(1);
   dev.call(DEVPLUG_OP_scatter,
            {dev.full(target.dtype(), {planes, area}, 0), index,
             dev.contiguous(view_of(self)).reshape({planes, per_plane})},

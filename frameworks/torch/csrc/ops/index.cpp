@@ -58,9 +58,7 @@ at::Tensor& index_select_out(const at::Tensor& self, int64_t dim, const at::Tens
   const int64_t size = self.dim() > 0 ? self.size(d) : 1;
   check_bounds(dev, idx, size, "index_select()");
   if (out.numel() == 0) return out;
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = static_cast<int32_t>(d);
+  const devplug_dim_attrs_t attrs = dim_attrs(d);
   dev.call(DEVPLUG_OP_index_select, {at_least_1d(view_of(self)), idx}, {at_least_1d(view_of(out))}, &attrs);
   return out;
 }
@@ -79,9 +77,7 @@ at::Tensor& gather_out(const at::Tensor& self, int64_t dim, const at::Tensor& in
   if (out.numel() == 0) return out;
   DTensor idx = at_least_1d(index_operand(dev, index, "gather"));
   check_bounds(dev, idx, self.dim() > 0 ? self.size(d) : 1, "gather()");
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = static_cast<int32_t>(d);
+  const devplug_dim_attrs_t attrs = dim_attrs(d);
   dev.call(DEVPLUG_OP_gather, {at_least_1d(view_of(self)), idx}, {at_least_1d(view_of(out))}, &attrs);
   return out;
 }
@@ -115,9 +111,7 @@ at::Tensor& take_out(const at::Tensor& self, const at::Tensor& index, at::Tensor
   DTensor idx = wrapped_linear_index(dev, index, n, "take()");
   DTensor flat = dev.contiguous(view_of(self)).reshape({n});
   DTensor taken = dev.empty(flat.dtype(), {index.numel()});
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = 0;
+  const devplug_dim_attrs_t attrs = dim_attrs(0);
   dev.call(DEVPLUG_OP_index_select, {flat, idx}, {taken}, &attrs);
   dev.copy(taken.reshape(index.sizes().vec()), view_of(out));
   return out;
@@ -151,9 +145,7 @@ at::Tensor& put_(at::Tensor& self, const at::Tensor& index, const at::Tensor& so
   DTensor target = view_of(self);
   DTensor flat = dev.contiguous(target).reshape({n});
   DTensor result = dev.empty(flat.dtype(), {n});
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = 0;
+  const devplug_dim_attrs_t attrs = dim_attrs(0);
   dev.call(op, {flat, idx, src}, {result}, &attrs);
   dev.copy(result.reshape(self.sizes().vec()), target);
   return self;
@@ -196,9 +188,7 @@ at::Tensor& index_copy_out(const at::Tensor& self, int64_t dim, const at::Tensor
   DTensor idx = at_least_1d(dev.contiguous(dev.operand(index)));
   check_bounds(dev, idx, size, "index_copy_()");
   idx = dev.contiguous(idx.reshape(index_shape).expand(src.shape()));
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = static_cast<int32_t>(self.dim() > 0 ? d : 0);
+  const devplug_dim_attrs_t attrs = dim_attrs(self.dim() > 0 ? d : 0);
   DTensor target = at_least_1d(view_of(out));
   DTensor tmp = dev.empty(target.dtype(), target.shape());
   dev.call(DEVPLUG_OP_scatter, {target, idx, src}, {tmp}, &attrs);
@@ -218,18 +208,13 @@ at::Tensor& index_fill_with(at::Tensor& self, int64_t dim, const at::Tensor& ind
   TORCH_CHECK(index.dim() <= 1, "Index has to be a vector/scalar");
   if (self.numel() == 0 || index.numel() == 0) return self;
   const int64_t size = self.dim() > 0 ? self.size(d) : 1;
-  DTensor idx = at_least_1d(dev.operand(index));
-  check_bounds(dev, idx, size, "index_fill_()", -size);
-  DTensor negative = dev.ew(DEVPLUG_OP_lt, {idx, dev.scalar(DEVPLUG_DTYPE_INT64, 0)});
-  DTensor wrapped = dev.ew(DEVPLUG_OP_where, {negative, dev.ew_scalar(DEVPLUG_OP_add, idx, size), idx});
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = 0;
+  DTensor wrapped = wrapped_linear_index(dev, index, size, "index_fill_()");
+  const devplug_dim_attrs_t attrs = dim_attrs(0);
   DTensor mask = dev.empty(DEVPLUG_DTYPE_BOOL, {size});
-  dev.call(
-      DEVPLUG_OP_scatter,
-      {dev.full(DEVPLUG_DTYPE_BOOL, {size}, false), wrapped, dev.full(DEVPLUG_DTYPE_BOOL, idx.shape(), true)},
-      {mask}, &attrs);
+  dev.call(DEVPLUG_OP_scatter,
+           {dev.full(DEVPLUG_DTYPE_BOOL, {size}, false), wrapped,
+            dev.full(DEVPLUG_DTYPE_BOOL, wrapped.shape(), true)},
+           {mask}, &attrs);
   Shape along(static_cast<size_t>(self.dim()), 1);
   if (self.dim() > 0) along[static_cast<size_t>(d)] = size;
   DTensor target = view_of(self);
@@ -270,9 +255,7 @@ void scatter_into(devplug_op_t op, const at::Tensor& self, int64_t dim, const at
   DTensor idx = at_least_1d(index_operand(dev, index, "scatter"));
   check_bounds(dev, idx, self.dim() > 0 ? self.size(d) : 1,
                op == DEVPLUG_OP_scatter ? "scatter()" : "scatter_add()");
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = static_cast<int32_t>(d);
+  const devplug_dim_attrs_t attrs = dim_attrs(d);
   DTensor base = at_least_1d(view_of(self));
   DTensor source = at_least_1d(dev.cast(src, base.dtype()));
   DTensor target = at_least_1d(view_of(out));
@@ -345,9 +328,7 @@ at::Tensor& index_add_out(const at::Tensor& self, int64_t dim, const at::Tensor&
     return out;
   }
   check_bounds(odev, idx, self.dim() > 0 ? self.size(d) : 1, "index_add()");
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = static_cast<int32_t>(self.dim() > 0 ? d : 0);
+  const devplug_dim_attrs_t attrs = dim_attrs(self.dim() > 0 ? d : 0);
   DTensor base = at_least_1d(view_of(self));
   DTensor target = at_least_1d(view_of(out));
   DTensor tmp = dev.empty(base.dtype(), base.shape());
@@ -376,9 +357,7 @@ DTensor nonzero_flat(const Dev& dev, const DTensor& t, int64_t* count) {
   DTensor total = dev.reduce(DEVPLUG_OP_sum, hit, 1u);
   total.reshape({}).copy_to_host(count, sizeof(int64_t), &dev.stream());
   // Element k goes to slot cumsum(hit)[k] - 1 when hit, else to a spare slot at `count`.
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = 0;
+  const devplug_dim_attrs_t attrs = dim_attrs(0);
   DTensor running = dev.empty(DEVPLUG_DTYPE_INT64, {n});
   dev.call(DEVPLUG_OP_cumsum, {hit}, {running}, &attrs);
   DTensor slot =
@@ -439,9 +418,7 @@ at::Tensor& nonzero_static_out(const at::Tensor& self, int64_t size, int64_t fil
   }
   const devplug_dtype_t i64 = DEVPLUG_DTYPE_INT64;
   DTensor hit = dev.cast(dev.contiguous(view_of(self)).reshape({n}), DEVPLUG_DTYPE_BOOL);
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = 0;
+  const devplug_dim_attrs_t attrs = dim_attrs(0);
   DTensor running = dev.empty(i64, {n});
   dev.call(DEVPLUG_OP_cumsum, {dev.cast(hit, i64)}, {running}, &attrs);
   DTensor kept =
@@ -487,9 +464,7 @@ at::Tensor repeat_interleave_index(const at::Tensor& repeats, std::optional<c10:
       .reshape({})
       .copy_to_host(&negative, 1, &dev.stream());
   TORCH_CHECK(negative == 0, "repeats can not be negative");
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = 0;
+  const devplug_dim_attrs_t attrs = dim_attrs(0);
   DTensor ends = dev.empty(i64, {n});
   dev.call(DEVPLUG_OP_cumsum, {counts}, {ends}, &attrs);
   int64_t total = 0;
@@ -520,9 +495,7 @@ at::Tensor& masked_select_out(const at::Tensor& self, const at::Tensor& mask, at
   prepare_out(out, {count});
   if (count == 0) return out;
   DTensor values = dev.contiguous(view_of(self).expand(shape)).reshape({n});
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = 0;
+  const devplug_dim_attrs_t attrs = dim_attrs(0);
   dev.call(DEVPLUG_OP_index_select, {values, positions}, {view_of(out)}, &attrs);
   return out;
 }
@@ -551,9 +524,7 @@ at::Tensor& masked_scatter_(at::Tensor& self, const at::Tensor& mask, const at::
   dev.reduce(DEVPLUG_OP_sum, hit, 1u).reshape({}).copy_to_host(&count, sizeof(count), &dev.stream());
   TORCH_CHECK(count <= source.numel(), "Number of elements of source < number of ones in mask");
   if (count == 0) return self;
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = 0;
+  const devplug_dim_attrs_t attrs = dim_attrs(0);
   DTensor running = dev.empty(DEVPLUG_DTYPE_INT64, {n});
   dev.call(DEVPLUG_OP_cumsum, {hit}, {running}, &attrs);
   // Elements outside the mask read slot 0, which exists (count > 0) and is not used.
@@ -688,9 +659,7 @@ at::Tensor& index_out(const at::Tensor& self, const c10::List<std::optional<at::
   Shape picked_shape{l.index.numel()};
   picked_shape.insert(picked_shape.end(), l.rest_shape.begin(), l.rest_shape.end());
   DTensor picked = dev.empty(l.source.dtype(), picked_shape);
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = 0;
+  const devplug_dim_attrs_t attrs = dim_attrs(0);
   dev.call(DEVPLUG_OP_index_select, {l.source, l.index}, {picked}, &attrs);
   Shape unflat = l.index_shape;
   unflat.insert(unflat.end(), l.rest_shape.begin(), l.rest_shape.end());
@@ -729,9 +698,7 @@ at::Tensor& index_put_impl_(at::Tensor& self, const c10::List<std::optional<at::
   Shape index_view(flat_shape.size(), 1);
   index_view[0] = l.index.numel();
   DTensor idx = dev.contiguous(l.index.reshape(index_view).expand(flat_shape));
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = 0;
+  const devplug_dim_attrs_t attrs = dim_attrs(0);
   DTensor updated = dev.empty(l.source.dtype(), l.source.shape());
   dev.call(accumulate ? DEVPLUG_OP_scatter_add : DEVPLUG_OP_scatter, {l.source, idx, src}, {updated}, &attrs);
   // Back into self: undo the collapse and the permutation.

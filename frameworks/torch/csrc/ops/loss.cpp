@@ -62,7 +62,7 @@ NllParts nll_parts(const Dev& dev, const at::Tensor& self, const at::Tensor& tar
                 " classes or no classes but got weight tensor of shape: ", weight->sizes());
     DTensor safe = dev.ew(DEVPLUG_OP_where, {kept, flat, dev.scalar(DEVPLUG_DTYPE_INT64, 0)});
     DTensor class_w = dev.empty(c, {flat.numel()});
-    devplug_dim_attrs_t attrs{sizeof(attrs), 0};
+    const devplug_dim_attrs_t attrs = dim_attrs(0);
     dev.call(DEVPLUG_OP_index_select, {dev.cast(dev.operand(*weight), c).reshape({classes}), safe}, {class_w},
              &attrs);
     w = dev.ew(DEVPLUG_OP_mul, {w, class_w});

@@ -31,10 +31,13 @@ struct Binary {
   DTensor a, b;
 };
 
-// torch's result dtype of a floating binary op: integers and bools promote to the default float.
+// torch's result dtype of a floating op on `dtype`: integers and bools promote to the default float.
+at::ScalarType floating_result(at::ScalarType dtype) {
+  return c10::isIntegralType(dtype, /*includeBool=*/true) ? default_float() : dtype;
+}
+// The same for a floating binary op.
 at::ScalarType floating_result(const at::Tensor& a, const at::Tensor& b) {
-  const at::ScalarType result = at::native::result_type(a, b);
-  return c10::isIntegralType(result, /*includeBool=*/true) ? default_float() : result;
+  return floating_result(at::native::result_type(a, b));
 }
 
 Binary floating_binary(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out, const char* what) {
@@ -184,8 +187,7 @@ struct Unary {
 };
 Unary floating_unary(const at::Tensor& self, const at::Tensor& out, const char* what, bool in_opmath = true) {
   Dev dev = Dev::of({&self, &out});
-  at::ScalarType result = self.scalar_type();
-  if (c10::isIntegralType(result, /*includeBool=*/true)) result = default_float();
+  const at::ScalarType result = floating_result(self.scalar_type());
   TORCH_CHECK(c10::isFloatingType(result), what, ": expected a real input, got ", self.scalar_type());
   check_can_cast(result, out);
   prepare_out(out, self.sizes());
@@ -232,9 +234,7 @@ at::Tensor& logit_out(const at::Tensor& self, std::optional<double> eps, at::Ten
 }
 at::Tensor logit(const at::Tensor& self, std::optional<double> eps) {
   Dev dev = Dev::of(self);
-  const at::ScalarType result =
-      c10::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? default_float() : self.scalar_type();
-  at::Tensor out = empty_torch(dev, self.sizes(), result);
+  at::Tensor out = empty_torch(dev, self.sizes(), floating_result(self.scalar_type()));
   return logit_out(self, eps, out);
 }
 at::Tensor& logit_(at::Tensor& self, std::optional<double> eps) { return logit_out(self, eps, self); }
@@ -405,9 +405,7 @@ at::Tensor& angle_out(const at::Tensor& self, at::Tensor& out) {
 }
 at::Tensor angle(const at::Tensor& self) {
   Dev dev = Dev::of(self);
-  const at::ScalarType result =
-      c10::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? default_float() : self.scalar_type();
-  at::Tensor out = empty_torch(dev, self.sizes(), result);
+  at::Tensor out = empty_torch(dev, self.sizes(), floating_result(self.scalar_type()));
   return angle_out(self, out);
 }
 
@@ -514,9 +512,7 @@ at::Tensor& polygamma_out(int64_t n, const at::Tensor& self, at::Tensor& out) {
   }
   if (n > 1) {
     DTensor zeta = hurwitz_zeta(dev, n, dev.cast(op.x, DEVPLUG_DTYPE_FLOAT64));
-    const at::ScalarType result =
-        c10::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? default_float() : self.scalar_type();
-    const devplug_dtype_t rounded = require_dtype(result, "polygamma");
+    const devplug_dtype_t rounded = require_dtype(floating_result(self.scalar_type()), "polygamma");
     const double sign = n % 2 == 1 ? 1.0 : -1.0;
     const double factor = c == DEVPLUG_DTYPE_FLOAT64
                               ? sign * std::exp(std::lgamma(static_cast<double>(n) + 1))

@@ -385,9 +385,7 @@ at::Tensor& scan_out(const at::Tensor& self, int64_t dim, std::optional<at::Scal
   if (self.numel() == 0) return out;
   const int64_t d = c10::maybe_wrap_dim(dim, self.dim());
   DTensor x = dev.cast(view_of(self), require_dtype(out.scalar_type(), "the scan's result"));
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = static_cast<int32_t>(d);
+  const devplug_dim_attrs_t attrs = dim_attrs(d);
   DTensor target = view_of(out);
   if (x.rank() == 0) {  // torch scans a 0-dim tensor as a 1-element vector
     x = x.reshape({1});
@@ -455,9 +453,7 @@ void cummaxmin_helper(const at::Tensor& self, at::Tensor& values, at::Tensor& in
   DTensor last =
       running(dev, DEVPLUG_OP_maximum, dev.ew(DEVPLUG_OP_where, {takes, position, dev.scalar(i64, -1)}), d);
   dev.copy(last, view_of(indices));
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = d;
+  const devplug_dim_attrs_t attrs = dim_attrs(d);
   DTensor picked = dev.empty(x.dtype(), x.shape());
   dev.call(DEVPLUG_OP_gather, {x, last}, {picked}, &attrs);
   dev.copy(picked, view_of(values));

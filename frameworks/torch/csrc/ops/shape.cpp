@@ -59,9 +59,7 @@ at::Tensor& cat_out(const at::ITensorListRef& tensors, int64_t dim, at::Tensor& 
     if (skipped_in_cat(t) || t.numel() == 0) continue;
     parts.push_back(dev.cast(dev.operand(t), c));
   }
-  devplug_dim_attrs_t attrs{};
-  attrs.struct_size = sizeof(attrs);
-  attrs.dim = static_cast<int32_t>(d);
+  const devplug_dim_attrs_t attrs = dim_attrs(d);
   DTensor target = view_of(out);
   if (target.dtype() == c) {
     dev.call(DEVPLUG_OP_cat, parts, {target}, &attrs);
