@@ -5,7 +5,10 @@
 # $DEVPLUG_BUILD); `cmake --install build --prefix P` gives one whose lib/cmake lets this
 # script build torch_devplug there against the machine's own torch (`strip --strip-debug` on
 # P's libraries and programs makes it 69 MB, 12 MB as a .tar.gz; the CUDA plugin alone is
-# 82 MB with its debug information).
+# 82 MB with its debug information). Made on a machine without a GPU, the folder carries PTX
+# alone unless told which GPUs to compile for; for H100/H200 configure it with
+#   cmake --preset default -B build-gpu -DDEVPLUG_CUDA_ARCHITECTURES=90-real
+# so that nothing is compiled by the driver on the GPU machine.
 #
 #   bench/cuda/run_on_gpu.sh [BUILD_DIR]
 #
