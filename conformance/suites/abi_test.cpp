@@ -807,6 +807,8 @@ void register_abi_tests(const std::string& filter) {
       {"stream_event_ordering", stream_event_ordering},
       {"concurrent_threads", concurrent_threads},
       {"index_values", index_values},
+      {"graph_replay", graph_replay},
+      {"graph_misuse", graph_misuse},
   };
   for (const auto& check : checks) {
     const std::string name = std::string("abi_") + check.first;

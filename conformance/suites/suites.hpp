@@ -14,6 +14,11 @@ void register_op_tests(const std::string& filter);
 // Registers the ABI checks whose name (abi_<check>) `filter` selects.
 void register_abi_tests(const std::string& filter);
 
+// The graph checks (graph_test.cpp), run as Abi.graph_replay and Abi.graph_misuse: problems,
+// "" when none.
+std::string graph_replay();
+std::string graph_misuse();
+
 // The ABI check of ops.def's index contract (abi_index_values.cpp): problems, "" when kept.
 std::string index_values();
 

@@ -3,6 +3,7 @@
 #include "api_guard.hpp"
 #include "context.hpp"
 #include "device.hpp"
+#include "graph.hpp"
 #include "stream_event.hpp"
 #include "versioned.hpp"
 
@@ -108,6 +109,7 @@ DEVPLUG_API devplug_error_t* devplug_device_default_stream(devplug_device_t* dev
 DEVPLUG_API devplug_error_t* devplug_device_synchronize(devplug_device_t* device) {
   return guard([&] {
     require_handle(device, "device");
+    refuse_device_capture(*device, "devplug_device_synchronize");
     device->synchronize();
   });
 }

@@ -12,6 +12,7 @@
 #include "device.hpp"
 #include "devplug/sdk/fault.hpp"
 #include "devplug/sdk/strided.hpp"
+#include "graph.hpp"
 #include "kernel_call.hpp"
 #include "plugin_record.hpp"
 
@@ -46,6 +47,7 @@ void for_each_element(const Layout& l, int64_t lo, F&& f) {
 // Reads the span of storage `l` reaches into host memory. Returns the lowest element index.
 int64_t read_span(devplug_stream_t& stream, const Storage& storage, const Layout& l,
                   std::vector<unsigned char>* out) {
+  refuse_in_capture(stream, "a copy through the host");
   int64_t lo = 0, hi = 0;
   element_range(l, &lo, &hi);
   const size_t es = devplug_dtype_size(l.dtype);
@@ -91,6 +93,7 @@ bool copy_with_kernel(devplug_stream_t& stream, const devplug_tensor_t& dst, con
 void copy_from_host(devplug_stream_t& stream, const devplug_tensor_t& dst, const void* src,
                     uint64_t size_bytes, bool blocking) {
   check_stream_device(stream, dst, "dst");
+  refuse_in_capture(stream, "a copy from the host");
   check_size(dst.layout, size_bytes, "dst");
   if (size_bytes == 0) return;
   if (src == nullptr) invalid_argument("src is NULL");
@@ -135,6 +138,7 @@ void copy_from_host(devplug_stream_t& stream, const devplug_tensor_t& dst, const
 bool copy_to_host(devplug_stream_t& stream, const devplug_tensor_t& src, void* dst, uint64_t size_bytes,
                   bool wait) {
   check_stream_device(stream, src, "src");
+  refuse_in_capture(stream, "a copy to the host");
   check_size(src.layout, size_bytes, "src");
   if (size_bytes == 0) {
     if (wait) synchronize_stream(stream);
@@ -185,6 +189,7 @@ void copy_tensor(devplug_stream_t& stream, const devplug_tensor_t& dst, const de
   const uint64_t bytes = dense_bytes(d);
 
   if (&src.device() != &dst.device()) {
+    refuse_in_capture(stream, "a copy between devices");
     // Different devices (of one plugin or two): meet on the host.
     sdk::allocation_fault_point("host staging");
     std::vector<unsigned char> staging(bytes);
@@ -203,6 +208,10 @@ void copy_tensor(devplug_stream_t& stream, const devplug_tensor_t& dst, const de
   }
   const devplug_plugin_t& plugin = dst.plugin();
   if (is_contiguous(d) && is_contiguous(s)) {
+    if (stream.capture != nullptr) {
+      record_copy(stream, src.storage, byte_offset(s), dst.storage, byte_offset(d), bytes);
+      return;
+    }
     check_plugin(plugin,
                  plugin.api->buffer_copy(stream.native, src.storage->buffer, byte_offset(s),
                                          dst.storage->buffer, byte_offset(d), bytes),

@@ -7,6 +7,7 @@
 
 #include "api_guard.hpp"
 #include "dlpack.hpp"
+#include "graph.hpp"
 #include "host_memory.hpp"
 #include "plugin_record.hpp"
 #include "stream_event.hpp"
@@ -55,6 +56,15 @@ void devplug_device_t::synchronize() {
 void devplug_device_t::shut_down() noexcept {
   devplug_device_handle_t* handle = native.load(std::memory_order_acquire);
   forget_dlpack_exports(*this);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (devplug_stream_t* s = streams.head(); s != nullptr; s = s->live_next)
+      devplug::detail::abandon_capture(*s);
+    while (devplug_graph_t* g = graphs.head()) {
+      graphs.remove(g);
+      devplug::detail::free_graph(g);
+    }
+  }
   {
     std::lock_guard<std::mutex> lock(tensors_mutex);
     while (devplug_tensor_t* t = tensors.head()) {

@@ -3,6 +3,7 @@
 #include "kernel_call.hpp"
 
 #include "device.hpp"
+#include "graph.hpp"
 
 #include <memory>
 
@@ -46,6 +47,10 @@ devplug_error_t* call_kernel(const devplug_stream_t& stream, devplug_kernel_fn f
   const devplug_device_t& device = *stream.device;
   if (device.supports != nullptr && !device.supports(device.native.load(std::memory_order_acquire), &call))
     return declined_error();
+  if (stream.capture != nullptr) {
+    record_kernel(stream, fn, call, op_call.inputs, op_call.outputs);
+    return nullptr;
+  }
   return fn(stream.native, &call);
 }
 

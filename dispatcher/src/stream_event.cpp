@@ -5,6 +5,7 @@
 
 #include "api_guard.hpp"
 #include "devplug/sdk/fault.hpp"
+#include "graph.hpp"
 #include "plugin_record.hpp"
 
 namespace devplug::detail {
@@ -29,6 +30,7 @@ devplug_stream_t* create_stream(devplug_device_t& device, bool is_default) {
 
 void destroy_stream(devplug_stream_t* stream) {
   devplug_device_t& device = *stream->device;
+  abandon_capture(*stream);
   {
     std::lock_guard<std::mutex> lock(device.mutex);
     device.streams.remove(stream);
@@ -40,6 +42,7 @@ void destroy_stream(devplug_stream_t* stream) {
 }
 
 void synchronize_stream(const devplug_stream_t& stream) {
+  refuse_in_capture(stream, "a synchronize");
   const devplug_plugin_t& plugin = *stream.device->plugin;
   check_plugin(plugin, plugin.api->stream_synchronize(stream.native), "stream_synchronize");
 }
@@ -77,11 +80,13 @@ void record_event(devplug_event_t& event, devplug_stream_t& stream) {
   if (event.device != stream.device)
     invalid_argument(
         "event and stream belong to different devices (an event records on a stream of its own device)");
+  refuse_in_capture(stream, "an event record");
   const devplug_plugin_t& plugin = *stream.device->plugin;
   check_plugin(plugin, plugin.api->event_record(event.native, stream.native), "event_record");
 }
 
 void wait_event(devplug_stream_t& stream, devplug_event_t& event) {
+  refuse_in_capture(stream, "an event wait");
   const devplug_plugin_t& plugin = *stream.device->plugin;
   if (event.device == stream.device) {
     check_plugin(plugin, plugin.api->stream_wait_event(stream.native, event.native), "stream_wait_event");

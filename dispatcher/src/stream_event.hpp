@@ -6,6 +6,10 @@
 #include "call_cache.hpp"
 #include "device.hpp"
 
+namespace devplug::detail {
+struct Capture;
+}
+
 struct devplug_stream_t {
   static constexpr uint32_t kMagic = 0x5354524d;  // "STRM"
   static constexpr const char* kKind = "stream";
@@ -14,6 +18,9 @@ struct devplug_stream_t {
   devplug_stream_handle_t* native = nullptr;
   bool is_default = false;                   // owned by the device, never destroyed by the host
   devplug::detail::ValidatedCall last_call;  // the last prim call validated on this stream
+  // The graph capture in progress (graph.hpp), or NULL. Mutable: any use of the stream that
+  // a graph cannot record ends it, the const paths included.
+  mutable devplug::detail::Capture* capture = nullptr;
   devplug_stream_t* live_prev = nullptr;
   devplug_stream_t* live_next = nullptr;
 };

@@ -10,6 +10,7 @@ namespace devplug::detail {
 namespace {
 
 std::atomic<uint64_t> next_tensor_id{1};
+std::atomic<uint64_t> next_serial{1};
 
 // Gives a new tensor (storage and layout set) its id and descriptor.
 void finish(devplug_tensor_t* tensor) {
@@ -23,13 +24,15 @@ void link(devplug_tensor_t* tensor) {
   device.tensors.insert(tensor);
 }
 
-void drop_storage(Storage* storage) noexcept {
+}  // namespace
+
+uint64_t next_storage_serial() noexcept { return next_serial.load(std::memory_order_relaxed); }
+
+void release_storage(Storage* storage) noexcept {
   if (storage->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   storage->device->allocator.free(*storage->device, storage->buffer, storage->bytes);
   delete storage;
 }
-
-}  // namespace
 
 devplug_tensor_t* new_tensor(devplug_device_t& device, const Layout& layout) {
   const uint64_t bytes = dense_bytes(layout);
@@ -40,6 +43,7 @@ devplug_tensor_t* new_tensor(devplug_device_t& device, const Layout& layout) {
   storage->device = &device;
   storage->bytes = bytes;
   storage->buffer = device.allocator.allocate(device, bytes);
+  storage->serial = next_serial.fetch_add(1, std::memory_order_relaxed);
   tensor->storage = storage.release();
   tensor->layout = layout;
   finish(tensor.get());
@@ -62,7 +66,7 @@ void release_unlinked_tensor(devplug_tensor_t* tensor) noexcept {
   Storage* storage = tensor->storage;
   tensor->magic = 0;
   delete tensor;
-  drop_storage(storage);
+  release_storage(storage);
 }
 
 void release_tensor(devplug_tensor_t* tensor) noexcept {

@@ -24,7 +24,19 @@ struct Storage {
   devplug_buffer_handle_t* buffer = nullptr;
   uint64_t bytes = 0;  // as requested; what views may reach
   std::atomic<int64_t> refs{1};
+  // Increases with every storage made in the process: a graph's capture tells the storages
+  // made during it from older ones (graph.hpp).
+  uint64_t serial = 0;
 };
+
+// The serial the next storage will get.
+uint64_t next_storage_serial() noexcept;
+// Takes one more share of `storage` (a graph holding what it recorded).
+inline void retain_storage(Storage* storage) noexcept {
+  storage->refs.fetch_add(1, std::memory_order_relaxed);
+}
+// Drops one share; the last returns the buffer to the device's allocator. Never throws.
+void release_storage(Storage* storage) noexcept;
 
 }  // namespace devplug::detail
 

@@ -65,6 +65,7 @@ typedef struct devplug_device_t devplug_device_t;
 typedef struct devplug_stream_t devplug_stream_t;
 typedef struct devplug_event_t devplug_event_t;
 typedef struct devplug_tensor_t devplug_tensor_t;
+typedef struct devplug_graph_t devplug_graph_t;
 
 /* ---- version and errors ------------------------------------------------------------ */
 
@@ -339,6 +340,74 @@ DEVPLUG_API devplug_error_t* devplug_event_record(devplug_event_t* event, devplu
 DEVPLUG_API devplug_error_t* devplug_stream_wait_event(devplug_stream_t* stream, devplug_event_t* event);
 /* Blocks the host until `event` has completed. Errors: INVALID_ARGUMENT for a bad `event`. */
 DEVPLUG_API devplug_error_t* devplug_event_synchronize(devplug_event_t* event);
+
+/* ---- graphs: a stream's work captured once, replayed many times ----------------------- */
+
+/* Starts capturing `stream`: until devplug_stream_end_capture, the work the calling thread
+ * enqueues on it (op calls, elementwise calls, copies between tensors of its device) is
+ * validated and recorded into a graph instead of being run. Tensors keep their identity: a
+ * launch reads and writes the very storages the capture saw, so a caller updates a graph's
+ * inputs in place between launches. Tensors made during the capture that only the graph
+ * still uses when the capture ends are its temporaries: they move into the graph's private
+ * pool, whose buffers are shared between temporaries whose uses do not overlap (planned from
+ * their first and last use). Anything that must wait for the device or touch host memory (a
+ * copy to or from the host, a CPU fallback, a synchronize, an event on the stream, a launch)
+ * ends the capture with FAILED_PRECONDITION naming it, discards the graph and leaves the
+ * stream usable; so does destroying the stream. Work on the stream from any thread is
+ * recorded (a framework may hand the stream to another thread, as PyTorch's autograd does
+ * for backward), one thread at a time as always; the thread that began the capture ends it.
+ * Errors: INVALID_ARGUMENT for a bad `stream`; FAILED_PRECONDITION when it is already
+ * capturing (from any thread). */
+DEVPLUG_API devplug_error_t* devplug_stream_begin_capture(devplug_stream_t* stream);
+/* Ends the capture of `stream` and hands the graph to the caller (destroyed with
+ * devplug_graph_destroy, or by the context), with its temporaries planned into its pool.
+ * Errors: INVALID_ARGUMENT for NULL `out_graph` or a bad `stream`; FAILED_PRECONDITION when
+ * the stream is not capturing (or an error ended its capture) or when another thread
+ * started it. */
+DEVPLUG_API devplug_error_t* devplug_stream_end_capture(devplug_stream_t* stream,
+                                                        devplug_graph_t** out_graph);
+/* Whether `stream` is capturing. Errors: INVALID_ARGUMENT for NULL `out_capturing` or a bad
+ * `stream`. */
+DEVPLUG_API devplug_error_t* devplug_stream_is_capturing(devplug_stream_t* stream, bool* out_capturing);
+
+/* What a graph holds. */
+typedef struct devplug_graph_info_t {
+  size_t struct_size;
+  uint64_t kernel_nodes;    /* recorded kernel calls */
+  uint64_t copy_nodes;      /* recorded copies between buffers */
+  uint64_t temporaries;     /* tensors made during the capture that live in the pool */
+  uint64_t pool_buffers;    /* buffers of the pool, shared by the temporaries */
+  uint64_t pool_bytes;      /* their bytes as allocated (devplug_device_memory_stats counts them) */
+  uint64_t temporary_bytes; /* the temporaries' own bytes, before sharing */
+  uint64_t philox_blocks;   /* Philox counter blocks one launch's random calls span (docs/random.md) */
+  uint64_t launches;        /* launches so far */
+} devplug_graph_info_t;
+/* Errors: INVALID_ARGUMENT for a bad `graph`, NULL `out_info` or an `out_info->struct_size`
+ * smaller than the first version of the struct. */
+DEVPLUG_API devplug_error_t* devplug_graph_get_info(const devplug_graph_t* graph,
+                                                    devplug_graph_info_t* out_info);
+
+/* devplug_graph_launch's options. */
+#define DEVPLUG_GRAPH_LAUNCH_PHILOX_SHIFT 1u /* use `philox_shift` */
+typedef struct devplug_graph_launch_options_t {
+  size_t struct_size;
+  uint32_t flags;
+  /* Added to the Philox `offset` of every random call the graph recorded. Without the flag,
+   * launch k (from 0) adds k * philox_blocks: each launch draws the numbers the same calls
+   * would draw made again eagerly, offsets continuing. */
+  uint64_t philox_shift;
+} devplug_graph_launch_options_t;
+/* Enqueues the graph's recorded work on `stream` (of the graph's device), in order, without
+ * validating it again. `options` may be NULL.
+ * Errors: INVALID_ARGUMENT for a bad `graph` or `stream`, a stream of another device, or
+ * `options` with a bad struct_size or unknown flags; FAILED_PRECONDITION when `stream` is
+ * capturing; then a kernel's error, naming the node (the nodes before it were enqueued). */
+DEVPLUG_API devplug_error_t* devplug_graph_launch(devplug_graph_t* graph, devplug_stream_t* stream,
+                                                  const devplug_graph_launch_options_t* options);
+/* Waits for the graph's device, then frees the graph and its pool; tensors it used keep
+ * their contents. NULL is ignored. Errors: INVALID_ARGUMENT for a `graph` that is not a live
+ * graph; then an error the device found in its work. */
+DEVPLUG_API devplug_error_t* devplug_graph_destroy(devplug_graph_t* graph);
 
 /* ---- tensors --------------------------------------------------------------------------- */
 

@@ -222,6 +222,12 @@ class Stream {
     });
   }
   void synchronize() const { api_detail::check(devplug_stream_synchronize(handle())); }
+  // Whether the stream is capturing a graph (devplug_stream_begin_capture).
+  bool capturing() const {
+    bool capturing = false;
+    api_detail::check(devplug_stream_is_capturing(handle(), &capturing));
+    return capturing;
+  }
   // Makes later work on this stream wait for `event`.
   inline void wait(const Event& event) const;
   Device device() const {
