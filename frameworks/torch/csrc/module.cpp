@@ -9,6 +9,7 @@
 #include "dlpack.hpp"
 #include "fallback.hpp"
 #include "generator.hpp"
+#include "graph.hpp"
 #include "pinned.hpp"
 #include "profiler.hpp"
 #include "ops/ops.hpp"
@@ -117,6 +118,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("_device_count", [] { return static_cast<int>(device_count()); });
   m.def("_runtime_exists", [] { return Runtime::exists(); });
   m.def("_in_bad_fork", &in_bad_fork);
+  m.def("_register_graph_impl", &register_graph_impl);
   m.def("_lazy_init", [] { Runtime::get(); });
   m.def("_no_device_reason", [] { return Runtime::get().no_device_reason(); });
   m.def("_devices", &devices);

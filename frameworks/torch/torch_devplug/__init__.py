@@ -55,6 +55,7 @@ def _register():
 
     if current != _BACKEND:
         torch.utils.rename_privateuse1_backend(_BACKEND)
+        _C._register_graph_impl()  # keyed by the backend's name: after the rename
         torch._register_device_module(_BACKEND, _device)
         torch.utils.generate_methods_for_privateuse1_backend(
             for_tensor=True, for_module=True, for_packed_sequence=True, for_storage=True)

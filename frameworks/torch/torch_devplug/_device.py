@@ -135,6 +135,54 @@ def stream(s):
         torch.accelerator.set_stream(previous)
 
 
+class Graph(torch.accelerator.Graph):
+    """A devplug graph, as ``torch.cuda.CUDAGraph``: ``capture_begin()`` records the current
+    stream's work (devplug_stream_begin_capture), ``capture_end()`` ends it, ``replay()``
+    launches it on the current stream, with random ops drawing what they would draw eagerly
+    at that point. Tensors keep their identity: update inputs in place between replays and
+    read the outputs the capture wrote. Memory freed during the capture becomes the graph's
+    own pool (docs/torch.md, "Graphs")."""
+
+
+class graph:  # noqa: N801  (torch.cuda.graph's name)
+    """Captures the block into ``devplug_graph``, as ``torch.cuda.graph``: synchronizes the
+    device, makes ``stream`` current if given, and begins the capture; the block's exit ends
+    it. ``pool`` is accepted for torch.cuda.graph's signature; each graph keeps its own pool.
+    Anything in the block that must wait for the device or read host memory (``.item()``, a
+    print of a tensor, a CPU fallback, a synchronize) ends the capture with a RuntimeError
+    and leaves the stream usable."""
+
+    def __init__(self, devplug_graph, pool=None, stream=None, capture_error_mode: str = "default"):
+        if not isinstance(devplug_graph, torch.accelerator.Graph):
+            raise TypeError(f"torch.devplug.graph takes a torch.devplug.Graph, got {type(devplug_graph).__name__}")
+        self.devplug_graph = devplug_graph
+        self.devplug_graph.graph_pool = pool
+        self.devplug_graph.capture_error_mode = capture_error_mode
+        self.stream = stream
+        self._stream_ctx = None
+
+    def __enter__(self):
+        synchronize()
+        self._stream_ctx = stream(self.stream)
+        self._stream_ctx.__enter__()
+        try:
+            self.devplug_graph.capture_begin()
+        except BaseException:
+            self._stream_ctx.__exit__(None, None, None)
+            raise
+
+    def __exit__(self, *exc_info):
+        try:
+            self.devplug_graph.capture_end()
+        except RuntimeError:
+            # An error inside the block may have ended the capture already: that error is
+            # the one to see, not capture_end's complaint about it.
+            if exc_info[0] is None:
+                raise
+        finally:
+            self._stream_ctx.__exit__(*exc_info)
+
+
 def get_amp_supported_dtype(device=None) -> list:
     """The autocast dtypes (float16, bfloat16) that ``device`` (default: the current device)
     claims. torch.autocast("devplug", dtype=...) asks this without a device, and warns and

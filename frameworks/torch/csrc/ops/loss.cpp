@@ -13,8 +13,11 @@ namespace devplug::bridge {
 namespace {
 
 // Throws torch's error for a class index outside [0, classes) that is not ignore_index.
+// In a graph capture the host cannot wait, so the check is left out there: a bad target is
+// then not torch's IndexError but, in the composite's decomposition, an index value outside
+// its dim of gather, which devplug reports at the next wait for the stream (ops.def).
 void check_targets(const Dev& dev, const DTensor& target, const DTensor& kept, int64_t classes) {
-  if (target.numel() == 0) return;
+  if (target.numel() == 0 || dev.stream().capturing()) return;
   DTensor bad =
       dev.ew(DEVPLUG_OP_bitwise_and,
              {kept, dev.ew(DEVPLUG_OP_bitwise_or,
