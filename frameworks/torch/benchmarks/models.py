@@ -13,7 +13,7 @@ counted); and for CUDA devices the kernels it launches. Compiled means
 torch.compile(model) with the device's backend: inductor on torch's devices, devplug's own
 backend (torch_devplug._compile.devplug_backend) on devplug devices. A last table gives the
 host's cost of one small op (an out= add of one element, 2000 calls and one synchronization)
-on each device. Figures are printed, never asserted.
+on each device, eagerly and replayed from a graph (100 captured, 20 replays). Figures are printed, never asserted.
 
 Each device runs in a process of its own: torch takes a registered PrivateUse1 backend as the
 process's one accelerator (at::getAccelerator), and its autograd engine then finds no stream
@@ -142,6 +142,32 @@ def op_cost_us(device: torch.device, calls: int = 2000) -> float:
     return (time.perf_counter() - start) / calls * 1e6
 
 
+def replayed_op_cost_us(device: torch.device, ops: int = 100, replays: int = 20):
+    """The same small op's host cost inside a graph: `ops` of them captured once
+    (torch.devplug.Graph, torch.cuda.CUDAGraph), `replays` replays and one synchronization,
+    per op. None on a device type without graphs (torch's CPU)."""
+    if device.type == "cuda":
+        graph, capture = torch.cuda.CUDAGraph(), torch.cuda.graph
+    elif device.type == "devplug":
+        graph, capture = torch.devplug.Graph(), torch.devplug.graph
+    else:
+        return None
+    a = torch.ones(1, device=device)
+    b = torch.ones(1, device=device)
+    out = torch.empty(1, device=device)
+    torch.add(a, b, out=out)
+    with torch.accelerator.device_index(device.index or 0), capture(graph):
+        for _ in range(ops):
+            torch.add(a, b, out=out)
+    graph.replay()
+    out.cpu()
+    start = time.perf_counter()
+    for _ in range(replays):
+        graph.replay()
+    out.cpu()
+    return (time.perf_counter() - start) / (ops * replays) * 1e6
+
+
 def run_device(spec: str, args) -> dict:
     """This process's rows of the device `spec` ("devplug:0", "cuda:0", ...): {"rows",
     "failures", "op_cost_us"}."""
@@ -165,7 +191,8 @@ def run_device(spec: str, args) -> dict:
             kernels = "-" if row["kernels"] is None else str(row["kernels"])
             print(f"{name:<12} {row['device']:<34} {mode:<9} {row['median_ms']:>10.2f} {row['min_ms']:>9.2f} "
                   f"{row['first_ms']:>10.0f} {row['aten_ops']:>9} {kernels:>8}", flush=True)
-    result["op_cost_us"] = {"device": device_name(device), "us": op_cost_us(device)}
+    result["op_cost_us"] = {"device": device_name(device), "us": op_cost_us(device),
+                            "replayed_us": replayed_op_cost_us(device)}
     return result
 
 
@@ -215,11 +242,14 @@ def main() -> int:
             continue
         rows += result["rows"]
         failures += result["failures"]
-        op_costs[result["op_cost_us"]["device"]] = result["op_cost_us"]["us"]
+        op_costs[result["op_cost_us"]["device"]] = {k: result["op_cost_us"][k] for k in ("us", "replayed_us")}
 
-    print("\nhost cost of one small op (out= add of one element, 2000 calls, one synchronization)")
+    print("\nhost cost of one small op (out= add of one element: 2000 calls, one synchronization; replayed:")
+    print("100 of them captured in a graph, 20 replays, one synchronization)")
     for name, cost in op_costs.items():
-        print(f"  {name:<34} {cost:8.2f} us per op")
+        replayed = cost["replayed_us"]
+        text = "" if replayed is None else f", replayed {replayed:8.2f} us ({replayed / cost['us']:.2f} of eager)"
+        print(f"  {name:<34} {cost['us']:8.2f} us per op{text}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"torch": torch.__version__, "rows": rows, "failures": failures, "op_cost_us": op_costs}, f,
