@@ -37,6 +37,7 @@ void delete_graph(devplug_graph_t* graph) noexcept {
 
 // Ends `stream`'s capture, discarding its graph.
 void drop_capture(const devplug_stream_t& stream) noexcept {
+  stream.capture_thread.store(std::thread::id(), std::memory_order_release);
   delete stream.capture;
   stream.capture = nullptr;
 }
@@ -202,6 +203,7 @@ void begin_capture(devplug_stream_t& stream) {
   capture->graph->device = stream.device;
   capture->thread = std::this_thread::get_id();
   capture->first_serial = next_storage_serial();
+  stream.capture_thread.store(capture->thread, std::memory_order_release);
   stream.capture = capture.release();
 }
 
@@ -212,6 +214,7 @@ devplug_graph_t* end_capture(devplug_stream_t& stream) {
     failed_precondition("stream's capture was begun by another thread, which ends it");
   Capture& capture = *stream.capture;
   std::unique_ptr<Capture> owned(&capture);
+  stream.capture_thread.store(std::thread::id(), std::memory_order_release);
   stream.capture = nullptr;
   devplug_graph_t& graph = *capture.graph;
   plan_pool(graph, capture.first_serial);
@@ -249,10 +252,16 @@ void record_kernel(const devplug_stream_t& stream, devplug_kernel_fn fn, const d
     node.storages[k] = t->storage;
     hold(capture, t->storage);
   }
-  if (frame.attrs != nullptr) {
-    const size_t size = *static_cast<const size_t*>(frame.attrs);  // every attrs struct starts so
+  const devplug_op_info_t* info = devplug_op_info(frame.op);
+  if (frame.attrs != nullptr && info != nullptr && info->attrs_size != 0) {
+    // The struct as these headers know it (validation found struct_size >= attrs_size), with
+    // struct_size saying so: fields a newer caller appended are not recorded, and nothing
+    // past what the op's struct is known to hold is read. An op without attributes is
+    // recorded without them, whatever pointer came with it.
+    const size_t size = info->attrs_size;
     const auto* bytes = static_cast<const unsigned char*>(frame.attrs);
     node.attrs.assign(bytes, bytes + size);
+    std::memcpy(node.attrs.data(), &size, sizeof(size));
     node.philox_at = philox_offset_at(frame.op);
     if (node.philox_at != 0 && frame.n_outputs > 0 && node.present[frame.n_inputs]) {
       node.random = true;
@@ -293,7 +302,7 @@ void refuse_device_capture(devplug_device_t& device, const char* what) {
   {
     std::lock_guard<std::mutex> lock(device.mutex);
     for (devplug_stream_t* s = device.streams.head(); s != nullptr && capturing == nullptr; s = s->live_next)
-      if (s->capture != nullptr && s->capture->thread == std::this_thread::get_id()) capturing = s;
+      if (s->capture_thread.load(std::memory_order_acquire) == std::this_thread::get_id()) capturing = s;
   }
   if (capturing != nullptr) refuse_in_capture(*capturing, what);
 }

@@ -3,6 +3,9 @@
 // remember their device. A stream is used by one thread at a time (devplug.h).
 #pragma once
 
+#include <atomic>
+#include <thread>
+
 #include "call_cache.hpp"
 #include "device.hpp"
 
@@ -21,6 +24,8 @@ struct devplug_stream_t {
   // The graph capture in progress (graph.hpp), or NULL. Mutable: any use of the stream that
   // a graph cannot record ends it, the const paths included.
   mutable devplug::detail::Capture* capture = nullptr;
+  // The thread that began it (none when not capturing), readable from any thread.
+  mutable std::atomic<std::thread::id> capture_thread{};
   devplug_stream_t* live_prev = nullptr;
   devplug_stream_t* live_next = nullptr;
 };

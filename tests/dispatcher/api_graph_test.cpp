@@ -112,6 +112,29 @@ TEST_F(ApiGraph, ARandomCallDrawsNewNumbersOnEachLaunchOrAtTheShiftGiven) {
   ASSERT_TRUE(Ok(devplug_graph_destroy(graph)));
 }
 
+TEST_F(ApiGraph, OnlyTheAttributesAnOpHasAreRecorded) {
+  devplug_tensor_t* x = floats({2, 3}, {1, 2, 3, 4, 5, 6});
+  devplug_tensor_t* sum = make(DEVPLUG_DTYPE_FLOAT32, {2, 1});
+  devplug_tensor_t* twice = make(DEVPLUG_DTYPE_FLOAT32, {2, 3});
+  // add takes no attributes: whatever the pointer holds is not read, eagerly or recorded.
+  const size_t not_attrs[1] = {size_t{1} << 40};
+  // A reduce attrs struct inside a larger one, as a newer caller's would be.
+  struct {
+    devplug_reduce_attrs_t attrs;
+    double appended;
+  } newer{{sizeof(newer), 2u, 0.0}, 7.0};
+  ASSERT_TRUE(Ok(devplug_stream_begin_capture(stream_)));
+  devplug_tensor_t* in[2] = {x, x};
+  ASSERT_TRUE(Ok(devplug_op_call(stream_, DEVPLUG_OP_add, in, 2, &twice, 1, not_attrs)));
+  ASSERT_TRUE(Ok(devplug_op_call(stream_, DEVPLUG_OP_sum, &x, 1, &sum, 1, &newer)));
+  devplug_graph_t* graph = nullptr;
+  ASSERT_TRUE(Ok(devplug_stream_end_capture(stream_, &graph)));
+  ASSERT_TRUE(Ok(devplug_graph_launch(graph, stream_, nullptr)));
+  EXPECT_EQ(download<float>(twice), (std::vector<float>{2, 4, 6, 8, 10, 12}));
+  EXPECT_EQ(download<float>(sum), (std::vector<float>{6, 15}));
+  ASSERT_TRUE(Ok(devplug_graph_destroy(graph)));
+}
+
 TEST_F(ApiGraph, BadArgumentsAreRefused) {
   devplug_graph_t* graph = nullptr;
   EXPECT_TRUE(Invalid(devplug_stream_begin_capture(nullptr), "stream is NULL"));
