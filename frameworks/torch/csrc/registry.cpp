@@ -55,4 +55,5 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_amp_ops(t);
   register_foreach_ops(t);
   register_pointwise_ops(t);
+  register_resample_ops(t);
 }

@@ -1106,6 +1106,29 @@ def test_addbmm_on_the_device(dtype, device, no_fallback):
     check(in_place, make(1), make(2, 4, 3), make(2, 4, 5), device=device, **tol)  # self takes the product's shape
 
 
+def test_reflection_replication_padding_and_nearest_upsampling_on_the_device(device, no_fallback):
+    import torch.nn.functional as F
+    x2, x3 = randn(2, 3, 5, 6), randn(1, 2, 3, 4, 5, seed=1)
+    for mode in ("reflect", "replicate"):
+        check(lambda t: F.pad(t, (2, 1), mode=mode), randn(2, 3, 5), device=device, grad=True)
+        check(lambda t: F.pad(t, (2, 1, 0, 3), mode=mode), x2, device=device, grad=True)
+        check(lambda t: F.pad(t, (1, 2, 2, 0, 1, 1), mode=mode), x3, device=device, grad=True)
+        check(lambda t: F.pad(t, (-1, 2, 1, -2), mode=mode), x2, device=device, grad=True)  # crops too
+        check(lambda t: F.pad(t, (1, 1, 1, 1), mode=mode), x2.transpose(2, 3), device=device, grad=True)
+    check(lambda t: F.pad(t, (-3, 4), mode="replicate"), randn(4, 3), device=device, grad=True)
+    for mode in ("nearest", "nearest-exact"):
+        check(lambda t: F.interpolate(t, scale_factor=2.5, mode=mode), randn(2, 3, 7), device=device, grad=True)
+        check(lambda t: F.interpolate(t, size=(7, 4), mode=mode), x2, device=device, grad=True)
+        check(lambda t: F.interpolate(t, scale_factor=2, mode=mode), x2, device=device, grad=True)
+        check(lambda t: F.interpolate(t, size=(5, 3, 9), mode=mode), x3, device=device, grad=True)
+        check(lambda t: F.interpolate(t, scale_factor=(0.7, 1.3), mode=mode, recompute_scale_factor=False),
+              x2.to(memory_format=torch.channels_last), device=device, grad=True)
+    got = F.interpolate(x2.to(device).to(memory_format=torch.channels_last), scale_factor=3)
+    assert got.is_contiguous(memory_format=torch.channels_last)  # as torch's CPU lays it out
+    with pytest.raises(RuntimeError, match="Padding size should be less than"):
+        F.pad(x2.to(device), (6, 0, 0, 0), mode="reflect")
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16], ids=str)
 def test_logit_and_angle_on_the_device(dtype, device, no_fallback):
     if dtype not in torch.devplug.devices()[torch.device(device).index]["dtypes"]:

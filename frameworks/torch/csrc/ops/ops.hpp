@@ -65,5 +65,6 @@ void register_attention_ops(Table& t);
 void register_amp_ops(Table& t);
 void register_foreach_ops(Table& t);
 void register_pointwise_ops(Table& t);
+void register_resample_ops(Table& t);
 
 }  // namespace devplug::bridge
