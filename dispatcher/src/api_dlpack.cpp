@@ -13,6 +13,7 @@
 #include "api_guard.hpp"
 #include "context.hpp"
 #include "dlpack_abi.hpp"
+#include "graph.hpp"
 #include "tensor.hpp"
 
 using namespace devplug::detail;
@@ -152,6 +153,7 @@ DEVPLUG_API devplug_error_t* devplug_tensor_to_dlpack(const devplug_tensor_t* te
     DLTensor& dl = e->managed.dl_tensor;
     if ((flags & DEVPLUG_DLPACK_HOST) != 0) {
       void* address = host_address(*tensor);
+      refuse_device_capture(device, "a DLPack export to the host");  // it waits for the device
       device.synchronize();
       const uint64_t offset_bytes =
           static_cast<uint64_t>(tensor->layout.offset) * devplug_dtype_size(tensor->layout.dtype);

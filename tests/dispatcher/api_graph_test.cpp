@@ -135,6 +135,18 @@ TEST_F(ApiGraph, OnlyTheAttributesAnOpHasAreRecorded) {
   ASSERT_TRUE(Ok(devplug_graph_destroy(graph)));
 }
 
+TEST_F(ApiGraph, AHostExportEndsTheCaptureOfItsThread) {
+  devplug_tensor_t* x = floats({3}, {1, 2, 3});
+  ASSERT_TRUE(Ok(devplug_stream_begin_capture(stream_)));
+  DLManagedTensorVersioned* managed = nullptr;
+  EXPECT_TRUE(Fails(devplug_tensor_to_dlpack(x, DEVPLUG_DLPACK_HOST, &managed),
+                    DEVPLUG_CODE_FAILED_PRECONDITION, "DLPack export to the host"));
+  EXPECT_EQ(managed, nullptr);
+  bool capturing = true;
+  EXPECT_TRUE(Ok(devplug_stream_is_capturing(stream_, &capturing)));
+  EXPECT_FALSE(capturing);
+}
+
 TEST_F(ApiGraph, BadArgumentsAreRefused) {
   devplug_graph_t* graph = nullptr;
   EXPECT_TRUE(Invalid(devplug_stream_begin_capture(nullptr), "stream is NULL"));

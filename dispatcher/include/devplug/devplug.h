@@ -351,7 +351,8 @@ DEVPLUG_API devplug_error_t* devplug_event_synchronize(devplug_event_t* event);
  * still uses when the capture ends are its temporaries: they move into the graph's private
  * pool, whose buffers are shared between temporaries whose uses do not overlap (planned from
  * their first and last use). Anything that must wait for the device or touch host memory (a
- * copy to or from the host, a CPU fallback, a synchronize, an event on the stream, a launch)
+ * copy to or from the host, a CPU fallback, a synchronize, an event on the stream, a launch,
+ * a DLPack export to the host from the capturing thread)
  * ends the capture with FAILED_PRECONDITION naming it, discards the graph and leaves the
  * stream usable; so does destroying the stream. Work on the stream from any thread is
  * recorded (a framework may hand the stream to another thread, as PyTorch's autograd does
