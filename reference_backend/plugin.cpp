@@ -28,6 +28,7 @@
 #include "devplug/sdk/error.hpp"
 #include "devplug/sdk/kernels.hpp"
 #include "devplug/sdk/plugin.hpp"
+#include "fused_programs.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/kernel_traits.hpp"
 
@@ -240,6 +241,22 @@ struct ReferencePlugin {
   // may read them once the calls that wrote them returned). No pinned_host_memory extension:
   // copies are plain memcpy, and the dispatcher's own page-locked memory serves hosts.
   static void* buffer_host_address(devplug_buffer_handle_t* buffer) { return check_buffer(buffer)->data; }
+
+  // The fused_programs extension: node by node through the kernels below (fused_programs.hpp).
+  static devplug_fused_program_handle_t* fused_program_create(devplug_device_handle_t* device,
+                                                              const devplug_fused_program_desc_t* desc) {
+    check_handle(device, kDeviceTag, "device");
+    return devplug::reference::fused_program_create(device, *desc, kernels());
+  }
+  static void fused_program_launch(devplug_stream_handle_t* stream, devplug_fused_program_handle_t* program,
+                                   const devplug_tensor_desc_t* const* inputs, size_t n_inputs,
+                                   const devplug_tensor_desc_t* const* outputs, size_t n_outputs) {
+    devplug::reference::fused_program_launch(stream, device_of(stream), program, inputs, n_inputs, outputs,
+                                             n_outputs);
+  }
+  static void fused_program_destroy(devplug_fused_program_handle_t* program) {
+    devplug::reference::fused_program_destroy(program);
+  }
 
   static const devplug::sdk::KernelTable& kernels() {
     static const devplug::sdk::KernelTable table = [] {

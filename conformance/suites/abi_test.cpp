@@ -129,7 +129,7 @@ struct RowFixture {
   devplug_event_handle_t* far_event = nullptr;
   alignas(8) unsigned char host[64] = {};
   // Out-parameters: each row writes into fresh storage (a generous, aligned block).
-  alignas(16) unsigned char out_storage[8][64] = {};
+  alignas(16) unsigned char out_storage[8][DEVPLUG_COMM_UNIQUE_ID_BYTES] = {};
   size_t outs_used = 0;
   template <typename T>
   T* out() {
@@ -198,6 +198,73 @@ struct RowFixture {
     if (kcall.attrs == nullptr) return false;
     reinterpret_cast<devplug_none_attrs_t*>(attrs)->struct_size -= 1;
     return true;
+  }
+
+  // The fused_programs rows: a program of one float32 input and its negation, and one whose
+  // node reads its own result. The program itself is made on first use.
+  devplug_dtype_t fused_input_dtype = DEVPLUG_DTYPE_FLOAT32;
+  devplug_fused_node_t fused_node{
+      sizeof(devplug_fused_node_t), DEVPLUG_OP_neg, DEVPLUG_DTYPE_FLOAT32, {0, 0, 0}, nullptr};
+  devplug_fused_node_t cyclic_node{
+      sizeof(devplug_fused_node_t), DEVPLUG_OP_neg, DEVPLUG_DTYPE_FLOAT32, {1, 0, 0}, nullptr};
+  devplug_fused_value_t fused_output = 1;
+  devplug_fused_program_desc_t fused_desc{
+      sizeof(devplug_fused_program_desc_t), 1, &fused_input_dtype, 1, &fused_node, 1, &fused_output};
+  devplug_fused_program_desc_t bad_fused_desc{
+      sizeof(devplug_fused_program_desc_t), 1, &fused_input_dtype, 1, &cyclic_node, 1, &fused_output};
+  const devplug_ext_fused_programs_t* programs = nullptr;
+  devplug_fused_program_handle_t* program = nullptr;
+  devplug_fused_program_handle_t* fused_program(const devplug_ext_fused_programs_t* ext) {
+    if (programs == nullptr) {
+      programs = ext;
+      made(ext->fused_program_create(device, &fused_desc, &program), "fused_program_create");
+    }
+    return program;
+  }
+  // The collectives rows: a one-rank communicator made on first use, and a dense float32
+  // tensor of two elements on `buffer`.
+  devplug_comm_unique_id_t comm_id{};
+  const devplug_ext_collectives_t* collectives = nullptr;
+  devplug_comm_handle_t* communicator = nullptr;
+  devplug_comm_handle_t* comm(const devplug_ext_collectives_t* ext) {
+    if (collectives == nullptr) {
+      collectives = ext;
+      if (made(ext->comm_unique_id(device, &comm_id), "comm_unique_id"))
+        made(ext->comm_create(device, &comm_id, 1, 0, &communicator), "comm_create");
+    }
+    return communicator;
+  }
+  devplug_tensor_desc_t dense{};
+  const devplug_tensor_desc_t* dense_list[1] = {&dense};
+  const devplug_tensor_desc_t* dense_tensor() {
+    std::memset(&dense, 0, sizeof dense);
+    dense.struct_size = sizeof dense;
+    dense.buffer = buffer;
+    dense.dtype = DEVPLUG_DTYPE_FLOAT32;
+    dense.rank = 1;
+    dense.shape[0] = 2;
+    dense.strides[0] = 1;
+    return &dense;
+  }
+  const devplug_tensor_desc_t* const* dense_tensors() {
+    dense_tensor();
+    return dense_list;
+  }
+  // A handle the rows need, made through its extension: a plugin may decline (UNIMPLEMENTED,
+  // RESOURCE_EXHAUSTED), and the rows that need it are then not exercised.
+  std::vector<std::string> unmade;
+  bool made(devplug_error_t* error, const char* what) {
+    if (error == nullptr) return true;
+    unmade.push_back(std::string(what) + ": " + (error->message ? error->message : "(no message)"));
+    api->error_destroy(error);
+    return false;
+  }
+  void release_made() {
+    if (program != nullptr)
+      checker->expect_ok("fused_program_destroy", programs->fused_program_destroy(program));
+    if (communicator != nullptr) checker->expect_ok("comm_destroy", collectives->comm_destroy(communicator));
+    program = nullptr;
+    communicator = nullptr;
   }
 
   template <typename Ext>
@@ -389,6 +456,7 @@ std::string invalid_arguments() {
     }
   }
   if (f.stream) c.expect_ok("stream_synchronize", api->stream_synchronize(f.stream));
+  f.release_made();
   if (f.far_event) c.expect_ok("event_destroy on device 1", api->event_destroy(f.far_event));
   if (f.far_buffer) c.expect_ok("buffer_release on device 1", api->buffer_release(f.far_buffer));
   if (other) c.expect_ok("device_close(1)", api->device_close(other));
@@ -400,6 +468,7 @@ std::string invalid_arguments() {
   std::printf("abi_invalid_arguments: %zu row calls; %zu rows not exercised%s\n", f.exercised,
               f.not_exercised_rows.size(), f.not_exercised_rows.empty() ? "" : ":");
   for (const std::string& r : f.not_exercised_rows) std::printf("  %s\n", r.c_str());
+  for (const std::string& u : f.unmade) std::printf("  not made: %s\n", u.c_str());
   std::fflush(stdout);  // the check runs in a child that ends with _exit
   return c.text();
 }

@@ -31,6 +31,7 @@ namespace {
 devplug_context_t* context = nullptr;
 const devplug_plugin_api_t* api = nullptr;
 const devplug_ext_event_timestamps_t* timestamps = nullptr;
+const devplug_ext_fused_programs_t* fused = nullptr;
 
 // The codes plugin_api.def lists for each entry.
 const std::map<std::string, std::set<devplug_code_t>>& spec_codes() {
@@ -63,7 +64,9 @@ struct Pools {
   std::vector<devplug_buffer_handle_t*> buffers;
   std::vector<devplug_stream_handle_t*> streams;
   std::vector<devplug_event_handle_t*> events;
+  std::vector<devplug_fused_program_handle_t*> programs;
   ~Pools() {
+    for (auto* f : programs) answered("fused_program_destroy", fused->fused_program_destroy(f));
     for (auto* e : events) answered("event_destroy", api->event_destroy(e));
     for (auto* s : streams) answered("stream_destroy", api->stream_destroy(s));
     for (auto* b : buffers) answered("buffer_release", api->buffer_release(b));
@@ -80,6 +83,80 @@ T* pick(FuzzInput& in, const std::vector<T*>& pool, size_t* index = nullptr) {
   if (index) *index = i;
   return pool[i];
 }
+
+// A fuzzed fused program: counts around their limits, nodes of any op id (the fusable ones
+// more often), dtypes, operands and outputs that may point anywhere, reduction attributes
+// that may be missing or short.
+struct FuzzedProgram {
+  std::vector<devplug_dtype_t> inputs;
+  std::vector<devplug_fused_node_t> nodes;
+  std::vector<devplug_reduce_attrs_t> attrs;
+  std::vector<devplug_fused_value_t> outputs;
+  devplug_fused_program_desc_t desc{};
+
+  explicit FuzzedProgram(FuzzInput& in) {
+    static const devplug_op_t kFusable[] = {
+        DEVPLUG_OP_neg, DEVPLUG_OP_exp,  DEVPLUG_OP_add,   DEVPLUG_OP_mul,
+        DEVPLUG_OP_div, DEVPLUG_OP_lt,   DEVPLUG_OP_where, DEVPLUG_OP_sum,
+        DEVPLUG_OP_var, DEVPLUG_OP_mean, DEVPLUG_OP_amax,  DEVPLUG_OP_convert_element_type};
+    inputs.resize(static_cast<size_t>(in.value(0, 4)) % 40);
+    for (auto& d : inputs)
+      d = static_cast<devplug_dtype_t>(in.byte() % 4 ? int64_t{DEVPLUG_DTYPE_FLOAT32} : in.value(-1, 10));
+    const size_t n_nodes = static_cast<size_t>(in.value(0, 6)) % 300;
+    nodes.resize(n_nodes);
+    attrs.resize(n_nodes);
+    for (size_t k = 0; k < n_nodes; ++k) {
+      devplug_fused_node_t& n = nodes[k];
+      n.struct_size = in.byte() % 16 ? sizeof n : static_cast<size_t>(in.value(0, sizeof n));
+      const uint8_t pick_op = in.byte();
+      n.op = pick_op % 4 ? kFusable[pick_op % (sizeof kFusable / sizeof kFusable[0])]
+                         : static_cast<devplug_op_t>(in.value(0, 140));
+      n.dtype =
+          static_cast<devplug_dtype_t>(in.byte() % 4 ? int64_t{DEVPLUG_DTYPE_FLOAT32} : in.value(-1, 10));
+      for (auto& a : n.args)
+        a = static_cast<devplug_fused_value_t>(in.value(0, static_cast<int64_t>(inputs.size() + k)));
+      attrs[k] = devplug_reduce_attrs_t{in.byte() % 8 ? sizeof(devplug_reduce_attrs_t) : 4,
+                                        static_cast<uint32_t>(in.value(0, 15)), 1.0};
+      n.attrs = in.byte() % 8 ? &attrs[k] : nullptr;
+    }
+    outputs.resize(static_cast<size_t>(in.value(0, 3)) % 20);
+    for (auto& o : outputs)
+      o = static_cast<devplug_fused_value_t>(in.value(0, static_cast<int64_t>(inputs.size() + n_nodes)));
+    desc = devplug_fused_program_desc_t{
+        in.byte() % 16 ? sizeof desc : static_cast<size_t>(in.value(0, sizeof desc)),
+        static_cast<uint32_t>(inputs.size()),
+        inputs.data(),
+        static_cast<uint32_t>(nodes.size()),
+        nodes.data(),
+        static_cast<uint32_t>(outputs.size()),
+        outputs.data()};
+  }
+};
+
+// Fuzzed tensors over the pool's buffers, for a fused program's launch: dtypes, ranks, shapes,
+// strides and offsets around their limits (shapes above 64 become 64, as in buffer_allocate's
+// case: a broadcast launch of that size would really allocate its results).
+struct FuzzedTensors {
+  std::vector<devplug_tensor_desc_t> descs;
+  std::vector<const devplug_tensor_desc_t*> pointers;
+  FuzzedTensors(FuzzInput& in, const std::vector<devplug_buffer_handle_t*>& buffers) {
+    descs.resize(static_cast<size_t>(in.value(0, 4)) % 40);
+    for (auto& t : descs) {
+      t = devplug_tensor_desc_t{};
+      t.struct_size = in.byte() % 16 ? sizeof t : static_cast<size_t>(in.value(0, sizeof t));
+      t.buffer = pick(in, buffers);
+      t.byte_offset = static_cast<uint64_t>(in.value(0, 64));
+      t.dtype =
+          static_cast<devplug_dtype_t>(in.byte() % 4 ? int64_t{DEVPLUG_DTYPE_FLOAT32} : in.value(-1, 10));
+      t.rank = static_cast<int32_t>(in.value(0, 3));
+      for (int32_t d = 0; d < DEVPLUG_MAX_RANK; ++d) {
+        t.shape[d] = std::min<int64_t>(in.value(0, 5), 64);
+        t.strides[d] = in.value(-2, 5);
+      }
+    }
+    for (auto& t : descs) pointers.push_back(in.byte() % 16 ? &t : nullptr);
+  }
+};
 
 // Host memory the copies read and write: as large as the largest buffer made here.
 constexpr uint64_t kMaxBuffer = 4096;
@@ -100,6 +177,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   check(devplug_plugin_get_table(plugin, &api), "table");
   timestamps = reinterpret_cast<const devplug_ext_event_timestamps_t*>(
       devplug_extension_find(api, DEVPLUG_EXTENSION_EVENT_TIMESTAMPS));
+  fused = reinterpret_cast<const devplug_ext_fused_programs_t*>(
+      devplug_extension_find(api, DEVPLUG_EXTENSION_FUSED_PROGRAMS));
   return 0;
 }
 
@@ -109,7 +188,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   answered("device_open", api->device_open(0, &p.device));
   if (p.device == nullptr) fail("device_open(0) failed");
   for (int step = 0; step < 64 && !in.done(); ++step) {
-    const uint8_t which = in.byte() % 16;
+    const uint8_t which = in.byte() % 18;
     switch (which) {
       case 0: {
         uint64_t bytes = static_cast<uint64_t>(in.value(0, kMaxBuffer));
@@ -248,6 +327,44 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const int32_t index = static_cast<int32_t>(in.value(-2, 3));
         answered("device_get_properties",
                  api->device_get_properties(index, in.byte() % 8 ? &props : nullptr));
+        break;
+      }
+      case 15: {
+        if (fused == nullptr) break;
+        FuzzedProgram program(in);
+        devplug_fused_program_handle_t* f = reinterpret_cast<devplug_fused_program_handle_t*>(uintptr_t{8});
+        const uint8_t nulls = in.byte();
+        devplug_error_t* e = fused->fused_program_create(nulls % 16 == 1 ? nullptr : p.device,
+                                                         nulls % 16 == 2 ? nullptr : &program.desc,
+                                                         nulls % 16 == 3 ? nullptr : &f);
+        if (nulls % 16 == 3) f = nullptr;
+        expect_cleared("fused_program_create", f, e);
+        answered("fused_program_create", e);
+        if (f != nullptr && p.programs.size() < 4)
+          p.programs.push_back(f);
+        else if (f != nullptr)
+          answered("fused_program_destroy", fused->fused_program_destroy(f));
+        break;
+      }
+      case 16: {
+        if (fused == nullptr) break;
+        devplug_stream_handle_t* s = pick(in, p.streams);
+        devplug_fused_program_handle_t* f = pick(in, p.programs);
+        FuzzedTensors ins(in, p.buffers);
+        FuzzedTensors outs(in, p.buffers);
+        const bool null_lists = in.byte() % 16 == 0;
+        answered(
+            "fused_program_launch",
+            fused->fused_program_launch(s, f, null_lists ? nullptr : ins.pointers.data(), ins.pointers.size(),
+                                        outs.pointers.data(), outs.pointers.size()));
+        break;
+      }
+      case 17: {
+        if (fused == nullptr) break;
+        size_t i = 0;
+        devplug_fused_program_handle_t* f = pick(in, p.programs, &i);
+        answered("fused_program_destroy", fused->fused_program_destroy(f));
+        if (f) p.programs.erase(p.programs.begin() + static_cast<std::ptrdiff_t>(i));
         break;
       }
       default: {

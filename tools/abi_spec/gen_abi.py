@@ -35,7 +35,7 @@ ROWS = ROOT / "conformance/suites/abi_rows.inc"
 SDK_RULES = {
     "null", "struct_size", "abi_major", "device_index", "zero", "same_device", "range", "no_bytes",
     "overlap", "known_op", "arity", "tensors", "known_dtype", "rank", "attrs_size", "allowed_dtype", "on_device",
-    "claimed",
+    "claimed", "below", "reduce_op", "dense", "fused_program",
 }
 BODY_RULES = {"device_memory", "recorded"}
 CODES = {
@@ -232,6 +232,11 @@ RULE_TEXT = {
     "overlap": lambda a: f"{tick(a[0])} and {tick(a[2])} one buffer with overlapping ranges",
     "device_memory": lambda a: f"more than the device can hold ({tick(a[0])}; the message gives the sizes)",
     "recorded": lambda a: f"{tick(a[0])} never recorded",
+    "below": lambda a: f"{tick(a[0])} not below {tick(a[1])}",
+    "reduce_op": lambda a: f"{tick(a[0])} not a devplug_reduce_op_t",
+    "dense": lambda a: f"{tick(a[0])} short, of an unknown dtype or rank, without a buffer or not contiguous",
+    "fused_program": lambda a: (f"{tick(a[0])} not a well-formed program (counts, ops, arity, dtypes, attributes, "
+                                "operands defined before use, the reduction tail, outputs)"),
     "known_op": lambda a: "an op id outside the op set",
     "arity": lambda a: "an arity other than ops.def's",
     "tensors": lambda a: "a NULL (not optional) or short tensor",
@@ -383,6 +388,12 @@ def cpp_check(entry, c):
         return f"checks::device_index<Impl>({code}, {what}, {a[0]});"
     if r == "zero":
         return f'checks::nonzero({code}, {what}, "{a[0]}", {a[0]});'
+    if r == "below":
+        return f'checks::below({code}, {what}, "{a[0]}", {a[0]}, "{a[1]}", {a[1]});'
+    if r in ("reduce_op", "dense"):
+        return f'checks::{r}({code}, {what}, "{a[0]}", {a[0]});'
+    if r == "fused_program":
+        return f"checks::fused_program({code}, {what}, {a[0]});"
     if r == "same_device":
         return f'checks::same_device<Impl>({code}, {what}, "{a[0]}", {a[0]}, "{a[1]}", {a[1]});'
     if r == "range":
@@ -459,6 +470,10 @@ def doc_table(items, entries, exts):
 # ---- conformance ----------------------------------------------------------------------------
 
 
+# Handles the fixture makes through the extension on first use (RowFixture in abi_test.cpp).
+MADE_ON_FIRST_USE = {"devplug_fused_program_handle_t*", "devplug_comm_handle_t*"}
+
+
 def valid_value(entry, a):
     """A C++ expression of a valid argument, from the fixture `f` (abi_test.cpp's RowFixture)."""
     t = a.type.replace(" ", "")
@@ -486,6 +501,22 @@ def valid_value(entry, a):
         return "&f.call"
     if t == "int32_t" and a.name == "index":
         return "0"
+    if t == "constdevplug_fused_program_desc_t*":
+        return "&f.fused_desc"
+    if t == "devplug_fused_program_handle_t*":
+        return "f.fused_program(ext)"
+    if t == "constdevplug_comm_unique_id_t*":
+        return "&f.comm_id"
+    if t == "devplug_comm_handle_t*":
+        return "f.comm(ext)"
+    if t == "constdevplug_tensor_desc_t*":
+        return "f.dense_tensor()"
+    if t == "constdevplug_tensor_desc_t*const*":
+        return "f.dense_tensors()"
+    if t == "uint32_t":
+        return {"world_size": "1", "op": "DEVPLUG_REDUCE_SUM"}.get(a.name, "0")
+    if t == "size_t":
+        return "1"
     if t == "uint64_t":
         return {"size_bytes": "8", "src_offset": "0", "dst_offset": "8"}.get(a.name, "0")
     raise SpecError(f"{entry.name}: no valid value for argument {a.type} {a.name}")
@@ -518,6 +549,14 @@ def provoke(entry, c, local):
         return f"{a[2]} = {a[0]}; {a[3]} = {a[1]} + {a[4]} / 2;"
     if r == "recorded":
         return f"{a[0]} = f.unrecorded_event;"
+    if r == "below":
+        return f"{a[0]} = {a[1]};"
+    if r == "reduce_op":
+        return f"{a[0]} = DEVPLUG_REDUCE_OP_END;"
+    if r == "dense":
+        return f"auto copy = *{a[0]}; copy.strides[0] = 2; {a[0]} = &copy;"
+    if r == "fused_program":
+        return f"{a[0]} = &f.bad_fused_desc;"
     raise SpecError(r)
 
 
@@ -584,6 +623,8 @@ def rows_inc(entries, exts):
                 target = "f.api"
             for a in e.args:
                 out.append(f"  {a.type} {a.name} = {valid_value(e, a)};")
+                if a.type.replace(" ", "") in MADE_ON_FIRST_USE:
+                    out.append(f'  if ({a.name} == nullptr) return f.not_exercised(row, "no {a.name} could be made");')
             out.append(f"  {provoke(e, c, local)}")
             call = f"{target}->{e.name}({', '.join(a.name for a in e.args)})"
             out.append(f"  f.expect(row, DEVPLUG_CODE_{c.code}, {call});")

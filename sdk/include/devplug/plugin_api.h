@@ -313,10 +313,96 @@ typedef struct devplug_plugin_api_t {
 /* The smallest table a 1.x dispatcher accepts: everything through `kernel_count`. */
 #define DEVPLUG_PLUGIN_API_MIN_SIZE DEVPLUG_SIZE_THROUGH(devplug_plugin_api_t, kernel_count)
 
+/* ---- the data of the fused_programs extension (ABI 1.2) -----------------------------------
+ * A fused program is a straight-line (SSA) list of elementwise prims that a plugin may compile
+ * into one kernel. Its values are numbered: 0 .. n_inputs - 1 are the program's input tensors,
+ * n_inputs + k is the result of node k. A node reads only values numbered below its own, so a
+ * program has no cycle. Each node's result is rounded to the node's dtype exactly as the
+ * unfused op would round it: a plugin's fused result equals its op-by-op result bit for bit for
+ * deterministic elementwise ops (a reduction tail within the op's tolerance). */
+typedef uint32_t devplug_fused_value_t;
+
+/* One node. `op` is an op of ops.def of category unary, binary, compare or ternary, or
+ * convert_element_type (category data), or, in the reduction tail, sum, amax, amin, var
+ * (category reduce) or mean. `args` holds the op's n_in operands in ops.def's order (the rest
+ * are ignored); `attrs` the op's attribute struct as ops.h declares it (struct_size set), NULL
+ * for an op without attributes. `dtype` is the dtype of the node's result: ops.def's result
+ * rule applied to the operands' dtypes (bool for a compare), or the target of a convert. */
+typedef struct devplug_fused_node_t {
+  size_t struct_size;
+  devplug_op_t op;
+  devplug_dtype_t dtype;
+  devplug_fused_value_t args[3];
+  const void* attrs;
+} devplug_fused_node_t;
+
+/* The smallest node struct a plugin accepts. */
+#define DEVPLUG_FUSED_NODE_MIN_SIZE DEVPLUG_SIZE_THROUGH(devplug_fused_node_t, attrs)
+
+/* A program. Inputs are described only by dtype here: shapes and strides come with the
+ * tensors at each launch, all broadcast by the host (stride-0 views) to one shape, the
+ * program's iteration space. The reduction tail is a run of reduce nodes at the end of
+ * `nodes`, all with the same `dims_mask` (devplug_reduce_attrs_t), which must name trailing
+ * dims; a tail node reads only non-tail values, and its output keeps the rank with the
+ * reduced dims 1 (as the unfused op). `outputs` lists the values the launch writes, in the
+ * order of its output tensors: inputs are not outputs, and no value is listed twice. */
+typedef struct devplug_fused_program_desc_t {
+  size_t struct_size;
+  uint32_t n_inputs;
+  const devplug_dtype_t* input_dtypes;  /* n_inputs entries */
+  uint32_t n_nodes;                     /* at least 1, at most DEVPLUG_FUSED_MAX_NODES */
+  const devplug_fused_node_t* nodes;    /* n_nodes entries, in order */
+  uint32_t n_outputs;                   /* at least 1 */
+  const devplug_fused_value_t* outputs; /* n_outputs value numbers */
+} devplug_fused_program_desc_t;
+
+/* The smallest program struct a plugin accepts, and the limits of a program. */
+#define DEVPLUG_FUSED_PROGRAM_DESC_MIN_SIZE DEVPLUG_SIZE_THROUGH(devplug_fused_program_desc_t, outputs)
+#define DEVPLUG_FUSED_MAX_INPUTS 32u
+#define DEVPLUG_FUSED_MAX_NODES 256u
+#define DEVPLUG_FUSED_MAX_OUTPUTS 16u
+
+/* A compiled program of one device (fused_program_create). */
+typedef struct devplug_fused_program_handle_t devplug_fused_program_handle_t;
+
+/* ---- the data of the collectives extension (ABI 1.2) --------------------------------------
+ * A communicator joins one device in each of `world_size` processes (or threads), each its
+ * `rank`. Rank 0 makes a unique id (comm_unique_id) and the host hands its bytes to every rank
+ * out of band (PyTorch's c10d store); every rank then creates its communicator from it. The
+ * collectives are enqueued on a stream like kernels; every rank calls the same collectives
+ * in the same order with matching tensors (same dtype, and the sizes each collective gives). */
+#define DEVPLUG_COMM_UNIQUE_ID_BYTES 128u
+
+typedef struct devplug_comm_unique_id_t {
+  uint8_t bytes[DEVPLUG_COMM_UNIQUE_ID_BYTES];
+} devplug_comm_unique_id_t;
+
+/* One rank's communicator (comm_create). */
+typedef struct devplug_comm_handle_t devplug_comm_handle_t;
+
+/* The reductions of all_reduce and reduce_scatter (the values are frozen). AVG divides the
+ * sum by world_size (integers: truncating); the bitwise ones are for integral and bool
+ * tensors only. */
+typedef enum devplug_reduce_op_t {
+  DEVPLUG_REDUCE_SUM = 1,
+  DEVPLUG_REDUCE_PRODUCT = 2,
+  DEVPLUG_REDUCE_MIN = 3,
+  DEVPLUG_REDUCE_MAX = 4,
+  DEVPLUG_REDUCE_AVG = 5,
+  DEVPLUG_REDUCE_BAND = 6,
+  DEVPLUG_REDUCE_BOR = 7,
+  DEVPLUG_REDUCE_BXOR = 8
+} devplug_reduce_op_t;
+
+/* One past the largest devplug_reduce_op_t. */
+#define DEVPLUG_REDUCE_OP_END 9u
+
 /* GENERATED BEGIN extensions: tools/abi_spec/gen_abi.py from plugin_api.def */
 #define DEVPLUG_EXTENSION_EVENT_TIMESTAMPS 1u
 #define DEVPLUG_EXTENSION_PINNED_HOST_MEMORY 2u
 #define DEVPLUG_EXTENSION_HOST_ADDRESS 3u
+#define DEVPLUG_EXTENSION_FUSED_PROGRAMS 4u
+#define DEVPLUG_EXTENSION_COLLECTIVES 5u
 
 /* Device-side timestamps on events: the time between two recorded events as the device measured it
  * (OpenCL profiling info, Level Zero kernel timestamps, CUDA events). Extension type
@@ -362,6 +448,114 @@ typedef struct devplug_ext_host_address_t {
   devplug_error_t* (*buffer_host_address)(devplug_buffer_handle_t* buffer, void** out_address);
 } devplug_ext_host_address_t;
 
+/* Fused elementwise programs: a chain of elementwise prims over N broadcast, strided inputs with M
+ * outputs and an optional reduction tail, compiled into one kernel (devplug_fused_program_desc_t).
+ * Each intermediate is rounded to its node's dtype as the unfused op rounds it, so a fused result
+ * equals the plugin's op-by-op result; a host runs the same program op by op where a plugin lacks
+ * the extension. Extension type DEVPLUG_EXTENSION_FUSED_PROGRAMS (ABI 1.2). */
+typedef struct devplug_ext_fused_programs_t {
+  devplug_extension_t base; /* type DEVPLUG_EXTENSION_FUSED_PROGRAMS */
+  /* Compiles `desc` for `device` (the plugin may cache compiled programs by their content; `desc`
+   * and what it points to are read during the call only). The caller destroys the program with
+   * fused_program_destroy. Besides the rows below, INVALID_ARGUMENT for a dtype the device does not
+   * claim, and RESOURCE_EXHAUSTED or UNIMPLEMENTED where the plugin cannot build the program (the
+   * host then runs it op by op). Thread-safe. (ABI 1.2)
+   * Errors, in this order: INVALID_ARGUMENT for NULL `device`, NULL `desc`, NULL `out_program`,
+   * `desc` with a struct_size below DEVPLUG_FUSED_PROGRAM_DESC_MIN_SIZE or `desc` not a well-formed
+   * program (counts, ops, arity, dtypes, attributes, operands defined before use, the reduction
+   * tail, outputs). */
+  devplug_error_t* (*fused_program_create)(devplug_device_handle_t* device,
+                                           const devplug_fused_program_desc_t* desc,
+                                           devplug_fused_program_handle_t** out_program);
+  /* Enqueues `program` on `stream` (of the program's device) over `inputs` and `outputs`, in the
+   * program's order: every input of the program's shape (broadcast inputs as stride-0 views),
+   * outputs of elementwise values of that shape and outputs of the reduction tail of it with the
+   * reduced dims 1; any strides; outputs do not overlap each other or an input unless they are the
+   * same tensor read element for element. Besides the rows below, INVALID_ARGUMENT for tensor
+   * counts other than the program's or a tensor whose dtype or shape differs from what the program
+   * gives it. (ABI 1.2)
+   * Errors, in this order: INVALID_ARGUMENT for NULL `stream`, NULL `program`, NULL `inputs` or
+   * NULL `outputs`. */
+  devplug_error_t* (*fused_program_launch)(devplug_stream_handle_t* stream,
+                                           devplug_fused_program_handle_t* program,
+                                           const devplug_tensor_desc_t* const* inputs, size_t n_inputs,
+                                           const devplug_tensor_desc_t* const* outputs, size_t n_outputs);
+  /* Destroys a program once the launches already enqueued with it have finished. (ABI 1.2)
+   * Errors: INVALID_ARGUMENT for NULL `program`. */
+  devplug_error_t* (*fused_program_destroy)(devplug_fused_program_handle_t* program);
+} devplug_ext_fused_programs_t;
+
+/* Device-native collectives (NCCL, RCCL, oneCCL and the like): a communicator made from a unique id
+ * that the host exchanges between ranks, and all_reduce, all_gather, reduce_scatter, broadcast,
+ * all_to_all, send and recv on a stream, so a host moves device tensors between ranks without
+ * staging them through host memory. Extension type DEVPLUG_EXTENSION_COLLECTIVES (ABI 1.2). */
+typedef struct devplug_ext_collectives_t {
+  devplug_extension_t base; /* type DEVPLUG_EXTENSION_COLLECTIVES */
+  /* Makes the id of a new communicator on `device`'s kind of device. Rank 0 calls it once and hands
+   * the bytes to every rank. (ABI 1.2)
+   * Errors, in this order: INVALID_ARGUMENT for NULL `device` or NULL `out_id`. */
+  devplug_error_t* (*comm_unique_id)(devplug_device_handle_t* device, devplug_comm_unique_id_t* out_id);
+  /* Joins `device` to the communicator `id` names as `rank` of `world_size`; returns when every
+   * rank has joined, or UNAVAILABLE when they have not joined within the plugin's timeout (the
+   * message says which ranks are missing). The caller destroys it with comm_destroy. (ABI 1.2)
+   * Errors, in this order: INVALID_ARGUMENT for NULL `device`, NULL `id`, NULL `out_comm`,
+   * `world_size` 0 or `rank` not below `world_size`. */
+  devplug_error_t* (*comm_create)(devplug_device_handle_t* device, const devplug_comm_unique_id_t* id,
+                                  uint32_t world_size, uint32_t rank, devplug_comm_handle_t** out_comm);
+  /* Leaves and destroys a communicator once the collectives already enqueued on it have finished.
+   * (ABI 1.2)
+   * Errors: INVALID_ARGUMENT for NULL `comm`. */
+  devplug_error_t* (*comm_destroy)(devplug_comm_handle_t* comm);
+  /* Enqueues on `stream`: `recv` gets the reduction by `op` over the ranks of their `send` (both of
+   * one dtype and element count; `recv` may be `send`). (ABI 1.2)
+   * Errors, in this order: INVALID_ARGUMENT for NULL `stream`, NULL `comm`, NULL `send`, NULL
+   * `recv`, `send` short, of an unknown dtype or rank, without a buffer or not contiguous, `recv`
+   * short, of an unknown dtype or rank, without a buffer or not contiguous or `op` not a
+   * devplug_reduce_op_t. */
+  devplug_error_t* (*all_reduce)(devplug_stream_handle_t* stream, devplug_comm_handle_t* comm,
+                                 const devplug_tensor_desc_t* send, const devplug_tensor_desc_t* recv,
+                                 uint32_t op);
+  /* Enqueues on `stream`: `recv` (world_size times `send`'s elements) gets every rank's `send`, in
+   * rank order. (ABI 1.2)
+   * Errors, in this order: INVALID_ARGUMENT for NULL `stream`, NULL `comm`, NULL `send`, NULL
+   * `recv`, `send` short, of an unknown dtype or rank, without a buffer or not contiguous or `recv`
+   * short, of an unknown dtype or rank, without a buffer or not contiguous. */
+  devplug_error_t* (*all_gather)(devplug_stream_handle_t* stream, devplug_comm_handle_t* comm,
+                                 const devplug_tensor_desc_t* send, const devplug_tensor_desc_t* recv);
+  /* Enqueues on `stream`: the reduction by `op` over the ranks of their `send` (world_size times
+   * `recv`'s elements), of which rank r's `recv` gets the r-th part. (ABI 1.2)
+   * Errors, in this order: INVALID_ARGUMENT for NULL `stream`, NULL `comm`, NULL `send`, NULL
+   * `recv`, `send` short, of an unknown dtype or rank, without a buffer or not contiguous, `recv`
+   * short, of an unknown dtype or rank, without a buffer or not contiguous or `op` not a
+   * devplug_reduce_op_t. */
+  devplug_error_t* (*reduce_scatter)(devplug_stream_handle_t* stream, devplug_comm_handle_t* comm,
+                                     const devplug_tensor_desc_t* send, const devplug_tensor_desc_t* recv,
+                                     uint32_t op);
+  /* Enqueues on `stream`: every rank's `tensor` gets rank `root`'s. (ABI 1.2)
+   * Errors, in this order: INVALID_ARGUMENT for NULL `stream`, NULL `comm`, NULL `tensor` or
+   * `tensor` short, of an unknown dtype or rank, without a buffer or not contiguous. */
+  devplug_error_t* (*broadcast)(devplug_stream_handle_t* stream, devplug_comm_handle_t* comm,
+                                const devplug_tensor_desc_t* tensor, uint32_t root);
+  /* Enqueues on `stream`: `send` and `recv` are world_size equal parts; rank r's `recv` part q gets
+   * rank q's `send` part r. (ABI 1.2)
+   * Errors, in this order: INVALID_ARGUMENT for NULL `stream`, NULL `comm`, NULL `send`, NULL
+   * `recv`, `send` short, of an unknown dtype or rank, without a buffer or not contiguous or `recv`
+   * short, of an unknown dtype or rank, without a buffer or not contiguous. */
+  devplug_error_t* (*all_to_all)(devplug_stream_handle_t* stream, devplug_comm_handle_t* comm,
+                                 const devplug_tensor_desc_t* send, const devplug_tensor_desc_t* recv);
+  /* Enqueues on `stream` the sending of `tensor` to rank `peer`, which receives it with recv; the
+   * pair completes together. (ABI 1.2)
+   * Errors, in this order: INVALID_ARGUMENT for NULL `stream`, NULL `comm`, NULL `tensor` or
+   * `tensor` short, of an unknown dtype or rank, without a buffer or not contiguous. */
+  devplug_error_t* (*send)(devplug_stream_handle_t* stream, devplug_comm_handle_t* comm,
+                           const devplug_tensor_desc_t* tensor, uint32_t peer);
+  /* Enqueues on `stream` the receiving into `tensor` of what rank `peer` sends. (ABI 1.2)
+   * Errors, in this order: INVALID_ARGUMENT for NULL `stream`, NULL `comm`, NULL `tensor` or
+   * `tensor` short, of an unknown dtype or rank, without a buffer or not contiguous. */
+  devplug_error_t* (*recv)(devplug_stream_handle_t* stream, devplug_comm_handle_t* comm,
+                           const devplug_tensor_desc_t* tensor, uint32_t peer);
+} devplug_ext_collectives_t;
+
 /* The name of extension type `type` as plugin_api.def spells it, or NULL for a type this header
  * does not know. */
 static inline const char* devplug_extension_name(uint32_t type) {
@@ -372,6 +566,10 @@ static inline const char* devplug_extension_name(uint32_t type) {
       return "pinned_host_memory";
     case DEVPLUG_EXTENSION_HOST_ADDRESS:
       return "host_address";
+    case DEVPLUG_EXTENSION_FUSED_PROGRAMS:
+      return "fused_programs";
+    case DEVPLUG_EXTENSION_COLLECTIVES:
+      return "collectives";
     default:
       return NULL;
   }

@@ -66,6 +66,147 @@ inline void nonzero(devplug_code_t code, const char* entry, const char* name, ui
   if (value == 0) raise(code, entry, std::string(name) + " is 0");
 }
 
+inline void below(devplug_code_t code, const char* entry, const char* name, uint64_t value,
+                  const char* bound_name, uint64_t bound) {
+  if (value >= bound)
+    raise(code, entry,
+          std::string(name) + " " + std::to_string(value) + " is not below " + bound_name + " " +
+              std::to_string(bound));
+}
+
+inline void reduce_op(devplug_code_t code, const char* entry, const char* name, uint32_t op) {
+  if (op < DEVPLUG_REDUCE_SUM || op >= DEVPLUG_REDUCE_OP_END)
+    raise(code, entry, std::string(name) + " " + std::to_string(op) + " is not a devplug_reduce_op_t");
+}
+
+// A tensor a collective reads or writes whole: a known dtype, a rank in [0, DEVPLUG_MAX_RANK],
+// no negative size, and row-major contiguous strides (a dim of size 1 may have any stride).
+inline void dense(devplug_code_t code, const char* entry, const char* name, const devplug_tensor_desc_t* t) {
+  const std::string what = std::string(name) + " ";
+  if (t->struct_size < DEVPLUG_SIZE_THROUGH(devplug_tensor_desc_t, strides))
+    raise(code, entry, what + "has a short struct_size");
+  if (t->buffer == nullptr) raise(code, entry, what + "has no buffer");
+  if (t->dtype < 0 || t->dtype >= DEVPLUG_DTYPE_COUNT)
+    raise(code, entry, what + "has unknown dtype " + std::to_string(t->dtype));
+  if (t->rank < 0 || t->rank > DEVPLUG_MAX_RANK)
+    raise(code, entry, what + "has rank " + std::to_string(t->rank) + ", outside [0, 8]");
+  int64_t expected = 1;
+  for (int32_t d = t->rank - 1; d >= 0; --d) {
+    if (t->shape[d] < 0) raise(code, entry, what + "has a negative size in dim " + std::to_string(d));
+    if (t->shape[d] != 1 && t->strides[d] != expected)
+      raise(code, entry,
+            what + "is not contiguous (dim " + std::to_string(d) + " has stride " +
+                std::to_string(t->strides[d]) + ", " + std::to_string(expected) + " expected)");
+    expected *= t->shape[d];
+  }
+}
+
+// The ops a fused program's nodes may be: elementwise prims, casts, and the reductions of
+// its tail.
+inline bool fused_elementwise_op(const devplug_op_info_t& info) {
+  return info.category == DEVPLUG_CATEGORY_unary || info.category == DEVPLUG_CATEGORY_binary ||
+         info.category == DEVPLUG_CATEGORY_compare || info.category == DEVPLUG_CATEGORY_ternary ||
+         info.id == DEVPLUG_OP_convert_element_type;
+}
+inline bool fused_tail_op(devplug_op_t op) {
+  return op == DEVPLUG_OP_sum || op == DEVPLUG_OP_amax || op == DEVPLUG_OP_amin || op == DEVPLUG_OP_var ||
+         op == DEVPLUG_OP_mean;
+}
+
+// The structure of a fused program (devplug_fused_program_desc_t's comments): counts within
+// the limits, every node a fusable op with its arity and attributes, operands numbered below
+// the node (so no cycle), a reduction tail only at the end over one trailing dims_mask and
+// reading no tail value, dtypes as ops.def's strict prims have them (one dispatch dtype the
+// op allows, the result by its rule), outputs naming distinct node results. Whether the device
+// claims the dtypes is the plugin's to check.
+inline void fused_program(devplug_code_t code, const char* entry, const devplug_fused_program_desc_t* p) {
+  auto bad = [&](const std::string& what) { raise(code, entry, "fused program: " + what); };
+  if (p->n_inputs == 0 || p->n_inputs > DEVPLUG_FUSED_MAX_INPUTS)
+    bad("n_inputs " + std::to_string(p->n_inputs) + " is outside [1, " +
+        std::to_string(DEVPLUG_FUSED_MAX_INPUTS) + "]");
+  if (p->n_nodes == 0 || p->n_nodes > DEVPLUG_FUSED_MAX_NODES)
+    bad("n_nodes " + std::to_string(p->n_nodes) + " is outside [1, " +
+        std::to_string(DEVPLUG_FUSED_MAX_NODES) + "]");
+  if (p->n_outputs == 0 || p->n_outputs > DEVPLUG_FUSED_MAX_OUTPUTS)
+    bad("n_outputs " + std::to_string(p->n_outputs) + " is outside [1, " +
+        std::to_string(DEVPLUG_FUSED_MAX_OUTPUTS) + "]");
+  if (p->input_dtypes == nullptr || p->nodes == nullptr || p->outputs == nullptr)
+    bad("input_dtypes, nodes or outputs is NULL");
+  for (uint32_t i = 0; i < p->n_inputs; ++i)
+    if (p->input_dtypes[i] < 0 || p->input_dtypes[i] >= DEVPLUG_DTYPE_COUNT)
+      bad("input " + std::to_string(i) + " has unknown dtype " + std::to_string(p->input_dtypes[i]));
+  const uint32_t values = p->n_inputs + p->n_nodes;
+  uint32_t tail_start = p->n_nodes;
+  uint32_t tail_mask = 0;
+  for (uint32_t k = 0; k < p->n_nodes; ++k) {
+    const devplug_fused_node_t& n = p->nodes[k];
+    const std::string node = "node " + std::to_string(k) + " ";
+    if (n.struct_size < DEVPLUG_FUSED_NODE_MIN_SIZE) bad(node + "has a short struct_size");
+    const devplug_op_info_t* info = devplug_op_info(n.op);
+    if (info == nullptr) bad(node + "has unknown op " + std::to_string(n.op));
+    const bool tail = fused_tail_op(n.op);
+    if (!tail && !fused_elementwise_op(*info))
+      bad(node + "is " + info->name + ", which a fused program cannot hold");
+    if (!tail && tail_start < k) bad(node + "(" + info->name + ") follows the reduction tail");
+    if (tail && tail_start > k) tail_start = k;
+    if (n.dtype < 0 || n.dtype >= DEVPLUG_DTYPE_COUNT)
+      bad(node + "has unknown dtype " + std::to_string(n.dtype));
+    if (info->n_inputs < 1 || info->n_inputs > 3 || info->n_outputs != 1)
+      bad(node + "is " + info->name + ", whose arity a fused node cannot hold");
+    for (int32_t a = 0; a < info->n_inputs; ++a) {
+      const uint32_t v = n.args[a];
+      if (v >= p->n_inputs + k)
+        bad(node + "(" + info->name + ") reads value " + std::to_string(v) + ", not defined before it");
+      if (tail && v >= p->n_inputs + tail_start)
+        bad(node + "(" + info->name + ") reads value " + std::to_string(v) + " of the reduction tail");
+    }
+    // Prims are strict (ops.def): the operands share the dispatch dtype, which the op allows,
+    // and the result follows the op's rule.
+    auto dtype_of = [&](uint32_t v) {
+      return v < p->n_inputs ? p->input_dtypes[v] : p->nodes[v - p->n_inputs].dtype;
+    };
+    const bool select = info->result == DEVPLUG_RESULT_select;
+    const devplug_dtype_t dispatch = dtype_of(n.args[select ? 1 : 0]);
+    if (select && dtype_of(n.args[0]) != DEVPLUG_DTYPE_BOOL)
+      bad(node + "(" + info->name + ") has a condition that is not bool");
+    for (int32_t a = select ? 1 : 0; a < info->n_inputs; ++a)
+      if (dtype_of(n.args[a]) != dispatch)
+        bad(node + "(" + info->name + ") has operands of different dtypes (the host casts first)");
+    if (!(info->dtypes & DEVPLUG_DTYPE_BIT(dispatch)))
+      bad(node + "(" + info->name + ") does not allow dtype " + std::to_string(dispatch));
+    const devplug_dtype_t result = info->result == DEVPLUG_RESULT_bool    ? DEVPLUG_DTYPE_BOOL
+                                   : info->result == DEVPLUG_RESULT_int64 ? DEVPLUG_DTYPE_INT64
+                                   : info->result == DEVPLUG_RESULT_any   ? n.dtype
+                                                                          : dispatch;
+    if (n.dtype != result)
+      bad(node + "(" + info->name + ") has dtype " + std::to_string(n.dtype) + ", its rule gives " +
+          std::to_string(result));
+    if (info->attrs_size != 0) {
+      const auto* attrs = static_cast<const devplug_none_attrs_t*>(n.attrs);
+      if (attrs == nullptr || attrs->struct_size < info->attrs_size)
+        bad(node + "(" + info->name + ") has missing or short attributes");
+    }
+    if (tail) {
+      const uint32_t mask = static_cast<const devplug_reduce_attrs_t*>(n.attrs)->dims_mask;
+      if (mask == 0) bad(node + "(" + info->name + ") reduces no dim");
+      if (k > tail_start && mask != tail_mask) bad(node + "reduces other dims than the tail's first node");
+      tail_mask = mask;
+      // Trailing dims are one run of bits (that it reaches the rank is checked at launch).
+      uint32_t run = mask;
+      while ((run & 1u) == 0) run >>= 1;
+      if ((run & (run + 1)) != 0) bad(node + "(" + info->name + ") reduces dims that are not one run");
+    }
+  }
+  for (uint32_t o = 0; o < p->n_outputs; ++o) {
+    const uint32_t v = p->outputs[o];
+    if (v < p->n_inputs || v >= values)
+      bad("output " + std::to_string(o) + " names value " + std::to_string(v) + ", not a node's result");
+    for (uint32_t e = 0; e < o; ++e)
+      if (p->outputs[e] == v)
+        bad("outputs " + std::to_string(e) + " and " + std::to_string(o) + " are one value");
+  }
+}
+
 template <typename Impl, typename Handle, typename Other>
 void same_device(devplug_code_t code, const char* entry, const char* name, Handle* handle,
                  const char* other_name, Other* other) {

@@ -49,6 +49,20 @@
 //     static void* host_allocate(devplug_device_handle_t* device, uint64_t size);  // with
 //     static void host_release(devplug_device_handle_t* device, void* ptr);        // pinned_host_memory
 //     static void* buffer_host_address(devplug_buffer_handle_t* buffer);           // host_address
+//     static devplug_fused_program_handle_t* fused_program_create(            // with
+//         devplug_device_handle_t* device, const devplug_fused_program_desc_t* desc);
+//     static void fused_program_launch(devplug_stream_handle_t*, devplug_fused_program_handle_t*,
+//                                      const devplug_tensor_desc_t* const* inputs, size_t n_inputs,
+//                                      const devplug_tensor_desc_t* const* outputs, size_t n_outputs);
+//     static void fused_program_destroy(devplug_fused_program_handle_t*);      // fused_programs
+//     static devplug_comm_unique_id_t comm_unique_id(devplug_device_handle_t*); // with
+//     static devplug_comm_handle_t* comm_create(devplug_device_handle_t*, const devplug_comm_unique_id_t&,
+//                                               uint32_t world_size, uint32_t rank);
+//     static void comm_destroy(devplug_comm_handle_t*);
+//     static void all_reduce(devplug_stream_handle_t*, devplug_comm_handle_t*, const devplug_tensor_desc_t& send,
+//                            const devplug_tensor_desc_t& recv, devplug_reduce_op_t op);   // and
+//     all_gather, reduce_scatter (with op), broadcast (root), all_to_all, send and recv (peer)
+//     of the same form                                                          // collectives
 //   };
 //
 //   extern "C" DEVPLUG_PLUGIN_EXPORT const devplug_plugin_api_t* devplug_plugin_get_api(void) {
@@ -314,6 +328,116 @@ struct Shims {
       *out_address = Impl::buffer_host_address(buffer);
     });
   }
+
+  // ---- extension fused_programs ----
+  static devplug_error_t* fused_program_create(devplug_device_handle_t* device,
+                                               const devplug_fused_program_desc_t* desc,
+                                               devplug_fused_program_handle_t** out_program) {
+    return guard([&] {
+      Check::fused_program_create(device, desc, out_program);
+      *out_program = Impl::fused_program_create(device, desc);
+    });
+  }
+
+  static devplug_error_t* fused_program_launch(devplug_stream_handle_t* stream,
+                                               devplug_fused_program_handle_t* program,
+                                               const devplug_tensor_desc_t* const* inputs, size_t n_inputs,
+                                               const devplug_tensor_desc_t* const* outputs,
+                                               size_t n_outputs) {
+    return guard([&] {
+      Check::fused_program_launch(stream, program, inputs, n_inputs, outputs, n_outputs);
+      (void)Impl::device_of(stream);
+      Impl::fused_program_launch(stream, program, inputs, n_inputs, outputs, n_outputs);
+    });
+  }
+
+  static devplug_error_t* fused_program_destroy(devplug_fused_program_handle_t* program) {
+    return guard([&] {
+      Check::fused_program_destroy(program);
+      Impl::fused_program_destroy(program);
+    });
+  }
+
+  // ---- extension collectives ----
+  static devplug_error_t* comm_unique_id(devplug_device_handle_t* device, devplug_comm_unique_id_t* out_id) {
+    return guard([&] {
+      Check::comm_unique_id(device, out_id);
+      *out_id = Impl::comm_unique_id(device);
+    });
+  }
+
+  static devplug_error_t* comm_create(devplug_device_handle_t* device, const devplug_comm_unique_id_t* id,
+                                      uint32_t world_size, uint32_t rank, devplug_comm_handle_t** out_comm) {
+    return guard([&] {
+      Check::comm_create(device, id, world_size, rank, out_comm);
+      *out_comm = Impl::comm_create(device, *id, world_size, rank);
+    });
+  }
+
+  static devplug_error_t* comm_destroy(devplug_comm_handle_t* comm) {
+    return guard([&] {
+      Check::comm_destroy(comm);
+      Impl::comm_destroy(comm);
+    });
+  }
+
+  static devplug_error_t* all_reduce(devplug_stream_handle_t* stream, devplug_comm_handle_t* comm,
+                                     const devplug_tensor_desc_t* send, const devplug_tensor_desc_t* recv,
+                                     uint32_t op) {
+    return guard([&] {
+      Check::all_reduce(stream, comm, send, recv, op);
+      Impl::all_reduce(stream, comm, *send, *recv, static_cast<devplug_reduce_op_t>(op));
+    });
+  }
+
+  static devplug_error_t* all_gather(devplug_stream_handle_t* stream, devplug_comm_handle_t* comm,
+                                     const devplug_tensor_desc_t* send, const devplug_tensor_desc_t* recv) {
+    return guard([&] {
+      Check::all_gather(stream, comm, send, recv);
+      Impl::all_gather(stream, comm, *send, *recv);
+    });
+  }
+
+  static devplug_error_t* reduce_scatter(devplug_stream_handle_t* stream, devplug_comm_handle_t* comm,
+                                         const devplug_tensor_desc_t* send, const devplug_tensor_desc_t* recv,
+                                         uint32_t op) {
+    return guard([&] {
+      Check::reduce_scatter(stream, comm, send, recv, op);
+      Impl::reduce_scatter(stream, comm, *send, *recv, static_cast<devplug_reduce_op_t>(op));
+    });
+  }
+
+  static devplug_error_t* broadcast(devplug_stream_handle_t* stream, devplug_comm_handle_t* comm,
+                                    const devplug_tensor_desc_t* tensor, uint32_t root) {
+    return guard([&] {
+      Check::broadcast(stream, comm, tensor, root);
+      Impl::broadcast(stream, comm, *tensor, root);
+    });
+  }
+
+  static devplug_error_t* all_to_all(devplug_stream_handle_t* stream, devplug_comm_handle_t* comm,
+                                     const devplug_tensor_desc_t* send, const devplug_tensor_desc_t* recv) {
+    return guard([&] {
+      Check::all_to_all(stream, comm, send, recv);
+      Impl::all_to_all(stream, comm, *send, *recv);
+    });
+  }
+
+  static devplug_error_t* send(devplug_stream_handle_t* stream, devplug_comm_handle_t* comm,
+                               const devplug_tensor_desc_t* tensor, uint32_t peer) {
+    return guard([&] {
+      Check::send(stream, comm, tensor, peer);
+      Impl::send(stream, comm, *tensor, peer);
+    });
+  }
+
+  static devplug_error_t* recv(devplug_stream_handle_t* stream, devplug_comm_handle_t* comm,
+                               const devplug_tensor_desc_t* tensor, uint32_t peer) {
+    return guard([&] {
+      Check::recv(stream, comm, tensor, peer);
+      Impl::recv(stream, comm, *tensor, peer);
+    });
+  }
 };
 
 // Whether Impl offers an extension: it defines the extension's body functions.
@@ -332,18 +456,38 @@ struct HasHostAddress : std::false_type {};
 template <typename Impl>
 struct HasHostAddress<Impl, std::void_t<decltype(&Impl::buffer_host_address)>> : std::true_type {};
 
+template <typename Impl, typename = void>
+struct HasFusedPrograms : std::false_type {};
+template <typename Impl>
+struct HasFusedPrograms<
+    Impl, std::void_t<decltype(&Impl::fused_program_create), decltype(&Impl::fused_program_launch),
+                      decltype(&Impl::fused_program_destroy)>> : std::true_type {};
+template <typename Impl, typename = void>
+struct HasCollectives : std::false_type {};
+template <typename Impl>
+struct HasCollectives<
+    Impl, std::void_t<decltype(&Impl::comm_unique_id), decltype(&Impl::comm_create),
+                      decltype(&Impl::comm_destroy), decltype(&Impl::all_reduce), decltype(&Impl::all_gather),
+                      decltype(&Impl::reduce_scatter), decltype(&Impl::broadcast),
+                      decltype(&Impl::all_to_all), decltype(&Impl::send), decltype(&Impl::recv)>>
+    : std::true_type {};
+
 // The extension records of `Impl`, chained in type order; static, built once per Impl.
 template <typename Impl>
 struct Extensions {
   devplug_ext_event_timestamps_t event_timestamps;
   devplug_ext_pinned_host_memory_t pinned_host_memory;
   devplug_ext_host_address_t host_address;
+  devplug_ext_fused_programs_t fused_programs;
+  devplug_ext_collectives_t collectives;
   const devplug_extension_t* first = nullptr;
 
   Extensions() {
     std::memset(&event_timestamps, 0, sizeof event_timestamps);
     std::memset(&pinned_host_memory, 0, sizeof pinned_host_memory);
     std::memset(&host_address, 0, sizeof host_address);
+    std::memset(&fused_programs, 0, sizeof fused_programs);
+    std::memset(&collectives, 0, sizeof collectives);
     const devplug_extension_t** link = &first;
     auto chain = [&link](devplug_extension_t& base, size_t size, uint32_t type) {
       base.struct_size = size;
@@ -363,6 +507,26 @@ struct Extensions {
     if constexpr (HasHostAddress<Impl>::value) {
       host_address.buffer_host_address = &Shims<Impl>::buffer_host_address;
       chain(host_address.base, sizeof host_address, DEVPLUG_EXTENSION_HOST_ADDRESS);
+    }
+    if constexpr (HasFusedPrograms<Impl>::value) {
+      fused_programs.fused_program_create = &Shims<Impl>::fused_program_create;
+      fused_programs.fused_program_launch = &Shims<Impl>::fused_program_launch;
+      fused_programs.fused_program_destroy = &Shims<Impl>::fused_program_destroy;
+      chain(fused_programs.base, sizeof fused_programs, DEVPLUG_EXTENSION_FUSED_PROGRAMS);
+    }
+    if constexpr (HasCollectives<Impl>::value) {
+      using S = Shims<Impl>;
+      collectives.comm_unique_id = &S::comm_unique_id;
+      collectives.comm_create = &S::comm_create;
+      collectives.comm_destroy = &S::comm_destroy;
+      collectives.all_reduce = &S::all_reduce;
+      collectives.all_gather = &S::all_gather;
+      collectives.reduce_scatter = &S::reduce_scatter;
+      collectives.broadcast = &S::broadcast;
+      collectives.all_to_all = &S::all_to_all;
+      collectives.send = &S::send;
+      collectives.recv = &S::recv;
+      chain(collectives.base, sizeof collectives, DEVPLUG_EXTENSION_COLLECTIVES);
     }
   }
 };
