@@ -151,7 +151,10 @@ devplug_fused_program_handle_t* fused_program_create(devplug_device_handle_t* de
   p->tag = kProgramTag;
   p->device = device;
   p->input_dtypes.assign(desc.input_dtypes, desc.input_dtypes + desc.n_inputs);
-  p->nodes.assign(desc.nodes, desc.nodes + desc.n_nodes);
+  p->nodes.resize(desc.n_nodes);
+  for (uint32_t k = 0; k < desc.n_nodes; ++k)  // the fields the caller's node struct has
+    std::memcpy(&p->nodes[k], desc.nodes[k],
+                std::min(desc.nodes[k]->struct_size, sizeof(devplug_fused_node_t)));
   p->attrs.resize(desc.n_nodes);
   p->outputs.assign(desc.outputs, desc.outputs + desc.n_outputs);
   p->tail_start = desc.n_nodes;

@@ -207,11 +207,13 @@ struct RowFixture {
       sizeof(devplug_fused_node_t), DEVPLUG_OP_neg, DEVPLUG_DTYPE_FLOAT32, {0, 0, 0}, nullptr};
   devplug_fused_node_t cyclic_node{
       sizeof(devplug_fused_node_t), DEVPLUG_OP_neg, DEVPLUG_DTYPE_FLOAT32, {1, 0, 0}, nullptr};
+  const devplug_fused_node_t* fused_nodes[1] = {&fused_node};
+  const devplug_fused_node_t* cyclic_nodes[1] = {&cyclic_node};
   devplug_fused_value_t fused_output = 1;
   devplug_fused_program_desc_t fused_desc{
-      sizeof(devplug_fused_program_desc_t), 1, &fused_input_dtype, 1, &fused_node, 1, &fused_output};
+      sizeof(devplug_fused_program_desc_t), 1, &fused_input_dtype, 1, fused_nodes, 1, &fused_output};
   devplug_fused_program_desc_t bad_fused_desc{
-      sizeof(devplug_fused_program_desc_t), 1, &fused_input_dtype, 1, &cyclic_node, 1, &fused_output};
+      sizeof(devplug_fused_program_desc_t), 1, &fused_input_dtype, 1, cyclic_nodes, 1, &fused_output};
   const devplug_ext_fused_programs_t* programs = nullptr;
   devplug_fused_program_handle_t* program = nullptr;
   devplug_fused_program_handle_t* fused_program(const devplug_ext_fused_programs_t* ext) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "devplug/devplug.h"
+#include "devplug/sdk/fused_program.hpp"
 #include "fuzz_host.hpp"
 #include "fuzz_input.hpp"
 
@@ -87,12 +88,9 @@ T* pick(FuzzInput& in, const std::vector<T*>& pool, size_t* index = nullptr) {
 // A fuzzed fused program: counts around their limits, nodes of any op id (the fusable ones
 // more often), dtypes, operands and outputs that may point anywhere, reduction attributes
 // that may be missing or short.
-struct FuzzedProgram {
-  std::vector<devplug_dtype_t> inputs;
-  std::vector<devplug_fused_node_t> nodes;
+struct FuzzedProgram : devplug::sdk::FusedProgram {
   std::vector<devplug_reduce_attrs_t> attrs;
-  std::vector<devplug_fused_value_t> outputs;
-  devplug_fused_program_desc_t desc{};
+  devplug_fused_program_desc_t fuzzed{};
 
   explicit FuzzedProgram(FuzzInput& in) {
     static const devplug_op_t kFusable[] = {
@@ -122,14 +120,10 @@ struct FuzzedProgram {
     outputs.resize(static_cast<size_t>(in.value(0, 3)) % 20);
     for (auto& o : outputs)
       o = static_cast<devplug_fused_value_t>(in.value(0, static_cast<int64_t>(inputs.size() + n_nodes)));
-    desc = devplug_fused_program_desc_t{
-        in.byte() % 16 ? sizeof desc : static_cast<size_t>(in.value(0, sizeof desc)),
-        static_cast<uint32_t>(inputs.size()),
-        inputs.data(),
-        static_cast<uint32_t>(nodes.size()),
-        nodes.data(),
-        static_cast<uint32_t>(outputs.size()),
-        outputs.data()};
+    fuzzed = desc();
+    for (auto& node : pointers)
+      if (in.byte() % 32 == 0) node = nullptr;
+    if (in.byte() % 16 == 0) fuzzed.struct_size = static_cast<size_t>(in.value(0, sizeof fuzzed));
   }
 };
 
@@ -335,7 +329,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         devplug_fused_program_handle_t* f = reinterpret_cast<devplug_fused_program_handle_t*>(uintptr_t{8});
         const uint8_t nulls = in.byte();
         devplug_error_t* e = fused->fused_program_create(nulls % 16 == 1 ? nullptr : p.device,
-                                                         nulls % 16 == 2 ? nullptr : &program.desc,
+                                                         nulls % 16 == 2 ? nullptr : &program.fuzzed,
                                                          nulls % 16 == 3 ? nullptr : &f);
         if (nulls % 16 == 3) f = nullptr;
         expect_cleared("fused_program_create", f, e);

@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "devplug/sdk/fused_program.hpp"
 #include "harness.hpp"
 
 namespace {
@@ -24,26 +25,13 @@ const devplug_ext_fused_programs_t* fused() {
   return reinterpret_cast<const devplug_ext_fused_programs_t*>(e);
 }
 
-// A program's nodes and outputs as the tests write them.
-struct Program {
-  std::vector<devplug_dtype_t> inputs;
-  std::vector<devplug_fused_node_t> nodes;
-  std::vector<devplug_fused_value_t> outputs;
+// A program, made on the reference device and launched there.
+struct Program : devplug::sdk::FusedProgram {
   devplug_fused_program_handle_t* handle = nullptr;
 
-  devplug_fused_value_t node(devplug_op_t op, devplug_dtype_t dtype, std::vector<devplug_fused_value_t> args,
-                             const void* attrs = nullptr) {
-    devplug_fused_node_t n{sizeof n, op, dtype, {0, 0, 0}, attrs};
-    for (size_t a = 0; a < args.size(); ++a) n.args[a] = args[a];
-    nodes.push_back(n);
-    return static_cast<devplug_fused_value_t>(inputs.size() + nodes.size() - 1);
-  }
   void create() {
-    const devplug_fused_program_desc_t desc{sizeof desc,   static_cast<uint32_t>(inputs.size()),
-                                            inputs.data(), static_cast<uint32_t>(nodes.size()),
-                                            nodes.data(),  static_cast<uint32_t>(outputs.size()),
-                                            outputs.data()};
-    rt::check(fused()->fused_program_create(rt::device(), &desc, &handle), "fused_program_create");
+    const devplug_fused_program_desc_t d = desc();
+    rt::check(fused()->fused_program_create(rt::device(), &d, &handle), "fused_program_create");
   }
   std::string launch(const std::vector<const rt::Tensor*>& ins, const std::vector<const rt::Tensor*>& outs) {
     std::vector<const devplug_tensor_desc_t*> in, out;
@@ -56,7 +44,9 @@ struct Program {
     return error;
   }
   ~Program() {
-    if (handle != nullptr) rt::check(fused()->fused_program_destroy(handle), "fused_program_destroy");
+    if (handle != nullptr) {
+      EXPECT_EQ(rt::take_error(rt::api(), fused()->fused_program_destroy(handle)), "");
+    }
   }
 };
 
@@ -194,8 +184,7 @@ TEST(ReferenceFusedPrograms, MalformedProgramsAreRefusedAtCreate) {
   p.inputs = {F32};
   p.node(DEVPLUG_OP_neg, F32, {1});  // reads its own result
   p.outputs = {1};
-  const devplug_fused_program_desc_t desc{sizeof desc,    1, p.inputs.data(), 1,
-                                          p.nodes.data(), 1, p.outputs.data()};
+  const devplug_fused_program_desc_t desc = p.desc();
   devplug_fused_program_handle_t* handle = reinterpret_cast<devplug_fused_program_handle_t*>(uintptr_t{1});
   const std::string error =
       rt::take_error(rt::api(), fused()->fused_program_create(rt::device(), &desc, &handle));

@@ -12,6 +12,7 @@
 #include "devplug/plugin_api.h"
 #include "devplug/sdk/checks.hpp"
 #include "devplug/sdk/error.hpp"
+#include "devplug/sdk/fused_program.hpp"
 
 namespace checks = devplug::sdk::detail::checks;
 
@@ -30,27 +31,8 @@ std::string refusal(const std::function<void()>& fn) {
 
 devplug_reduce_attrs_t reduce_attrs(uint32_t mask) { return {sizeof(devplug_reduce_attrs_t), mask, 0.0}; }
 
-// A program under construction: inputs, nodes and outputs, checked as a desc.
-struct Program {
-  std::vector<devplug_dtype_t> inputs;
-  std::vector<devplug_fused_node_t> nodes;
-  std::vector<devplug_fused_value_t> outputs;
-  devplug_fused_value_t node(devplug_op_t op, devplug_dtype_t dtype, std::vector<devplug_fused_value_t> args,
-                             const void* attrs = nullptr) {
-    devplug_fused_node_t n{sizeof n, op, dtype, {0, 0, 0}, attrs};
-    for (size_t a = 0; a < args.size(); ++a) n.args[a] = args[a];
-    nodes.push_back(n);
-    return static_cast<devplug_fused_value_t>(inputs.size() + nodes.size() - 1);
-  }
-  devplug_fused_program_desc_t desc() const {
-    return {sizeof(devplug_fused_program_desc_t),
-            static_cast<uint32_t>(inputs.size()),
-            inputs.data(),
-            static_cast<uint32_t>(nodes.size()),
-            nodes.data(),
-            static_cast<uint32_t>(outputs.size()),
-            outputs.data()};
-  }
+// A program under construction, checked as a desc.
+struct Program : devplug::sdk::FusedProgram {
   std::string check() const {
     const devplug_fused_program_desc_t d = desc();
     return refusal([&] { checks::fused_program(DEVPLUG_CODE_INVALID_ARGUMENT, "fused_program_create", &d); });
@@ -147,6 +129,13 @@ TEST(FusedProgramChecks, NodesAreChecked) {
   p = elementwise();
   p.nodes[0].dtype = 42;
   EXPECT_NE(p.check().find("node 0 has unknown dtype 42"), std::string::npos);
+  p = elementwise();
+  devplug_fused_program_desc_t with_null = p.desc();
+  p.pointers[1] = nullptr;
+  EXPECT_NE(refusal([&] {
+              checks::fused_program(DEVPLUG_CODE_INVALID_ARGUMENT, "f", &with_null);
+            }).find("node 1 is NULL"),
+            std::string::npos);
   p = elementwise();
   p.nodes[0].struct_size = 8;
   EXPECT_NE(p.check().find("node 0 has a short struct_size"), std::string::npos);

@@ -349,11 +349,12 @@ typedef struct devplug_fused_node_t {
 typedef struct devplug_fused_program_desc_t {
   size_t struct_size;
   uint32_t n_inputs;
-  const devplug_dtype_t* input_dtypes;  /* n_inputs entries */
-  uint32_t n_nodes;                     /* at least 1, at most DEVPLUG_FUSED_MAX_NODES */
-  const devplug_fused_node_t* nodes;    /* n_nodes entries, in order */
-  uint32_t n_outputs;                   /* at least 1 */
-  const devplug_fused_value_t* outputs; /* n_outputs value numbers */
+  const devplug_dtype_t* input_dtypes;      /* n_inputs entries */
+  uint32_t n_nodes;                         /* at least 1, at most DEVPLUG_FUSED_MAX_NODES */
+  const devplug_fused_node_t* const* nodes; /* n_nodes pointers, in order (each node's
+                                               struct_size says which fields it has) */
+  uint32_t n_outputs;                       /* at least 1 */
+  const devplug_fused_value_t* outputs;     /* n_outputs value numbers */
 } devplug_fused_program_desc_t;
 
 /* The smallest program struct a plugin accepts, and the limits of a program. */

@@ -139,8 +139,9 @@ inline void fused_program(devplug_code_t code, const char* entry, const devplug_
   uint32_t tail_start = p->n_nodes;
   uint32_t tail_mask = 0;
   for (uint32_t k = 0; k < p->n_nodes; ++k) {
-    const devplug_fused_node_t& n = p->nodes[k];
     const std::string node = "node " + std::to_string(k) + " ";
+    if (p->nodes[k] == nullptr) bad(node + "is NULL");
+    const devplug_fused_node_t& n = *p->nodes[k];
     if (n.struct_size < DEVPLUG_FUSED_NODE_MIN_SIZE) bad(node + "has a short struct_size");
     const devplug_op_info_t* info = devplug_op_info(n.op);
     if (info == nullptr) bad(node + "has unknown op " + std::to_string(n.op));
@@ -163,7 +164,7 @@ inline void fused_program(devplug_code_t code, const char* entry, const devplug_
     // Prims are strict (ops.def): the operands share the dispatch dtype, which the op allows,
     // and the result follows the op's rule.
     auto dtype_of = [&](uint32_t v) {
-      return v < p->n_inputs ? p->input_dtypes[v] : p->nodes[v - p->n_inputs].dtype;
+      return v < p->n_inputs ? p->input_dtypes[v] : p->nodes[v - p->n_inputs]->dtype;
     };
     const bool select = info->result == DEVPLUG_RESULT_select;
     const devplug_dtype_t dispatch = dtype_of(n.args[select ? 1 : 0]);
