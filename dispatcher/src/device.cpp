@@ -7,6 +7,7 @@
 
 #include "api_guard.hpp"
 #include "dlpack.hpp"
+#include "fused.hpp"
 #include "graph.hpp"
 #include "host_memory.hpp"
 #include "plugin_record.hpp"
@@ -63,6 +64,10 @@ void devplug_device_t::shut_down() noexcept {
     while (devplug_graph_t* g = graphs.head()) {
       graphs.remove(g);
       devplug::detail::free_graph(g);
+    }
+    while (devplug_fused_program_t* f = programs.head()) {
+      programs.remove(f);
+      devplug::detail::free_fused_program(f);
     }
   }
   {

@@ -50,12 +50,13 @@ struct devplug_device_t {
   // the device. Never throws; errors are dropped.
   void shut_down() noexcept;
 
-  std::mutex mutex;  // opening, default stream, streams, events and graphs lists
+  std::mutex mutex;  // opening, default stream, streams, events, graphs and programs lists
   std::atomic<devplug_device_handle_t*> native{nullptr};
   std::atomic<devplug_stream_t*> default_stream_{nullptr};
   devplug::detail::LiveList<devplug_stream_t> streams;
   devplug::detail::LiveList<devplug_event_t> events;
   devplug::detail::LiveList<devplug_graph_t> graphs;
+  devplug::detail::LiveList<devplug_fused_program_t> programs;
 
   std::mutex tensors_mutex;
   devplug::detail::LiveList<devplug_tensor_t> tensors;

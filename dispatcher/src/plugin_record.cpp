@@ -119,6 +119,13 @@ void read_extensions(devplug_plugin_t& plugin) {
       e->struct_size >= DEVPLUG_SIZE_THROUGH(devplug_ext_host_address_t, buffer_host_address) &&
       address->buffer_host_address != nullptr)
     plugin.host_address = address;
+  e = devplug_extension_find(plugin.api, DEVPLUG_EXTENSION_FUSED_PROGRAMS);
+  const auto* fused = reinterpret_cast<const devplug_ext_fused_programs_t*>(e);
+  if (fused != nullptr &&
+      e->struct_size >= DEVPLUG_SIZE_THROUGH(devplug_ext_fused_programs_t, fused_program_destroy) &&
+      fused->fused_program_create != nullptr && fused->fused_program_launch != nullptr &&
+      fused->fused_program_destroy != nullptr)
+    plugin.fused_programs = fused;
 }
 
 }  // namespace

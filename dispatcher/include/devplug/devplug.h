@@ -66,6 +66,7 @@ typedef struct devplug_stream_t devplug_stream_t;
 typedef struct devplug_event_t devplug_event_t;
 typedef struct devplug_tensor_t devplug_tensor_t;
 typedef struct devplug_graph_t devplug_graph_t;
+typedef struct devplug_fused_program_t devplug_fused_program_t;
 
 /* ---- version and errors ------------------------------------------------------------ */
 
@@ -670,6 +671,51 @@ DEVPLUG_API devplug_error_t* devplug_promote_types(devplug_dtype_t a, devplug_dt
 DEVPLUG_API devplug_error_t* devplug_broadcast_shapes(int32_t rank_a, const int64_t* shape_a, int32_t rank_b,
                                                       const int64_t* shape_b, int32_t* out_rank,
                                                       int64_t* out_shape);
+
+/* ---- fused programs (ABI 1.2) ------------------------------------------------------- */
+
+/* Prepares `desc` (plugin_api.h: a straight-line program of elementwise prims and casts over
+ * inputs of one shape, with an optional reduction tail) for `device`. Where the device's
+ * plugin offers the fused_programs extension, claims every dtype of the program and builds it,
+ * devplug_fused_program_run launches the plugin's one kernel; otherwise it runs the nodes one
+ * op at a time on the device, each result in a temporary of its node's dtype. Either way the
+ * results are those of the nodes run one op at a time (bit for bit for deterministic
+ * elementwise ops; a reduction tail within its op's tolerance). `desc` is copied. The caller
+ * destroys the program with devplug_fused_program_destroy.
+ * Errors: INVALID_ARGUMENT for NULL `out_program`, a `device` that is not a live device, NULL
+ * `desc`, a `desc` with a struct_size below DEVPLUG_FUSED_PROGRAM_DESC_MIN_SIZE or that is not
+ * a well-formed program (counts within DEVPLUG_FUSED_MAX_*, fusable ops with their arity and
+ * attributes, ops.def's dtype rules, operands defined before use, the reduction tail over one
+ * run of dims and reading no tail value, distinct outputs naming node results; the message
+ * names the node); then the plugin's own error, except UNIMPLEMENTED and RESOURCE_EXHAUSTED,
+ * which leave the program to run op by op. */
+DEVPLUG_API devplug_error_t* devplug_fused_program_create(devplug_device_t* device,
+                                                          const devplug_fused_program_desc_t* desc,
+                                                          devplug_fused_program_t** out_program);
+/* Runs `program` on `stream` (NULL: the program's device's default stream). Inputs, in the
+ * program's order, have one shape, the program's iteration space (broadcast with views);
+ * outputs have it too, but those of the reduction tail, which have its reduced dims 1. An
+ * output may be exactly the view of an input (it is read whole before it is written) but may
+ * not overlap itself, another output or another view. While `stream` captures a graph the
+ * program runs op by op, so that the graph records its nodes.
+ * Errors: INVALID_ARGUMENT for a `program` that is not a live program, a `stream` that is not a
+ * live stream, tensor counts other than the program's, NULL `inputs` or `outputs`, a tensor
+ * that is not live or is on another device than the stream, the program made for another
+ * device, a dtype or shape other than the program gives the tensor, a reduction tail whose
+ * dims are not trailing dims of the inputs' rank, overlapping outputs; then the errors of the
+ * plugin's launch or of the ops run one at a time. */
+DEVPLUG_API devplug_error_t* devplug_fused_program_run(devplug_stream_t* stream,
+                                                       devplug_fused_program_t* program,
+                                                       devplug_tensor_t* const* inputs, size_t n_inputs,
+                                                       devplug_tensor_t* const* outputs, size_t n_outputs);
+/* Whether `program` runs as the plugin's one kernel (true) or op by op (false); `out_why`
+ * (may be NULL) gets why it runs op by op, valid while the program lives, or NULL.
+ * Errors: INVALID_ARGUMENT for a `program` that is not a live program or NULL `out_native`. */
+DEVPLUG_API devplug_error_t* devplug_fused_program_is_native(const devplug_fused_program_t* program,
+                                                             bool* out_native, const char** out_why);
+/* Destroys a program (NULL is ignored); work already enqueued with it completes.
+ * Errors: INVALID_ARGUMENT for a `program` that is not a live program; the plugin's error. */
+DEVPLUG_API devplug_error_t* devplug_fused_program_destroy(devplug_fused_program_t* program);
 
 /* ---- event timing (ABI 1.2) --------------------------------------------------------- */
 
