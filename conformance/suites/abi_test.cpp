@@ -880,6 +880,7 @@ void register_abi_tests(const std::string& filter) {
       {"index_values", index_values},
       {"graph_replay", graph_replay},
       {"graph_misuse", graph_misuse},
+      {"fused_programs", fused_programs},
   };
   for (const auto& check : checks) {
     const std::string name = std::string("abi_") + check.first;

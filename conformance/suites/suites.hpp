@@ -19,6 +19,9 @@ void register_abi_tests(const std::string& filter);
 std::string graph_replay();
 std::string graph_misuse();
 
+// The fused-program check (fused_test.cpp), run as Abi.fused_programs: problems, "" when none.
+std::string fused_programs();
+
 // The ABI check of ops.def's index contract (abi_index_values.cpp): problems, "" when kept.
 std::string index_values();
 
