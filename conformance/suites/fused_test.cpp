@@ -20,6 +20,7 @@
 #include "devplug/sdk/fused_program.hpp"
 #include "harness/execute.hpp"
 #include "harness/run_state.hpp"
+#include "suites/device_under_test.hpp"
 #include "suites/suites.hpp"
 
 namespace devplug::conform {
@@ -27,28 +28,10 @@ namespace {
 
 constexpr int kProgramsPerDtype = 12;
 
-// A context with only the plugin under test (no fallback: every node runs on the device), the
-// device under test and a stream of its own.
-struct Device {
-  devplug_context_t* context = nullptr;
-  devplug_device_t* device = nullptr;
-  devplug_stream_t* stream = nullptr;
+// The device under test (no fallback: every node runs on the device), and the tensors a
+// program's check made.
+struct Device : DeviceUnderTest {
   std::vector<devplug_tensor_t*> made;  // released with the context
-  std::string error;
-  Device() {
-    devplug_context_options_t o{sizeof o, DEVPLUG_CONTEXT_NO_DISCOVERY | DEVPLUG_CONTEXT_NO_FALLBACK};
-    error = take_error(devplug_context_create(&o, &context));
-    if (error.empty())
-      error =
-          take_error(devplug_context_load_plugin(context, run_state().options.plugin_path.c_str(), nullptr));
-    if (error.empty())
-      error = take_error(
-          devplug_context_get_device(context, static_cast<size_t>(run_state().options.device), &device));
-    if (error.empty()) error = take_error(devplug_stream_create(device, &stream));
-  }
-  ~Device() { devplug_context_destroy(context); }
-  Device(const Device&) = delete;
-  Device& operator=(const Device&) = delete;
 
   bool runs(devplug_op_t op, devplug_dtype_t dtype) const {
     bool supported = false;

@@ -15,6 +15,7 @@
 #include "devplug/devplug.h"
 #include "harness/execute.hpp"
 #include "harness/run_state.hpp"
+#include "suites/device_under_test.hpp"
 #include "suites/suites.hpp"
 
 namespace devplug::conform {
@@ -25,27 +26,8 @@ constexpr int64_t kShape[2] = {kN, kN};
 constexpr uint64_t kBytes = kN * kN * sizeof(float);
 constexpr uint64_t kSeed = 0x5eed;
 
-// A context with only the plugin under test, the device under test and a stream of its own.
-struct Device {
-  devplug_context_t* context = nullptr;
-  devplug_device_t* device = nullptr;
-  devplug_stream_t* stream = nullptr;
-  std::string error;
-  Device() {
-    devplug_context_options_t o{sizeof o, DEVPLUG_CONTEXT_NO_DISCOVERY | DEVPLUG_CONTEXT_NO_FALLBACK};
-    error = take_error(devplug_context_create(&o, &context));
-    if (error.empty())
-      error =
-          take_error(devplug_context_load_plugin(context, run_state().options.plugin_path.c_str(), nullptr));
-    if (error.empty())
-      error = take_error(
-          devplug_context_get_device(context, static_cast<size_t>(run_state().options.device), &device));
-    if (error.empty()) error = take_error(devplug_stream_create(device, &stream));
-  }
-  ~Device() { devplug_context_destroy(context); }
-  Device(const Device&) = delete;
-  Device& operator=(const Device&) = delete;
-
+// The device under test, with [kN, kN] float32 tensors.
+struct Device : DeviceUnderTest {
   devplug_tensor_t* make() const {
     devplug_tensor_t* t = nullptr;
     std::string e = take_error(devplug_tensor_create(device, DEVPLUG_DTYPE_FLOAT32, 2, kShape, &t));
