@@ -12,6 +12,8 @@
 #include "buffer.hpp"
 #include "devplug/ops.h"
 #include "devplug/sdk/error.hpp"
+#include "devplug/sdk/fused_program.hpp"
+#include "kernels/elementwise.hpp"
 
 namespace {
 
@@ -27,14 +29,9 @@ using devplug::sdk::fail;
 struct devplug_fused_program_handle_t {
   uint32_t tag;
   devplug_device_handle_t* device;
-  std::vector<devplug_dtype_t> input_dtypes;
-  std::vector<devplug_fused_node_t> nodes;        // `attrs` point into `attrs`
-  std::vector<std::vector<unsigned char>> attrs;  // each node's attribute struct, copied
-  std::vector<devplug_kernel_fn> kernels;         // each node's kernel
-  std::vector<devplug_fused_value_t> outputs;
-  std::vector<devplug_kernel_fn> copies;  // each output's copy (convert_element_type to its dtype)
-  uint32_t tail_start = 0;                // the first node of the reduction tail (nodes.size(): none)
-  uint32_t tail_mask = 0;
+  devplug::sdk::FusedProgram program;      // the caller's desc, copied
+  std::vector<devplug_kernel_fn> kernels;  // each node's kernel
+  std::vector<devplug_kernel_fn> copies;   // each output's copy (convert_element_type to its dtype)
 };
 
 namespace devplug::reference {
@@ -73,26 +70,11 @@ void check_tensor(const devplug_tensor_desc_t* t, const std::string& what, devpl
     bad("has dtype " + std::to_string(t->dtype) + ", the program gives it " + std::to_string(dtype));
   if (t->rank != rank)
     bad("has rank " + std::to_string(t->rank) + ", the program gives it " + std::to_string(rank));
-  bool empty = false;
-  for (int32_t d = 0; d < rank; ++d) {
+  for (int32_t d = 0; d < rank; ++d)
     if (t->shape[d] != shape[d])
       bad("has size " + std::to_string(t->shape[d]) + " in dim " + std::to_string(d) +
           ", the program gives it " + std::to_string(shape[d]));
-    if (shape[d] < 0) bad("has a negative size in dim " + std::to_string(d));
-    empty = empty || shape[d] == 0;
-  }
-  if (empty) return;  // no element: no range to check
-  // The bytes the elements span, in 128 bits: no size, stride or offset can overflow it.
-  __int128 low = 0;
-  __int128 high = 0;
-  for (int32_t d = 0; d < rank; ++d) {
-    const __int128 span = static_cast<__int128>(shape[d] - 1) * t->strides[d];
-    (span < 0 ? low : high) += span;
-  }
-  const __int128 size = static_cast<__int128>(devplug_dtype_size(dtype));
-  const __int128 first = static_cast<__int128>(t->byte_offset) + low * size;
-  const __int128 end = static_cast<__int128>(t->byte_offset) + (high + 1) * size;
-  if (first < 0 || end > static_cast<__int128>(t->buffer->size)) bad("reaches outside its buffer");
+  check_tensor_in_buffer(*t, ("fused_program_launch: " + what).c_str(), DEVPLUG_CODE_INVALID_ARGUMENT);
 }
 
 // A node's result: host memory of the reference device, contiguous.
@@ -150,44 +132,23 @@ devplug_fused_program_handle_t* fused_program_create(devplug_device_handle_t* de
   auto p = std::make_unique<devplug_fused_program_handle_t>();
   p->tag = kProgramTag;
   p->device = device;
-  p->input_dtypes.assign(desc.input_dtypes, desc.input_dtypes + desc.n_inputs);
-  p->nodes.resize(desc.n_nodes);
-  for (uint32_t k = 0; k < desc.n_nodes; ++k)  // the fields the caller's node struct has
-    std::memcpy(&p->nodes[k], desc.nodes[k],
-                std::min(desc.nodes[k]->struct_size, sizeof(devplug_fused_node_t)));
-  p->attrs.resize(desc.n_nodes);
-  p->outputs.assign(desc.outputs, desc.outputs + desc.n_outputs);
-  p->tail_start = desc.n_nodes;
-  auto dtype_of = [&](devplug_fused_value_t v) {
-    return v < desc.n_inputs ? p->input_dtypes[v] : p->nodes[v - desc.n_inputs].dtype;
-  };
-  for (uint32_t k = 0; k < desc.n_nodes; ++k) {
-    devplug_fused_node_t& n = p->nodes[k];
+  p->program = sdk::FusedProgram::copy_of(desc);
+  const sdk::FusedProgram& program = p->program;
+  for (uint32_t k = 0; k < program.nodes.size(); ++k) {
+    const devplug_fused_node_t& n = program.nodes[k];
     const devplug_op_info_t* info = devplug_op_info(n.op);  // known: the shim checked the program
-    if (info->attrs_size != 0) {
-      p->attrs[k].assign(static_cast<const unsigned char*>(n.attrs),
-                         static_cast<const unsigned char*>(n.attrs) + info->attrs_size);
-      std::memcpy(p->attrs[k].data(), &info->attrs_size, sizeof(size_t));  // the struct as copied
-      n.attrs = p->attrs[k].data();
-    } else {
-      n.attrs = nullptr;
-    }
-    if (info->category == DEVPLUG_CATEGORY_reduce || n.op == DEVPLUG_OP_mean) {
-      if (p->tail_start == desc.n_nodes) p->tail_start = k;
-      p->tail_mask = static_cast<const devplug_reduce_attrs_t*>(n.attrs)->dims_mask;
-    }
-    const devplug_dtype_t dispatch = dtype_of(n.args[info->result == DEVPLUG_RESULT_select ? 1 : 0]);
+    const devplug_dtype_t dispatch = program.dtype_of(n.args[info->result == DEVPLUG_RESULT_select ? 1 : 0]);
     p->kernels.push_back(find_kernel(kernels, n.op, dispatch));
     if (p->kernels.back() == nullptr)
       fail(DEVPLUG_CODE_UNIMPLEMENTED, std::string("fused_program_create: node ") + std::to_string(k) + " (" +
                                            info->name + "): the reference backend has no kernel for dtype " +
                                            std::to_string(dispatch));
   }
-  for (devplug_fused_value_t v : p->outputs) {
-    p->copies.push_back(find_kernel(kernels, DEVPLUG_OP_convert_element_type, dtype_of(v)));
+  for (devplug_fused_value_t v : program.outputs) {
+    p->copies.push_back(find_kernel(kernels, DEVPLUG_OP_convert_element_type, program.dtype_of(v)));
     if (p->copies.back() == nullptr)
       fail(DEVPLUG_CODE_UNIMPLEMENTED,
-           "fused_program_create: no copy kernel for dtype " + std::to_string(dtype_of(v)));
+           "fused_program_create: no copy kernel for dtype " + std::to_string(program.dtype_of(v)));
   }
   return p.release();
 }
@@ -196,58 +157,54 @@ void fused_program_launch(devplug_stream_handle_t* stream, devplug_device_handle
                           devplug_fused_program_handle_t* program, const devplug_tensor_desc_t* const* inputs,
                           size_t n_inputs, const devplug_tensor_desc_t* const* outputs, size_t n_outputs) {
   const devplug_fused_program_handle_t& p = *check_program(program);
+  const sdk::FusedProgram& fp = p.program;
   if (p.device != device)
     fail(DEVPLUG_CODE_INVALID_ARGUMENT, "fused_program_launch: the program was made for another device");
-  if (n_inputs != p.input_dtypes.size() || n_outputs != p.outputs.size())
+  if (n_inputs != fp.inputs.size() || n_outputs != fp.outputs.size())
     fail(DEVPLUG_CODE_INVALID_ARGUMENT, "fused_program_launch: " + std::to_string(n_inputs) + " inputs and " +
                                             std::to_string(n_outputs) + " outputs, the program takes " +
-                                            std::to_string(p.input_dtypes.size()) + " and " +
-                                            std::to_string(p.outputs.size()));
+                                            std::to_string(fp.inputs.size()) + " and " +
+                                            std::to_string(fp.outputs.size()));
   // The iteration space is the first input's shape; a tail's results have its dims 1.
   if (inputs[0] == nullptr) fail(DEVPLUG_CODE_INVALID_ARGUMENT, "fused_program_launch: input 0 is NULL");
   const int32_t rank = inputs[0]->rank;
   if (rank < 0 || rank > DEVPLUG_MAX_RANK)
     fail(DEVPLUG_CODE_INVALID_ARGUMENT, "fused_program_launch: input 0 has rank " + std::to_string(rank));
+  const uint32_t tail_start = fp.tail_start();
+  const uint32_t tail_mask = fp.tail_mask();
   int64_t shape[DEVPLUG_MAX_RANK] = {};
   int64_t reduced[DEVPLUG_MAX_RANK] = {};
   for (int32_t d = 0; d < rank; ++d) {
     shape[d] = inputs[0]->shape[d];
-    reduced[d] = (p.tail_mask >> d) & 1u ? 1 : shape[d];
+    reduced[d] = (tail_mask >> d) & 1u ? 1 : shape[d];
   }
-  const uint32_t n_in = static_cast<uint32_t>(p.input_dtypes.size());
-  if (p.tail_start < p.nodes.size()) {
-    const uint64_t all = (uint64_t{1} << rank) - 1;
-    const bool trailing = rank > 0 && (p.tail_mask & ~all) == 0 && ((p.tail_mask >> (rank - 1)) & 1u) != 0;
-    if (!trailing)
-      fail(DEVPLUG_CODE_INVALID_ARGUMENT, "fused_program_launch: the reduction tail's dims_mask 0x" +
-                                              std::to_string(p.tail_mask) +
-                                              " does not name trailing dims of rank " + std::to_string(rank));
-  }
-  auto is_tail = [&](devplug_fused_value_t v) { return v >= n_in + p.tail_start; };
-  auto dtype_of = [&](devplug_fused_value_t v) {
-    return v < n_in ? p.input_dtypes[v] : p.nodes[v - n_in].dtype;
-  };
+  const uint32_t n_in = static_cast<uint32_t>(fp.inputs.size());
+  if (!fp.tail_fits(rank))
+    fail(DEVPLUG_CODE_INVALID_ARGUMENT, "fused_program_launch: the reduction tail's dims_mask 0x" +
+                                            std::to_string(tail_mask) +
+                                            " does not name trailing dims of rank " + std::to_string(rank));
+  auto is_tail = [&](devplug_fused_value_t v) { return v >= n_in + tail_start; };
   for (size_t i = 0; i < n_inputs; ++i)
-    check_tensor(inputs[i], "input " + std::to_string(i), device, p.input_dtypes[i], rank, shape);
+    check_tensor(inputs[i], "input " + std::to_string(i), device, fp.inputs[i], rank, shape);
   for (size_t j = 0; j < n_outputs; ++j)
-    check_tensor(outputs[j], "output " + std::to_string(j), device, dtype_of(p.outputs[j]), rank,
-                 is_tail(p.outputs[j]) ? reduced : shape);
+    check_tensor(outputs[j], "output " + std::to_string(j), device, fp.dtype_of(fp.outputs[j]), rank,
+                 is_tail(fp.outputs[j]) ? reduced : shape);
 
   // Node by node, each result in a temporary of its dtype; the outputs are written last, so
   // an output that is also an input is read whole before it is written.
-  std::vector<Temporary> results(p.nodes.size());
+  std::vector<Temporary> results(fp.nodes.size());
   auto value = [&](devplug_fused_value_t v) { return v < n_in ? inputs[v] : &results[v - n_in].desc; };
-  for (size_t k = 0; k < p.nodes.size(); ++k) {
-    const devplug_fused_node_t& n = p.nodes[k];
+  for (size_t k = 0; k < fp.nodes.size(); ++k) {
+    const devplug_fused_node_t& n = fp.nodes[k];
     const devplug_op_info_t* info = devplug_op_info(n.op);
-    make_temporary(results[k], device, n.dtype, rank, k >= p.tail_start ? reduced : shape);
+    make_temporary(results[k], device, n.dtype, rank, k >= tail_start ? reduced : shape);
     const devplug_tensor_desc_t* args[3] = {};
     for (int32_t a = 0; a < info->n_inputs; ++a) args[a] = value(n.args[a]);
     run_kernel(p.kernels[k], stream, n.op, args, static_cast<size_t>(info->n_inputs), &results[k].desc,
                n.attrs, "node " + std::to_string(k) + " (" + op_name(n.op) + ")");
   }
   for (size_t j = 0; j < n_outputs; ++j) {
-    const devplug_tensor_desc_t* from = value(p.outputs[j]);
+    const devplug_tensor_desc_t* from = value(fp.outputs[j]);
     run_kernel(p.copies[j], stream, DEVPLUG_OP_convert_element_type, &from, 1, outputs[j], nullptr,
                "output " + std::to_string(j));
   }

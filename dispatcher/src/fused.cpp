@@ -2,8 +2,6 @@
 // Fused programs (see fused.hpp).
 #include "fused.hpp"
 
-#include <algorithm>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <unordered_set>
@@ -62,35 +60,10 @@ devplug_fused_program_t* create_fused_program(devplug_device_t& device,
   auto program = std::make_unique<devplug_fused_program_t>();
   devplug_fused_program_t& p = *program;
   p.device = &device;
-  p.input_dtypes.assign(desc.input_dtypes, desc.input_dtypes + desc.n_inputs);
-  p.nodes.resize(desc.n_nodes);
-  for (uint32_t k = 0; k < desc.n_nodes; ++k)  // the fields the caller's node struct has
-    std::memcpy(&p.nodes[k], desc.nodes[k],
-                std::min(desc.nodes[k]->struct_size, sizeof(devplug_fused_node_t)));
-  p.attrs.resize(desc.n_nodes);
-  p.outputs.assign(desc.outputs, desc.outputs + desc.n_outputs);
-  p.tail_start = desc.n_nodes;
+  p.program = devplug::sdk::FusedProgram::copy_of(desc);
   devplug_dtype_mask_t used = 0;
-  for (devplug_dtype_t d : p.input_dtypes) used |= DEVPLUG_DTYPE_BIT(d);
-  for (uint32_t k = 0; k < desc.n_nodes; ++k) {
-    devplug_fused_node_t& n = p.nodes[k];
-    n.struct_size = sizeof n;
-    const devplug_op_info_t* info = devplug_op_info(n.op);  // known: checked above
-    if (info->attrs_size != 0) {
-      const auto* from = static_cast<const unsigned char*>(n.attrs);
-      p.attrs[k].assign(from, from + info->attrs_size);
-      const size_t size = info->attrs_size;  // the struct as copied
-      std::memcpy(p.attrs[k].data(), &size, sizeof size);
-      n.attrs = p.attrs[k].data();
-    } else {
-      n.attrs = nullptr;
-    }
-    if (devplug::sdk::detail::checks::fused_tail_op(n.op)) {
-      if (p.tail_start == desc.n_nodes) p.tail_start = k;
-      p.tail_mask = static_cast<const devplug_reduce_attrs_t*>(n.attrs)->dims_mask;
-    }
-    used |= DEVPLUG_DTYPE_BIT(n.dtype);
-  }
+  for (devplug_dtype_t d : p.program.inputs) used |= DEVPLUG_DTYPE_BIT(d);
+  for (const devplug_fused_node_t& n : p.program.nodes) used |= DEVPLUG_DTYPE_BIT(n.dtype);
 
   devplug_plugin_t& plugin = *device.plugin;
   if (plugin.fused_programs == nullptr) {
@@ -98,10 +71,7 @@ devplug_fused_program_t* create_fused_program(devplug_device_t& device,
   } else if ((used & ~device.dtypes) != 0) {
     p.why_op_by_op = "the program has a dtype device " + std::to_string(device.index) + " does not claim";
   } else {
-    std::vector<const devplug_fused_node_t*> nodes;
-    for (const devplug_fused_node_t& n : p.nodes) nodes.push_back(&n);
-    const devplug_fused_program_desc_t copy{sizeof copy,  desc.n_inputs,  p.input_dtypes.data(), desc.n_nodes,
-                                            nodes.data(), desc.n_outputs, p.outputs.data()};
+    const devplug_fused_program_desc_t copy = p.program.desc();
     devplug_error_t* error = plugin.fused_programs->fused_program_create(device.open(), &copy, &p.native);
     if (error != nullptr &&
         (error->code == DEVPLUG_CODE_UNIMPLEMENTED || error->code == DEVPLUG_CODE_RESOURCE_EXHAUSTED)) {
@@ -135,10 +105,11 @@ void run_fused_program(devplug_stream_t& stream, const devplug_fused_program_t& 
                        devplug_tensor_t* const* inputs, size_t n_inputs, devplug_tensor_t* const* outputs,
                        size_t n_outputs) {
   if (p.device != stream.device) invalid_argument("program was made for another device than the stream's");
-  if (n_inputs != p.input_dtypes.size() || n_outputs != p.outputs.size())
+  const devplug::sdk::FusedProgram& program = p.program;
+  if (n_inputs != program.inputs.size() || n_outputs != program.outputs.size())
     invalid_argument(std::to_string(n_inputs) + " inputs and " + std::to_string(n_outputs) +
-                     " outputs, the program takes " + std::to_string(p.input_dtypes.size()) + " and " +
-                     std::to_string(p.outputs.size()));
+                     " outputs, the program takes " + std::to_string(program.inputs.size()) + " and " +
+                     std::to_string(program.outputs.size()));
   if (inputs == nullptr || outputs == nullptr) invalid_argument("inputs or outputs is NULL");
   auto check = [&](devplug_tensor_t* t, const std::string& what) -> const devplug_tensor_t& {
     require_handle(t, what.c_str());
@@ -147,18 +118,14 @@ void run_fused_program(devplug_stream_t& stream, const devplug_fused_program_t& 
   };
   const Layout& first = check(inputs[0], "inputs[0]").layout;
   const int32_t rank = first.rank;
+  const uint32_t tail_start = program.tail_start();
+  const uint32_t tail_mask = program.tail_mask();
   int64_t reduced[DEVPLUG_MAX_RANK] = {};
-  for (int32_t d = 0; d < rank; ++d) reduced[d] = (p.tail_mask >> d) & 1u ? 1 : first.shape[d];
-  const uint32_t n_in = static_cast<uint32_t>(p.input_dtypes.size());
-  if (p.tail_start < p.nodes.size()) {
-    const uint64_t all = (uint64_t{1} << rank) - 1;
-    if (rank == 0 || (p.tail_mask & ~all) != 0 || ((p.tail_mask >> (rank - 1)) & 1u) == 0)
-      invalid_argument("the reduction tail's dims_mask " + std::to_string(p.tail_mask) +
-                       " does not name trailing dims of the inputs' rank " + std::to_string(rank));
-  }
-  auto dtype_of = [&](devplug_fused_value_t v) {
-    return v < n_in ? p.input_dtypes[v] : p.nodes[v - n_in].dtype;
-  };
+  for (int32_t d = 0; d < rank; ++d) reduced[d] = (tail_mask >> d) & 1u ? 1 : first.shape[d];
+  const uint32_t n_in = static_cast<uint32_t>(program.inputs.size());
+  if (!program.tail_fits(rank))
+    invalid_argument("the reduction tail's dims_mask " + std::to_string(tail_mask) +
+                     " does not name trailing dims of the inputs' rank " + std::to_string(rank));
   auto expect = [&](const devplug_tensor_t& t, const std::string& what, devplug_dtype_t dtype,
                     const int64_t* shape) {
     if (t.layout.dtype != dtype)
@@ -172,13 +139,13 @@ void run_fused_program(devplug_stream_t& stream, const devplug_fused_program_t& 
   };
   for (size_t i = 0; i < n_inputs; ++i) {
     const std::string what = "inputs[" + std::to_string(i) + "]";
-    expect(check(inputs[i], what), what, p.input_dtypes[i], first.shape);
+    expect(check(inputs[i], what), what, program.inputs[i], first.shape);
   }
   for (size_t j = 0; j < n_outputs; ++j) {
     const std::string what = "outputs[" + std::to_string(j) + "]";
     const devplug_tensor_t& out = check(outputs[j], what);
-    const bool tail = p.outputs[j] >= n_in + p.tail_start;
-    expect(out, what, dtype_of(p.outputs[j]), tail ? reduced : first.shape);
+    const bool tail = program.outputs[j] >= n_in + tail_start;
+    expect(out, what, program.dtype_of(program.outputs[j]), tail ? reduced : first.shape);
     // Outputs are written whole: no output overlaps itself or another output, and one that
     // shares memory with an input is exactly that input's view (read element for element).
     if (overlaps_itself(out.layout)) invalid_argument(what + " overlaps itself");
@@ -210,10 +177,10 @@ void run_fused_program(devplug_stream_t& stream, const devplug_fused_program_t& 
   for (size_t i = 0; i < n_inputs; ++i) values.push_back(composite::Prims::borrow(inputs[i]));
   const composite::Shape full(first.shape, first.shape + rank);
   const composite::Shape tail_shape(reduced, reduced + rank);
-  for (uint32_t k = 0; k < p.nodes.size(); ++k) {
-    const devplug_fused_node_t& n = p.nodes[k];
+  for (uint32_t k = 0; k < program.nodes.size(); ++k) {
+    const devplug_fused_node_t& n = program.nodes[k];
     const devplug_op_info_t* info = devplug_op_info(n.op);
-    composite::Tensor result = prims.empty(n.dtype, k >= p.tail_start ? tail_shape : full);
+    composite::Tensor result = prims.empty(n.dtype, k >= tail_start ? tail_shape : full);
     const devplug_tensor_t* args[3] = {};
     for (int32_t a = 0; a < info->n_inputs; ++a) args[a] = values[n.args[a]].get();
     const devplug_tensor_t* outs[1] = {result.get()};
@@ -221,7 +188,7 @@ void run_fused_program(devplug_stream_t& stream, const devplug_fused_program_t& 
     values.push_back(std::move(result));
   }
   for (size_t j = 0; j < n_outputs; ++j) {
-    const devplug_tensor_t* from[1] = {values[p.outputs[j]].get()};
+    const devplug_tensor_t* from[1] = {values[program.outputs[j]].get()};
     const devplug_tensor_t* to[1] = {outputs[j]};
     dispatch_op(stream, OpCall{DEVPLUG_OP_convert_element_type, from, 1, to, 1, nullptr});
   }

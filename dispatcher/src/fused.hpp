@@ -7,9 +7,9 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "devplug/devplug.h"
+#include "devplug/sdk/fused_program.hpp"
 
 struct devplug_fused_program_t {
   static constexpr uint32_t kMagic = 0x46555345;  // "FUSE"
@@ -19,12 +19,7 @@ struct devplug_fused_program_t {
   // The plugin's compiled program, or NULL: the program runs op by op (`why_op_by_op` says why).
   devplug_fused_program_handle_t* native = nullptr;
   std::string why_op_by_op;
-  std::vector<devplug_dtype_t> input_dtypes;
-  std::vector<devplug_fused_node_t> nodes;        // `attrs` point into `attrs`
-  std::vector<std::vector<unsigned char>> attrs;  // each node's attribute struct, copied
-  std::vector<devplug_fused_value_t> outputs;
-  uint32_t tail_start = 0;  // the first node of the reduction tail (nodes.size(): none)
-  uint32_t tail_mask = 0;   // the dims the tail reduces
+  devplug::sdk::FusedProgram program;  // the caller's desc, copied
   devplug_fused_program_t* live_prev = nullptr;
   devplug_fused_program_t* live_next = nullptr;
 };

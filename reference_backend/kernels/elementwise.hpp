@@ -25,8 +25,10 @@
 namespace devplug::reference {
 
 // Throws unless every element `t` can reach lies inside its buffer: shape entries must be
-// non-negative and the byte range spanned by the strides must fit (overflow-safe).
-inline void check_tensor_in_buffer(const devplug_tensor_desc_t& t, const char* what) {
+// non-negative (INVALID_ARGUMENT) and the byte range spanned by the strides must fit
+// (overflow-safe; `outside`, OUT_OF_RANGE unless the caller's entry names another code).
+inline void check_tensor_in_buffer(const devplug_tensor_desc_t& t, const char* what,
+                                   devplug_code_t outside = DEVPLUG_CODE_OUT_OF_RANGE) {
   const uint64_t elem = devplug_dtype_size(t.dtype);
   if (t.buffer->data == nullptr)
     sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(what) + " has a released buffer");
@@ -45,8 +47,8 @@ inline void check_tensor_in_buffer(const devplug_tensor_desc_t& t, const char* w
   const __int128 first = static_cast<__int128>(t.byte_offset) + lo * static_cast<__int128>(elem);
   const __int128 end = static_cast<__int128>(t.byte_offset) + (hi + 1) * static_cast<__int128>(elem);
   if (first < 0 || end > static_cast<__int128>(t.buffer->size))
-    sdk::fail(DEVPLUG_CODE_OUT_OF_RANGE, std::string(what) + " reaches outside its buffer of " +
-                                             std::to_string(t.buffer->size) + " bytes");
+    sdk::fail(outside, std::string(what) + " reaches outside its buffer of " +
+                           std::to_string(t.buffer->size) + " bytes");
 }
 
 // Throws INVALID_ARGUMENT unless `a` and `b` have the same rank and shape.
