@@ -39,6 +39,7 @@
 #include <libkineto.h>  // CpuTraceBuffer
 #include <output_base.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -47,6 +48,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -83,12 +85,48 @@ struct Stretch {
 };
 
 // Where a device's clock sits on the host's: `event`, recorded on an idle device, completed
-// at `unix_ns` (the middle of the host time from before its record to after its wait).
+// at `unix_ns` give or take `uncertainty_ns`. Each sample (an event recorded on the idle
+// device and waited for) bounds that moment by the host times before its record and after
+// its wait, less the device time from `event` to it; the anchor is the middle of what all
+// samples allow. A loaded host wakes late from a wait, so one sample can be milliseconds
+// wide: several at the start and one more when the trace is drained keep it narrow.
 struct Anchor {
   bool timed = false;  // whether the plugin has event timestamps
   std::optional<devplug::Event> event;
+  std::optional<devplug::Stream> stream;  // where the samples are recorded
+  int64_t lo_ns = 0;                      // earliest host time `event` can have completed at
+  int64_t hi_ns = 0;                      // latest
   int64_t unix_ns = 0;
+  int64_t uncertainty_ns = 0;
 };
+
+// Records `event` on `stream` of the idle device and waits for it: the host times before
+// and after.
+std::pair<int64_t, int64_t> sample_clock(const devplug::Event& event, const devplug::Stream& stream) {
+  const int64_t before = unix_ns();
+  event.record(stream);
+  event.synchronize();
+  return {before, unix_ns()};
+}
+
+// Narrows `anchor` by one more sample taken on its stream (the device idle).
+void refine_anchor(Anchor& anchor, const devplug::Device& device) {
+  devplug::Event event(device);
+  const auto [before, after] = sample_clock(event, *anchor.stream);
+  const int64_t device_ns = anchor.event->elapsed_ns(event);
+  const int64_t lo = before - device_ns;
+  const int64_t hi = after - device_ns;
+  if (std::max(lo, anchor.lo_ns) <= std::min(hi, anchor.hi_ns)) {
+    anchor.lo_ns = std::max(lo, anchor.lo_ns);
+    anchor.hi_ns = std::min(hi, anchor.hi_ns);
+  } else if (hi - lo < anchor.hi_ns - anchor.lo_ns) {
+    // The clocks drifted apart since the earlier samples: keep the narrower bound.
+    anchor.lo_ns = lo;
+    anchor.hi_ns = hi;
+  }
+  anchor.unix_ns = anchor.lo_ns + (anchor.hi_ns - anchor.lo_ns) / 2;
+  anchor.uncertainty_ns = (anchor.hi_ns - anchor.lo_ns + 1) / 2;
+}
 
 // The process's recording state, shared by the session that records and the threads that
 // run ops. One session records at a time (Kineto runs one). Thread-safe: `mutex_` guards
@@ -126,10 +164,8 @@ class Recorder {
     const devplug::Device& d = Runtime::get().device(device);
     devplug::Event event(d);
     d.synchronize();
-    const int64_t before = unix_ns();
-    event.record(stream);
-    event.synchronize();
-    anchor.unix_ns = before + (unix_ns() - before) / 2;
+    std::tie(anchor.lo_ns, anchor.hi_ns) = sample_clock(event, stream);
+    anchor.unix_ns = anchor.lo_ns + (anchor.hi_ns - anchor.lo_ns) / 2;
     try {
       (void)event.elapsed_ns(event);
       anchor.timed = true;
@@ -138,6 +174,9 @@ class Recorder {
                         ") gives no device time: " + e.what());
     }
     anchor.event = std::move(event);
+    anchor.stream = stream;
+    if (anchor.timed)
+      for (int i = 0; i < kAnchorSamples; ++i) refine_anchor(anchor, d);
     return anchor.timed;
   }
 
@@ -172,12 +211,24 @@ class Recorder {
     return errors_;
   }
 
-  // Hands the stretches of recording `generation` to `emit(stretch, start_ns, end_ns)` in Unix
-  // ns, then takes their events back. Waits for the device work they time.
+  // Hands the stretches of recording `generation` to `emit(stretch, start_ns, end_ns,
+  // uncertainty_ns)` in Unix ns, then takes their events back. Waits for the device work they
+  // time.
   template <typename Emit>
   void drain(uint64_t generation, Emit&& emit) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (generation != generation_.load()) return;
+    // One more sample per device, now that the work it timed is done.
+    for (auto& [device, anchor] : anchors_) {
+      if (!anchor.timed) continue;
+      try {
+        const devplug::Device& d = Runtime::get().device(device);
+        d.synchronize();
+        refine_anchor(anchor, d);
+      } catch (const std::exception& e) {
+        if (errors_.size() < 16) errors_.push_back(std::string("devplug: device clock: ") + e.what());
+      }
+    }
     for (Stretch& s : stretches_) {
       try {
         const Anchor& anchor = anchors_.at(s.device);
@@ -189,7 +240,7 @@ class Recorder {
           end += s.host_start_ns - start;
           start = s.host_start_ns;
         }
-        emit(s, start, std::max(start, end));
+        emit(s, start, std::max(start, end), anchor.uncertainty_ns);
       } catch (const std::exception& e) {
         if (errors_.size() < 16) errors_.push_back(std::string("devplug: device time of an op: ") + e.what());
       }
@@ -211,6 +262,7 @@ class Recorder {
   }
 
   static constexpr size_t kPoolMax = 4096;
+  static constexpr int kAnchorSamples = 4;  // besides the first
 
   std::atomic<uint64_t> generation_{0};
   std::mutex mutex_;
@@ -378,7 +430,8 @@ class Session final : public libkineto::IActivityProfilerSession {
   void process(libkineto::ActivityLogger& logger, const libkineto::getLinkedActivityCallback& linked) {
     // Activities keep a pointer to their span; Kineto's trace outlives this session.
     static const auto* span = new libkineto::TraceSpan(0, 0, "devplug");
-    Recorder::get().drain(generation_, [&](const Stretch& s, int64_t start, int64_t end) {
+    Recorder::get().drain(generation_, [&](const Stretch& s, int64_t start, int64_t end,
+                                           int64_t uncertainty) {
       const libkineto::ITraceActivity* op = linked ? linked(static_cast<int32_t>(s.correlation)) : nullptr;
       std::string plugin = "devplug";
       try {
@@ -397,6 +450,8 @@ class Session final : public libkineto::IActivityProfilerSession {
       // (addTypedMetadata, not addMetadata: the latter is fmt, which libtorch does not export.)
       activity.addMetadataQuoted("device", "devplug:" + std::to_string(s.device));
       activity.addTypedMetadata("stream", libkineto::TypedValue{static_cast<int64_t>(s.stream)});
+      // How far the device's clock may sit from where the row puts it (Anchor).
+      activity.addTypedMetadata("clock uncertainty ns", libkineto::TypedValue{uncertainty});
       activity.log(logger);
       streams_.insert({s.device, s.stream});
     });

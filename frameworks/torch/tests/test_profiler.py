@@ -114,8 +114,13 @@ def test_chrome_trace_has_device_rows_linked_to_the_ops(device, tmp_path):
     assert kernels and all(k["pid"] == index for k in kernels)
     for k in kernels:
         op = ops[k["args"]["External id"]]
-        # A device stretch starts once its op asked for it, inside the profile.
-        assert op["ts"] <= k["ts"] and k["ts"] + k["dur"] <= window["ts"] + window["dur"], (op, k, window)
+        # A device stretch starts once its op asked for it and ends inside the profile, as far
+        # as the device's clock is known on the host's (a loaded host wakes late from the
+        # waits that place it): the row says how far that is.
+        slack_us = k["args"]["clock uncertainty ns"] / 1000
+        assert 0 <= slack_us < 50_000, k
+        assert op["ts"] <= k["ts"], (op, k)
+        assert k["ts"] + k["dur"] <= window["ts"] + window["dur"] + slack_us, (op, k, window)
     assert {"unix_ns", "steady_ns"} <= set(trace["devplugClock"])
 
 
