@@ -6,6 +6,11 @@ this process (devplug's own discovery: the build tree's plugin folder, DEVPLUG_P
 optionally narrowed by TORCH_DEVPLUG_TEST_PLUGINS=opencl,reference. A test that takes the
 `device` fixture runs once per such plugin, on that plugin's first device; `devices` gives
 them all (for cross-plugin tests).
+
+A test marked `@pytest.mark.on_plugins("reference", ...)` is one whose device-specific part
+the others cover (the same ops in other arrangements), and runs only on those plugins; on
+the first plugin under test when none of them is. TORCH_DEVPLUG_TEST_EVERY_PLUGIN=1 runs it
+on every plugin. pytest reports the rest as deselected.
 """
 
 import os
@@ -27,6 +32,32 @@ def plugin_devices() -> dict:
 
 
 PLUGIN_DEVICES = plugin_devices()
+
+
+EVERY_PLUGIN = os.environ.get("TORCH_DEVPLUG_TEST_EVERY_PLUGIN") == "1"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "on_plugins(*plugins): run the test only on these plugins "
+                            "(conftest.py; TORCH_DEVPLUG_TEST_EVERY_PLUGIN=1 runs it on all)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if EVERY_PLUGIN or not PLUGIN_DEVICES:
+        return
+    plugin_of = {d: p for p, d in PLUGIN_DEVICES.items()}
+    kept, dropped = [], []
+    for item in items:
+        marker = item.get_closest_marker("on_plugins")
+        device = getattr(item, "callspec", None) and item.callspec.params.get("device")
+        if marker is None or device is None:
+            kept.append(item)
+            continue
+        chosen = [p for p in marker.args if p in PLUGIN_DEVICES] or [next(iter(PLUGIN_DEVICES))]
+        (kept if plugin_of[device] in chosen else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 def pytest_report_header(config):

@@ -43,6 +43,12 @@ def epoch_batches(x_train, y_train, epochs):
     return batches
 
 
+# Compiled and autocast training repeat on the slower plugins (emulated GPU, Level Zero) what
+# eager training and the OpInfo suite check there; they run on the reference and OpenCL
+# plugins (conftest.py's on_plugins; TORCH_DEVPLUG_TEST_EVERY_PLUGIN=1 runs them on all).
+BESIDE_EAGER = pytest.mark.on_plugins("reference", "opencl")
+
+
 def test_cnn_learns_digits(device):
     (x_train, y_train), (x_test, y_test) = digits()
     batches = epoch_batches(x_train, y_train, EPOCHS)
@@ -61,6 +67,7 @@ def test_cnn_learns_digits(device):
     assert abs(dev_accuracy - cpu_accuracy) <= 2 / len(y_test)
 
 
+@BESIDE_EAGER
 def test_cnn_trains_compiled(device):
     (x_train, y_train), _ = digits()
     torch.manual_seed(0)
@@ -70,6 +77,7 @@ def test_cnn_trains_compiled(device):
     assert_compiled_matches_eager(run)
 
 
+@BESIDE_EAGER
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
 def test_cnn_trains_under_autocast(dtype, device):
     """AMP_STEPS batches with the convolutions and the linear layer in `dtype`, and float16

@@ -55,6 +55,12 @@ def char_batches(ids, steps):
     return batches
 
 
+# Compiled and autocast training repeat on the slower plugins (emulated GPU, Level Zero) what
+# eager training and the OpInfo suite check there; they run on the reference and OpenCL
+# plugins (conftest.py's on_plugins; TORCH_DEVPLUG_TEST_EVERY_PLUGIN=1 runs them on all).
+BESIDE_EAGER = pytest.mark.on_plugins("reference", "opencl")
+
+
 def test_transformer_learns_characters(device):
     ids, vocab = corpus()
     batches = char_batches(ids, STEPS)
@@ -71,6 +77,7 @@ def test_transformer_learns_characters(device):
     assert run.devplug_losses[-1] < 0.8 * run.devplug_losses[0]  # it learns
 
 
+@BESIDE_EAGER
 def test_transformer_trains_compiled(device):
     ids, vocab = corpus()
 
@@ -84,6 +91,7 @@ def test_transformer_trains_compiled(device):
     assert_compiled_matches_eager(run)
 
 
+@BESIDE_EAGER
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
 def test_transformer_trains_under_autocast(dtype, device):
     """AMP_STEPS steps with the linear layers and attention in `dtype` (layer norms, softmax
