@@ -72,6 +72,7 @@ import opinfo_report
 # name's CRC-32 is divisible by N (one in N, spread over every family, and the same sample
 # whatever torch adds or removes elsewhere), in every dtype.
 SAMPLED_PLUGINS = {
+    "opencl": 2,        # PoCL compiles every kernel's first use on CI's two cores (the reference runs all)
     "gpu_emulated": 4,  # each kernel launch is emulated on the CPU, thread block by thread block
     "level_zero": 4,    # every first use of a kernel compiles it through PoCL on CI's two cores
 }
