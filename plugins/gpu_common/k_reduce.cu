@@ -234,6 +234,21 @@ __global__ void reduce_kernel(const T* in, typename Policy::Out* out, typename P
   }
 }
 
+// Short rows: thread o folds result o alone, in element order.
+template <typename Policy, typename Index, typename T>
+__global__ void reduce_rows_kernel(const T* in, typename Policy::Out* out, ReduceGeometry g, Index outputs,
+                                   Index length, Policy p) {
+  using Acc = typename Policy::Acc;
+  const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
+  for (Index o = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; o < outputs; o += stride) {
+    const Index base = offset_of<Index>(g.outer, o);
+    Acc acc = p.init();
+    for (Index r = 0; r < length; ++r)
+      acc = p.combine(acc, p.load(in[base + (g.inner_dense ? r : offset_of<Index>(g.inner, r))], r, o));
+    out[offset_of<Index>(g.out, o)] = p.finish(acc, o);
+  }
+}
+
 // Pass 2: block o combines the partials of result o in split order.
 template <typename Policy, typename Index>
 __global__ void combine_kernel(typename Policy::Out* out, const typename Policy::Acc* partials,
@@ -280,6 +295,17 @@ void launch_reduce(devplug_stream_handle_t* s, const T* in, typename Policy::Out
                    const Policy& p, const char* what) {
   Layout all[3] = {g.outer, g.out, g.inner};
   const bool small = fits_int32(all, 3) && plan.outputs * plan.length < kInt32Limit - kGridStrideRoom;
+  if (plan.serial) {
+    const LaunchConfig c = launch_1d(plan.outputs, plan.threads);
+    if (small) {
+      launch(what, reduce_rows_kernel<Policy, int32_t, T>, c.blocks, c.threads, s->stream, in, out, g,
+             static_cast<int32_t>(plan.outputs), static_cast<int32_t>(plan.length), p);
+    } else {
+      launch(what, reduce_rows_kernel<Policy, int64_t, T>, c.blocks, c.threads, s->stream, in, out, g,
+             plan.outputs, plan.length, p);
+    }
+    return;
+  }
   const uint32_t grid_x = static_cast<uint32_t>(plan.outputs < (1 << 20) ? plan.outputs : (1 << 20));
   const dim3 grid(grid_x, plan.splits);
   if (small) {

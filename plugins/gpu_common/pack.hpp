@@ -138,16 +138,23 @@ inline LaunchConfig launch_1d(int64_t work, uint32_t threads = 256, uint32_t max
   return c;
 }
 
+// Rows this short are folded by one thread each: a block of 32 threads and a shared-memory
+// tree per output would leave most of its threads idle (max_pool2d's 2x2 windows reduce 4).
+constexpr int64_t kSerialReduceLength = 16;
+
 // How a reduction splits: `outputs` results, each over `length` elements, with `splits`
-// blocks per output when a second pass combines partials.
+// blocks per output when a second pass combines partials, or one thread per output
+// (`serial`, `threads` per block) when rows are at most kSerialReduceLength long.
 struct ReducePlan {
   int64_t outputs;
   int64_t length;
   uint32_t threads;
   uint32_t splits;
+  bool serial = false;
 };
 
 inline ReducePlan plan_reduce(int64_t outputs, int64_t length, uint32_t target_blocks = 1024) {
+  if (length <= kSerialReduceLength) return ReducePlan{outputs, length, 128, 1, true};
   ReducePlan p{outputs, length, 32, 1};
   while (p.threads < 256 && p.threads < length) p.threads *= 2;
   // Enough blocks to fill the device when few outputs are long; at least 4 elements per thread.

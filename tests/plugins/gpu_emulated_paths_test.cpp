@@ -498,13 +498,41 @@ TEST_F(EmulatedPaths, TwoPassReductionsWithManyBlocksPerOutput) {
 }
 
 TEST_F(EmulatedPaths, ReductionWithManyOutputsPerBlock) {
+  // Rows longer than 16 (pack.hpp's kSerialReduceLength): a block per output.
   const int64_t outputs = (int64_t{1} << 20) + 3;  // the grid stops at 2^20 blocks
-  const Host in = dense(DEVPLUG_DTYPE_INT32, {outputs, 2}, random_values(2 * outputs, -1e4, 1e4, 11, true));
+  const int64_t length = 17;
+  const Host in =
+      dense(DEVPLUG_DTYPE_INT32, {outputs, length}, random_values(length * outputs, -1e4, 1e4, 11, true));
   devplug_reduce_attrs_t over1{sizeof over1, 2u, 0.0};
   compare(DEVPLUG_OP_sum, {in}, poison(DEVPLUG_DTYPE_INT32, {outputs, 1}), &over1);
   const auto ls = launches();
   ASSERT_EQ(ls.size(), 1u) << describe(ls);
   EXPECT_EQ(ls[0].grid, "1048576,1,1");
+}
+
+TEST_F(EmulatedPaths, ShortRowsAreReducedOneThreadEach) {
+  // max_pool2d's windows: amax and argmax over the trailing 2 x 2 of a strided view, and a
+  // sum over a short strided dim; one launch of blocks of 128 threads, a thread per output.
+  const Host x = dense(DEVPLUG_DTYPE_FLOAT32, {50, 16, 4, 2, 2}, random_values(50 * 16 * 16, -3, 3, 31));
+  devplug_reduce_attrs_t last2{sizeof last2, 0x18u, 0.0};
+  compare(DEVPLUG_OP_amax, {x}, poison(DEVPLUG_DTYPE_FLOAT32, {50, 16, 4, 1, 1}), &last2);
+  auto ls = launches();
+  ASSERT_EQ(ls.size(), 1u) << describe(ls);
+  EXPECT_EQ(ls[0].block, "128,1,1");
+  EXPECT_EQ(ls[0].grid, "25,1,1");  // 3200 outputs
+  mark_ = trace_end();
+  // Ties and NaN: argmax keeps the first maximum and the first NaN.
+  const Host ties = dense(DEVPLUG_DTYPE_FLOAT32, {3, 4}, {1, 5, 5, 2, 7, NAN, 7, NAN, -1, -1, -1, -1});
+  devplug_reduce_attrs_t over1{sizeof over1, 2u, 0.0};
+  compare(DEVPLUG_OP_argmax, {ties}, poison(DEVPLUG_DTYPE_INT64, {3, 1}), &over1);
+  // A strided reduced dim: dim 0 of [5, 300].
+  mark_ = trace_end();
+  const Host cols = dense(DEVPLUG_DTYPE_INT64, {5, 300}, random_values(1500, -1e9, 1e9, 32, true));
+  devplug_reduce_attrs_t over0{sizeof over0, 1u, 0.0};
+  compare(DEVPLUG_OP_sum, {cols}, poison(DEVPLUG_DTYPE_INT64, {1, 300}), &over0);
+  ls = launches();
+  ASSERT_EQ(ls.size(), 1u) << describe(ls);
+  EXPECT_EQ(ls[0].block, "128,1,1");
 }
 
 // ---- scans ---------------------------------------------------------------------------------------

@@ -110,16 +110,28 @@ TEST(GpuPack, ReducePlanSplitsLongReductionsOnly) {
   const ReducePlan one_long = plan_reduce(1, int64_t{1} << 28);
   EXPECT_EQ(one_long.threads, 256u);
   EXPECT_GT(one_long.splits, 100u);
-  const ReducePlan many_short = plan_reduce(1 << 20, 8);
+  const ReducePlan many_short = plan_reduce(1 << 20, 20);
   EXPECT_EQ(many_short.splits, 1u);
   EXPECT_EQ(many_short.threads, 32u);
+  EXPECT_FALSE(many_short.serial);
   const ReducePlan empty = plan_reduce(4, 0);
   EXPECT_EQ(empty.splits, 1u);
-  for (int64_t length : {1, 31, 33, 1000, 1 << 20}) {
+  for (int64_t length : {17, 31, 33, 1000, 1 << 20}) {
     const ReducePlan p = plan_reduce(3, length);
     EXPECT_EQ(p.threads & (p.threads - 1), 0u) << "block tree needs a power of two";
     EXPECT_GE(p.splits, 1u);
+    EXPECT_FALSE(p.serial);
   }
+}
+
+TEST(GpuPack, ReducePlanFoldsShortRowsOneThreadEach) {
+  for (int64_t length : {int64_t{0}, int64_t{1}, int64_t{4}, kSerialReduceLength}) {
+    const ReducePlan p = plan_reduce(12800, length);
+    EXPECT_TRUE(p.serial) << length;
+    EXPECT_EQ(p.splits, 1u);
+    EXPECT_EQ(launch_1d(p.outputs, p.threads).blocks, 100u);
+  }
+  EXPECT_FALSE(plan_reduce(12800, kSerialReduceLength + 1).serial);
 }
 
 TEST(GpuPhilox, KnownAnswer) {
