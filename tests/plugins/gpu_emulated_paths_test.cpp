@@ -511,8 +511,8 @@ TEST_F(EmulatedPaths, ReductionWithManyOutputsPerBlock) {
 }
 
 TEST_F(EmulatedPaths, ShortRowsAreReducedOneThreadEach) {
-  // max_pool2d's windows: amax and argmax over the trailing 2 x 2 of a strided view, and a
-  // sum over a short strided dim; one launch of blocks of 128 threads, a thread per output.
+  // max_pool2d's windows, amax over the trailing 2 x 2 (dense rows), and a sum over a short
+  // strided dim: each one launch of blocks of 128 threads, a thread per output.
   const Host x = dense(DEVPLUG_DTYPE_FLOAT32, {50, 16, 4, 2, 2}, random_values(50 * 16 * 16, -3, 3, 31));
   devplug_reduce_attrs_t last2{sizeof last2, 0x18u, 0.0};
   compare(DEVPLUG_OP_amax, {x}, poison(DEVPLUG_DTYPE_FLOAT32, {50, 16, 4, 1, 1}), &last2);

@@ -85,7 +85,7 @@ struct Stretch {
 };
 
 // Where a device's clock sits on the host's: `event`, recorded on an idle device, completed
-// at `unix_ns` give or take `uncertainty_ns`. Each sample (an event recorded on the idle
+// at completed_ns() (Unix ns) give or take uncertainty_ns(). Each sample (an event recorded on the idle
 // device and waited for) bounds that moment by the host times before its record and after
 // its wait, less the device time from `event` to it; the anchor is the middle of what all
 // samples allow. A loaded host wakes late from a wait, so one sample can be milliseconds
@@ -96,8 +96,9 @@ struct Anchor {
   std::optional<devplug::Stream> stream;  // where the samples are recorded
   int64_t lo_ns = 0;                      // earliest host time `event` can have completed at
   int64_t hi_ns = 0;                      // latest
-  int64_t unix_ns = 0;
-  int64_t uncertainty_ns = 0;
+
+  int64_t completed_ns() const { return lo_ns + (hi_ns - lo_ns) / 2; }
+  int64_t uncertainty_ns() const { return (hi_ns - lo_ns + 1) / 2; }
 };
 
 // Records `event` on `stream` of the idle device and waits for it: the host times before
@@ -124,8 +125,6 @@ void refine_anchor(Anchor& anchor, const devplug::Device& device) {
     anchor.lo_ns = lo;
     anchor.hi_ns = hi;
   }
-  anchor.unix_ns = anchor.lo_ns + (anchor.hi_ns - anchor.lo_ns) / 2;
-  anchor.uncertainty_ns = (anchor.hi_ns - anchor.lo_ns + 1) / 2;
 }
 
 // The process's recording state, shared by the session that records and the threads that
@@ -165,7 +164,6 @@ class Recorder {
     devplug::Event event(d);
     d.synchronize();
     std::tie(anchor.lo_ns, anchor.hi_ns) = sample_clock(event, stream);
-    anchor.unix_ns = anchor.lo_ns + (anchor.hi_ns - anchor.lo_ns) / 2;
     try {
       (void)event.elapsed_ns(event);
       anchor.timed = true;
@@ -232,15 +230,15 @@ class Recorder {
     for (Stretch& s : stretches_) {
       try {
         const Anchor& anchor = anchors_.at(s.device);
-        int64_t start = anchor.unix_ns + anchor.event->elapsed_ns(s.start);
-        int64_t end = anchor.unix_ns + anchor.event->elapsed_ns(s.end);
+        int64_t start = anchor.completed_ns() + anchor.event->elapsed_ns(s.start);
+        int64_t end = anchor.completed_ns() + anchor.event->elapsed_ns(s.end);
         // Device work cannot start before the host asked for it: an anchor read late
         // shows as work that starts early, so move the stretch, keeping its length.
         if (start < s.host_start_ns) {
           end += s.host_start_ns - start;
           start = s.host_start_ns;
         }
-        emit(s, start, std::max(start, end), anchor.uncertainty_ns);
+        emit(s, start, std::max(start, end), anchor.uncertainty_ns());
       } catch (const std::exception& e) {
         if (errors_.size() < 16) errors_.push_back(std::string("devplug: device time of an op: ") + e.what());
       }

@@ -12,6 +12,7 @@ import copy
 import dataclasses
 import time
 
+import pytest
 import torch
 
 
@@ -157,3 +158,10 @@ def assert_compiled_matches_eager(run: CompiledAndEager, rtol: float = 1e-5):
         f"{run.graphs - run.graphs_after_first_step} graphs compiled after the first step")
     for step, (e, c) in enumerate(zip(run.eager_losses, run.compiled_losses)):
         assert abs(e - c) <= rtol * abs(e), f"step {step}: eager loss {e!r}, compiled loss {c!r} differ by more than {rtol} relative"
+
+
+# Compiled and autocast training repeat on the slower plugins (emulated GPU, Level Zero) what
+# eager training and the OpInfo suite check there; the model tests mark them to run on the
+# reference and OpenCL plugins (conftest.py's on_plugins; TORCH_DEVPLUG_TEST_EVERY_PLUGIN=1
+# runs them on all).
+BESIDE_EAGER = pytest.mark.on_plugins("reference", "opencl")

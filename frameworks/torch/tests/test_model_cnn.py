@@ -12,7 +12,8 @@ import torch
 import torch.nn as nn
 from sklearn.datasets import load_digits
 
-from compare import assert_compiled_matches_eager, assert_losses_match, train_compiled_and_eager, train_side_by_side
+from compare import (BESIDE_EAGER, assert_compiled_matches_eager, assert_losses_match, train_compiled_and_eager,
+                     train_side_by_side)
 
 EPOCHS, BATCH, TRAIN = 5, 50, 1500
 AMP_STEPS = 6
@@ -41,12 +42,6 @@ def epoch_batches(x_train, y_train, epochs):
         perm = torch.randperm(TRAIN, generator=order)
         batches += [(x_train[perm[i:i + BATCH]], y_train[perm[i:i + BATCH]]) for i in range(0, TRAIN, BATCH)]
     return batches
-
-
-# Compiled and autocast training repeat on the slower plugins (emulated GPU, Level Zero) what
-# eager training and the OpInfo suite check there; they run on the reference and OpenCL
-# plugins (conftest.py's on_plugins; TORCH_DEVPLUG_TEST_EVERY_PLUGIN=1 runs them on all).
-BESIDE_EAGER = pytest.mark.on_plugins("reference", "opencl")
 
 
 def test_cnn_learns_digits(device):

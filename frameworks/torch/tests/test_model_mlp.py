@@ -11,7 +11,8 @@ import torch
 import torch.nn as nn
 from sklearn.datasets import load_digits
 
-from compare import assert_compiled_matches_eager, assert_losses_match, train_compiled_and_eager, train_side_by_side
+from compare import (BESIDE_EAGER, assert_compiled_matches_eager, assert_losses_match, train_compiled_and_eager,
+                     train_side_by_side)
 
 STEPS, BATCH = 40, 64
 
@@ -57,12 +58,9 @@ def test_mlp_trains_with(optimizer, device):
         torch.testing.assert_close(p_dev.detach().cpu(), p_cpu.detach(), rtol=1e-4, atol=1e-5)
 
 
-# Compiled, one optimizer runs on every plugin; the others repeat on the slower plugins
-# (emulated GPU, Level Zero) what the eager runs check there, and run on the reference and
-# OpenCL plugins (conftest.py's on_plugins; TORCH_DEVPLUG_TEST_EVERY_PLUGIN=1 runs all).
+# Compiled, AdamW with foreach runs on every plugin, the other optimizers BESIDE_EAGER.
 @pytest.mark.parametrize("optimizer", [
-    pytest.param(name, marks=() if name == "adamw_foreach" else pytest.mark.on_plugins("reference", "opencl"))
-    for name in OPTIMIZERS])
+    pytest.param(name, marks=() if name == "adamw_foreach" else BESIDE_EAGER) for name in OPTIMIZERS])
 def test_mlp_trains_compiled_with(optimizer, device):
     torch.manual_seed(0)
     run = train_compiled_and_eager(mlp(), OPTIMIZERS[optimizer], digit_batches(), nn.CrossEntropyLoss(), device)

@@ -14,7 +14,8 @@ import pytest
 import torch
 import torch.nn as nn
 
-from compare import assert_compiled_matches_eager, assert_losses_match, train_compiled_and_eager, train_side_by_side
+from compare import (BESIDE_EAGER, assert_compiled_matches_eager, assert_losses_match, train_compiled_and_eager,
+                     train_side_by_side)
 
 CONTEXT, BATCH, WIDTH, HEADS, LAYERS, STEPS = 32, 16, 32, 4, 2, 40
 AMP_STEPS = 6
@@ -53,12 +54,6 @@ def char_batches(ids, steps):
         y = torch.stack([ids[s + 1:s + CONTEXT + 1] for s in starts])
         batches.append((x, y))
     return batches
-
-
-# Compiled and autocast training repeat on the slower plugins (emulated GPU, Level Zero) what
-# eager training and the OpInfo suite check there; they run on the reference and OpenCL
-# plugins (conftest.py's on_plugins; TORCH_DEVPLUG_TEST_EVERY_PLUGIN=1 runs them on all).
-BESIDE_EAGER = pytest.mark.on_plugins("reference", "opencl")
 
 
 def test_transformer_learns_characters(device):
