@@ -17,7 +17,8 @@ the ops DDP and FSDP run) is checked on every plugin: every collective on every 
 ranks, a mismatched recv, DDP of both models and FSDP2. The cases above the device (4 ranks,
 group construction, misuse that c10d catches, the DDP modes, namespaces) run on the reference
 plugin only (conftest.py's on_plugins; TORCH_DEVPLUG_TEST_EVERY_PLUGIN=1 runs them on all):
-each case spawns its ranks afresh, and on all four plugins they took 606 s of a CI run.
+each case spawns its ranks afresh, and on all four plugins they took 606 s in scripts/run-tests
+on a 2-core machine.
 """
 
 import json
