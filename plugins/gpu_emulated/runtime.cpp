@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -139,8 +140,8 @@ void Device::set_fault(emuError_t error, const std::string& what) {
                index_, what.c_str(), emuGetErrorName(error));
 }
 
-void enqueue_launch(dim3 grid, dim3 block, size_t shared_bytes, emuStream_t stream,
-                    std::shared_ptr<const KernelCall> call) {
+void enqueue_launch(dim3 grid, dim3 block, size_t shared_bytes, emuStream_t stream, const KernelCall* owned) {
+  std::shared_ptr<const KernelCall> call(owned);
   if (!stream_is_live(stream)) {
     record_error(emuErrorInvalidResourceHandle);
     return;
