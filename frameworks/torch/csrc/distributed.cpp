@@ -38,7 +38,7 @@
 #include <torch/csrc/distributed/c10d/Backend.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
 #include <torch/csrc/distributed/c10d/reducer_timer.hpp>
-#include <torch/extension.h>
+#include <torch/python.h>
 
 #include <algorithm>
 #include <atomic>

@@ -8,7 +8,7 @@
 #include <ATen/DLConvertor.h>
 #include <ATen/dlpack.h>
 #include <c10/core/DeviceGuard.h>
-#include <torch/extension.h>
+#include <torch/python.h>
 
 #include <mutex>
 #include <vector>

@@ -4,7 +4,7 @@
 // device guard, hooks, fallback and kernels (static registrations in the other files).
 #include <c10/core/CachingDeviceAllocator.h>
 #include <torch/csrc/Generator.h>
-#include <torch/extension.h>
+#include <torch/python.h>
 
 #include "dlpack.hpp"
 #include "fallback.hpp"
