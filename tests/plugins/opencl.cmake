@@ -22,7 +22,8 @@ devplug_discovered_property(opencl_plugin_TESTS ENVIRONMENT POCL_CACHE_DIR=${CMA
 
 # The proof that matters: the whole conformance suite on this machine's OpenCL device (PoCL
 # in CI), with the plugin's own xfail list. The first run compiles every program (minutes);
-# the caches live in the test's build folder.
+# the caches are the build's conformance caches (DEVPLUG_OPENCL_CONFORM_CACHE_ENV), which the
+# torch tests then reuse (fixture opencl_programs, frameworks/torch/tests).
 if(TARGET devplug-conform AND TARGET devplug_reference)
   add_test(NAME conformance_opencl_full
     COMMAND ${CMAKE_COMMAND} -DCONFORM=$<TARGET_FILE:devplug-conform> -DPLUGIN=$<TARGET_FILE:devplug_opencl>
@@ -31,7 +32,7 @@ if(TARGET devplug-conform AND TARGET devplug_reference)
             "-DEXTRA_ARGS=--jobs=2;--reference=$<TARGET_FILE:devplug_reference>;--xfail=${PROJECT_SOURCE_DIR}/plugins/opencl/conformance.xfail"
             -P ${PROJECT_SOURCE_DIR}/tests/conformance/check_report.cmake)
   set_tests_properties(conformance_opencl_full PROPERTIES LABELS "conformance;opencl" TIMEOUT 2400
-    ENVIRONMENT "POCL_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/opencl_conform_cache/pocl;DEVPLUG_OPENCL_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/opencl_conform_cache/programs")
+    FIXTURES_SETUP opencl_programs ENVIRONMENT "${DEVPLUG_OPENCL_CONFORM_CACHE_ENV}")
 endif()
 
 # matmul's CLBlast path (plugins/opencl/clblast_matmul.hpp): the full run above takes it only

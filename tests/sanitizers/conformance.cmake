@@ -21,17 +21,15 @@ endif()
 set(DEVPLUG_SANITIZER_KERNEL_CACHES_FROM "" CACHE PATH
     "A default build folder whose conformance kernel caches the runs under ASan reuse (empty: their own)")
 if(DEVPLUG_SANITIZER_KERNEL_CACHES_FROM)
-  set(opencl_cache ${DEVPLUG_SANITIZER_KERNEL_CACHES_FROM}/tests/plugins/opencl_conform_cache)
-  set(ze_cache ${DEVPLUG_SANITIZER_KERNEL_CACHES_FROM}/tests/plugins/level_zero_cache)
+  set(cache ${DEVPLUG_SANITIZER_KERNEL_CACHES_FROM}/tests/conform_cache)  # that tree's DEVPLUG_CONFORM_CACHE_DIR
 else()
-  set(opencl_cache ${CMAKE_CURRENT_BINARY_DIR}/conformance_cache/opencl)
-  set(ze_cache ${CMAKE_CURRENT_BINARY_DIR}/conformance_cache/level_zero)
+  set(cache ${DEVPLUG_CONFORM_CACHE_DIR})
 endif()
 set(args_opencl "--xfail=${PROJECT_SOURCE_DIR}/plugins/opencl/conformance.xfail")
-set(env_opencl "POCL_CACHE_DIR=${opencl_cache}/pocl;DEVPLUG_OPENCL_CACHE_DIR=${opencl_cache}/programs")
+set(env_opencl "POCL_CACHE_DIR=${cache}/pocl;DEVPLUG_OPENCL_CACHE_DIR=${cache}/opencl_programs")
 set(env_level_zero "ZE_ENABLE_ALT_DRIVERS=${DEVPLUG_LEVEL_ZERO_CPU_DRIVER_FILE};ZE_ENABLE_VALIDATION_LAYER=1"
-    "ZE_ENABLE_PARAMETER_VALIDATION=1;POCL_CACHE_DIR=${ze_cache}/conform_pocl"
-    "DEVPLUG_LEVEL_ZERO_CACHE_DIR=${ze_cache}/conform_modules")
+    "ZE_ENABLE_PARAMETER_VALIDATION=1;POCL_CACHE_DIR=${cache}/pocl"
+    "DEVPLUG_LEVEL_ZERO_CACHE_DIR=${cache}/level_zero_modules")
 foreach(plugin reference opencl level_zero gpu_emulated)
   if(NOT TARGET devplug_${plugin} OR (plugin STREQUAL "level_zero" AND NOT DEVPLUG_LEVEL_ZERO_CPU_DRIVER_FILE))
     continue()
