@@ -1086,6 +1086,64 @@ def test_take_put_and_index_copy_on_the_device(device, no_fallback):
         d.index_copy(1, idx(0, 1).to(device), torch.ones(3, 1, 5, device=device))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64, torch.uint8], ids=str)
+def test_scatter_reduce_sum_mean_and_index_reduce_mean_on_the_device(dtype, device, no_fallback):
+    # Repeated indices, places nothing lands on, include_self both ways; integer means round down.
+    x = (randn(5, 4, 3) * 4).round().to(dtype)
+    src = (randn(6, 4, 3, seed=1) * 4).round().to(dtype)
+    index = torch.tensor([[[0, 0, 4], [2, 2, 2], [0, 1, 0], [4, 4, 4]],
+                          [[0, 0, 0], [2, 3, 2], [1, 1, 0], [4, 0, 4]]])
+    grad = dtype.is_floating_point and dtype != torch.float16
+    for reduce in ("sum", "mean"):
+        for include_self in (True, False):
+            check(lambda t, i, s: t.scatter_reduce(0, i, s, reduce, include_self=include_self), x, index, src,
+                  device=device)
+            check(lambda t, i, s: t.scatter_reduce(0, i, s, reduce, include_self=include_self), x, index, src[:2],
+                  device=device, grad=grad)  # torch's gradient needs src shaped as the index
+            check(lambda t, i, s: t.clone().scatter_reduce_(-1, i % 3, s, reduce, include_self=include_self),
+                  x, index, src, device=device)
+            check(lambda t, i, s: torch.scatter_reduce(t.transpose(0, 1), 1, i.transpose(0, 1), s.transpose(0, 1),
+                                                       reduce, include_self=include_self,
+                                                       out=torch.empty(0, dtype=t.dtype, device=t.device)),
+                  x, index, src, device=device)  # strided operands, an out tensor resized
+    rows = torch.tensor([0, 4, 0, 2, 0, 2, 1])
+    for include_self in (True, False):
+        check(lambda t, i, s: t.index_reduce(0, i, s, "mean", include_self=include_self), x, rows,
+              (randn(7, 4, 3, seed=2) * 4).round().to(dtype), device=device, grad=grad)
+        check(lambda t, i, s: t.clone().index_reduce_(1, i % 4, s, "mean", include_self=include_self), x, rows,
+              (randn(5, 7, 3, seed=3) * 4).round().to(dtype), device=device)
+    check(lambda t, i, s: t.scatter_reduce(0, i, s, "mean"), x, index[:, :0], src, device=device)  # no index
+    zero_dim = torch.tensor(3).to(dtype), torch.tensor(0), torch.tensor(6).to(dtype)
+    for include_self in (True, False):
+        check(lambda t, i, s: t.scatter_reduce(0, i, s, "mean", include_self=include_self), *zero_dim, device=device)
+        check(lambda t, i, s: t.index_reduce(-1, i.reshape(1), s, "mean", include_self=include_self), *zero_dim,
+              device=device)
+
+
+def test_scatter_reduce_and_index_reduce_leave_the_rest_to_the_cpu(device):
+    import torch_devplug
+    x, src = randn(5, 4), randn(3, 4, seed=1)
+    index = torch.tensor([[0, 4, 4, 1], [0, 0, 2, 1], [3, 4, 4, 1]])
+    d = lambda t: t.to(device)  # noqa: E731
+    torch_devplug.reset_fallback_report()
+    for reduce in ("prod", "amax", "amin"):  # counted fallbacks, torch's values
+        torch.testing.assert_close(d(x).scatter_reduce(0, d(index), d(src), reduce).cpu(),
+                                   x.scatter_reduce(0, index, src, reduce))
+        torch.testing.assert_close(d(x).index_reduce(0, d(index[:, 0]), d(src), reduce).cpu(),
+                                   x.index_reduce(0, index[:, 0], src, reduce))
+    assert torch_devplug.fallback_report()["torch"] == {"aten::scatter_reduce.two": 3, "aten::index_reduce": 3}
+    with pytest.raises(RuntimeError, match="reduce argument must be either sum, prod, mean, amax or amin"):
+        d(x).scatter_reduce(0, d(index), d(src), "maximum")
+    with pytest.raises(RuntimeError, match="Expected self.dtype to be equal to src.dtype"):
+        d(x).scatter_reduce(0, d(index), d(src).double(), "sum")
+    with pytest.raises(IndexError, match="index out of range"):
+        d(x).scatter_reduce(0, d(index + 1), d(src), "mean")
+    with pytest.raises(IndexError, match="index out of range"):
+        d(x).index_reduce(0, d(torch.tensor([0, 5, 1])), d(src), "mean")
+    with pytest.raises(RuntimeError, match="dtype"):
+        torch.scatter_reduce(d(x), 0, d(index), d(src), "sum", out=d(torch.empty(5, 4, dtype=torch.float64)))
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int32, torch.bfloat16], ids=str)
 def test_addbmm_on_the_device(dtype, device, no_fallback):
     if dtype not in torch.devplug.devices()[torch.device(device).index]["dtypes"]:

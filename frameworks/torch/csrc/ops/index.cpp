@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Indexing: index_select, gather, scatter, scatter_add, index_add, index_fill_, index_copy,
-// take and put_ on the devplug index prims; torch's advanced indexing (x[idx], x[mask], x[idx] = v, x[idx] += v) by turning
+// take and put_ on the devplug index prims (scatter_reduce's sum and mean and index_reduce's
+// mean composed of them); torch's advanced indexing (x[idx], x[mask], x[idx] = v, x[idx] += v) by turning
 // the indexed dims into one linear index over them; nonzero, nonzero_static, masked_select,
 // masked_scatter_ and repeat_interleave's index by a running count; embedding and its backward on devplug's composites.
 //
@@ -344,6 +345,118 @@ at::Tensor index_add(const at::Tensor& self, int64_t dim, const at::Tensor& inde
 at::Tensor& index_add_(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& source,
                        const at::Scalar& alpha) {
   return index_add_out(self, dim, index, source, alpha, self);
+}
+
+// ---- scatter_reduce and index_reduce: sum and mean ------------------------------------------
+
+// Whether a call is one torch accepts: the rest run on torch's CPU, for its own messages (as
+// does an out tensor of another dtype).
+// Bool runs there too (its sum is an or, its mean a division of bools).
+bool scatter_call_holds(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src) {
+  if (index.scalar_type() != at::kLong || src.scalar_type() != self.scalar_type()) return false;
+  if (self.scalar_type() == at::kBool) return false;
+  if (index.dim() != self.dim() || src.dim() != self.dim()) return false;
+  if (self.dim() == 0) return dim == 0 || dim == -1;
+  const int64_t d = c10::maybe_wrap_dim(dim, self.dim());
+  for (int64_t i = 0; i < self.dim(); ++i)
+    if (index.size(i) > src.size(i) || (i != d && index.size(i) > self.size(i))) return false;
+  return true;
+}
+// index_reduce's bfloat16 runs there too: torch's CPU rounds its running sum to bfloat16 after
+// each add, devplug's scatter_add rounds the sum once, and with bfloat16's 8 bits OpInfo's
+// sample of many values at one place differs by more than its tolerance (7% relative).
+bool index_call_holds(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                      const at::Tensor& source) {
+  if (index.scalar_type() != at::kLong || index.dim() > 1 || source.scalar_type() != self.scalar_type())
+    return false;
+  if (self.scalar_type() == at::kBool || self.scalar_type() == at::kBFloat16) return false;
+  if (source.dim() != self.dim()) return false;
+  if (self.dim() == 0) return (dim == 0 || dim == -1) && index.numel() == 1;
+  const int64_t d = c10::maybe_wrap_dim(dim, self.dim());
+  for (int64_t i = 0; i < self.dim(); ++i)
+    if (i != d && source.size(i) != self.size(i)) return false;
+  return index.numel() == source.size(d);
+}
+
+// A 0-dim operand as the 1-element tensor along dim 0 that torch takes it for (a view).
+at::Tensor as_1d(const at::Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
+
+// out /= how many values landed at each place (self counting as one with include_self; a
+// place nothing landed on divides by one), rounding down for integers: torch's mean.
+void divide_by_counts(at::Tensor& out, const at::Tensor& counts) {
+  counts.masked_fill_(counts.eq(0), 1);
+  if (out.is_floating_point())
+    out.div_(counts);
+  else
+    out.div_(counts, "floor");
+}
+
+// scatter_reduce with "sum" or "mean", as torch's CPU composes it: the places the index names
+// start from zero without include_self, src is scatter-added, and mean divides by the counts,
+// a scatter_add of ones. "prod", "amax" and "amin" run on the CPU (counted).
+at::Tensor& scatter_reduce_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                               const at::Tensor& src, c10::string_view reduce, bool include_self,
+                               at::Tensor& out) {
+  const bool mean = reduce == "mean";
+  if ((!mean && reduce != "sum") || !scatter_call_holds(self, dim, index, src) ||
+      out.scalar_type() != self.scalar_type())
+    throw OnCpu{};
+  const int64_t d = self.dim() == 0 ? 0 : c10::maybe_wrap_dim(dim, self.dim());
+  if (!out.is_same(self)) {
+    at::native::resize_output(out, self.sizes());
+    out.copy_(self);
+  }
+  if (index.numel() == 0) return out;
+  at::Tensor target = as_1d(out), places = as_1d(index), values = as_1d(src);
+  if (!include_self) target.scatter_(d, places, 0);
+  target.scatter_add_(d, places, values);
+  if (mean) {
+    at::Tensor counts = include_self ? at::ones_like(target) : at::zeros_like(target);
+    counts.scatter_add_(d, places, at::ones_like(values));
+    divide_by_counts(target, counts);
+  }
+  return out;
+}
+at::Tensor scatter_reduce(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
+                          c10::string_view reduce, bool include_self) {
+  at::Tensor out = at::empty_like(self);
+  return scatter_reduce_out(self, dim, index, src, reduce, include_self, out);
+}
+at::Tensor& scatter_reduce_(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
+                            c10::string_view reduce, bool include_self) {
+  return scatter_reduce_out(self, dim, index, src, reduce, include_self, self);
+}
+
+// index_reduce with "mean", as torch's CPU composes it: index_fill_ with zero without
+// include_self, index_add_ of the source, then the counts. "prod", "amax" and "amin" run on
+// the CPU (counted).
+at::Tensor& index_reduce_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                             const at::Tensor& source, c10::string_view reduce, bool include_self,
+                             at::Tensor& out) {
+  if (reduce != "mean" || !index_call_holds(self, dim, index, source) ||
+      out.scalar_type() != self.scalar_type())
+    throw OnCpu{};
+  const int64_t d = self.dim() == 0 ? 0 : c10::maybe_wrap_dim(dim, self.dim());
+  if (!out.is_same(self)) {
+    at::native::resize_output(out, self.sizes());
+    out.copy_(self);
+  }
+  at::Tensor target = as_1d(out), places = index.reshape({-1}), values = as_1d(source);
+  if (!include_self) target.index_fill_(d, places, 0);
+  target.index_add_(d, places, values);
+  at::Tensor counts = include_self ? at::ones_like(target) : at::zeros_like(target);
+  counts.index_add_(d, places, at::ones_like(values));
+  divide_by_counts(target, counts);
+  return out;
+}
+at::Tensor index_reduce(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                        const at::Tensor& source, c10::string_view reduce, bool include_self) {
+  at::Tensor out = at::empty_like(self);
+  return index_reduce_out(self, dim, index, source, reduce, include_self, out);
+}
+at::Tensor& index_reduce_(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& source,
+                          c10::string_view reduce, bool include_self) {
+  return index_reduce_out(self, dim, index, source, reduce, include_self, self);
 }
 
 // ---- nonzero, masked_select ------------------------------------------------------------------
@@ -774,6 +887,15 @@ void register_index_ops(Table& t) {
   t.add("index_add", Impl::prim, "scatter_add", DEVPLUG_KERNEL(index_add));
   t.add("index_add_", Impl::prim, "scatter_add", DEVPLUG_KERNEL(index_add_));
   t.add("index_add.out", Impl::prim, "scatter_add", DEVPLUG_KERNEL(index_add_out));
+  const char* scatter_mean =
+      "scatter, scatter_add, eq, where, div, floor (sum and mean; the rest on the CPU)";
+  t.add("scatter_reduce.two", Impl::bridge, scatter_mean, DEVPLUG_KERNEL(scatter_reduce));
+  t.add("scatter_reduce_.two", Impl::bridge, scatter_mean, DEVPLUG_KERNEL(scatter_reduce_));
+  t.add("scatter_reduce.two_out", Impl::bridge, scatter_mean, DEVPLUG_KERNEL(scatter_reduce_out));
+  const char* index_mean = "scatter, scatter_add, eq, where, div, floor (mean; the rest on the CPU)";
+  t.add("index_reduce", Impl::bridge, index_mean, DEVPLUG_KERNEL(index_reduce));
+  t.add("index_reduce_", Impl::bridge, index_mean, DEVPLUG_KERNEL(index_reduce_));
+  t.add("index_reduce.out", Impl::bridge, index_mean, DEVPLUG_KERNEL(index_reduce_out));
   t.add("nonzero", Impl::bridge, "cumsum, where, scatter, div, remainder", DEVPLUG_KERNEL(nonzero));
   t.add("nonzero.out", Impl::bridge, "cumsum, where, scatter, div, remainder", DEVPLUG_KERNEL(nonzero_out));
   t.add("nonzero_static", Impl::bridge, "cumsum, le, where, scatter, div, remainder",
