@@ -324,6 +324,8 @@ POOLS = {
     "avg_pad_exclude": lambda x: F.avg_pool2d(x, 3, 2, 1, count_include_pad=False),
     "avg_ceil": lambda x: F.avg_pool2d(x, 2, ceil_mode=True), "avg_divisor": lambda x: F.avg_pool2d(x, 2, divisor_override=3),
     "adaptive_avg": lambda x: F.adaptive_avg_pool2d(x, (3, 2)), "adaptive_avg_1": lambda x: F.adaptive_avg_pool2d(x, 1),
+    "adaptive_avg_uneven": lambda x: F.adaptive_avg_pool2d(x, (4, 5)),
+    "adaptive_avg_grows": lambda x: F.adaptive_avg_pool2d(x, (7, 3)),  # more outputs than inputs along H
 }
 
 
@@ -335,6 +337,33 @@ def test_pooling_and_backward(name, device, no_fallback):
     check(POOLS[name], x, device=device, grad=True, rtol=1e-5)
     if name == "max":
         check(lambda t: F.max_pool2d(t, 2, return_indices=True), x, device=device)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16], ids=str)
+def test_uneven_and_3d_adaptive_average_pooling_on_the_device(dtype, device, no_fallback):
+    x = randn(2, 3, 7, 10, dtype=dtype)
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype in (torch.float32, torch.float64) else dict(rtol=1e-2, atol=1e-2)
+    check(lambda t: F.adaptive_avg_pool2d(t, (3, 4)), x, device=device, grad=True, **tol)
+    check(lambda t: F.adaptive_avg_pool2d(t, (3, 4)), x.contiguous(memory_format=torch.channels_last), device=device,
+          grad=True, **tol)
+    check(lambda t: F.adaptive_avg_pool2d(t, (5, 3)), x[0], device=device, grad=True, **tol)           # [C, H, W]
+    check(lambda t: F.adaptive_avg_pool1d(t, 4), x[:, :, 0], device=device, grad=True, **tol)
+    check(lambda t: F.interpolate(t, size=(5, 6), mode="area"), x, device=device, **tol)
+    if dtype in (torch.float32, torch.float64):  # torch's CPU sums 16-bit 3-d pooling in 16 bits: on the CPU
+        v = randn(2, 2, 5, 7, 6, dtype=dtype)
+        check(lambda t: F.adaptive_avg_pool3d(t, (2, 3, 4)), v, device=device, grad=True, **tol)
+        check(lambda t: F.adaptive_avg_pool3d(t, (3, 7, 1)), v[0], device=device, grad=True, **tol)   # [C, D, H, W]
+
+
+def test_adaptive_average_pooling_leaves_what_it_cannot_run_to_the_cpu(device):
+    import torch_devplug
+    torch_devplug.reset_fallback_report()
+    v = randn(1, 2, 5, 7, 6, dtype=torch.float16)
+    check(lambda t: F.adaptive_avg_pool3d(t, (2, 3, 4)), v, device=device, rtol=1e-3, atol=1e-3)
+    with pytest.raises(RuntimeError, match="non-zero size for non-batch dimensions"):
+        F.adaptive_avg_pool2d(torch.ones(2, 3, 0, 5, device=device), (3, 2))
+    assert set(torch_devplug.fallback_report()["torch"]) == {"aten::_adaptive_avg_pool3d",
+                                                              "aten::_adaptive_avg_pool2d (integer or empty)"}
 
 
 def test_integer_max_pool_runs_on_the_cpu_and_says_so(device):

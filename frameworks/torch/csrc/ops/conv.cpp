@@ -2,9 +2,9 @@
 // Convolution and pooling on devplug's conv2d, max_pool2d, avg_pool2d composites and their
 // backward ops. A 1-d convolution runs as a 2-d one of height 1, a 3-d pooling input
 // [C, H, W] as a batch of one, adaptive average pooling whose output divides the input as
-// avg_pool2d. max_unpool2d and max_unpool3d scatter into zeros. Transposed and 3-d
-// convolutions, uneven adaptive pooling, and the dtypes the composites do not take (integer
-// convolution and pooling) run on the CPU (counted).
+// avg_pool2d and other sizes (and 3-d) as a matrix product per dim. max_unpool2d and max_unpool3d scatter
+// into zeros. Transposed and 3-d convolutions and the dtypes the composites do not take
+// (integer convolution and pooling) run on the CPU (counted).
 #include <ATen/Functions.h>
 #include <ATen/native/Pool.h>
 #include <c10/util/accumulate.h>
@@ -243,7 +243,44 @@ at::Tensor avg_pool2d_backward_fn(const at::Tensor& grad_output, const at::Tenso
 }
 
 // Adaptive average pooling whose output divides the input evenly is avg_pool2d with
-// kernel = stride = input / output; any other size runs on the CPU (counted).
+// kernel = stride = input / output. Other 2-d sizes and every 3-d one pool a floating input as
+// one matrix product per spatial dim: row i of a dim's matrix averages the inputs
+// [⌊i·in/out⌋, ⌈(i+1)·in/out⌉) (torch's windows), in float32 (float64 for float64), rounded
+// once at the end; the backward multiplies by the transposed matrices. Integer inputs and the
+// calls torch refuses (empty sizes) run on the CPU (counted).
+at::Tensor window_means(int64_t in, int64_t out, at::ScalarType acc, const at::Device& device) {
+  at::Tensor m = at::zeros({out, in}, at::kDouble);
+  auto a = m.accessor<double, 2>();
+  for (int64_t i = 0; i < out; ++i) {
+    const int64_t start = i * in / out, end = ((i + 1) * in + out - 1) / out;
+    for (int64_t k = start; k < end; ++k) a[i][k] = 1.0 / static_cast<double>(end - start);
+  }
+  return m.to(acc).to(device);
+}
+
+bool pools_as_products(const at::Tensor& self, size_t spatial, at::IntArrayRef out) {
+  const int64_t rank = self.dim(), k = static_cast<int64_t>(spatial);
+  if (!c10::isFloatingType(self.scalar_type()) || (rank != k + 1 && rank != k + 2) || out.size() != spatial)
+    return false;
+  for (int64_t d = rank - k - 1; d < rank; ++d)
+    if (self.size(d) == 0) return false;
+  return std::all_of(out.begin(), out.end(), [](int64_t v) { return v > 0; });
+}
+
+// `x` (self's sizes in the last dims, or the pooled ones with `backward`) mapped through the
+// window matrices between self's spatial sizes and `out`, in the accumulation dtype.
+at::Tensor pool_by_products(const at::Tensor& x, const at::Tensor& self, at::IntArrayRef out, bool backward) {
+  const at::ScalarType acc = self.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+  const int64_t k = static_cast<int64_t>(out.size());
+  at::Tensor y = x.to(acc);
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t p = y.dim() - k + j;
+    at::Tensor m = window_means(self.size(self.dim() - k + j), out[j], acc, self.device());
+    y = at::matmul(backward ? m.t() : m, y.movedim(p, -2)).movedim(-2, p);
+  }
+  return y.to(self.scalar_type()).contiguous(self.suggest_memory_format());
+}
+
 at::Tensor adaptive_avg_pool2d(const at::Tensor& self, at::IntArrayRef output_size) {
   TORCH_CHECK(output_size.size() == 2, "adaptive_avg_pool2d: output_size must be 2");
   const int64_t h = self.size(-2), w = self.size(-1);
@@ -251,18 +288,45 @@ at::Tensor adaptive_avg_pool2d(const at::Tensor& self, at::IntArrayRef output_si
     const int64_t kh = h / output_size[0], kw = w / output_size[1];
     return avg_pool2d_fn(self, {kh, kw}, {kh, kw}, {0, 0}, false, true, std::nullopt);
   }
-  note_fallback("aten::_adaptive_avg_pool2d (uneven windows)");
-  return at::_adaptive_avg_pool2d(self.cpu(), output_size).to(self.device());
+  if (!pools_as_products(self, 2, output_size)) {
+    note_fallback("aten::_adaptive_avg_pool2d (integer or empty)");
+    return at::_adaptive_avg_pool2d(self.cpu(), output_size).to(self.device());
+  }
+  return pool_by_products(self, self, output_size, false);
 }
 
 at::Tensor adaptive_avg_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& self) {
   const int64_t h = self.size(-2), w = self.size(-1), oh = grad_output.size(-2), ow = grad_output.size(-1);
-  if (h % oh == 0 && w % ow == 0) {
+  if (oh > 0 && ow > 0 && h % oh == 0 && w % ow == 0) {
     const int64_t kh = h / oh, kw = w / ow;
     return avg_pool2d_backward_fn(grad_output, self, {kh, kw}, {kh, kw}, {0, 0}, false, true, std::nullopt);
   }
-  note_fallback("aten::_adaptive_avg_pool2d_backward (uneven windows)");
-  return at::_adaptive_avg_pool2d_backward(grad_output.cpu(), self.cpu()).to(self.device());
+  if (!pools_as_products(self, 2, {oh, ow}) || grad_output.scalar_type() != self.scalar_type()) {
+    note_fallback("aten::_adaptive_avg_pool2d_backward (integer or empty)");
+    return at::_adaptive_avg_pool2d_backward(grad_output.cpu(), self.cpu()).to(self.device());
+  }
+  return pool_by_products(grad_output, self, {oh, ow}, true);
+}
+
+// float16 and bfloat16 3-d pooling stays on the CPU: torch's CPU sums those in the 16-bit
+// dtype itself (its 2-d kernel sums in float32), and on OpInfo's samples that differs from a
+// sum rounded once by more than OpInfo's tolerance (bfloat16: up to 0.021 where rounding once
+// is within 0.0036; measured against float64).
+bool sums_in_float(const at::Tensor& t) {
+  return t.scalar_type() == at::kFloat || t.scalar_type() == at::kDouble;
+}
+
+at::Tensor adaptive_avg_pool3d(const at::Tensor& self, at::IntArrayRef output_size) {
+  if (!sums_in_float(self) || !pools_as_products(self, 3, output_size)) throw OnCpu{};
+  return pool_by_products(self, self, output_size, false);
+}
+
+at::Tensor adaptive_avg_pool3d_backward(const at::Tensor& grad_output, const at::Tensor& self) {
+  const std::vector<int64_t> out(grad_output.sizes().end() - 3, grad_output.sizes().end());
+  if (!sums_in_float(self) || grad_output.dim() != self.dim() || !pools_as_products(self, 3, out) ||
+      grad_output.scalar_type() != self.scalar_type())
+    throw OnCpu{};
+  return pool_by_products(grad_output, self, out, true);
 }
 
 // ---- max_unpool2d, max_unpool3d ---------------------------------------------------------------
@@ -384,9 +448,13 @@ void register_conv_ops(Table& t) {
         DEVPLUG_KERNEL(max_pool2d_with_indices_backward));
   t.add("avg_pool2d", C, "avg_pool2d", DEVPLUG_KERNEL(avg_pool2d_fn));
   t.add("avg_pool2d_backward", C, "avg_pool2d_backward", DEVPLUG_KERNEL(avg_pool2d_backward_fn));
-  t.add("_adaptive_avg_pool2d", C, "avg_pool2d", DEVPLUG_KERNEL(adaptive_avg_pool2d));
-  t.add("_adaptive_avg_pool2d_backward", C, "avg_pool2d_backward",
+  t.add("_adaptive_avg_pool2d", C, "avg_pool2d; mm, bmm (uneven windows)",
+        DEVPLUG_KERNEL(adaptive_avg_pool2d));
+  t.add("_adaptive_avg_pool2d_backward", C, "avg_pool2d_backward; mm, bmm (uneven windows)",
         DEVPLUG_KERNEL(adaptive_avg_pool2d_backward));
+  t.add("_adaptive_avg_pool3d", Impl::bridge, "mm, bmm, cast", DEVPLUG_KERNEL(adaptive_avg_pool3d));
+  t.add("_adaptive_avg_pool3d_backward", Impl::bridge, "mm, bmm, cast",
+        DEVPLUG_KERNEL(adaptive_avg_pool3d_backward));
   t.add("max_unpool2d", Impl::bridge, "lt, ge, any, fill, scatter", DEVPLUG_KERNEL(max_unpool2d));
   t.add("max_unpool2d.out", Impl::bridge, "lt, ge, any, fill, scatter", DEVPLUG_KERNEL(max_unpool2d_out));
   t.add("max_unpool3d", Impl::bridge, "lt, ge, any, fill, scatter", DEVPLUG_KERNEL(max_unpool3d));
