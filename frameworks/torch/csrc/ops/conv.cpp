@@ -248,14 +248,14 @@ at::Tensor avg_pool2d_backward_fn(const at::Tensor& grad_output, const at::Tenso
 // [⌊i·in/out⌋, ⌈(i+1)·in/out⌉) (torch's windows), in float32 (float64 for float64), rounded
 // once at the end; the backward multiplies by the transposed matrices. Integer inputs and the
 // calls torch refuses (empty sizes) run on the CPU (counted).
+// [out, in], computed on the device (no host data, so a graph can capture it): the mask of
+// each row's window divided by the window's length.
 at::Tensor window_means(int64_t in, int64_t out, at::ScalarType acc, const at::Device& device) {
-  at::Tensor m = at::zeros({out, in}, at::kDouble);
-  auto a = m.accessor<double, 2>();
-  for (int64_t i = 0; i < out; ++i) {
-    const int64_t start = i * in / out, end = ((i + 1) * in + out - 1) / out;
-    for (int64_t k = start; k < end; ++k) a[i][k] = 1.0 / static_cast<double>(end - start);
-  }
-  return m.to(acc).to(device);
+  const at::TensorOptions i64 = at::TensorOptions().dtype(at::kLong).device(device);
+  const at::Tensor i = at::arange(out, i64).unsqueeze(1), k = at::arange(in, i64);
+  const at::Tensor start = at::div(i * in, out, "floor"),
+                   end = at::div((i + 1) * in + (out - 1), out, "floor");
+  return at::logical_and(k >= start, k < end).to(acc).div((end - start).to(acc));
 }
 
 bool pools_as_products(const at::Tensor& self, size_t spatial, at::IntArrayRef out) {
