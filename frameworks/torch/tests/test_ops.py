@@ -355,6 +355,44 @@ def test_uneven_and_3d_adaptive_average_pooling_on_the_device(dtype, device, no_
         check(lambda t: F.adaptive_avg_pool3d(t, (3, 7, 1)), v[0], device=device, grad=True, **tol)   # [C, D, H, W]
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16], ids=str)
+def test_linear_and_cubic_upsampling_on_the_device(dtype, device, no_fallback):
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype != torch.float16 else dict(rtol=1e-3, atol=1e-3)
+    grad = dtype != torch.float16
+    x1, x2, x3 = randn(2, 3, 7, dtype=dtype), randn(2, 3, 5, 6, dtype=dtype), randn(1, 2, 3, 4, 5, dtype=dtype)
+    for align in (False, True):
+        check(lambda t: F.interpolate(t, size=12, mode="linear", align_corners=align), x1, device=device, grad=grad,
+              **tol)
+        check(lambda t: F.interpolate(t, size=4, mode="linear", align_corners=align), x1, device=device, **tol)  # down
+        check(lambda t: F.interpolate(t, size=(9, 4), mode="bicubic", align_corners=align), x2, device=device,
+              grad=grad, **tol)
+        check(lambda t: F.interpolate(t, size=(5, 7, 3), mode="trilinear", align_corners=align), x3, device=device,
+              grad=grad, **tol)
+        if dtype != torch.float16:  # bilinear 16-bit floats run on the CPU (torch rounds each step to 16 bits)
+            check(lambda t: F.interpolate(t, size=(8, 11), mode="bilinear", align_corners=align), x2, device=device,
+                  grad=grad, **tol)
+            check(lambda t: F.interpolate(t, size=(8, 11), mode="bilinear", align_corners=align),
+                  x2.contiguous(memory_format=torch.channels_last), device=device, grad=grad, **tol)
+    # A scale factor the output size does not recompute, and a size-1 output with align_corners.
+    check(lambda t: F.interpolate(t, scale_factor=1.7, mode="linear", recompute_scale_factor=False), x1, device=device,
+          grad=grad, **tol)
+    check(lambda t: F.interpolate(t, scale_factor=(0.6, 2.5), mode="bicubic", recompute_scale_factor=False), x2,
+          device=device, **tol)
+    check(lambda t: F.interpolate(t, size=(1, 3), mode="bicubic", align_corners=True), x2, device=device, **tol)
+
+
+def test_upsampling_leaves_integers_and_16_bit_bilinear_to_the_cpu(device):
+    import torch_devplug
+    torch_devplug.reset_fallback_report()
+    check(lambda t: F.interpolate(t, size=(6, 9), mode="bilinear"), (randn(1, 2, 4, 5) * 50).to(torch.uint8),
+          device=device, atol=0, rtol=0)
+    check(lambda t: F.interpolate(t, size=(6, 9), mode="bilinear"), randn(1, 2, 4, 5, dtype=torch.float16),
+          device=device, atol=0, rtol=0)
+    with pytest.raises(RuntimeError, match="should be greater than 0"):
+        torch.ops.aten.upsample_bilinear2d(randn(1, 2, 4, 5).to(device), [0, 3], False)
+    assert set(torch_devplug.fallback_report()["torch"]) == {"aten::upsample_bilinear2d"}
+
+
 def test_adaptive_average_pooling_leaves_what_it_cannot_run_to_the_cpu(device):
     import torch_devplug
     torch_devplug.reset_fallback_report()

@@ -15,6 +15,7 @@
 #include "fallback.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/ops.hpp"
+#include "ops/resample.hpp"
 
 namespace devplug::bridge {
 namespace {
@@ -272,13 +273,12 @@ bool pools_as_products(const at::Tensor& self, size_t spatial, at::IntArrayRef o
 at::Tensor pool_by_products(const at::Tensor& x, const at::Tensor& self, at::IntArrayRef out, bool backward) {
   const at::ScalarType acc = self.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
   const int64_t k = static_cast<int64_t>(out.size());
-  at::Tensor y = x.to(acc);
+  std::vector<at::Tensor> maps;
   for (int64_t j = 0; j < k; ++j) {
-    const int64_t p = y.dim() - k + j;
-    at::Tensor m = window_means(self.size(self.dim() - k + j), out[j], acc, self.device());
-    y = at::matmul(backward ? m.t() : m, y.movedim(p, -2)).movedim(-2, p);
+    const at::Tensor m = window_means(self.size(self.dim() - k + j), out[j], acc, self.device());
+    maps.push_back(backward ? m.t() : m);
   }
-  return y.to(self.scalar_type()).contiguous(self.suggest_memory_format());
+  return map_last_dims(x.to(acc), maps).to(self.scalar_type()).contiguous(self.suggest_memory_format());
 }
 
 at::Tensor adaptive_avg_pool2d(const at::Tensor& self, at::IntArrayRef output_size) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Ops that pick, along each of the last one to three dims, the input element an index names:
-// reflection and replication padding, and nearest upsampling (upsample_nearest and
+// Resampling along each of the last one to three dims. Ops that pick the input element an index
+// names: reflection and replication padding, and nearest upsampling (upsample_nearest and
 // _upsample_nearest_exact), 1-d to 3-d, with their backward ops. Forward is one index_select
 // per dim; backward is one scatter_add of the gradient into zeros at each element's flat input
 // index (in float32 for 16-bit dtypes). The index vectors are computed on the device from iota
@@ -8,13 +8,23 @@
 // (n - 1) - |(n - 1) - |j - l||, replication clamp(j - l, 0, n - 1), nearest j (same size),
 // j / 2 (twice the size) or min(floor(j * scale), n - 1) with scale in float32, nearest-exact
 // min(floor(float((j + 0.5) * scale)), n - 1).
+//
+// Linear, bilinear, trilinear and bicubic upsampling (floating inputs) are one matrix product
+// per dim, x · Mᵀ, with M built on the device from torch's CPU formulas (UpSample.h): the
+// source coordinate scale · j (align_corners) or scale · (j + 0.5) - 0.5 in float32 (float64
+// for float64), the linear modes' clamp at 0, index min(floor(src), n - 1) and weight
+// clamp(src - index, 0, 1), cubic convolution with A = -0.75 over 4 inputs clamped to the dim,
+// weights rounded to the input's dtype as torch stores them; the products run in float32
+// (float64) and round once. Backward multiplies by M.
 #include <ATen/native/Resize.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "ops/ops.hpp"
+#include "ops/resample.hpp"
 
 namespace devplug::bridge {
 namespace {
@@ -341,7 +351,181 @@ at::Tensor nearest3d_backward(const at::Tensor& g, at::IntArrayRef size, at::Int
   return nearest_backward_out<Exact>(g, size, in, {d, h, w}, out, true);
 }
 
+// ---- linear and cubic upsampling --------------------------------------------------------------
+
+enum class Interp { linear, cubic };
+
+// torch's ratio of input to output coordinates along one dim (area_pixel_compute_scale), in T.
+template <typename T>
+T interp_ratio(int64_t in, int64_t out, bool align_corners, std::optional<double> scale) {
+  if (align_corners) return out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
+  if (scale.has_value() && *scale > 0) return static_cast<T>(1.0 / *scale);
+  return static_cast<T>(in) / static_cast<T>(out);
+}
+
+// The [out, in] interpolation matrix of one dim, on the device, in `acc`.
+at::Tensor interp_matrix(int64_t in, int64_t out, bool align_corners, std::optional<double> scale,
+                         Interp mode, at::ScalarType dtype, at::ScalarType acc, const at::Device& device) {
+  const at::TensorOptions real = at::TensorOptions().dtype(acc).device(device);
+  if (mode == Interp::linear && in == out) return at::eye(in, real);  // torch copies
+  const double ratio = acc == at::kDouble
+                           ? interp_ratio<double>(in, out, align_corners, scale)
+                           : static_cast<double>(interp_ratio<float>(in, out, align_corners, scale));
+  const at::Tensor j = at::arange(out, real);
+  at::Tensor src = align_corners ? j.mul(ratio) : j.add(0.5).mul(ratio).sub(0.5);
+  if (mode == Interp::linear) src = src.clamp_min(0);
+  const at::Tensor index = src.floor().to(at::kLong).clamp_max(in - 1).unsqueeze(1);
+  const at::Tensor t = src.sub(index.squeeze(1).to(acc)).clamp(0, 1).unsqueeze(1);
+  const at::Tensor k = at::arange(in, at::TensorOptions().dtype(at::kLong).device(device));
+  const auto stored = [&](const at::Tensor& w) { return w.to(dtype).to(acc); };  // as torch keeps them
+  const auto at_input = [&](const at::Tensor& w, const at::Tensor& i) {
+    return w * k.eq(i.clamp(0, in - 1));
+  };
+  if (mode == Interp::linear) {
+    const at::Tensor lambda1 = stored(t), lambda0 = stored(lambda1.neg().add(1));
+    return at_input(lambda0, index) + at_input(lambda1, index + index.lt(in - 1));
+  }
+  // Cubic convolution, A = -0.75: ((A + 2) x - (A + 3)) x x + 1 within one of the point and
+  // ((A x - 5A) x + 8A) x - 4A from one to two away, in torch's order of operations.
+  const auto near = [](const at::Tensor& x) { return x.mul(1.25).sub(2.25).mul(x).mul(x).add(1); };
+  const auto far = [](const at::Tensor& x) { return x.mul(-0.75).add(3.75).mul(x).sub(6).mul(x).add(3); };
+  const at::Tensor rest = t.neg().add(1);
+  return at_input(stored(far(t.add(1))), index - 1) + at_input(stored(near(t)), index) +
+         at_input(stored(near(rest)), index + 1) + at_input(stored(far(rest.add(1))), index + 2);
+}
+
+// Whether torch's CPU would run this upsampling as devplug does: a floating, non-empty input of
+// rank dims + 2 and positive sizes. Anything else (integers, empty sizes, torch's errors) runs
+// there, as does bilinear float16 and bfloat16: torch's CPU rounds each product and sum of its
+// 2-d kernel to 16 bits, and on OpInfo's samples that differs from rounding once by more than
+// OpInfo's tolerance (bfloat16: 6% relative; its linear, bicubic and trilinear kernels agree).
+bool interpolates(const at::Tensor& self, at::IntArrayRef input_size, at::IntArrayRef output_size,
+                  Interp mode) {
+  const size_t dims = output_size.size();
+  if (!c10::isFloatingType(self.scalar_type()) || input_size.size() != dims + 2) return false;
+  if (mode == Interp::linear && dims == 2 && c10::isReducedFloatingType(self.scalar_type())) return false;
+  return std::all_of(input_size.begin() + 1, input_size.end(), [](int64_t v) { return v > 0; }) &&
+         input_size[0] > 0 &&
+         std::all_of(output_size.begin(), output_size.end(), [](int64_t v) { return v > 0; });
+}
+
+// Forward (x is the input) or backward (x is the output's gradient) of one upsampling.
+at::Tensor interpolate(const at::Tensor& x, at::IntArrayRef input_size, at::IntArrayRef output_size,
+                       bool align_corners, const std::vector<std::optional<double>>& scales, Interp mode,
+                       bool backward) {
+  const at::ScalarType dtype = x.scalar_type(), acc = dtype == at::kDouble ? at::kDouble : at::kFloat;
+  std::vector<at::Tensor> maps;
+  for (size_t k = 0; k < output_size.size(); ++k) {
+    const at::Tensor m = interp_matrix(input_size[2 + k], output_size[k], align_corners, scales[k], mode,
+                                       dtype, acc, x.device());
+    maps.push_back(backward ? m.t() : m);
+  }
+  return map_last_dims(x.to(acc), maps).to(dtype).contiguous(x.suggest_memory_format());
+}
+
+at::Tensor& upsample_out(const at::Tensor& self, at::IntArrayRef output_size, bool align_corners,
+                         const std::vector<std::optional<double>>& scales, Interp mode, at::Tensor& out) {
+  if (!interpolates(self, self.sizes(), output_size, mode) || out.scalar_type() != self.scalar_type())
+    throw OnCpu{};
+  const at::Tensor result = interpolate(self, self.sizes(), output_size, align_corners, scales, mode, false);
+  at::native::resize_output(out, result.sizes());
+  if (!out.is_same(result)) out.copy_(result);
+  return out;
+}
+
+at::Tensor& upsample_backward_out(const at::Tensor& grad_output, at::IntArrayRef output_size,
+                                  at::IntArrayRef input_size, bool align_corners,
+                                  const std::vector<std::optional<double>>& scales, Interp mode,
+                                  at::Tensor& grad_input) {
+  std::vector<int64_t> expected(input_size.begin(),
+                                input_size.begin() + std::min<size_t>(2, input_size.size()));
+  expected.insert(expected.end(), output_size.begin(), output_size.end());
+  if (!interpolates(grad_output, input_size, output_size, mode) || !grad_output.sizes().equals(expected) ||
+      grad_input.scalar_type() != grad_output.scalar_type())
+    throw OnCpu{};
+  const at::Tensor result =
+      interpolate(grad_output, input_size, output_size, align_corners, scales, mode, true);
+  at::native::resize_output(grad_input, result.sizes());
+  if (!grad_input.is_same(result)) grad_input.copy_(result);
+  return grad_input;
+}
+
+// The aten signatures: linear (1-d), bilinear and bicubic (2-d), trilinear (3-d), forward and
+// backward, functional and out=.
+using Scale = std::optional<double>;
+template <Interp M>
+at::Tensor& up1d_out(const at::Tensor& self, at::IntArrayRef size, bool ac, Scale s, at::Tensor& out) {
+  return upsample_out(self, size, ac, {s}, M, out);
+}
+template <Interp M>
+at::Tensor up1d(const at::Tensor& self, at::IntArrayRef size, bool ac, Scale s) {
+  at::Tensor out = at::empty({0}, self.options());
+  return upsample_out(self, size, ac, {s}, M, out);
+}
+template <Interp M>
+at::Tensor& up2d_out(const at::Tensor& self, at::IntArrayRef size, bool ac, Scale h, Scale w,
+                     at::Tensor& out) {
+  return upsample_out(self, size, ac, {h, w}, M, out);
+}
+template <Interp M>
+at::Tensor up2d(const at::Tensor& self, at::IntArrayRef size, bool ac, Scale h, Scale w) {
+  at::Tensor out = at::empty({0}, self.options());
+  return upsample_out(self, size, ac, {h, w}, M, out);
+}
+template <Interp M>
+at::Tensor& up3d_out(const at::Tensor& self, at::IntArrayRef size, bool ac, Scale d, Scale h, Scale w,
+                     at::Tensor& out) {
+  return upsample_out(self, size, ac, {d, h, w}, M, out);
+}
+template <Interp M>
+at::Tensor up3d(const at::Tensor& self, at::IntArrayRef size, bool ac, Scale d, Scale h, Scale w) {
+  at::Tensor out = at::empty({0}, self.options());
+  return upsample_out(self, size, ac, {d, h, w}, M, out);
+}
+template <Interp M>
+at::Tensor& up1d_backward_out(const at::Tensor& g, at::IntArrayRef size, at::IntArrayRef in, bool ac, Scale s,
+                              at::Tensor& out) {
+  return upsample_backward_out(g, size, in, ac, {s}, M, out);
+}
+template <Interp M>
+at::Tensor up1d_backward(const at::Tensor& g, at::IntArrayRef size, at::IntArrayRef in, bool ac, Scale s) {
+  at::Tensor out = at::empty({0}, g.options());
+  return upsample_backward_out(g, size, in, ac, {s}, M, out);
+}
+template <Interp M>
+at::Tensor& up2d_backward_out(const at::Tensor& g, at::IntArrayRef size, at::IntArrayRef in, bool ac, Scale h,
+                              Scale w, at::Tensor& out) {
+  return upsample_backward_out(g, size, in, ac, {h, w}, M, out);
+}
+template <Interp M>
+at::Tensor up2d_backward(const at::Tensor& g, at::IntArrayRef size, at::IntArrayRef in, bool ac, Scale h,
+                         Scale w) {
+  at::Tensor out = at::empty({0}, g.options());
+  return upsample_backward_out(g, size, in, ac, {h, w}, M, out);
+}
+template <Interp M>
+at::Tensor& up3d_backward_out(const at::Tensor& g, at::IntArrayRef size, at::IntArrayRef in, bool ac, Scale d,
+                              Scale h, Scale w, at::Tensor& out) {
+  return upsample_backward_out(g, size, in, ac, {d, h, w}, M, out);
+}
+template <Interp M>
+at::Tensor up3d_backward(const at::Tensor& g, at::IntArrayRef size, at::IntArrayRef in, bool ac, Scale d,
+                         Scale h, Scale w) {
+  at::Tensor out = at::empty({0}, g.options());
+  return upsample_backward_out(g, size, in, ac, {d, h, w}, M, out);
+}
+
 }  // namespace
+
+at::Tensor map_last_dims(const at::Tensor& x, const std::vector<at::Tensor>& maps) {
+  const int64_t k = static_cast<int64_t>(maps.size());
+  at::Tensor y = x;
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t p = y.dim() - k + j;
+    y = at::matmul(maps[static_cast<size_t>(j)], y.movedim(p, -2)).movedim(-2, p);
+  }
+  return y;
+}
 
 void register_resample_ops(Table& t) {
   constexpr const char* kPad = "iota, abs, sub, neg, add, minimum, maximum, index_select";
@@ -396,6 +580,28 @@ void register_resample_ops(Table& t) {
         DEVPLUG_KERNEL(nearest3d_backward<true>));
   t.add("_upsample_nearest_exact3d_backward.grad_input", Impl::bridge, kNearBack,
         DEVPLUG_KERNEL(nearest3d_backward_out<true>));
+  constexpr const char* kInterp = "iota, floor, clamp, eq, mul, add, matmul (one product per dim)";
+  t.add("upsample_linear1d", Impl::bridge, kInterp, DEVPLUG_KERNEL(up1d<Interp::linear>));
+  t.add("upsample_linear1d.out", Impl::bridge, kInterp, DEVPLUG_KERNEL(up1d_out<Interp::linear>));
+  t.add("upsample_bilinear2d", Impl::bridge, kInterp, DEVPLUG_KERNEL(up2d<Interp::linear>));
+  t.add("upsample_bilinear2d.out", Impl::bridge, kInterp, DEVPLUG_KERNEL(up2d_out<Interp::linear>));
+  t.add("upsample_bicubic2d", Impl::bridge, kInterp, DEVPLUG_KERNEL(up2d<Interp::cubic>));
+  t.add("upsample_bicubic2d.out", Impl::bridge, kInterp, DEVPLUG_KERNEL(up2d_out<Interp::cubic>));
+  t.add("upsample_trilinear3d", Impl::bridge, kInterp, DEVPLUG_KERNEL(up3d<Interp::linear>));
+  t.add("upsample_trilinear3d.out", Impl::bridge, kInterp, DEVPLUG_KERNEL(up3d_out<Interp::linear>));
+  t.add("upsample_linear1d_backward", Impl::bridge, kInterp, DEVPLUG_KERNEL(up1d_backward<Interp::linear>));
+  t.add("upsample_linear1d_backward.grad_input", Impl::bridge, kInterp,
+        DEVPLUG_KERNEL(up1d_backward_out<Interp::linear>));
+  t.add("upsample_bilinear2d_backward", Impl::bridge, kInterp, DEVPLUG_KERNEL(up2d_backward<Interp::linear>));
+  t.add("upsample_bilinear2d_backward.grad_input", Impl::bridge, kInterp,
+        DEVPLUG_KERNEL(up2d_backward_out<Interp::linear>));
+  t.add("upsample_bicubic2d_backward", Impl::bridge, kInterp, DEVPLUG_KERNEL(up2d_backward<Interp::cubic>));
+  t.add("upsample_bicubic2d_backward.grad_input", Impl::bridge, kInterp,
+        DEVPLUG_KERNEL(up2d_backward_out<Interp::cubic>));
+  t.add("upsample_trilinear3d_backward", Impl::bridge, kInterp,
+        DEVPLUG_KERNEL(up3d_backward<Interp::linear>));
+  t.add("upsample_trilinear3d_backward.grad_input", Impl::bridge, kInterp,
+        DEVPLUG_KERNEL(up3d_backward_out<Interp::linear>));
 }
 
 }  // namespace devplug::bridge
