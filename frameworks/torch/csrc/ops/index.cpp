@@ -381,6 +381,15 @@ bool index_call_holds(const at::Tensor& self, int64_t dim, const at::Tensor& ind
 // A 0-dim operand as the 1-element tensor along dim 0 that torch takes it for (a view).
 at::Tensor as_1d(const at::Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
 
+// `out` holds self's values (it may be self); returns the wrapped dim (0 for a 0-dim self).
+int64_t start_from_self(const at::Tensor& self, int64_t dim, at::Tensor& out) {
+  if (!out.is_same(self)) {
+    at::native::resize_output(out, self.sizes());
+    out.copy_(self);
+  }
+  return self.dim() == 0 ? 0 : c10::maybe_wrap_dim(dim, self.dim());
+}
+
 // out /= how many values landed at each place (self counting as one with include_self; a
 // place nothing landed on divides by one), rounding down for integers: torch's mean.
 void divide_by_counts(at::Tensor& out, const at::Tensor& counts) {
@@ -401,11 +410,7 @@ at::Tensor& scatter_reduce_out(const at::Tensor& self, int64_t dim, const at::Te
   if ((!mean && reduce != "sum") || !scatter_call_holds(self, dim, index, src) ||
       out.scalar_type() != self.scalar_type())
     throw OnCpu{};
-  const int64_t d = self.dim() == 0 ? 0 : c10::maybe_wrap_dim(dim, self.dim());
-  if (!out.is_same(self)) {
-    at::native::resize_output(out, self.sizes());
-    out.copy_(self);
-  }
+  const int64_t d = start_from_self(self, dim, out);
   if (index.numel() == 0) return out;
   at::Tensor target = as_1d(out), places = as_1d(index), values = as_1d(src);
   if (!include_self) target.scatter_(d, places, 0);
@@ -436,11 +441,7 @@ at::Tensor& index_reduce_out(const at::Tensor& self, int64_t dim, const at::Tens
   if (reduce != "mean" || !index_call_holds(self, dim, index, source) ||
       out.scalar_type() != self.scalar_type())
     throw OnCpu{};
-  const int64_t d = self.dim() == 0 ? 0 : c10::maybe_wrap_dim(dim, self.dim());
-  if (!out.is_same(self)) {
-    at::native::resize_output(out, self.sizes());
-    out.copy_(self);
-  }
+  const int64_t d = start_from_self(self, dim, out);
   at::Tensor target = as_1d(out), places = index.reshape({-1}), values = as_1d(source);
   if (!include_self) target.index_fill_(d, places, 0);
   target.index_add_(d, places, values);
