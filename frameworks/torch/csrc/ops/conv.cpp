@@ -2,15 +2,16 @@
 // Convolution and pooling on devplug's conv2d, max_pool2d, avg_pool2d composites and their
 // backward ops. A 1-d convolution runs as a 2-d one of height 1, a 3-d pooling input
 // [C, H, W] as a batch of one, adaptive average pooling whose output divides the input as
-// avg_pool2d and other sizes (and 3-d) as a matrix product per dim. max_unpool2d and max_unpool3d scatter
-// into zeros. Transposed and 3-d convolutions and the dtypes the composites do not take
-// (integer convolution and pooling) run on the CPU (counted).
+// avg_pool2d and other sizes (and 3-d) as a matrix product per dim. max_unpool2d and
+// max_unpool3d scatter into zeros. Transposed and 3-d convolutions and the dtypes the
+// composites do not take (integer convolution and pooling) run on the CPU (counted).
 #include <ATen/Functions.h>
 #include <ATen/native/Pool.h>
 #include <c10/util/accumulate.h>
 
 #include <algorithm>
 #include <sstream>
+#include <string>
 
 #include "fallback.hpp"
 #include "ops/elementwise.hpp"
@@ -448,12 +449,15 @@ void register_conv_ops(Table& t) {
         DEVPLUG_KERNEL(max_pool2d_with_indices_backward));
   t.add("avg_pool2d", C, "avg_pool2d", DEVPLUG_KERNEL(avg_pool2d_fn));
   t.add("avg_pool2d_backward", C, "avg_pool2d_backward", DEVPLUG_KERNEL(avg_pool2d_backward_fn));
-  t.add("_adaptive_avg_pool2d", C, "avg_pool2d; mm, bmm (uneven windows)",
-        DEVPLUG_KERNEL(adaptive_avg_pool2d));
-  t.add("_adaptive_avg_pool2d_backward", C, "avg_pool2d_backward; mm, bmm (uneven windows)",
+  // The window matrices and the product per dim (uneven 2-d sizes, every 3-d one).
+  const std::string products =
+      "iota, mul, add, div, floor, ge, lt, bitwise_and, convert_element_type, matmul";
+  const std::string uneven = products + " (uneven windows)";
+  t.add("_adaptive_avg_pool2d", C, ("avg_pool2d; " + uneven).c_str(), DEVPLUG_KERNEL(adaptive_avg_pool2d));
+  t.add("_adaptive_avg_pool2d_backward", C, ("avg_pool2d_backward; " + uneven).c_str(),
         DEVPLUG_KERNEL(adaptive_avg_pool2d_backward));
-  t.add("_adaptive_avg_pool3d", Impl::bridge, "mm, bmm, cast", DEVPLUG_KERNEL(adaptive_avg_pool3d));
-  t.add("_adaptive_avg_pool3d_backward", Impl::bridge, "mm, bmm, cast",
+  t.add("_adaptive_avg_pool3d", Impl::bridge, products.c_str(), DEVPLUG_KERNEL(adaptive_avg_pool3d));
+  t.add("_adaptive_avg_pool3d_backward", Impl::bridge, products.c_str(),
         DEVPLUG_KERNEL(adaptive_avg_pool3d_backward));
   t.add("max_unpool2d", Impl::bridge, "lt, ge, any, fill, scatter", DEVPLUG_KERNEL(max_unpool2d));
   t.add("max_unpool2d.out", Impl::bridge, "lt, ge, any, fill, scatter", DEVPLUG_KERNEL(max_unpool2d_out));

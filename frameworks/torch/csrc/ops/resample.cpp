@@ -429,7 +429,7 @@ at::Tensor& upsample_out(const at::Tensor& self, at::IntArrayRef output_size, bo
     throw OnCpu{};
   const at::Tensor result = interpolate(self, self.sizes(), output_size, align_corners, scales, mode, false);
   at::native::resize_output(out, result.sizes());
-  if (!out.is_same(result)) out.copy_(result);
+  out.copy_(result);
   return out;
 }
 
@@ -446,7 +446,7 @@ at::Tensor& upsample_backward_out(const at::Tensor& grad_output, at::IntArrayRef
   const at::Tensor result =
       interpolate(grad_output, input_size, output_size, align_corners, scales, mode, true);
   at::native::resize_output(grad_input, result.sizes());
-  if (!grad_input.is_same(result)) grad_input.copy_(result);
+  grad_input.copy_(result);
   return grad_input;
 }
 
@@ -580,7 +580,8 @@ void register_resample_ops(Table& t) {
         DEVPLUG_KERNEL(nearest3d_backward<true>));
   t.add("_upsample_nearest_exact3d_backward.grad_input", Impl::bridge, kNearBack,
         DEVPLUG_KERNEL(nearest3d_backward_out<true>));
-  constexpr const char* kInterp = "iota, floor, clamp, eq, mul, add, matmul (one product per dim)";
+  constexpr const char* kInterp =
+      "iota, add, mul, sub, neg, floor, clamp, lt, eq, convert_element_type, matmul (one product per dim)";
   t.add("upsample_linear1d", Impl::bridge, kInterp, DEVPLUG_KERNEL(up1d<Interp::linear>));
   t.add("upsample_linear1d.out", Impl::bridge, kInterp, DEVPLUG_KERNEL(up1d_out<Interp::linear>));
   t.add("upsample_bilinear2d", Impl::bridge, kInterp, DEVPLUG_KERNEL(up2d<Interp::linear>));
