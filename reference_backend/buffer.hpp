@@ -14,6 +14,7 @@ struct devplug_buffer_handle_t {
   uint64_t size;
   unsigned char* data;
   devplug_device_handle_t* device;  // the device it was allocated on
+  bool owned = true;                // false: host memory the caller lent (buffer_import_host)
 };
 
 namespace devplug::reference {

@@ -160,7 +160,7 @@ struct ReferencePlugin {
 
   static void buffer_release(devplug_buffer_handle_t* buffer) {
     check_buffer(buffer);
-    std::free(buffer->data);
+    if (buffer->owned) std::free(buffer->data);
     buffer->data = nullptr;
     buffer->size = 0;
     delete buffer;
@@ -241,6 +241,14 @@ struct ReferencePlugin {
   // may read them once the calls that wrote them returned). No pinned_host_memory extension:
   // copies are plain memcpy, and the dispatcher's own page-locked memory serves hosts.
   static void* buffer_host_address(devplug_buffer_handle_t* buffer) { return check_buffer(buffer)->data; }
+
+  // The host_memory_import extension: a buffer over the caller's memory, which buffer_release
+  // leaves alone (the SDK has checked its alignment against kBufferAlignment's 64).
+  static devplug_buffer_handle_t* buffer_import_host(devplug_device_handle_t* device, void* host,
+                                                     uint64_t size_bytes) {
+    check_handle(device, kDeviceTag, "device");
+    return new devplug_buffer_handle_t{size_bytes, static_cast<unsigned char*>(host), device, false};
+  }
 
   // The fused_programs extension: node by node through the kernels below (fused_programs.hpp).
   static devplug_fused_program_handle_t* fused_program_create(devplug_device_handle_t* device,

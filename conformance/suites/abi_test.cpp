@@ -7,8 +7,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -127,7 +129,7 @@ struct RowFixture {
   devplug_event_handle_t* unrecorded_event = nullptr;  // never recorded
   devplug_buffer_handle_t* far_buffer = nullptr;       // on device 1, when there is one
   devplug_event_handle_t* far_event = nullptr;
-  alignas(8) unsigned char host[64] = {};
+  alignas(64) unsigned char host[64] = {};
   // Out-parameters: each row writes into fresh storage (a generous, aligned block).
   alignas(16) unsigned char out_storage[8][DEVPLUG_COMM_UNIQUE_ID_BYTES] = {};
   size_t outs_used = 0;
@@ -678,6 +680,77 @@ std::string host_address() {
   return c.text();
 }
 
+// Host memory lent to the device (the host_memory_import extension, where the plugin offers
+// it): on a device with DEVPLUG_DEVICE_UNIFIED_MEMORY the buffer is that memory both ways, and
+// buffer_release leaves it to the caller; on another device the entry answers
+// FAILED_PRECONDITION.
+std::string host_memory_import() {
+  Loaded l;
+  if (!l.error.empty()) return l.error;
+  const devplug_extension_t* e = devplug_extension_find(l.api, DEVPLUG_EXTENSION_HOST_MEMORY_IMPORT);
+  if (e == nullptr) {
+    std::printf("abi_host_memory_import: plugin offers no host_memory_import extension\n");
+    std::fflush(stdout);
+    return "";
+  }
+  if (e->struct_size < sizeof(devplug_ext_host_memory_import_t))
+    return "host_memory_import record is shorter than its ABI 1.2 struct";
+  const auto* ext = reinterpret_cast<const devplug_ext_host_memory_import_t*>(e);
+  const devplug_plugin_api_t* api = l.api;
+  Checker c(api);
+  int32_t count = 0;
+  c.expect_ok("device_count", api->device_count(&count, nullptr));
+  const int32_t index = run_state().options.device;
+  if (count <= index) return c.text();
+  devplug_device_properties_t p{};
+  p.struct_size = sizeof p;
+  c.expect_ok("device_get_properties", api->device_get_properties(index, &p));
+  const bool unified = (p.capabilities & DEVPLUG_DEVICE_UNIFIED_MEMORY) != 0;
+  devplug_device_handle_t* dev = nullptr;
+  c.expect_ok("device_open", api->device_open(index, &dev));
+  if (dev == nullptr) return c.text();
+  constexpr size_t kSize = 4096 + 40;  // not a multiple of a page
+  struct FreeBytes {
+    void operator()(unsigned char* p) const { std::free(p); }
+  };
+  std::unique_ptr<unsigned char, FreeBytes> memory(
+      static_cast<unsigned char*>(std::aligned_alloc(64, 4096 * 2)));
+  unsigned char* host = memory.get();
+  const std::vector<unsigned char> in = pattern(kSize, 7);
+  std::memcpy(host, in.data(), kSize);
+  devplug_buffer_handle_t* buffer = nullptr;
+  devplug_stream_handle_t* s = nullptr;
+  c.expect_ok("stream_create", api->stream_create(dev, &s));
+  if (!unified) {
+    c.expect_error("buffer_import_host(a device without unified memory)", DEVPLUG_CODE_FAILED_PRECONDITION,
+                   ext->buffer_import_host(dev, host, kSize, &buffer));
+  } else if (s != nullptr) {
+    c.expect_ok("buffer_import_host", ext->buffer_import_host(dev, host, kSize, &buffer));
+    if (buffer != nullptr) {
+      uint64_t size = 0;
+      c.expect_ok("buffer_get_size", api->buffer_get_size(buffer, &size));
+      if (size != kSize) c.problem("buffer_get_size of an imported buffer is not the size given");
+      std::vector<unsigned char> out(kSize);
+      c.expect_ok("buffer_copy_to_host", api->buffer_copy_to_host(s, buffer, 0, out.data(), kSize));
+      c.expect_ok("stream_synchronize", api->stream_synchronize(s));
+      if (out != in) c.problem("an imported buffer does not read the host memory it was given");
+      const unsigned char written[3] = {0xAB, 0xCD, 0xEF};
+      c.expect_ok("buffer_copy_from_host", api->buffer_copy_from_host(s, written, buffer, kSize - 3, 3));
+      c.expect_ok("stream_synchronize", api->stream_synchronize(s));
+      if (std::memcmp(host + kSize - 3, written, 3) != 0)
+        c.problem("a copy into an imported buffer did not land in the host memory");
+      c.expect_ok("buffer_release", api->buffer_release(buffer));
+      host[0] = 1;  // still the caller's (a sanitizer build sees a use after free otherwise)
+    }
+  }
+  std::printf("abi_host_memory_import: device %s unified memory: %s\n", unified ? "with" : "without",
+              unified ? "the buffer is the host memory both ways" : "FAILED_PRECONDITION");
+  std::fflush(stdout);
+  if (s) c.expect_ok("stream_destroy", api->stream_destroy(s));
+  c.expect_ok("device_close", api->device_close(dev));
+  return c.text();
+}
+
 // Opens device --device through the raw table for the checks below.
 struct RawDevice {
   Loaded loaded;
@@ -873,6 +946,7 @@ void register_abi_tests(const std::string& filter) {
       {"event_timestamps", event_timestamps},
       {"pinned_host_memory", pinned_host_memory},
       {"host_address", host_address},
+      {"host_memory_import", host_memory_import},
       {"claims", claims},
       {"buffer_round_trip", buffer_round_trip},
       {"stream_event_ordering", stream_event_ordering},

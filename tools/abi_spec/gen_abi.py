@@ -35,7 +35,7 @@ ROWS = ROOT / "conformance/suites/abi_rows.inc"
 SDK_RULES = {
     "null", "struct_size", "abi_major", "device_index", "zero", "same_device", "range", "no_bytes",
     "overlap", "known_op", "arity", "tensors", "known_dtype", "rank", "attrs_size", "allowed_dtype", "on_device",
-    "claimed", "below", "reduce_op", "dense", "fused_program",
+    "claimed", "below", "reduce_op", "dense", "fused_program", "aligned",
 }
 BODY_RULES = {"device_memory", "recorded"}
 CODES = {
@@ -232,6 +232,7 @@ RULE_TEXT = {
     "overlap": lambda a: f"{tick(a[0])} and {tick(a[2])} one buffer with overlapping ranges",
     "device_memory": lambda a: f"more than the device can hold ({tick(a[0])}; the message gives the sizes)",
     "recorded": lambda a: f"{tick(a[0])} never recorded",
+    "aligned": lambda a: f"{tick(a[0])} not aligned to 64 bytes",
     "below": lambda a: f"{tick(a[0])} not below {tick(a[1])}",
     "reduce_op": lambda a: f"{tick(a[0])} not a devplug_reduce_op_t",
     "dense": lambda a: f"{tick(a[0])} short, of an unknown dtype or rank, without a buffer or not contiguous",
@@ -394,6 +395,8 @@ def cpp_check(entry, c):
         return f'checks::{r}({code}, {what}, "{a[0]}", {a[0]});'
     if r == "fused_program":
         return f"checks::fused_program({code}, {what}, {a[0]});"
+    if r == "aligned":
+        return f'checks::aligned({code}, {what}, "{a[0]}", {a[0]}, 64);'
     if r == "same_device":
         return f'checks::same_device<Impl>({code}, {what}, "{a[0]}", {a[0]}, "{a[1]}", {a[1]});'
     if r == "range":
@@ -549,6 +552,8 @@ def provoke(entry, c, local):
         return f"{a[2]} = {a[0]}; {a[3]} = {a[1]} + {a[4]} / 2;"
     if r == "recorded":
         return f"{a[0]} = f.unrecorded_event;"
+    if r == "aligned":
+        return f"{a[0]} = static_cast<unsigned char*>({a[0]}) + 1;"
     if r == "below":
         return f"{a[0]} = {a[1]};"
     if r == "reduce_op":

@@ -404,6 +404,7 @@ typedef enum devplug_reduce_op_t {
 #define DEVPLUG_EXTENSION_HOST_ADDRESS 3u
 #define DEVPLUG_EXTENSION_FUSED_PROGRAMS 4u
 #define DEVPLUG_EXTENSION_COLLECTIVES 5u
+#define DEVPLUG_EXTENSION_HOST_MEMORY_IMPORT 6u
 
 /* Device-side timestamps on events: the time between two recorded events as the device measured it
  * (OpenCL profiling info, Level Zero kernel timestamps, CUDA events). Extension type
@@ -557,6 +558,23 @@ typedef struct devplug_ext_collectives_t {
                            const devplug_tensor_desc_t* tensor, uint32_t peer);
 } devplug_ext_collectives_t;
 
+/* Buffers over host memory that the host owns, for a device whose memory is host memory
+ * (DEVPLUG_DEVICE_UNIFIED_MEMORY): the device works in that memory without a copy, so memory that
+ * processes share (POSIX shared memory) is device memory in each of them. Extension type
+ * DEVPLUG_EXTENSION_HOST_MEMORY_IMPORT (ABI 1.2). */
+typedef struct devplug_ext_host_memory_import_t {
+  devplug_extension_t base; /* type DEVPLUG_EXTENSION_HOST_MEMORY_IMPORT */
+  /* A buffer of `device` whose `size_bytes` bytes are the host memory at `host`, which the caller
+   * keeps valid until buffer_release of the buffer has returned; buffer_release releases the buffer
+   * and leaves the memory to the caller. The caller orders its own host reads and writes of the
+   * memory with the device's work on the buffer. Besides the rows below, FAILED_PRECONDITION for a
+   * device whose memory is not host memory. Thread-safe. (ABI 1.2)
+   * Errors, in this order: INVALID_ARGUMENT for NULL `device`, NULL `host`, NULL `out_buffer`,
+   * `size_bytes` 0 or `host` not aligned to 64 bytes. */
+  devplug_error_t* (*buffer_import_host)(devplug_device_handle_t* device, void* host, uint64_t size_bytes,
+                                         devplug_buffer_handle_t** out_buffer);
+} devplug_ext_host_memory_import_t;
+
 /* The name of extension type `type` as plugin_api.def spells it, or NULL for a type this header
  * does not know. */
 static inline const char* devplug_extension_name(uint32_t type) {
@@ -571,6 +589,8 @@ static inline const char* devplug_extension_name(uint32_t type) {
       return "fused_programs";
     case DEVPLUG_EXTENSION_COLLECTIVES:
       return "collectives";
+    case DEVPLUG_EXTENSION_HOST_MEMORY_IMPORT:
+      return "host_memory_import";
     default:
       return NULL;
   }

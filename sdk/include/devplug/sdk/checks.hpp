@@ -66,6 +66,12 @@ inline void nonzero(devplug_code_t code, const char* entry, const char* name, ui
   if (value == 0) raise(code, entry, std::string(name) + " is 0");
 }
 
+inline void aligned(devplug_code_t code, const char* entry, const char* name, const void* pointer,
+                    uintptr_t alignment) {
+  if (reinterpret_cast<uintptr_t>(pointer) % alignment != 0)
+    raise(code, entry, std::string(name) + " is not aligned to " + std::to_string(alignment) + " bytes");
+}
+
 inline void below(devplug_code_t code, const char* entry, const char* name, uint64_t value,
                   const char* bound_name, uint64_t bound) {
   if (value >= bound)

@@ -329,6 +329,16 @@ struct Shims {
     });
   }
 
+  // ---- extension host_memory_import ----
+  static devplug_error_t* buffer_import_host(devplug_device_handle_t* device, void* host, uint64_t size_bytes,
+                                             devplug_buffer_handle_t** out_buffer) {
+    return guard([&] {
+      Check::buffer_import_host(device, host, size_bytes, out_buffer);
+      allocation_fault_point("buffer_import_host");
+      *out_buffer = Impl::buffer_import_host(device, host, size_bytes);
+    });
+  }
+
   // ---- extension fused_programs ----
   static devplug_error_t* fused_program_create(devplug_device_handle_t* device,
                                                const devplug_fused_program_desc_t* desc,
@@ -457,6 +467,11 @@ template <typename Impl>
 struct HasHostAddress<Impl, std::void_t<decltype(&Impl::buffer_host_address)>> : std::true_type {};
 
 template <typename Impl, typename = void>
+struct HasHostMemoryImport : std::false_type {};
+template <typename Impl>
+struct HasHostMemoryImport<Impl, std::void_t<decltype(&Impl::buffer_import_host)>> : std::true_type {};
+
+template <typename Impl, typename = void>
 struct HasFusedPrograms : std::false_type {};
 template <typename Impl>
 struct HasFusedPrograms<
@@ -480,6 +495,7 @@ struct Extensions {
   devplug_ext_host_address_t host_address;
   devplug_ext_fused_programs_t fused_programs;
   devplug_ext_collectives_t collectives;
+  devplug_ext_host_memory_import_t host_memory_import;
   const devplug_extension_t* first = nullptr;
 
   Extensions() {
@@ -488,6 +504,7 @@ struct Extensions {
     std::memset(&host_address, 0, sizeof host_address);
     std::memset(&fused_programs, 0, sizeof fused_programs);
     std::memset(&collectives, 0, sizeof collectives);
+    std::memset(&host_memory_import, 0, sizeof host_memory_import);
     const devplug_extension_t** link = &first;
     auto chain = [&link](devplug_extension_t& base, size_t size, uint32_t type) {
       base.struct_size = size;
@@ -527,6 +544,10 @@ struct Extensions {
       collectives.send = &S::send;
       collectives.recv = &S::recv;
       chain(collectives.base, sizeof collectives, DEVPLUG_EXTENSION_COLLECTIVES);
+    }
+    if constexpr (HasHostMemoryImport<Impl>::value) {
+      host_memory_import.buffer_import_host = &Shims<Impl>::buffer_import_host;
+      chain(host_memory_import.base, sizeof host_memory_import, DEVPLUG_EXTENSION_HOST_MEMORY_IMPORT);
     }
   }
 };
