@@ -136,6 +136,21 @@ DEVPLUG_API devplug_error_t* devplug_tensor_host_address(const devplug_tensor_t*
   });
 }
 
+DEVPLUG_API devplug_error_t* devplug_tensor_from_host_memory(devplug_device_t* device, void* host,
+                                                             uint64_t size_bytes, void (*release)(void*),
+                                                             void* release_context,
+                                                             devplug_tensor_t** out_tensor) {
+  return guard([&] {
+    require_not_null(out_tensor, "out_tensor");
+    *out_tensor = nullptr;
+    require_handle(device, "device");
+    require_not_null(host, "host");
+    if (size_bytes == 0) invalid_argument("size_bytes is 0");
+    if (reinterpret_cast<uintptr_t>(host) % 64 != 0) invalid_argument("host is not aligned to 64 bytes");
+    *out_tensor = new_tensor_over_host(*device, host, size_bytes, release, release_context);
+  });
+}
+
 DEVPLUG_API devplug_error_t* devplug_tensor_copy(devplug_stream_t* stream, devplug_tensor_t* dst,
                                                  const devplug_tensor_t* src) {
   return guard([&] {

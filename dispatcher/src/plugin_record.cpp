@@ -126,6 +126,12 @@ void read_extensions(devplug_plugin_t& plugin) {
       fused->fused_program_create != nullptr && fused->fused_program_launch != nullptr &&
       fused->fused_program_destroy != nullptr)
     plugin.fused_programs = fused;
+  e = devplug_extension_find(plugin.api, DEVPLUG_EXTENSION_HOST_MEMORY_IMPORT);
+  const auto* import = reinterpret_cast<const devplug_ext_host_memory_import_t*>(e);
+  if (import != nullptr &&
+      e->struct_size >= DEVPLUG_SIZE_THROUGH(devplug_ext_host_memory_import_t, buffer_import_host) &&
+      import->buffer_import_host != nullptr)
+    plugin.host_memory_import = import;
 }
 
 }  // namespace

@@ -27,6 +27,12 @@ struct Storage {
   // Increases with every storage made in the process: a graph's capture tells the storages
   // made during it from older ones (graph.hpp).
   uint64_t serial = 0;
+  // Host memory a caller lent (devplug_tensor_from_host_memory), not the allocator's: the last
+  // release waits for the device's work, releases the plugin's buffer, then calls
+  // `lent_release(lent_context)` when it is not NULL.
+  bool lent = false;
+  void (*lent_release)(void*) = nullptr;
+  void* lent_context = nullptr;
 };
 
 // The serial the next storage will get.
@@ -63,6 +69,10 @@ namespace devplug::detail {
 
 // Allocates a contiguous tensor of `layout` (whose shape passed check_shape) on `device`.
 devplug_tensor_t* new_tensor(devplug_device_t& device, const Layout& layout);
+// A uint8 [size_bytes] tensor over `size_bytes` of the caller's host memory at `host`, through
+// the plugin's host_memory_import extension (see devplug_tensor_from_host_memory). Throws.
+devplug_tensor_t* new_tensor_over_host(devplug_device_t& device, void* host, uint64_t size_bytes,
+                                       void (*release)(void*), void* release_context);
 // A new view of `base`'s storage with `layout` (which must lie inside it).
 devplug_tensor_t* new_view(const devplug_tensor_t& base, const Layout& layout);
 // Drops the tensor's share of its storage and frees the host object. Never throws.

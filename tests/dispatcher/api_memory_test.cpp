@@ -185,6 +185,64 @@ TEST_F(ApiMemory, HostAddressOfAReferenceTensor) {
   for (devplug_tensor_t* x : {scalar, item, row, t}) devplug_tensor_release(x);
 }
 
+// Host memory lent to the reference device is its memory: an op's result is in it, writes to
+// it are the tensor's, and the lender hears once, when the last view has gone.
+TEST_F(ApiMemory, ATensorOverHostMemoryWorksInThatMemory) {
+  alignas(64) float host[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  int released = 0;
+  auto count = [](void* n) { ++*static_cast<int*>(n); };
+  const devplug_memory_stats_t before = stats_of(device_);
+  devplug_tensor_t* bytes = nullptr;
+  ASSERT_TRUE(Ok(devplug_tensor_from_host_memory(device_, host, sizeof host, count, &released, &bytes)));
+  uint64_t storage_bytes = 0;
+  ASSERT_TRUE(Ok(devplug_tensor_storage_bytes(bytes, &storage_bytes)));
+  EXPECT_EQ(storage_bytes, sizeof host);
+  const int64_t shape[1] = {8}, strides[1] = {1};
+  devplug_tensor_t* x = nullptr;
+  ASSERT_TRUE(Ok(devplug_tensor_as_strided_dtype(bytes, DEVPLUG_DTYPE_FLOAT32, 1, shape, strides, 0, &x)));
+  devplug_tensor_release(bytes);
+  EXPECT_EQ(released, 0);  // x still holds the storage
+  void* address = nullptr;
+  ASSERT_TRUE(Ok(devplug_tensor_host_address(x, &address)));
+  EXPECT_EQ(address, static_cast<void*>(host));
+  devplug_tensor_t* ins[2] = {x, x};
+  devplug_tensor_t* outs[1] = {x};
+  ASSERT_TRUE(Ok(devplug_op_call(stream_, DEVPLUG_OP_add, ins, 2, outs, 1, nullptr)));
+  ASSERT_TRUE(Ok(devplug_stream_synchronize(stream_)));
+  EXPECT_EQ(host[3], 6.0f);
+  host[7] = -1.0f;
+  float back[8] = {};
+  ASSERT_TRUE(Ok(devplug_tensor_copy_to_host(stream_, x, back, sizeof back)));
+  EXPECT_EQ(back[7], -1.0f);
+  EXPECT_EQ(back[1], 2.0f);
+  // Not the caching allocator's memory.
+  EXPECT_EQ(stats_of(device_).allocated_bytes.current, before.allocated_bytes.current);
+  devplug_tensor_release(x);
+  EXPECT_EQ(released, 1);
+  // Without a release function the lender keeps track itself.
+  ASSERT_TRUE(Ok(devplug_tensor_from_host_memory(device_, host, 4, nullptr, nullptr, &bytes)));
+  devplug_tensor_release(bytes);
+}
+
+TEST_F(ApiMemory, TensorFromHostMemoryErrors) {
+  alignas(64) unsigned char host[128] = {};
+  int released = 0;
+  auto count = [](void* n) { ++*static_cast<int*>(n); };
+  devplug_tensor_t* t = reinterpret_cast<devplug_tensor_t*>(0x1);
+  EXPECT_TRUE(
+      Invalid(devplug_tensor_from_host_memory(device_, host, 8, count, &released, nullptr), "out_tensor"));
+  EXPECT_TRUE(Invalid(devplug_tensor_from_host_memory(nullptr, host, 8, count, &released, &t), "device"));
+  EXPECT_EQ(t, nullptr);
+  EXPECT_TRUE(Invalid(devplug_tensor_from_host_memory(device_, nullptr, 8, count, &released, &t), "host"));
+  EXPECT_TRUE(Invalid(devplug_tensor_from_host_memory(device_, host, 0, count, &released, &t), "size_bytes"));
+  EXPECT_TRUE(
+      Invalid(devplug_tensor_from_host_memory(device_, host + 1, 8, count, &released, &t), "aligned to 64"));
+  EXPECT_TRUE(Invalid(devplug_tensor_from_host_memory(device_, host, uint64_t{1} << 63, count, &released, &t),
+                      "more than a tensor"));
+  EXPECT_EQ(t, nullptr);
+  EXPECT_EQ(released, 0);  // not called on error
+}
+
 TEST(ApiMemoryCpp, TheWrapperReadsResetsAndEmpties) {
   Context context(DEVPLUG_CONTEXT_NO_DISCOVERY);
   context.load(DEVPLUG_REFERENCE_PLUGIN_PATH);
@@ -252,6 +310,14 @@ TEST_F(CachingContext, HostAddressIsUnimplementedWithoutTheExtension) {
   EXPECT_TRUE(Fails(devplug_tensor_host_address(t, &address), DEVPLUG_CODE_UNIMPLEMENTED, "host_address"));
   EXPECT_EQ(address, nullptr);
   devplug_tensor_release(t);
+}
+
+TEST_F(CachingContext, TensorFromHostMemoryIsUnimplementedWithoutTheExtension) {
+  alignas(64) unsigned char host[64] = {};
+  devplug_tensor_t* t = nullptr;
+  EXPECT_TRUE(Fails(devplug_tensor_from_host_memory(device, host, 64, nullptr, nullptr, &t),
+                    DEVPLUG_CODE_UNIMPLEMENTED, "host_memory_import"));
+  EXPECT_EQ(t, nullptr);
 }
 
 #endif  // DEVPLUG_FIXTURE_PLUGIN_PATH

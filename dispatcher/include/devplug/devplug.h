@@ -485,6 +485,25 @@ DEVPLUG_API devplug_error_t* devplug_tensor_copy_to_host_async(devplug_stream_t*
  * plugin offers no host_address extension; FAILED_PRECONDITION when the device's memory is not
  * host-addressable. */
 DEVPLUG_API devplug_error_t* devplug_tensor_host_address(const devplug_tensor_t* tensor, void** out_address);
+/* A new tensor of `device`, uint8 of shape [size_bytes], whose storage is the caller's
+ * `size_bytes` of host memory at `host`, without a copy: the device's work on it and its views
+ * reads and writes that memory (memory that processes share, such as POSIX shared memory, is
+ * then the same device memory in each of them). For a device whose memory is host memory
+ * (DEVPLUG_DEVICE_UNIFIED_MEMORY) whose plugin offers the host_memory_import extension. The
+ * memory must stay valid until the storage's last tensor is released; that release waits for
+ * the device's work (as devplug_device_synchronize), releases the plugin's buffer and then calls
+ * `release(release_context)` when `release` is not NULL, on the releasing thread. The caller
+ * orders its own reads and writes of the memory with the device's work (synchronize first).
+ * Such a storage is not the caching allocator's, and the memory statistics do not count it.
+ * Errors: INVALID_ARGUMENT for NULL `out_tensor`, a bad `device`, NULL `host`, `size_bytes` 0,
+ * `host` not aligned to 64 bytes or `size_bytes` above INT64_MAX; UNIMPLEMENTED when the
+ * plugin offers no host_memory_import extension; FAILED_PRECONDITION when the device's memory
+ * is not host memory; then an error of the plugin's buffer_import_host. On error `release` is
+ * not called. */
+DEVPLUG_API devplug_error_t* devplug_tensor_from_host_memory(devplug_device_t* device, void* host,
+                                                             uint64_t size_bytes, void (*release)(void*),
+                                                             void* release_context,
+                                                             devplug_tensor_t** out_tensor);
 /* Copies `src` into `dst` (same shape and dtype, any layouts, any devices; through the
  * host when the devices belong to different plugins). Enqueued on `stream`, which belongs
  * to dst's device (NULL: its default stream).

@@ -297,6 +297,17 @@ class Tensor {
     return Tensor(device.context(), raw);
   }
 
+  // A uint8 [size_bytes] tensor whose storage is the caller's host memory at `host`, for a
+  // device whose memory is host memory (devplug_tensor_from_host_memory: `release` is called
+  // with `release_context` once the storage is gone, and not when this throws).
+  static Tensor over_host_memory(const Device& device, void* host, uint64_t size_bytes,
+                                 void (*release)(void*), void* release_context) {
+    devplug_tensor_t* raw = nullptr;
+    api_detail::check(
+        devplug_tensor_from_host_memory(device.handle(), host, size_bytes, release, release_context, &raw));
+    return Tensor(device.context(), raw);
+  }
+
   // Allocates a tensor of `shape` and copies `values` (row-major) into it, waiting for
   // the copy. T is an element type of devplug/sdk/dtype.hpp (bool, int32_t, float,
   // devplug::sdk::float16...).
