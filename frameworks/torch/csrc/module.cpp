@@ -4,6 +4,7 @@
 // device guard, hooks, fallback and kernels (static registrations in the other files).
 #include <c10/core/CachingDeviceAllocator.h>
 #include <torch/csrc/Generator.h>
+#include <torch/csrc/Storage.h>
 #include <torch/python.h>
 
 #include "dlpack.hpp"
@@ -106,6 +107,12 @@ py::object python_default_generator(int index) {
   return py::reinterpret_steal<py::object>(THPGenerator_initDefaultGenerator(g));
 }
 
+const c10::Storage& unpack_storage(py::handle object) {
+  TORCH_CHECK_TYPE(THPStorage_Check(object.ptr()), "devplug: expected a torch.UntypedStorage, got ",
+                   py::str(py::type::of(object)).cast<std::string>());
+  return THPStorage_Unpack(object.ptr());
+}
+
 }  // namespace
 
 namespace devplug::bridge {
@@ -161,6 +168,19 @@ PYBIND11_MODULE(_C, m) {
   m.def("_empty_cache", [] { c10::getDeviceAllocator(c10::DeviceType::PrivateUse1)->emptyCache(); });
   m.def("_manual_seed_all", [](uint64_t seed) { manual_seed_all(seed); });
   m.def("_write_trace", &write_trace);
+  // torch.multiprocessing's sharing of devplug storages (_multiprocessing.py).
+  m.def("_host_memory_of", [](py::handle storage) -> py::object {
+    c10::Storage host = host_memory_of(unpack_storage(storage));
+    if (!host) return py::none();
+    return py::reinterpret_steal<py::object>(THPStorage_Wrap(std::move(host)));
+  });
+  m.def("_move_to_host_memory", [](py::handle storage, py::handle host) {
+    move_to_host_memory(unpack_storage(storage), unpack_storage(host));
+  });
+  m.def("_storage_over_host_memory", [](py::handle host, int device) {
+    c10::Storage s = storage_over_host_memory(unpack_storage(host), static_cast<c10::DeviceIndex>(device));
+    return py::reinterpret_steal<py::object>(THPStorage_Wrap(std::move(s)));
+  });
   bind_dlpack(m);
   if (py::module::import("torch.distributed").attr("is_available")().cast<bool>()) register_distributed(m);
 }

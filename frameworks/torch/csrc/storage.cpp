@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
 
 #include "runtime.hpp"
@@ -146,6 +147,42 @@ void reset_memory_stats(c10::DeviceIndex device, uint32_t what) {
   }
 }
 
+namespace {
+
+// Registers `block` and makes the DataPtr that owns it.
+c10::DataPtr adopt(Block* block) {
+  {
+    std::lock_guard<std::mutex> lock(g_blocks_mutex);
+    blocks()[block->address] = block;
+  }
+  return c10::DataPtr(reinterpret_cast<void*>(block->address), block, &delete_block,
+                      c10::Device(c10::DeviceType::PrivateUse1, block->device));
+}
+
+// The dispatcher calls this once the last devplug tensor over the memory is gone.
+void drop_host_storage(void* context) { delete static_cast<c10::Storage*>(context); }
+
+// A block on `device` whose bytes are the memory of the CPU storage `host`, which the
+// dispatcher keeps alive (a reference of its own) while any devplug tensor uses it.
+Block* block_over_host(const c10::Storage& host, c10::DeviceIndex device) {
+  TORCH_CHECK(host.device_type() == c10::DeviceType::CPU, "devplug: expected a CPU storage, got one on ",
+              host.device());
+  const size_t nbytes = host.nbytes();
+  TORCH_CHECK(nbytes > 0, "devplug: a device storage over host memory needs at least one byte");
+  const devplug::Device& d = Runtime::get().device(device);
+  auto keep = std::make_unique<c10::Storage>(host);
+  try {
+    devplug::Tensor bytes = devplug::Tensor::over_host_memory(d, c10::Storage(host).mutable_data(), nbytes,
+                                                              &drop_host_storage, keep.get());
+    keep.release();  // the dispatcher's now
+    return new Block{std::move(bytes), take_address(nbytes), nbytes, device, host};
+  } catch (const devplug::Error& e) {
+    throw_torch_error(e);
+  }
+}
+
+}  // namespace
+
 c10::DataPtr allocate_on(c10::DeviceIndex device, size_t nbytes) {
   Runtime& runtime = Runtime::get();
   const devplug::Device& d = runtime.device(device);
@@ -156,12 +193,35 @@ c10::DataPtr allocate_on(c10::DeviceIndex device, size_t nbytes) {
   } catch (const devplug::Error& e) {
     throw_torch_error(e);
   }
-  {
-    std::lock_guard<std::mutex> lock(g_blocks_mutex);
-    blocks()[block->address] = block;
+  return adopt(block);
+}
+
+c10::Storage host_memory_of(const c10::Storage& storage) { return block_of(storage).host; }
+
+void move_to_host_memory(const c10::Storage& storage, const c10::Storage& host) {
+  check_not_forked();
+  Block& old = block_of(storage);
+  const size_t nbytes = storage.nbytes();
+  TORCH_CHECK(host.nbytes() == nbytes, "devplug: the host storage has ", host.nbytes(),
+              " bytes, the device storage ", nbytes);
+  std::unique_ptr<Block> fresh(block_over_host(host, old.device));
+  try {
+    const int64_t n = static_cast<int64_t>(nbytes);
+    devplug::Stream stream = stream_for(old.device);
+    fresh->bytes.as_strided({n}, {1}, 0).copy_from(old.bytes.as_strided({n}, {1}, 0), &stream);
+    stream.synchronize();  // the memory is another process's to read from now on
+  } catch (const devplug::Error& e) {
+    throw_torch_error(e);
   }
-  return c10::DataPtr(reinterpret_cast<void*>(block->address), block, &delete_block,
-                      c10::Device(c10::DeviceType::PrivateUse1, device));
+  c10::Storage(storage).set_data_ptr_noswap(adopt(fresh.release()));
+}
+
+c10::Storage storage_over_host_memory(const c10::Storage& host, c10::DeviceIndex device) {
+  check_not_forked();
+  const size_t nbytes = host.nbytes();
+  return c10::Storage(c10::Storage::use_byte_size_t(), nbytes, adopt(block_over_host(host, device)),
+                      allocator(),
+                      /*resizable=*/false);
 }
 
 Block& block_of(const c10::Storage& storage) {

@@ -26,6 +26,9 @@ struct Block {
   uintptr_t address;      // what torch sees as the storage's data()
   size_t nbytes;
   c10::DeviceIndex device;
+  // The CPU storage whose memory `bytes` is (shared memory, for torch.multiprocessing), or
+  // undefined when `bytes` is the device's own memory.
+  c10::Storage host = {};
 };
 
 // The allocator registered for the devplug device type: allocates on the current device.
@@ -40,6 +43,16 @@ c10::DataPtr allocate_on(c10::DeviceIndex device, size_t nbytes);
 Block& block_of(const c10::Storage& storage);
 // The block that holds fake address `address`, or nullptr.
 Block* find_block(const void* address);
+// Sharing between processes, on a device whose memory is host memory and whose plugin lends it
+// to the device (devplug_tensor_from_host_memory): the CPU storage a devplug storage's memory
+// is, or an undefined storage;
+c10::Storage host_memory_of(const c10::Storage& storage);
+// moves `storage`'s bytes into the CPU storage `host` (its size; shared memory) and makes that
+// memory the storage's from now on, as torch's share_memory_() does for CPU storages (throws a
+// torch error naming why where the device cannot);
+void move_to_host_memory(const c10::Storage& storage, const c10::Storage& host);
+// and a new devplug storage on `device` whose memory is the CPU storage `host`'s.
+c10::Storage storage_over_host_memory(const c10::Storage& host, c10::DeviceIndex device);
 // Grows (or shrinks) `storage` to `nbytes` on its device, keeping the leading bytes.
 void resize_storage(const c10::Storage& storage, size_t nbytes);
 

@@ -154,7 +154,60 @@ def test_dataloader_fork_worker_touching_the_device_is_a_clear_error(tmp_path, d
     assert "DataLoader worker process" in result.stderr and FORK_ERROR in result.stderr, result.stderr
 
 
-def test_spawn_with_a_devplug_tensor_is_a_clear_error(tmp_path, device):
+# Plugins whose devices lend host memory to the device (the host_memory_import extension), so
+# torch.multiprocessing shares their tensors; on the others sending one is a clear error.
+SHARES_HOST_MEMORY = {"reference"}
+
+
+def test_spawn_shares_a_devplug_tensor_or_refuses_it_clearly(tmp_path, device):
+    plugin = torch_devplug.devices()[int(device.split(":")[1])]["plugin"]
+    if plugin not in SHARES_HOST_MEMORY:
+        return spawn_with_a_devplug_tensor_is_a_clear_error(tmp_path, device)
+    result = run_script(tmp_path, device, """
+    import torch.multiprocessing as mp
+
+    def child(x, view, results, back, received):
+        print("child storages shared:", view.untyped_storage().data_ptr() == x.untyped_storage().data_ptr(),
+              flush=True)
+        x.add_(10)     # device work in the shared memory
+        view.mul_(2)   # elements 2..5 of x
+        y = torch.full((3,), 7.0, device=DEV)
+        back.put(y)    # made here, sent from the Queue's feeder thread
+        received.wait(120)  # the sender of shared memory outlives its receipt
+        y.add_(1)      # seen by the parent too
+        results.put((x.device.type, x.sum().item()))
+
+    if __name__ == "__main__":
+        ctx = mp.get_context("spawn")
+        x = torch.arange(6.0, device=DEV)
+        view = x[2:]
+        results, back, received = ctx.SimpleQueue(), ctx.Queue(), ctx.Event()
+        p = ctx.Process(target=child, args=(x, view, results, back, received))
+        p.start()
+        y = back.get(timeout=120)
+        received.set()
+        print("child result", results.get())
+        p.join(120)
+        print("exit", p.exitcode)
+        print("x", x.device.type, x.tolist())
+        print("y", y.device, y.tolist())
+        # The parent's tensor stays a device tensor that computes as before.
+        print("x+1", (x + 1).sum().item())
+        del x, view, y
+        gc.collect()
+        print("DONE")
+    """)
+    assert_ok(result)
+    out = result.stdout
+    assert "child storages shared: True" in out, out
+    assert "child result ('devplug', 129.0)" in out, out
+    assert "exit 0" in out, out
+    assert "x devplug [10.0, 11.0, 24.0, 26.0, 28.0, 30.0]" in out, out
+    assert "y devplug:0 [8.0, 8.0, 8.0]" in out, out
+    assert "x+1 135.0" in out, out
+
+
+def spawn_with_a_devplug_tensor_is_a_clear_error(tmp_path, device):
     result = run_script(tmp_path, device, """
     import torch.multiprocessing as mp
 
