@@ -93,8 +93,33 @@ devplug_buffer_handle_t* buffer_allocate(devplug_device_handle_t* device, uint64
 void buffer_release(devplug_buffer_handle_t* buffer) {
   devplug_device_handle_t* device = buffer->device;
   void* memory = buffer->memory;
+  const bool lent = buffer->lent;
   delete buffer;
-  release_device_memory(device, memory);
+  if (lent)
+    synchronize_device_streams(device);  // the memory is the caller's again once this returns
+  else
+    release_device_memory(device, memory);
+}
+
+devplug_buffer_handle_t* buffer_import_host(devplug_device_handle_t* device, void* host,
+                                            uint64_t size_bytes) {
+  if (!device->info.unified_memory)
+    sdk::fail(DEVPLUG_CODE_FAILED_PRECONDITION,
+              "buffer_import_host: the memory of '" + device->info.name +
+                  "' is not host memory (the device is neither a CPU nor integrated: no "
+                  "DEVPLUG_DEVICE_UNIFIED_MEMORY)");
+  if (!device->info.system_memory)
+    sdk::fail(DEVPLUG_CODE_FAILED_PRECONDITION,
+              "buffer_import_host: the driver of '" + device->info.name +
+                  "' does not let the device read and write system allocations (its "
+                  "sharedSystemAllocCapabilities lack ZE_MEMORY_ACCESS_CAP_FLAG_RW)");
+  auto* buffer = new devplug_buffer_handle_t;
+  buffer->device = device;
+  buffer->memory = host;
+  buffer->size = size_bytes;
+  buffer->host_addressable = true;
+  buffer->lent = true;
+  return buffer;
 }
 
 void buffer_copy_from_host(devplug_stream_handle_t* stream, const void* src, devplug_buffer_handle_t* dst,

@@ -28,6 +28,11 @@ void buffer_copy_to_host(devplug_stream_handle_t* stream, devplug_buffer_handle_
 void buffer_copy(devplug_stream_handle_t* stream, devplug_buffer_handle_t* src, uint64_t src_offset,
                  devplug_buffer_handle_t* dst, uint64_t dst_offset, uint64_t size_bytes);
 void* buffer_host_address(devplug_buffer_handle_t* buffer);
+// The host_memory_import extension: a buffer over the caller's host memory, on a unified-memory
+// device whose driver lets it read and write system allocations (sharedSystemAllocCapabilities),
+// as copies already do; FAILED_PRECONDITION elsewhere. Its release waits for the device's
+// streams and leaves the memory.
+devplug_buffer_handle_t* buffer_import_host(devplug_device_handle_t* device, void* host, uint64_t size_bytes);
 void* host_allocate(devplug_device_handle_t* device, uint64_t size_bytes);
 void host_release(devplug_device_handle_t* device, void* ptr);
 

@@ -101,6 +101,7 @@ struct devplug_buffer_handle_t {
   void* memory = nullptr;  // zeMemAllocShared on a unified-memory device, else zeMemAllocDevice
   uint64_t size = 0;
   bool host_addressable = false;  // a shared allocation: the host may read and write `memory`
+  bool lent = false;              // host memory the caller lent (buffer_import_host): not freed here
 };
 
 struct devplug_stream_handle_t {

@@ -121,6 +121,12 @@ struct LevelZeroPlugin {
   static void* buffer_host_address(devplug_buffer_handle_t* buffer) {
     return level_zero::buffer_host_address(buffer);
   }
+  // The host_memory_import extension: system allocations on a unified-memory device whose
+  // driver lets the device use them (memory.hpp); FAILED_PRECONDITION elsewhere.
+  static devplug_buffer_handle_t* buffer_import_host(devplug_device_handle_t* device, void* host,
+                                                     uint64_t size_bytes) {
+    return level_zero::buffer_import_host(device, host, size_bytes);
+  }
 
   // The kernels are the shared host side of the opencl plugin's kernels/*.cl
   // (plugins/clc_common) running on backend.cpp.

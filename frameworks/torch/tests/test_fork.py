@@ -156,7 +156,7 @@ def test_dataloader_fork_worker_touching_the_device_is_a_clear_error(tmp_path, d
 
 # Plugins whose devices lend host memory to the device (the host_memory_import extension), so
 # torch.multiprocessing shares their tensors; on the others sending one is a clear error.
-SHARES_HOST_MEMORY = {"reference"}
+SHARES_HOST_MEMORY = {"reference", "level_zero"}
 
 
 def test_spawn_shares_a_devplug_tensor_or_refuses_it_clearly(tmp_path, device):

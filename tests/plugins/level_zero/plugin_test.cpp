@@ -13,10 +13,12 @@
 #include <level_zero/ze_api.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "devplug/sdk/half.hpp"
@@ -248,6 +250,58 @@ TEST(LevelZeroMemory, BuffersHaveHostAddressesWhereTheDevicesMemoryIsTheHosts) {
   Session s(api);
   ASSERT_TRUE(s.ok());
   check_host_address(s);
+}
+
+// Host memory lent to the device (host_memory_import): where the device is the host's and its
+// driver lets it use system allocations, a kernel works in the lent memory and the release
+// waits for it; where either is missing (ctest's host_staging and discrete_gpu runs) the answer
+// is FAILED_PRECONDITION, saying which.
+TEST(LevelZeroMemory, LentHostMemoryIsDeviceMemoryWhereTheDeviceUsesSystemAllocations) {
+  LoadedPlugin plugin(DEVPLUG_LEVEL_ZERO_PLUGIN);
+  const devplug_plugin_api_t* api = plugin.api();
+  REQUIRE_DEVICE(api);
+  Session s(api);
+  ASSERT_TRUE(s.ok());
+  const auto* ext = reinterpret_cast<const devplug_ext_host_memory_import_t*>(
+      devplug_extension_find(api, DEVPLUG_EXTENSION_HOST_MEMORY_IMPORT));
+  ASSERT_NE(ext, nullptr);
+  devplug_device_properties_t p{};
+  p.struct_size = sizeof p;
+  DEVPLUG_EXPECT_OK(api, api->device_get_properties(0, &p));
+  const bool unified = (p.capabilities & DEVPLUG_DEVICE_UNIFIED_MEMORY) != 0;
+  const char* system = std::getenv("ZE_DEVPLUG_CPU_SYSTEM_MEMORY");
+  const bool system_memory = system == nullptr || std::string(system) != "0";
+  constexpr int64_t n = 1 << 16;
+  struct Free {
+    void operator()(float* f) const { std::free(f); }
+  };
+  std::unique_ptr<float, Free> host(static_cast<float*>(std::aligned_alloc(64, n * 4)));
+  std::fill(host.get(), host.get() + n, 4.0f);
+  devplug_buffer_handle_t* buffer = nullptr;
+  const ErrorText e = take(api, ext->buffer_import_host(s.device(), host.get(), n * 4, &buffer));
+  if (!unified || !system_memory) {
+    EXPECT_EQ(e.code, DEVPLUG_CODE_FAILED_PRECONDITION) << e.message;
+    EXPECT_NE(e.message.find(unified ? "system allocations" : "not host memory"), std::string::npos)
+        << e.message;
+    EXPECT_EQ(buffer, nullptr);
+    return;
+  }
+  ASSERT_EQ(e.code, DEVPLUG_CODE_OK) << e.message;
+  const devplug_tensor_desc_t t = tensor(buffer, DEVPLUG_DTYPE_FLOAT32, {n});
+  const devplug_tensor_desc_t* ins[1] = {&t};
+  const devplug_tensor_desc_t* outs[1] = {&t};
+  devplug_op_call_t call{sizeof call, DEVPLUG_OP_sqrt, ins, 1, outs, 1, nullptr};
+  bool ran = false;
+  for (size_t i = 0; i < api->kernel_count; ++i)
+    if (!ran && api->kernels[i]->op == DEVPLUG_OP_sqrt &&
+        (api->kernels[i]->dtypes & DEVPLUG_DTYPE_BIT(DEVPLUG_DTYPE_FLOAT32))) {
+      DEVPLUG_EXPECT_OK(api, api->kernels[i]->fn(s.stream(), &call));
+      ran = true;
+    }
+  ASSERT_TRUE(ran);
+  DEVPLUG_EXPECT_OK(api, api->buffer_release(buffer));  // waits for the kernel, frees nothing
+  EXPECT_EQ(host.get()[0], 2.0f);
+  EXPECT_EQ(host.get()[n - 1], 2.0f);
 }
 
 }  // namespace
