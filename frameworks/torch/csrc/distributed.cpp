@@ -256,7 +256,7 @@ class Staging {
       // memory, which Gloo reads and writes in place (after the caller's stream finished).
       const bool alias = may_alias && t.is_contiguous() && t.numel() > 0 && host_memory(t.device().index());
       at::Tensor host =
-          alias ? at::from_blob(view_of(t).host_address(), t.sizes(), t.options().device(at::kCPU))
+          alias ? at::from_blob(bytes_view_of(t).host_address(), t.sizes(), t.options().device(at::kCPU))
                 : at::empty(t.sizes(), t.options().device(at::kCPU).pinned_memory(true));
       found = mirrors_.emplace(t.unsafeGetTensorImpl(), Entry{t, host, alias, alias, false}).first;
     }

@@ -67,7 +67,7 @@ void check_exportable(const at::Tensor& t) {
   if (t.is_neg()) throw py::buffer_error("Can't export tensors with the negative bit set");
   if (t.layout() != c10::kStrided)
     throw py::buffer_error("Can't export tensors with layout other than torch.strided");
-  require_dtype(t.scalar_type(), "a tensor exported to DLPack");
+  require_devplug_dtype(t.scalar_type(), "a tensor exported to DLPack");
 }
 
 // The host address of `t`'s first element on a host-memory device, once the tensor's current
@@ -172,7 +172,7 @@ at::Tensor import_capsule(PyObject* capsule) {
   TORCH_CHECK(reinterpret_cast<uintptr_t>(dl.data) == block.address,
               "devplug: the storage of this capsule's tensor was resized (reallocated) after the export");
   const c10::ScalarType dtype = at::toScalarType(dl.dtype);
-  require_dtype(dtype, "a DLPack capsule");
+  require_devplug_dtype(dtype, "a DLPack capsule");
   const int64_t itemsize = static_cast<int64_t>(c10::elementSize(dtype));
   TORCH_CHECK(dl.byte_offset % itemsize == 0, "devplug: the capsule's byte_offset ", dl.byte_offset,
               " is not a multiple of its element size ", itemsize);

@@ -405,4 +405,18 @@ at::Tensor wrap_scalar(const c10::Scalar& s) {
   return t;
 }
 
+bool handles_held_dtypes(const std::string& aten) {
+  static const char* const ops[] = {"_copy_from",
+                                    "_copy_from_and_resize",
+                                    "_local_scalar_dense",
+                                    "resize_",
+                                    "set_.source_Storage_storage_offset",
+                                    "set_.source_Storage",
+                                    "set_.source_Tensor",
+                                    "set_"};
+  for (const char* op : ops)
+    if (aten == op) return true;
+  return false;
+}
+
 }  // namespace devplug::bridge

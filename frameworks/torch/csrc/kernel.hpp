@@ -31,17 +31,47 @@
 
 namespace devplug::bridge {
 
+// Whether a kernel argument is or holds a tensor of a dtype devplug tensors only hold
+// (held_as: complex, uint16/32/64, float8), whose ops run on torch's CPU.
+inline bool held_arg(const at::Tensor& t) { return t.defined() && held_as(t.scalar_type()).has_value(); }
+inline bool held_arg(const std::optional<at::Tensor>& t) { return t.has_value() && held_arg(*t); }
+inline bool held_arg(at::TensorList list) {
+  for (const at::Tensor& t : list)
+    if (held_arg(t)) return true;
+  return false;
+}
+inline bool held_arg(const at::ITensorListRef& list) {
+  for (const at::Tensor& t : list)
+    if (held_arg(t)) return true;
+  return false;
+}
+inline bool held_arg(const c10::List<std::optional<at::Tensor>>& list) {
+  for (const std::optional<at::Tensor> t : list)
+    if (held_arg(t)) return true;
+  return false;
+}
+template <typename T>
+bool held_arg(const T& /*not a tensor*/) {
+  return false;
+}
+// The aten ops whose kernels take tensors of held dtypes themselves: copies, reading one
+// element, and storage and metadata changes (ops/tensor.cpp).
+bool handles_held_dtypes(const std::string& aten);
+
 // Kernel F as torch registers it for aten op `aten` ("mm.out"): a devplug::Error thrown
 // inside becomes the matching torch error, and an OnCpu (fallback.hpp) runs the same call
-// on torch's CPU through the boxed fallback instead. Arguments reach F as lvalues, so they
-// are intact for the fallback when F gives up.
+// on torch's CPU through the boxed fallback instead, as does a call with a tensor of a dtype
+// devplug only holds. Arguments reach F as lvalues, so they are intact for the fallback when
+// F gives up.
 template <auto F>
 struct Guarded;
 template <typename R, typename... A, R (*F)(A...)>
 struct Guarded<F> {
   static torch::CppFunction kernel(const char* aten) {
-    return torch::CppFunction([aten = std::string(aten)](A... args) -> R {
+    const bool held_ok = handles_held_dtypes(aten);
+    return torch::CppFunction([aten = std::string(aten), held_ok](A... args) -> R {
       try {
+        if (!held_ok && (held_arg(args) || ...)) throw OnCpu{};
         return F(args...);
       } catch (const devplug::Error& e) {
         throw_torch_error(e);

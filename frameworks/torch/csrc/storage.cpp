@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 
+#include "fallback.hpp"
 #include "runtime.hpp"
 
 namespace devplug::bridge {
@@ -298,7 +299,39 @@ c10::ScalarType torch_dtype(devplug_dtype_t dtype) {
   return types[dtype];
 }
 
+std::optional<HeldAs> held_as(c10::ScalarType type) {
+  switch (type) {
+    case c10::ScalarType::ComplexHalf:
+      return HeldAs{DEVPLUG_DTYPE_FLOAT16, 2};
+    case c10::ScalarType::ComplexFloat:
+      return HeldAs{DEVPLUG_DTYPE_FLOAT32, 2};
+    case c10::ScalarType::ComplexDouble:
+      return HeldAs{DEVPLUG_DTYPE_FLOAT64, 2};
+    case c10::ScalarType::UInt16:
+      return HeldAs{DEVPLUG_DTYPE_INT16, 1};
+    case c10::ScalarType::UInt32:
+      return HeldAs{DEVPLUG_DTYPE_INT32, 1};
+    case c10::ScalarType::UInt64:
+      return HeldAs{DEVPLUG_DTYPE_INT64, 1};
+    case c10::ScalarType::Float8_e5m2:
+    case c10::ScalarType::Float8_e4m3fn:
+    case c10::ScalarType::Float8_e5m2fnuz:
+    case c10::ScalarType::Float8_e4m3fnuz:
+    case c10::ScalarType::Float8_e8m0fnu:
+      return HeldAs{DEVPLUG_DTYPE_UINT8, 1};
+    default:
+      return std::nullopt;
+  }
+}
+
+bool holdable(c10::ScalarType type) { return devplug_dtype(type).has_value() || held_as(type).has_value(); }
+
 devplug_dtype_t require_dtype(c10::ScalarType type, const char* what) {
+  if (held_as(type).has_value()) throw OnCpu{};
+  return require_devplug_dtype(type, what);
+}
+
+devplug_dtype_t require_devplug_dtype(c10::ScalarType type, const char* what) {
   std::optional<devplug_dtype_t> d = devplug_dtype(type);
   TORCH_CHECK_TYPE(d.has_value(), "devplug: ", what, " has dtype ", c10::toString(type),
                    ", which devplug does not have (it has bool, uint8, int8, int16, int32, int64, float16, "
@@ -319,6 +352,50 @@ devplug::Tensor view_of(const at::Tensor& t) {
   Block& block = block_of(t.storage());
   try {
     return block.bytes.as_strided(dtype, t.sizes().vec(), t.strides().vec(), t.storage_offset());
+  } catch (const devplug::Error& e) {
+    throw_torch_error(e);
+  }
+}
+
+devplug::Tensor bytes_view_of(const at::Tensor& t) {
+  const std::optional<HeldAs> held = held_as(t.scalar_type());
+  if (!held.has_value()) {
+    require_devplug_dtype(t.scalar_type(), "a tensor");
+    return view_of(t);
+  }
+  TORCH_CHECK(t.device().type() == c10::DeviceType::PrivateUse1,
+              "devplug: expected a devplug tensor, got one on ", t.device());
+  TORCH_CHECK(t.layout() == c10::kStrided, "devplug: only strided tensors live on devplug devices, got ",
+              t.layout());
+  const int64_t extra = held->lanes > 1 ? 1 : 0;
+  check_not_forked();
+  std::vector<int64_t> shape = t.sizes().vec(), strides = t.strides().vec();
+  if (static_cast<int64_t>(shape.size()) + extra > DEVPLUG_MAX_RANK) {
+    // A complex tensor of devplug's largest rank: dims that walk memory as one are merged
+    // (row-major order, what copies follow, stays), as many as the lanes' dim needs.
+    for (size_t d = shape.size() - 1; d > 0 && static_cast<int64_t>(shape.size()) + extra > DEVPLUG_MAX_RANK;
+         --d) {
+      if (shape[d - 1] == 1 || shape[d] == 1 || strides[d - 1] == shape[d] * strides[d]) {
+        const int64_t stride = shape[d] == 1 ? strides[d - 1] : strides[d];
+        shape[d - 1] *= shape[d];
+        strides[d - 1] = stride;
+        shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(d));
+        strides.erase(strides.begin() + static_cast<std::ptrdiff_t>(d));
+      }
+    }
+    TORCH_CHECK(static_cast<int64_t>(shape.size()) + extra <= DEVPLUG_MAX_RANK, "devplug: a ",
+                c10::toString(t.scalar_type()), " tensor of ", t.dim(),
+                " dims whose layout merges no two of them cannot be copied (devplug tensors have at most ",
+                DEVPLUG_MAX_RANK, " dims, and complex takes one for its parts)");
+  }
+  for (int64_t& s : strides) s *= held->lanes;
+  if (extra) {
+    shape.push_back(held->lanes);
+    strides.push_back(1);
+  }
+  Block& block = block_of(t.storage());
+  try {
+    return block.bytes.as_strided(held->dtype, shape, strides, t.storage_offset() * held->lanes);
   } catch (const devplug::Error& e) {
     throw_torch_error(e);
   }

@@ -59,11 +59,31 @@ void resize_storage(const c10::Storage& storage, size_t nbytes);
 // Element types: torch's and devplug's. nullopt when devplug has no such dtype.
 std::optional<devplug_dtype_t> devplug_dtype(c10::ScalarType type);
 c10::ScalarType torch_dtype(devplug_dtype_t dtype);
-// As devplug_dtype, but throws a torch error naming `what` for a dtype devplug lacks.
+// As devplug_dtype, for a dtype an op computes in: throws OnCpu (fallback.hpp) for a dtype
+// devplug tensors only hold (held_as), so the op runs on torch's CPU, and a torch error
+// naming `what` for one they cannot hold.
 devplug_dtype_t require_dtype(c10::ScalarType type, const char* what);
+// As require_dtype, but a torch TypeError for every dtype devplug lacks (outside kernels).
+devplug_dtype_t require_devplug_dtype(c10::ScalarType type, const char* what);
+
+// Dtypes devplug tensors hold without devplug having them (bytes are bytes): their storage is
+// on the device, and their ops run on torch's CPU through the fallback. Complex as pairs of
+// its real dtype (a trailing dim of 2), uint16/32/64 as int16/32/64, the float8 types as
+// uint8. nullopt for devplug's own dtypes and for dtypes no devplug tensor holds.
+struct HeldAs {
+  devplug_dtype_t dtype;
+  int64_t lanes;  // 2 for complex, else 1
+};
+std::optional<HeldAs> held_as(c10::ScalarType type);
+// Whether a devplug tensor can hold `type` (devplug's dtypes and held_as's).
+bool holdable(c10::ScalarType type);
 
 // `t` (a strided tensor on a devplug device, of a dtype devplug has, rank <= 8) as a
-// devplug view of the same memory. Throws a torch error otherwise.
+// devplug view of the same memory. Throws OnCpu for a held dtype, a torch error otherwise.
 devplug::Tensor view_of(const at::Tensor& t);
+// `t` as a devplug view of its bytes, for copies: view_of for devplug's dtypes, and for a
+// held dtype its elements as held_as says (complex: shape and strides with a trailing dim of
+// 2). Ignores the conj and neg bits. Throws a torch error for a dtype no devplug tensor holds.
+devplug::Tensor bytes_view_of(const at::Tensor& t);
 
 }  // namespace devplug::bridge

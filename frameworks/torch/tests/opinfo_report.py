@@ -347,7 +347,8 @@ devplug prim on devplug's reference fallback; **xfail**: a kind fails (listed wi
 in `frameworks/torch/tests/opinfo_xfail.txt`); **excluded**: by rule (random, output torch
 calls undefined, sparse, samples the CPU refuses). Native % is native over native, fallback
 and xfail. Dense linear algebra (`linalg.*` and the LAPACK-backed helpers: svd, lu, qr, ...)
-is counted apart. complex and uint16/32/64 are dtypes devplug does not have.
+is counted apart. complex and uint16/32/64 are dtypes devplug tensors hold and whose ops run on
+torch's CPU (they count as fallback).
 """
 
 

@@ -77,7 +77,7 @@ SAMPLED_PLUGINS = {
     "level_zero": 4,    # every first use of a kernel compiles it through PoCL on CI's two cores
 }
 
-# devplug's ten dtypes, and those it lacks that torch's CPU has for common ops (expected to fail).
+# devplug's ten dtypes, and those devplug tensors hold whose ops run on torch's CPU (storage.hpp).
 # float8 and bcomplex32 (a handful of OpInfos) are left out.
 DTYPES = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
           torch.bfloat16, torch.float32, torch.float64,

@@ -343,10 +343,68 @@ def test_devplug_errors_surface_with_their_message(device):
     with pytest.raises(IndexError):
         torch.arange(5.0, device=device).index_select(0, torch.tensor([-1], device=device))
     with pytest.raises(TypeError, match="devplug does not have"):
-        torch.zeros(2, dtype=torch.complex64, device=device)
+        torch.empty(2, dtype=torch.bits16, device=device)
     with pytest.raises(RuntimeError, match="[Ss]ize|shape"):
         torch.ones(2, 3, device=device) @ torch.ones(2, 3, device=device)
     assert torch.ones(2, device=device).sum().item() == 2     # and the process goes on
+
+
+# ---- dtypes devplug tensors hold (complex, uint16/32/64, float8) -------------------------------
+
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128, torch.uint16,
+                                   torch.uint32, torch.uint64, torch.float8_e4m3fn])
+def test_held_dtypes_round_trip_and_their_views_alias(device, dtype):
+    gen = torch.Generator().manual_seed(3)
+    real = torch.randn(4, 6, generator=gen) * 100
+    if dtype.is_complex:
+        x = torch.complex(real, -real.flip(1)).to(dtype)
+    elif dtype.is_floating_point:
+        x = (real / 100).to(dtype)
+    else:
+        x = real.abs().to(torch.int64).to(dtype)
+    y = x.to(device)
+    assert y.device.type == "devplug" and y.dtype == dtype
+    assert torch.equal(y.cpu().view(torch.uint8), x.view(torch.uint8))
+    # A strided view copies as torch's CPU copies it, on the device and back.
+    assert torch.equal(y.t().contiguous().cpu().view(torch.uint8), x.t().contiguous().view(torch.uint8))
+    z = torch.empty(6, 4, dtype=dtype, device=device)
+    z.copy_(y.t())
+    assert torch.equal(z.cpu().view(torch.uint8), x.t().contiguous().view(torch.uint8))
+    assert torch.equal(y[1, 2:3].cpu().view(torch.uint8), x[1, 2:3].view(torch.uint8))
+    # Of devplug's largest rank (complex takes a dim for its parts: dims are merged).
+    big = x.reshape(2, 2, 3, 1, 1, 1, 1, 2)
+    assert torch.equal(big.to(device).cpu().view(torch.uint8), big.view(torch.uint8))
+    assert torch.equal(big.to(device).repeat(1, 1, 1, 1, 1, 1, 2, 1).cpu().view(torch.uint8),
+                       big.repeat(1, 1, 1, 1, 1, 1, 2, 1).view(torch.uint8))
+    if dtype.is_complex:
+        # view_as_real aliases: writing its imaginary parts on the device changes the tensor.
+        torch.view_as_real(y)[..., 1].zero_()
+        assert torch.equal(torch.view_as_real(y.cpu())[..., 1], torch.zeros_like(x.real))
+        assert torch.equal(torch.view_as_real(y.cpu())[..., 0], torch.view_as_real(x)[..., 0])
+
+
+def test_complex_ops_run_on_the_cpu_fallback_counted_and_conj_bits_hold(device):
+    x = torch.randn(3, 5, dtype=torch.complex64)
+    y = x.to(device)
+    torch_devplug.reset_fallback_report()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = (y * (2 - 1j)).exp()
+    assert out.device.type == "devplug" and torch.allclose(out.cpu(), (x * (2 - 1j)).exp())
+    report = torch_devplug.fallback_report()["torch"]
+    assert any(op.startswith("aten::mul") for op in report) and any(op.startswith("aten::exp") for op in report), report
+    with torch_devplug._device.strict_mode(True):
+        with pytest.raises(NotImplementedError, match="devplug strict mode: aten::mul"):
+            y * 2
+    # Lazy conj and neg bits: copies apply them, whichever side holds them.
+    assert torch.equal(y.conj().cpu(), x.conj().resolve_conj())
+    assert torch.equal(y.conj().imag.cpu(), x.conj().imag.resolve_neg())
+    c = torch.empty_like(y).conj()
+    c.copy_(x)
+    assert torch.equal(c.resolve_conj().cpu(), x)
+    assert torch.equal(c.conj().cpu(), x.conj().resolve_conj())
+    assert y[2, 3].item() == x[2, 3].item()
+    assert y.conj()[2, 3].item() == x.conj()[2, 3].item()
 
 
 def test_strict_mode_refuses_a_fallback_and_the_report_counts_it(device):

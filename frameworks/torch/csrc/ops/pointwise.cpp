@@ -167,7 +167,10 @@ at::Tensor& round_decimals_(at::Tensor& self, int64_t decimals) {
   return round_decimals_out(self, decimals, self);
 }
 
-// conj_physical of a real tensor is a copy (devplug tensors are never complex).
+// conj_physical of a real tensor is a copy; complex tensors (a dtype devplug only holds) run on
+// torch's CPU. torch's own conj_physical_ calls its CPU kernel directly, so devplug has its own:
+// a real tensor is its own conjugate.
+at::Tensor& conj_physical_(at::Tensor& self) { return self; }
 at::Tensor& conj_physical_out(const at::Tensor& self, at::Tensor& out) {
   Dev dev = Dev::of({&self, &out});
   TORCH_CHECK(out.scalar_type() == self.scalar_type(), "Found dtype ", out.scalar_type(), " but expected ",
@@ -627,6 +630,7 @@ void register_pointwise_ops(Table& t) {
   t.add("round_.decimals", B, "mul, round, div", DEVPLUG_KERNEL(round_decimals_));
   t.add("rsub.Tensor", B, "sub", DEVPLUG_KERNEL(rsub_tensor));
   t.add("conj_physical.out", B, "copy_strided", DEVPLUG_KERNEL(conj_physical_out));
+  t.add("conj_physical_", B, "(nothing: a real tensor is its own conjugate)", DEVPLUG_KERNEL(conj_physical_));
   t.add("mvlgamma.out", B, "iota, add, lgamma, sum, gt, all", DEVPLUG_KERNEL(mvlgamma_out));
   t.add("special_xlog1py.out", B, "log1p, mul, eq, isnan, where", DEVPLUG_KERNEL(xlog1py_out));
   t.add("sinc.out", B, "mul, sin, div, eq, where", DEVPLUG_KERNEL(sinc_out));

@@ -10,6 +10,8 @@
 #include <ATen/ops/as_strided_native.h>
 #include <ATen/ops/is_set_to_native.h>
 #include <ATen/ops/unfold_native.h>
+#include <ATen/ops/view_as_complex_native.h>
+#include <ATen/ops/view_as_real_native.h>
 #include <ATen/ops/view_native.h>
 #include <c10/core/DeviceGuard.h>
 
@@ -27,7 +29,7 @@ at::Tensor empty_memory_format(at::IntArrayRef size, std::optional<at::ScalarTyp
               *layout);
   TORCH_CHECK(!pin_memory.value_or(false), "devplug: only CPU tensors can be pinned");
   const at::ScalarType type = dtype.value_or(default_float());
-  require_dtype(type, "the new tensor");
+  if (!held_as(type).has_value()) require_devplug_dtype(type, "the new tensor");
   const c10::DeviceIndex index =
       device.has_value() && device->has_index() ? device->index() : current_device();
   c10::DeviceGuard guard(c10::Device(c10::DeviceType::PrivateUse1, index));
@@ -42,7 +44,7 @@ at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride, std::opti
               *layout);
   TORCH_CHECK(!pin_memory.value_or(false), "devplug: only CPU tensors can be pinned");
   const at::ScalarType type = dtype.value_or(default_float());
-  require_dtype(type, "the new tensor");
+  if (!held_as(type).has_value()) require_devplug_dtype(type, "the new tensor");
   const c10::DeviceIndex index =
       device.has_value() && device->has_index() ? device->index() : current_device();
   c10::DeviceGuard guard(c10::Device(c10::DeviceType::PrivateUse1, index));
@@ -59,7 +61,7 @@ bool on_devplug(const at::Tensor& t) { return t.device().type() == c10::DeviceTy
 // dst's device (pinned.hpp), synchronously otherwise.
 void upload(const at::Tensor& host, const at::Tensor& dst, bool non_blocking) {
   Dev dev = Dev::of(dst);
-  DTensor target = view_of(dst);
+  DTensor target = bytes_view_of(dst);
   const void* data = host.const_data_ptr();
   if (non_blocking && copies_async(data, host.nbytes(), dev.index())) {
     target.copy_from_host_async(data, host.nbytes(), &dev.stream());
@@ -69,19 +71,66 @@ void upload(const at::Tensor& host, const at::Tensor& dst, bool non_blocking) {
   target.copy_from_host(data, host.nbytes(), &dev.stream());
 }
 
+// Whether either side of a copy has a dtype devplug tensors only hold (storage.hpp).
+bool held(const at::Tensor& a, const at::Tensor& b) {
+  return held_as(a.scalar_type()).has_value() || held_as(b.scalar_type()).has_value();
+}
+
+// `self`'s values on the CPU, in its dtype: its bytes copied to the host, then its conj and neg
+// bits (which the bytes do not carry) applied as torch's lazy views.
+at::Tensor to_host(const at::Tensor& self) {
+  Dev dev = Dev::of(self);
+  at::Tensor host = at::empty(self.sizes(), self.options().device(at::kCPU));
+  bytes_view_of(self).copy_to_host(host.data_ptr(), host.nbytes(), &dev.stream());
+  if (self.is_neg()) host = host._neg_view();
+  if (self.is_conj()) host = host.conj();
+  return host;
+}
+
 }  // namespace
 
 at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
-  TORCH_CHECK(self.is_same_size(dst) || at::is_expandable_to(self.sizes(), dst.sizes()),
+  // No op here dispatches on `self` or `dst` themselves: torch would resolve a conj or neg bit
+  // of theirs by a clone, which copies through this kernel again.
+  TORCH_CHECK(self.sizes() == dst.sizes() || at::is_expandable_to(self.sizes(), dst.sizes()),
               "devplug: copy_ from shape ", self.sizes(), " into shape ", dst.sizes(), ": not broadcastable");
   if (dst.numel() == 0) return dst;
-  // Copies with host memory wait for the device, except with non_blocking=True between a
-  // devplug tensor and the plugin's pinned memory of its device (pin_memory()): then the
-  // copy is enqueued on the current stream and ordered there, as CUDA's.
+  // A conj or neg bit that differs between the two (a neg bit also comes with the real dtype
+  // of `.imag` of a conjugated tensor) is applied on the CPU.
+  if (on_devplug(self) && on_devplug(dst) &&
+      (self.is_conj() != dst.is_conj() || self.is_neg() != dst.is_neg())) {
+    dst.copy_(to_host(self));
+    return dst;
+  }
+  if (on_devplug(self) && on_devplug(dst) && held(self, dst)) {
+    // A dtype devplug only holds: its bytes are copied on the device when the dtype stays; a
+    // conversion goes through the CPU.
+    if (self.scalar_type() != dst.scalar_type()) {
+      dst.copy_(to_host(self));
+      return dst;
+    }
+    // A complex tensor of devplug's largest rank has merged dims (bytes_view_of), which the
+    // two sides need not share: the CPU copies it.
+    if (dst.dim() + (held_as(dst.scalar_type())->lanes > 1 ? 1 : 0) > DEVPLUG_MAX_RANK) {
+      dst.copy_(to_host(self));
+      return dst;
+    }
+    Dev dev = Dev::of(dst);
+    DTensor target = bytes_view_of(dst);
+    DTensor src = bytes_view_of(self);
+    if (self.sizes() != dst.sizes()) src = src.expand(target.shape());
+    if (self.is_alias_of(dst)) {
+      DTensor staged = dev.empty(src.dtype(), src.shape());
+      dev.copy(src, staged);
+      src = staged;
+    }
+    dev.copy(src, target);
+    return dst;
+  }
   if (on_devplug(self) && on_devplug(dst)) {
     Dev dev = Dev::of(dst);
     DTensor src = view_of(self);
-    if (!self.is_same_size(dst)) src = src.expand(dst.sizes().vec());
+    if (self.sizes() != dst.sizes()) src = src.expand(dst.sizes().vec());
     const devplug_dtype_t dtype = require_dtype(dst.scalar_type(), "the copy's destination");
     if (self.device() != dst.device() && src.dtype() != dtype) {
       Dev source(self.device().index());
@@ -101,17 +150,28 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
     }
     return dst;
   }
+  // Copies with host memory wait for the device, except with non_blocking=True between a
+  // devplug tensor and the plugin's pinned memory of its device (pin_memory()): then the
+  // copy is enqueued on the current stream and ordered there, as CUDA's.
   if (on_devplug(dst)) {  // CPU -> devplug
     at::Tensor host = self.to(dst.scalar_type()).expand(dst.sizes()).contiguous();
+    // A conj or neg bit of `dst` applies to what its bytes hold: store their inverse.
+    if (dst.is_conj()) host = host.conj();
+    if (dst.is_neg()) host = host._neg_view();
     if (host.is_conj()) host = host.resolve_conj();
     if (host.is_neg()) host = host.resolve_neg();
     upload(host, dst, non_blocking);
     return dst;
   }
   // devplug -> CPU
+  if (self.is_conj() || self.is_neg()) {
+    dst.copy_(to_host(self));
+    return dst;
+  }
   Dev dev = Dev::of(self);
-  DTensor src = view_of(self);
-  if (dst.is_contiguous() && dst.scalar_type() == self.scalar_type() && self.is_same_size(dst)) {
+  DTensor src = bytes_view_of(self);
+  if (dst.is_contiguous() && dst.scalar_type() == self.scalar_type() && self.sizes() == dst.sizes() &&
+      !dst.is_conj() && !dst.is_neg()) {
     void* data = dst.data_ptr();
     if (non_blocking && copies_async(data, dst.nbytes(), dev.index())) {
       if (!src.copy_to_host_async(data, dst.nbytes(), &dev.stream())) return dst;  // it waited
@@ -128,17 +188,14 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
 }
 
 at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
-  if (!dst.is_same_size(self)) dst.resize_(self.sizes());
+  if (dst.sizes() != self.sizes()) dst.resize_(self.sizes());
   return copy_from(self, dst, false);
 }
 
 at::Scalar local_scalar_dense(const at::Tensor& self) {
   TORCH_CHECK(self.numel() == 1, "devplug: a Tensor with ", self.numel(),
               " elements cannot be converted to Scalar");
-  Dev dev = Dev::of(self);
-  at::Tensor host = at::empty({}, self.options().device(at::kCPU));
-  view_of(self).reshape({}).copy_to_host(host.data_ptr(), host.nbytes(), &dev.stream());
-  return host.item();
+  return to_host(self.reshape({})).item();
 }
 
 const at::Tensor& resize_(const at::Tensor& self, at::IntArrayRef size,
@@ -228,9 +285,24 @@ void register_tensor_ops(Table& t) {
   t.add("as_strided", Impl::view, "as_strided view", TORCH_FN(at::native::as_strided_tensorimpl));
   t.add("_reshape_alias", Impl::view, "as_strided view", TORCH_FN(at::native::_reshape_alias));
   t.add("unfold", Impl::view, "as_strided view", TORCH_FN(at::native::unfold));
+  t.add("view_as_real", Impl::view, "as_strided view", TORCH_FN(at::native::view_as_real));
+  t.add("view_as_complex", Impl::view, "as_strided view", TORCH_FN(at::native::view_as_complex));
   t.add("fill_.Scalar", Impl::prim, "fill", DEVPLUG_KERNEL(fill_scalar_));
   t.add("fill_.Tensor", Impl::prim, "fill, copy_strided", DEVPLUG_KERNEL(fill_tensor_));
   t.add("zero_", Impl::prim, "fill", DEVPLUG_KERNEL(zero_));
 }
 
 }  // namespace devplug::bridge
+
+// torch resolves a conj or neg bit of an op's inputs by cloning them (its Conjugate and Negative
+// fallbacks), and a clone of a devplug tensor copies through _copy_from: with those fallbacks
+// in front of _copy_from a conjugated complex devplug tensor recursed until the stack ran out.
+// copy_from applies both bits itself (to_host), so they pass _copy_from through untouched.
+TORCH_LIBRARY_IMPL(aten, Conjugate, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
+}
+TORCH_LIBRARY_IMPL(aten, Negative, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
+}
