@@ -615,6 +615,43 @@ std::string pinned_host_memory() {
   return c.text();
 }
 
+// The plugin's record of extension `type` (`name` in what is printed), or nullptr when the
+// plugin offers none (printed) or when the record is shorter than `Ext` (`problem` says so).
+template <typename Ext>
+const Ext* extension_record(const Loaded& l, uint32_t type, const char* name, std::string& problem) {
+  const devplug_extension_t* e = devplug_extension_find(l.api, type);
+  if (e == nullptr) {
+    std::printf("abi_%s: plugin offers no %s extension\n", name, name);
+    std::fflush(stdout);
+    return nullptr;
+  }
+  if (e->struct_size < sizeof(Ext)) {
+    problem = std::string(name) + " record is shorter than its ABI 1.2 struct";
+    return nullptr;
+  }
+  return reinterpret_cast<const Ext*>(e);
+}
+
+// Device --device opened through the raw table, and whether its memory is the host's; `dev`
+// is NULL when there is no such device or opening failed (`c` has the error).
+struct OpenedDevice {
+  devplug_device_handle_t* dev = nullptr;
+  bool unified = false;
+};
+OpenedDevice open_run_device(Checker& c, const devplug_plugin_api_t* api) {
+  OpenedDevice d;
+  int32_t count = 0;
+  c.expect_ok("device_count", api->device_count(&count, nullptr));
+  const int32_t index = run_state().options.device;
+  if (count <= index) return d;
+  devplug_device_properties_t p{};
+  p.struct_size = sizeof p;
+  c.expect_ok("device_get_properties", api->device_get_properties(index, &p));
+  d.unified = (p.capabilities & DEVPLUG_DEVICE_UNIFIED_MEMORY) != 0;
+  c.expect_ok("device_open", api->device_open(index, &d.dev));
+  return d;
+}
+
 // Host addresses of buffers (the host_address extension, where the plugin offers it): on a
 // device with DEVPLUG_DEVICE_UNIFIED_MEMORY the address reads what was copied in and writes
 // through it are what a copy out reads; on another device the entry answers
@@ -622,27 +659,13 @@ std::string pinned_host_memory() {
 std::string host_address() {
   Loaded l;
   if (!l.error.empty()) return l.error;
-  const devplug_extension_t* e = devplug_extension_find(l.api, DEVPLUG_EXTENSION_HOST_ADDRESS);
-  if (e == nullptr) {
-    std::printf("abi_host_address: plugin offers no host_address extension\n");
-    std::fflush(stdout);
-    return "";
-  }
-  if (e->struct_size < sizeof(devplug_ext_host_address_t))
-    return "host_address record is shorter than its ABI 1.2 struct";
-  const auto* ext = reinterpret_cast<const devplug_ext_host_address_t*>(e);
+  std::string problem;
+  const auto* ext = extension_record<devplug_ext_host_address_t>(l, DEVPLUG_EXTENSION_HOST_ADDRESS,
+                                                                 "host_address", problem);
+  if (ext == nullptr) return problem;
   const devplug_plugin_api_t* api = l.api;
   Checker c(api);
-  int32_t count = 0;
-  c.expect_ok("device_count", api->device_count(&count, nullptr));
-  const int32_t index = run_state().options.device;
-  if (count <= index) return c.text();
-  devplug_device_properties_t p{};
-  p.struct_size = sizeof p;
-  c.expect_ok("device_get_properties", api->device_get_properties(index, &p));
-  const bool unified = (p.capabilities & DEVPLUG_DEVICE_UNIFIED_MEMORY) != 0;
-  devplug_device_handle_t* dev = nullptr;
-  c.expect_ok("device_open", api->device_open(index, &dev));
+  const auto [dev, unified] = open_run_device(c, api);
   if (dev == nullptr) return c.text();
   devplug_buffer_handle_t* buffer = nullptr;
   devplug_stream_handle_t* s = nullptr;
@@ -688,27 +711,13 @@ std::string host_address() {
 std::string host_memory_import() {
   Loaded l;
   if (!l.error.empty()) return l.error;
-  const devplug_extension_t* e = devplug_extension_find(l.api, DEVPLUG_EXTENSION_HOST_MEMORY_IMPORT);
-  if (e == nullptr) {
-    std::printf("abi_host_memory_import: plugin offers no host_memory_import extension\n");
-    std::fflush(stdout);
-    return "";
-  }
-  if (e->struct_size < sizeof(devplug_ext_host_memory_import_t))
-    return "host_memory_import record is shorter than its ABI 1.2 struct";
-  const auto* ext = reinterpret_cast<const devplug_ext_host_memory_import_t*>(e);
+  std::string problem;
+  const auto* ext = extension_record<devplug_ext_host_memory_import_t>(
+      l, DEVPLUG_EXTENSION_HOST_MEMORY_IMPORT, "host_memory_import", problem);
+  if (ext == nullptr) return problem;
   const devplug_plugin_api_t* api = l.api;
   Checker c(api);
-  int32_t count = 0;
-  c.expect_ok("device_count", api->device_count(&count, nullptr));
-  const int32_t index = run_state().options.device;
-  if (count <= index) return c.text();
-  devplug_device_properties_t p{};
-  p.struct_size = sizeof p;
-  c.expect_ok("device_get_properties", api->device_get_properties(index, &p));
-  const bool unified = (p.capabilities & DEVPLUG_DEVICE_UNIFIED_MEMORY) != 0;
-  devplug_device_handle_t* dev = nullptr;
-  c.expect_ok("device_open", api->device_open(index, &dev));
+  const auto [dev, unified] = open_run_device(c, api);
   if (dev == nullptr) return c.text();
   constexpr size_t kSize = 4096 + 40;  // not a multiple of a page
   struct FreeBytes {
