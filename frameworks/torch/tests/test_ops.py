@@ -129,6 +129,10 @@ REDUCTIONS = {
     "amin": lambda x: x.amin(0), "max_dim": lambda x: x.max(1), "min_dim": lambda x: x.min(2, keepdim=True),
     "max": lambda x: x.max(), "argmax": lambda x: x.argmax(), "argmin_dim": lambda x: x.argmin(1),
     "var": lambda x: x.var(1), "std_unbiased0": lambda x: x.std(2, correction=0), "var_mean": lambda x: torch.var_mean(x, 0),
+    # torch divides by max(0, N - correction): a negative correction too, on the device.
+    "var_negative_correction": lambda x: x.var(1, correction=-1),
+    "std_mean_negative_correction": lambda x: torch.std_mean(x, (0, 2), correction=-5, keepdim=True),
+    "var_correction_past_n": lambda x: x.var(0, correction=7),
     "norm": lambda x: x.norm(), "norm_1": lambda x: torch.linalg.vector_norm(x, 1, dim=1),
     "norm_inf": lambda x: torch.linalg.vector_norm(x, float("inf")), "logsumexp": lambda x: x.logsumexp(1),
     "cumsum": lambda x: x.cumsum(1), "cumprod": lambda x: x.cumprod(2), "all": lambda x: (x > -3).all(1),
@@ -141,6 +145,12 @@ def test_reductions(name, device, no_fallback):
     x = randn(3, 4, 5)
     grad = name not in ("argmax", "argmin_dim", "all", "any", "count_nonzero")
     check(REDUCTIONS[name], x.transpose(0, 1), device=device, grad=grad, rtol=1e-5)
+
+
+def test_negative_variance_corrections_in_16_bits(device, no_fallback):
+    x = randn(6, 7)
+    check(lambda t: t.to(torch.float16).var(1, correction=-2), x, device=device, rtol=1e-3, atol=1e-3)
+    check(lambda t: t.to(torch.bfloat16).std(correction=-1.5), x, device=device, rtol=1e-2, atol=1e-2)
 
 
 def test_integer_sums_widen(device, no_fallback):

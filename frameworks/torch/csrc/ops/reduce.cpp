@@ -299,7 +299,26 @@ at::Tensor& var_out(const at::Tensor& self, at::OptionalIntArrayRef dim,
   Dev dev = Dev::of({&self, &out});
   const uint32_t mask = mask_of(self, dim);
   prepare_out(out, reduced_shape(self.sizes(), mask, keepdim));
-  reduce_to(dev, DEVPLUG_OP_var, view_of(self), mask, keepdim, out, correction_of(correction));
+  const double c = correction_of(correction);
+  if (!(c < 0)) {
+    reduce_to(dev, DEVPLUG_OP_var, view_of(self), mask, keepdim, out, c);
+    return out;
+  }
+  // torch divides by max(0, N - correction); devplug's var takes corrections >= 0. A negative
+  // one scales the population variance (correction 0) by N / (N - correction), computed in
+  // float32 at least and rounded once.
+  if (out.numel() == 0) return out;
+  int64_t n = 1;
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (mask & (1u << d)) n *= self.size(d);
+  DTensor x = view_of(self);
+  const devplug_dtype_t compute = opmath(x.dtype());
+  DTensor population = dev.reduce(DEVPLUG_OP_var, dev.cast(x, compute), mask, 0.0);
+  DTensor scaled =
+      dev.ew(DEVPLUG_OP_mul, {population, dev.scalar(compute, static_cast<double>(n) / (n - c))});
+  DTensor target = view_of(out);
+  if (!keepdim) target = unsqueeze_mask(target, mask);
+  dev.call(DEVPLUG_OP_convert_element_type, {scaled}, {target});
   return out;
 }
 at::Tensor var_fn(const at::Tensor& self, at::OptionalIntArrayRef dim,
@@ -572,12 +591,19 @@ void register_reduction_ops(Table& t) {
   t.add("argmax.out", Impl::prim, "argmax", DEVPLUG_KERNEL(arg_out<DEVPLUG_OP_argmax>));
   t.add("argmin", Impl::prim, "argmin", DEVPLUG_KERNEL(arg_fn<DEVPLUG_OP_argmin>));
   t.add("argmin.out", Impl::prim, "argmin", DEVPLUG_KERNEL(arg_out<DEVPLUG_OP_argmin>));
-  t.add("var.correction", Impl::prim, "var", DEVPLUG_KERNEL(var_fn));
-  t.add("var.correction_out", Impl::prim, "var", DEVPLUG_KERNEL(var_out));
-  t.add("std.correction", Impl::prim, "var, sqrt", DEVPLUG_KERNEL(std_fn));
-  t.add("std.correction_out", Impl::prim, "var, sqrt", DEVPLUG_KERNEL(std_out));
-  t.add("var_mean.correction", Impl::prim, "var, sum, div", DEVPLUG_KERNEL(var_mean_fn));
-  t.add("std_mean.correction", Impl::prim, "var, sqrt, sum, div", DEVPLUG_KERNEL(std_mean_fn));
+  t.add("var.correction", Impl::prim, "var; a negative correction: var, mul, convert_element_type",
+        DEVPLUG_KERNEL(var_fn));
+  t.add("var.correction_out", Impl::prim, "var; a negative correction: var, mul, convert_element_type",
+        DEVPLUG_KERNEL(var_out));
+  t.add("std.correction", Impl::prim,
+        "var, sqrt; a negative correction: var, mul, convert_element_type, sqrt", DEVPLUG_KERNEL(std_fn));
+  t.add("std.correction_out", Impl::prim,
+        "var, sqrt; a negative correction: var, mul, convert_element_type, sqrt", DEVPLUG_KERNEL(std_out));
+  t.add("var_mean.correction", Impl::prim,
+        "var, sum, div; a negative correction: also mul, convert_element_type", DEVPLUG_KERNEL(var_mean_fn));
+  t.add("std_mean.correction", Impl::prim,
+        "var, sqrt, sum, div; a negative correction: also mul, convert_element_type",
+        DEVPLUG_KERNEL(std_mean_fn));
   t.add("all", Impl::prim, "all", DEVPLUG_KERNEL(logic_all<DEVPLUG_OP_all>));
   t.add("all.all_out", Impl::prim, "all", DEVPLUG_KERNEL(logic_all_out<DEVPLUG_OP_all>));
   t.add("all.dim", Impl::prim, "all", DEVPLUG_KERNEL(logic_dim<DEVPLUG_OP_all>));
