@@ -173,6 +173,11 @@ def test_indexing(device, no_fallback):
     check(lambda t: t[i.to(t.device), :, j.to(t.device)], x, device=device, grad=True)          # non-adjacent
     check(lambda t: t[torch.tensor([-1, 0]).to(t.device)], x, device=device)
     check(lambda t: t[t > 0.5], x, device=device, grad=True)                                     # boolean mask
+    # CPU index tensors index a device tensor, as on CUDA (moved to the device).
+    check(lambda t: t[i, :, j], x, device=device, grad=True)
+    check(lambda t: t[:, torch.tensor([True, False, True, False, False, True])], x, device=device)
+    check(lambda t: t.index_put((i, j), torch.tensor(7.0).to(t.device)), x.clone()[:, 0], device=device)
+    check(lambda t: t.index_put((i,), torch.ones(4).to(t.device), accumulate=True), x[:, 0, 0], device=device)
     check(lambda t: t.nonzero(), x > 1, device=device)
     check(lambda t: torch.masked_select(t, t < 0), x, device=device)
     g = torch.randint(0, 6, (5, 3, 4), generator=torch.Generator().manual_seed(3))

@@ -677,7 +677,8 @@ Linearized linearize(const Dev& dev, const DTensor& x, const at::Tensor& self,
       idx.push_back(std::nullopt);
       continue;
     }
-    const at::Tensor& t = *maybe;
+    // torch lets CPU index tensors index a tensor of any device (as CUDA's do): moved there.
+    const at::Tensor t = maybe->device().is_cpu() && maybe->dim() > 0 ? maybe->to(self.device()) : *maybe;
     if (t.scalar_type() == at::kBool || t.scalar_type() == at::kByte) {
       const int64_t first = static_cast<int64_t>(idx.size());
       for (int64_t d = 0; d < t.dim(); ++d)
