@@ -78,3 +78,9 @@ void set_strict(bool on) { g_strict.store(on); }
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&devplug::bridge::cpu_fallback>());
 }
+
+// Ops whose CompositeExplicitAutograd kernel (torch's, for every backend) refuses devices other
+// than CPU, CUDA and XPU, so the fallback above never sees them: sent to it by name.
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("mode.values", torch::CppFunction::makeFromBoxedFunction<&devplug::bridge::cpu_fallback>());
+}

@@ -407,6 +407,21 @@ def test_complex_ops_run_on_the_cpu_fallback_counted_and_conj_bits_hold(device):
     assert y.conj()[2, 3].item() == x.conj()[2, 3].item()
 
 
+def test_mode_with_out_runs_on_the_cpu_fallback(device):
+    # torch's own mode.values kernel (for every backend) refuses devices other than CPU, CUDA
+    # and XPU; devplug sends it to the CPU fallback, counted.
+    x = torch.tensor([[1.0, 3.0, 3.0, 2.0], [5.0, 5.0, 4.0, 4.0]])
+    values = torch.empty(2, device=device)
+    indices = torch.empty(2, dtype=torch.long, device=device)
+    torch_devplug.reset_fallback_report()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.mode(x.to(device), 1, out=(values, indices))
+    expected = torch.mode(x, 1)
+    assert torch.equal(values.cpu(), expected.values) and torch.equal(indices.cpu(), expected.indices)
+    assert torch_devplug.fallback_report()["torch"].get("aten::mode.values") == 1
+
+
 def test_strict_mode_refuses_a_fallback_and_the_report_counts_it(device):
     x = torch.tensor([3.0, 1.0, 2.0], device=device)
     torch_devplug.reset_fallback_report()
