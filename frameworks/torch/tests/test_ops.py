@@ -153,6 +153,15 @@ def test_negative_variance_corrections_in_16_bits(device, no_fallback):
     check(lambda t: t.to(torch.bfloat16).std(correction=-1.5), x, device=device, rtol=1e-2, atol=1e-2)
 
 
+def test_dropout_backward_of_integer_and_bool_gradients_is_float(device, no_fallback):
+    # torch computes grad * mask * scale: the double scale makes an integer or bool gradient the
+    # default float dtype.
+    mask = torch.tensor([[True, False, True], [False, True, True]])
+    for grad in (torch.tensor([[3, -2, 7], [1, 0, -4]]), torch.tensor([[3, -2, 7], [1, 0, -4]], dtype=torch.int8),
+                 mask.logical_not(), torch.randn(2, 3, dtype=torch.float16)):
+        check(lambda g: torch.ops.aten.native_dropout_backward(g, mask.to(g.device), 2.5), grad, device=device)
+
+
 def test_integer_sums_widen(device, no_fallback):
     i = torch.arange(-6, 6, dtype=torch.int8).reshape(3, 4)
     check(lambda x: x.sum(), i, device=device)

@@ -228,11 +228,17 @@ std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, doubl
 at::Tensor native_dropout_backward(const at::Tensor& grad_output, const at::Tensor& mask, double scale) {
   TORCH_CHECK(mask.scalar_type() == at::kBool, "Mask should be Bool Scalar Type", mask.scalar_type());
   Dev dev = Dev::of({&grad_output, &mask});
-  at::Tensor out = at::empty_like(grad_output);
+  // torch computes grad * mask * scale: an integer or bool gradient times the double scale
+  // gives the default float dtype. grad * mask is grad or 0, so casting first changes nothing.
+  const at::ScalarType type = c10::isIntegralType(grad_output.scalar_type(), /*includeBool=*/true)
+                                  ? default_float()
+                                  : grad_output.scalar_type();
+  at::Tensor out = at::empty_like(grad_output, grad_output.options().dtype(type));
   if (out.numel() == 0) return out;
-  DTensor g = view_of(grad_output);
-  DTensor kept = dev.ew(DEVPLUG_OP_mul, {g, dev.cast(view_of(mask), g.dtype())});
-  dev.ew_into(DEVPLUG_OP_mul, {kept, dev.scalar(g.dtype(), scale)}, view_of(out));
+  const devplug_dtype_t dtype = require_dtype(type, "native_dropout_backward's result");
+  DTensor g = dev.cast(view_of(grad_output), dtype);
+  DTensor kept = dev.ew(DEVPLUG_OP_mul, {g, dev.cast(view_of(mask), dtype)});
+  dev.ew_into(DEVPLUG_OP_mul, {kept, dev.scalar(dtype, scale)}, view_of(out));
   return out;
 }
 
@@ -249,7 +255,8 @@ void register_random_ops(Table& t) {
   t.add("random_", Impl::prim, "philox_bits, remainder, add", DEVPLUG_KERNEL(random_));
   t.add("exponential_", Impl::bridge, "philox_uniform, sub, log, neg, div", DEVPLUG_KERNEL(exponential_));
   t.add("native_dropout", Impl::composite, "dropout", DEVPLUG_KERNEL(native_dropout));
-  t.add("native_dropout_backward", Impl::bridge, "mul", DEVPLUG_KERNEL(native_dropout_backward));
+  t.add("native_dropout_backward", Impl::bridge, "convert_element_type, mul",
+        DEVPLUG_KERNEL(native_dropout_backward));
 }
 
 }  // namespace devplug::bridge
