@@ -347,6 +347,7 @@ POOLS = {
     "avg": lambda x: F.avg_pool2d(x, 2), "avg_pad": lambda x: F.avg_pool2d(x, 3, 2, 1),
     "avg_pad_exclude": lambda x: F.avg_pool2d(x, 3, 2, 1, count_include_pad=False),
     "avg_ceil": lambda x: F.avg_pool2d(x, 2, ceil_mode=True), "avg_divisor": lambda x: F.avg_pool2d(x, 2, divisor_override=3),
+    "avg_divisor_negative": lambda x: F.avg_pool2d(x, 3, 2, 1, divisor_override=-2),
     "adaptive_avg": lambda x: F.adaptive_avg_pool2d(x, (3, 2)), "adaptive_avg_1": lambda x: F.adaptive_avg_pool2d(x, 1),
     "adaptive_avg_uneven": lambda x: F.adaptive_avg_pool2d(x, (4, 5)),
     "adaptive_avg_grows": lambda x: F.adaptive_avg_pool2d(x, (7, 3)),  # more outputs than inputs along H

@@ -217,16 +217,28 @@ Pool2d avg_geometry(const at::Tensor& self, at::IntArrayRef kernel, at::IntArray
   return g;
 }
 
+// torch divides by a divisor_override of either sign; devplug's pooling takes positive ones.
+// x / -d is -(x / d) exactly (and after rounding), so a negative one pools with d and negates.
+bool negative(std::optional<int64_t>& divisor_override) {
+  if (!divisor_override.has_value() || *divisor_override >= 0) return false;
+  divisor_override = -*divisor_override;
+  return true;
+}
+
 at::Tensor avg_pool2d_fn(const at::Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride,
                          at::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
                          std::optional<int64_t> divisor_override) {
+  const bool negate = negative(divisor_override);
   const Pool2d g = avg_geometry(self, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override,
                                 "avg_pool2d");
   fallback_unless_allowed(DEVPLUG_OP_avg_pool2d, self.scalar_type());
   Dev dev = Dev::of(self);
   at::Tensor out = new_pooled(dev, self, g, self.scalar_type());
-  if (out.numel() > 0)
-    dev.composite(DEVPLUG_OP_avg_pool2d, {view_of(as_4d(self))}, {view_of(as_4d(out))}, &g.attrs);
+  if (out.numel() > 0) {
+    DTensor o = view_of(as_4d(out));
+    dev.composite(DEVPLUG_OP_avg_pool2d, {view_of(as_4d(self))}, {o}, &g.attrs);
+    if (negate) dev.ew_into(DEVPLUG_OP_neg, {o}, o);
+  }
   return out;
 }
 
@@ -234,13 +246,16 @@ at::Tensor avg_pool2d_backward_fn(const at::Tensor& grad_output, const at::Tenso
                                   at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef padding,
                                   bool ceil_mode, bool count_include_pad,
                                   std::optional<int64_t> divisor_override) {
+  const bool negate = negative(divisor_override);
   const Pool2d g = avg_geometry(self, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override,
                                 "avg_pool2d_backward");
   Dev dev = Dev::of({&grad_output, &self});
   at::Tensor grad_input = at::empty_like(self, at::MemoryFormat::Contiguous);
   if (grad_input.numel() == 0) return grad_input;
-  dev.composite(DEVPLUG_OP_avg_pool2d_backward, {view_of(as_4d(grad_output)), view_of(as_4d(self))},
-                {view_of(as_4d(grad_input))}, &g.attrs);
+  DTensor gi = view_of(as_4d(grad_input));
+  dev.composite(DEVPLUG_OP_avg_pool2d_backward, {view_of(as_4d(grad_output)), view_of(as_4d(self))}, {gi},
+                &g.attrs);
+  if (negate) dev.ew_into(DEVPLUG_OP_neg, {gi}, gi);
   return grad_input;
 }
 
@@ -447,8 +462,9 @@ void register_conv_ops(Table& t) {
   t.add("max_pool2d_with_indices", C, "max_pool2d", DEVPLUG_KERNEL(max_pool2d_with_indices));
   t.add("max_pool2d_with_indices_backward", C, "max_pool2d_backward",
         DEVPLUG_KERNEL(max_pool2d_with_indices_backward));
-  t.add("avg_pool2d", C, "avg_pool2d", DEVPLUG_KERNEL(avg_pool2d_fn));
-  t.add("avg_pool2d_backward", C, "avg_pool2d_backward", DEVPLUG_KERNEL(avg_pool2d_backward_fn));
+  t.add("avg_pool2d", C, "avg_pool2d; a negative divisor_override: also neg", DEVPLUG_KERNEL(avg_pool2d_fn));
+  t.add("avg_pool2d_backward", C, "avg_pool2d_backward; a negative divisor_override: also neg",
+        DEVPLUG_KERNEL(avg_pool2d_backward_fn));
   // The window matrices and the product per dim (uneven 2-d sizes, every 3-d one).
   const std::string products =
       "iota, mul, add, div, floor, ge, lt, bitwise_and, convert_element_type, matmul";
