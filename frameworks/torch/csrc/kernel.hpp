@@ -35,20 +35,18 @@ namespace devplug::bridge {
 // (held_as: complex, uint16/32/64, float8), whose ops run on torch's CPU.
 inline bool held_arg(const at::Tensor& t) { return t.defined() && held_as(t.scalar_type()).has_value(); }
 inline bool held_arg(const std::optional<at::Tensor>& t) { return t.has_value() && held_arg(*t); }
-inline bool held_arg(at::TensorList list) {
-  for (const at::Tensor& t : list)
+// Element names the type each item is read as (a c10::List gives proxies, which the catch-all
+// below would take for a non-tensor).
+template <typename Element, typename List>
+bool any_held(const List& list) {
+  for (Element t : list)
     if (held_arg(t)) return true;
   return false;
 }
-inline bool held_arg(const at::ITensorListRef& list) {
-  for (const at::Tensor& t : list)
-    if (held_arg(t)) return true;
-  return false;
-}
+inline bool held_arg(at::TensorList list) { return any_held<const at::Tensor&>(list); }
+inline bool held_arg(const at::ITensorListRef& list) { return any_held<const at::Tensor&>(list); }
 inline bool held_arg(const c10::List<std::optional<at::Tensor>>& list) {
-  for (const std::optional<at::Tensor> t : list)
-    if (held_arg(t)) return true;
-  return false;
+  return any_held<std::optional<at::Tensor>>(list);
 }
 template <typename T>
 bool held_arg(const T& /*not a tensor*/) {

@@ -324,8 +324,6 @@ std::optional<HeldAs> held_as(c10::ScalarType type) {
   }
 }
 
-bool holdable(c10::ScalarType type) { return devplug_dtype(type).has_value() || held_as(type).has_value(); }
-
 devplug_dtype_t require_dtype(c10::ScalarType type, const char* what) {
   if (held_as(type).has_value()) throw OnCpu{};
   return require_devplug_dtype(type, what);
@@ -339,12 +337,21 @@ devplug_dtype_t require_devplug_dtype(c10::ScalarType type, const char* what) {
   return *d;
 }
 
-devplug::Tensor view_of(const at::Tensor& t) {
+namespace {
+
+// What every devplug view of a torch tensor needs: a strided tensor on a devplug device.
+void check_viewable(const at::Tensor& t) {
   TORCH_CHECK(t.defined(), "devplug: expected a tensor, got an undefined one");
   TORCH_CHECK(t.device().type() == c10::DeviceType::PrivateUse1,
               "devplug: expected a devplug tensor, got one on ", t.device());
   TORCH_CHECK(t.layout() == c10::kStrided, "devplug: only strided tensors live on devplug devices, got ",
               t.layout());
+}
+
+}  // namespace
+
+devplug::Tensor view_of(const at::Tensor& t) {
+  check_viewable(t);
   TORCH_CHECK(t.dim() <= DEVPLUG_MAX_RANK, "devplug: tensors have at most ", DEVPLUG_MAX_RANK, " dims, got ",
               t.dim());
   const devplug_dtype_t dtype = require_dtype(t.scalar_type(), "a tensor");
@@ -359,14 +366,8 @@ devplug::Tensor view_of(const at::Tensor& t) {
 
 devplug::Tensor bytes_view_of(const at::Tensor& t) {
   const std::optional<HeldAs> held = held_as(t.scalar_type());
-  if (!held.has_value()) {
-    require_devplug_dtype(t.scalar_type(), "a tensor");
-    return view_of(t);
-  }
-  TORCH_CHECK(t.device().type() == c10::DeviceType::PrivateUse1,
-              "devplug: expected a devplug tensor, got one on ", t.device());
-  TORCH_CHECK(t.layout() == c10::kStrided, "devplug: only strided tensors live on devplug devices, got ",
-              t.layout());
+  if (!held.has_value()) return view_of(t);  // a TypeError for a dtype no devplug tensor holds
+  check_viewable(t);
   const int64_t extra = held->lanes > 1 ? 1 : 0;
   check_not_forked();
   std::vector<int64_t> shape = t.sizes().vec(), strides = t.strides().vec();

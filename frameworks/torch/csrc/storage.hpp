@@ -75,8 +75,6 @@ struct HeldAs {
   int64_t lanes;  // 2 for complex, else 1
 };
 std::optional<HeldAs> held_as(c10::ScalarType type);
-// Whether a devplug tensor can hold `type` (devplug's dtypes and held_as's).
-bool holdable(c10::ScalarType type);
 
 // `t` (a strided tensor on a devplug device, of a dtype devplug has, rank <= 8) as a
 // devplug view of the same memory. Throws OnCpu for a held dtype, a torch error otherwise.

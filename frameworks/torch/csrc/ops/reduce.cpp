@@ -16,19 +16,24 @@
 namespace devplug::bridge {
 namespace {
 
-// Reduces `x` with `op` over `mask` into torch tensor `out`, whose shape is x's with the
-// masked dims dropped (or kept as 1 when `keepdim`); casts when out's dtype differs.
+// Writes `reduced` (a reduction over `mask`, its dims kept as 1) into torch tensor `out`, whose
+// shape drops those dims unless `keepdim`; casts when out's dtype differs.
+void store_reduced(const Dev& dev, const DTensor& reduced, uint32_t mask, bool keepdim,
+                   const at::Tensor& out) {
+  DTensor target = view_of(out);
+  if (!keepdim) target = unsqueeze_mask(target, mask);
+  if (reduced.dtype() == target.dtype()) {
+    dev.copy(reduced, target);
+  } else {
+    dev.call(DEVPLUG_OP_convert_element_type, {reduced}, {target});
+  }
+}
+
+// Reduces `x` with `op` over `mask` into torch tensor `out` (store_reduced).
 void reduce_to(const Dev& dev, devplug_op_t op, const DTensor& x, uint32_t mask, bool keepdim,
                const at::Tensor& out, double correction = 0) {
   if (out.numel() == 0) return;
-  DTensor target = view_of(out);
-  if (!keepdim) target = unsqueeze_mask(target, mask);
-  DTensor natural = dev.reduce(op, x, mask, correction);
-  if (natural.dtype() == target.dtype()) {
-    dev.copy(natural, target);
-  } else {
-    dev.call(DEVPLUG_OP_convert_element_type, {natural}, {target});
-  }
+  store_reduced(dev, dev.reduce(op, x, mask, correction), mask, keepdim, out);
 }
 
 uint32_t mask_of(const at::Tensor& self, at::OptionalIntArrayRef dim) {
@@ -314,11 +319,9 @@ at::Tensor& var_out(const at::Tensor& self, at::OptionalIntArrayRef dim,
   DTensor x = view_of(self);
   const devplug_dtype_t compute = opmath(x.dtype());
   DTensor population = dev.reduce(DEVPLUG_OP_var, dev.cast(x, compute), mask, 0.0);
-  DTensor scaled =
-      dev.ew(DEVPLUG_OP_mul, {population, dev.scalar(compute, static_cast<double>(n) / (n - c))});
-  DTensor target = view_of(out);
-  if (!keepdim) target = unsqueeze_mask(target, mask);
-  dev.call(DEVPLUG_OP_convert_element_type, {scaled}, {target});
+  store_reduced(dev,
+                dev.ew(DEVPLUG_OP_mul, {population, dev.scalar(compute, static_cast<double>(n) / (n - c))}),
+                mask, keepdim, out);
   return out;
 }
 at::Tensor var_fn(const at::Tensor& self, at::OptionalIntArrayRef dim,

@@ -102,16 +102,11 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
     dst.copy_(to_host(self));
     return dst;
   }
-  if (on_devplug(self) && on_devplug(dst) && held(self, dst)) {
-    // A dtype devplug only holds: its bytes are copied on the device when the dtype stays; a
-    // conversion goes through the CPU.
-    if (self.scalar_type() != dst.scalar_type()) {
-      dst.copy_(to_host(self));
-      return dst;
-    }
-    // A complex tensor of devplug's largest rank has merged dims (bytes_view_of), which the
-    // two sides need not share: the CPU copies it.
-    if (dst.dim() + (held_as(dst.scalar_type())->lanes > 1 ? 1 : 0) > DEVPLUG_MAX_RANK) {
+  if (on_devplug(self) && on_devplug(dst)) {
+    // A dtype devplug only holds converts on the CPU; so does a complex tensor of devplug's
+    // largest rank, whose merged dims (bytes_view_of) the two sides need not share.
+    if (held(self, dst) && (self.scalar_type() != dst.scalar_type() ||
+                            dst.dim() + (held_as(dst.scalar_type())->lanes > 1 ? 1 : 0) > DEVPLUG_MAX_RANK)) {
       dst.copy_(to_host(self));
       return dst;
     }
@@ -119,31 +114,17 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
     DTensor target = bytes_view_of(dst);
     DTensor src = bytes_view_of(self);
     if (self.sizes() != dst.sizes()) src = src.expand(target.shape());
-    if (self.is_alias_of(dst)) {
-      DTensor staged = dev.empty(src.dtype(), src.shape());
-      dev.copy(src, staged);
-      src = staged;
-    }
-    dev.copy(src, target);
-    return dst;
-  }
-  if (on_devplug(self) && on_devplug(dst)) {
-    Dev dev = Dev::of(dst);
-    DTensor src = view_of(self);
-    if (self.sizes() != dst.sizes()) src = src.expand(dst.sizes().vec());
-    const devplug_dtype_t dtype = require_dtype(dst.scalar_type(), "the copy's destination");
-    if (self.device() != dst.device() && src.dtype() != dtype) {
+    if (self.device() != dst.device() && src.dtype() != target.dtype()) {
       Dev source(self.device().index());
-      src = source.cast(src, dtype);
+      src = source.cast(src, target.dtype());
       source.stream().synchronize();  // the destination's stream cannot wait for it otherwise
     }
-    DTensor target = view_of(dst);
     if (self.is_alias_of(dst)) {  // overlapping views of one storage: read everything first
       DTensor staged = dev.empty(src.dtype(), src.shape());
       dev.copy(src, staged);
       src = staged;
     }
-    if (src.dtype() == dtype) {
+    if (src.dtype() == target.dtype()) {
       dev.copy(src, target);
     } else {
       dev.call(DEVPLUG_OP_convert_element_type, {src}, {target});
