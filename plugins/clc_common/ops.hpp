@@ -47,6 +47,9 @@ struct KernelTraits {
   }
 };
 
+// The work-group size of an elementwise launch of `numel` elements on `stream`'s device.
+size_t elementwise_group(devplug_stream_handle_t* stream, int64_t numel);
+
 // Runs elementwise.cl's op `op_token` with operands (dta, dtb, dtc) -> dto over `shape`.
 void run_elementwise(devplug_stream_handle_t* stream, const char* op_token, devplug_dtype_t dta,
                      devplug_dtype_t dtb, devplug_dtype_t dtc, devplug_dtype_t dto, int32_t rank,

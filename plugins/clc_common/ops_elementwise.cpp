@@ -40,8 +40,6 @@ uint64_t scalar_bits(devplug_dtype_t dtype, const devplug_scalar_t& value) {
 
 }  // namespace
 
-namespace {
-
 // The work-group size of an elementwise launch of `numel` elements. On a CPU device each
 // group is one call of the group function PoCL generates, and at 256 work-items their cost
 // shows: groups of 4096 took add float32 at 1M elements from 0.76-0.78 of the host loop to
@@ -53,8 +51,6 @@ size_t elementwise_group(devplug_stream_handle_t* stream, int64_t numel) {
   constexpr int64_t kLargeLaunch = int64_t{1} << 20;
   return caps_of(stream).cpu && numel >= kLargeLaunch ? 4096 : 256;
 }
-
-}  // namespace
 
 void run_elementwise(devplug_stream_handle_t* stream, const char* op_token, devplug_dtype_t dta,
                      devplug_dtype_t dtb, devplug_dtype_t dtc, devplug_dtype_t dto, int32_t rank,

@@ -84,6 +84,7 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
   info.profiling = (device_value<cl_command_queue_properties>(id, CL_DEVICE_QUEUE_PROPERTIES) &
                     CL_QUEUE_PROFILING_ENABLE) != 0;
   info.max_work_group = std::max<size_t>(1, device_value<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE));
+  info.max_parameter_size = device_value<size_t>(id, CL_DEVICE_MAX_PARAMETER_SIZE);
   info.local_memory = device_value<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE);
   info.max_allocation = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
   info.caps.fp64 = info.fp64;

@@ -30,10 +30,11 @@ struct DeviceInfo {
   bool is_cpu = false;
   bool profiling = false;  // CL_DEVICE_QUEUE_PROPERTIES has CL_QUEUE_PROFILING_ENABLE
   size_t max_work_group = 1;
-  uint64_t max_allocation = 0;  // CL_DEVICE_MAX_MEM_ALLOC_SIZE
-  uint64_t local_memory = 0;    // CL_DEVICE_LOCAL_MEM_SIZE
-  std::string name;             // device name
-  std::string driver_version;   // driver version
+  uint64_t max_allocation = 0;    // CL_DEVICE_MAX_MEM_ALLOC_SIZE
+  uint64_t local_memory = 0;      // CL_DEVICE_LOCAL_MEM_SIZE
+  size_t max_parameter_size = 0;  // CL_DEVICE_MAX_PARAMETER_SIZE: a kernel's argument bytes
+  std::string name;               // device name
+  std::string driver_version;     // driver version
   // The driver keeps compiled programs on disk itself (PoCL with its kernel cache on): the
   // plugin then leaves binaries to it (program_cache.hpp).
   bool driver_caches_programs = false;

@@ -13,6 +13,7 @@
 #include "devplug/sdk/error.hpp"
 #include "devplug/sdk/plugin.hpp"
 #include "composite_kernels.hpp"
+#include "fused.hpp"
 #include "host_memory.hpp"
 #include "ops.hpp"
 #include "objects.hpp"
@@ -115,6 +116,19 @@ struct OpenClPlugin {
     return opencl::host_allocate(device, size);
   }
   static void host_release(devplug_device_handle_t* device, void* ptr) { opencl::host_release(device, ptr); }
+  // The fused_programs extension: one generated kernel per program (fused.hpp).
+  static devplug_fused_program_handle_t* fused_program_create(devplug_device_handle_t* device,
+                                                              const devplug_fused_program_desc_t* desc) {
+    return opencl::fused_program_create(device, *desc);
+  }
+  static void fused_program_launch(devplug_stream_handle_t* stream, devplug_fused_program_handle_t* program,
+                                   const devplug_tensor_desc_t* const* inputs, size_t n_inputs,
+                                   const devplug_tensor_desc_t* const* outputs, size_t n_outputs) {
+    opencl::fused_program_launch(stream, program, inputs, n_inputs, outputs, n_outputs);
+  }
+  static void fused_program_destroy(devplug_fused_program_handle_t* program) {
+    opencl::fused_program_destroy(program);
+  }
 
   // The prims are the shared host side of kernels/*.cl (plugins/clc_common) running on
   // backend.cpp; the native composites are this plugin's own (kernels_composite.cpp).

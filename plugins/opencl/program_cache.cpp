@@ -84,13 +84,22 @@ cl_program ProgramCache::program(const char* family, const std::string& options)
   auto key = std::make_pair(std::string(family), options);
   auto it = programs_.find(key);
   if (it != programs_.end()) return it->second;
-  std::string source = prelude_source() + "\n" + family_source("common") + "\n" + family_source(family);
+  const auto generated = generated_.find(family);
+  std::string source = prelude_source() + "\n" + family_source("common") + "\n" +
+                       (generated != generated_.end() ? generated->second : family_source(family));
   if (const char* bad = std::getenv("DEVPLUG_OPENCL_TEST_BREAK_SOURCE"); bad && *bad == '1')
     source += "\nthis is not OpenCL C;\n";  // test hook: every build fails with a log
   cl_program prog = build(source, options);
   programs_.emplace(std::move(key), prog);
   return prog;
 }
+
+void ProgramCache::define_family(const std::string& family, std::string source) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  generated_.emplace(family, std::move(source));
+}
+
+std::string ProgramCache::source_of(const char* family) { return family_source(family); }
 
 bool ProgramCache::binary_cache_wanted(const DeviceInfo& info) {
   const char* mode = std::getenv("DEVPLUG_OPENCL_BINARY_CACHE");

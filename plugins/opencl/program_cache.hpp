@@ -45,6 +45,14 @@ class ProgramCache {
   // failure. The kernel is shared: set its arguments under the device's launch_mutex.
   cl_kernel kernel(const char* family, const std::string& options, const char* name);
 
+  // Makes `source` (OpenCL C that follows common.cl) the text of family `family` from now on:
+  // a generated program, named by a hash of its text (fused.cpp), built by kernel() as the
+  // embedded families are. Defining a name again with the same text changes nothing.
+  void define_family(const std::string& family, std::string source);
+
+  // The text of kernels/<family>.cl: embedded, or $DEVPLUG_OPENCL_KERNEL_DIR's copy.
+  static std::string source_of(const char* family);
+
  private:
   cl_program program(const char* family, const std::string& options);
   cl_program build(const std::string& source, const std::string& options);
@@ -56,6 +64,7 @@ class ProgramCache {
   std::mutex mutex_;
   std::map<std::pair<std::string, std::string>, cl_program> programs_;
   std::map<std::pair<cl_program, std::string>, cl_kernel> kernels_;
+  std::map<std::string, std::string> generated_;  // define_family's texts by family
 };
 
 // The embedded text of kernels/<family>.cl, or nullptr. Generated at build time.

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "devplug/sdk/fused_program.hpp"
+#include "devplug/sdk/half.hpp"
 #include "devplug/sdk/kernels.hpp"
 #include "host_memory_checks.hpp"
 #include "opencl_family_test.hpp"
@@ -229,6 +231,217 @@ TEST(OpenclHostMemory, OffersNoHostAddress) {
   const devplug_plugin_api_t* api = plugin.api();
   ASSERT_NE(api, nullptr);
   EXPECT_EQ(host_address(api), nullptr);
+}
+
+// ---- fused programs (plugins/opencl/fused.hpp) ----
+
+const devplug_ext_fused_programs_t* fused_programs(const devplug_plugin_api_t* api) {
+  return reinterpret_cast<const devplug_ext_fused_programs_t*>(
+      devplug_extension_find(api, DEVPLUG_EXTENSION_FUSED_PROGRAMS));
+}
+
+// float16 bits of small values in [-2, 2], from a fixed sequence.
+std::vector<uint16_t> half_values(size_t n, uint32_t seed) {
+  std::vector<uint16_t> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    out[i] = sdk::double_to_half_bits(static_cast<double>(seed >> 8) / (1u << 24) * 4.0 - 2.0);
+  }
+  return out;
+}
+
+// One program over a transposed float16 input that is also written in place, a float16 input
+// broadcast along two dims (stride 0), a dense float32 input and a float32 value broadcast to
+// every element; two outputs. Run as one
+// kernel, then node by node through the plugin's own kernels into buffers: the outputs match
+// bit for bit, over rank-3 strided operands (the strided kernel) and over dense ones.
+TEST(OpenclFused, OneKernelEqualsThePluginsOpsOneByOne) {
+  LoadedPlugin plugin(DEVPLUG_OPENCL_PLUGIN);
+  const devplug_plugin_api_t* api = plugin.api();
+  REQUIRE_DEVICE(api);
+  const devplug_ext_fused_programs_t* ext = fused_programs(api);
+  ASSERT_NE(ext, nullptr) << "the OpenCL plugin offers no fused_programs extension";
+  Session s(api);
+  ASSERT_TRUE(s.ok());
+
+  sdk::FusedProgram p;
+  // x, y, z, and w: one float32 value broadcast to every element (a uniform operand)
+  p.inputs = {DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_FLOAT16, DEVPLUG_DTYPE_FLOAT32, DEVPLUG_DTYPE_FLOAT32};
+  const auto xf = p.node(DEVPLUG_OP_convert_element_type, DEVPLUG_DTYPE_FLOAT32, {0});
+  const auto yf = p.node(DEVPLUG_OP_convert_element_type, DEVPLUG_DTYPE_FLOAT32, {1});
+  const auto prod = p.node(DEVPLUG_OP_mul, DEVPLUG_DTYPE_FLOAT32,
+                           {p.node(DEVPLUG_OP_mul, DEVPLUG_DTYPE_FLOAT32, {xf, yf}), 3});
+  const auto sum = p.node(DEVPLUG_OP_add, DEVPLUG_DTYPE_FLOAT32, {prod, 2});
+  const auto e = p.node(DEVPLUG_OP_exp, DEVPLUG_DTYPE_FLOAT32, {sum});
+  const auto eh = p.node(DEVPLUG_OP_convert_element_type, DEVPLUG_DTYPE_FLOAT16, {e});
+  const auto above = p.node(DEVPLUG_OP_gt, DEVPLUG_DTYPE_BOOL, {sum, 2});
+  const auto pick = p.node(DEVPLUG_OP_where, DEVPLUG_DTYPE_FLOAT16, {above, eh, 0});
+  p.outputs = {pick, sum};
+  const devplug_fused_program_desc_t desc = p.desc();
+  devplug_fused_program_handle_t* program = nullptr;
+  DEVPLUG_EXPECT_OK(api, ext->fused_program_create(s.device(), &desc, &program));
+
+  for (const bool strided : {true, false}) {
+    SCOPED_TRACE(strided ? "strided" : "dense");
+    const std::vector<int64_t> shape = {3, 4, 5};
+    const size_t n = 60;
+    // x: the transpose of a 5 x 4 x 3 tensor; y: 4 values along dim 1; z: dense.
+    const std::vector<uint16_t> x0 = half_values(n, 1), y0 = half_values(4, 2);
+    const std::vector<uint16_t> z16 = half_values(n, 3);
+    std::vector<float> z0(n);
+    for (size_t i = 0; i < n; ++i) z0[i] = static_cast<float>(sdk::half_bits_to_double(z16[i]));
+    const std::vector<int64_t> x_strides = strided ? std::vector<int64_t>{1, 3, 12} : std::vector<int64_t>{};
+    const std::vector<int64_t> y_strides = {0, 1, 0};
+    std::vector<uint16_t> y_full(n);  // y as dense values, for the dense run
+    for (size_t i = 0; i < n; ++i) y_full[i] = y0[(i / 5) % 4];
+
+    auto run_fused = [&](std::vector<uint16_t>* x_out, std::vector<float>* sum_out) {
+      devplug_buffer_handle_t* xb = s.upload(bytes_of(x0));
+      devplug_buffer_handle_t* yb = s.upload(bytes_of(strided ? y0 : y_full));
+      devplug_buffer_handle_t* zb = s.upload(bytes_of(z0));
+      devplug_buffer_handle_t* ob = s.upload(std::vector<unsigned char>(n * 4));
+      const devplug_tensor_desc_t x = tensor(xb, DEVPLUG_DTYPE_FLOAT16, shape, x_strides);
+      const devplug_tensor_desc_t y =
+          tensor(yb, DEVPLUG_DTYPE_FLOAT16, shape, strided ? y_strides : std::vector<int64_t>{});
+      const devplug_tensor_desc_t z = tensor(zb, DEVPLUG_DTYPE_FLOAT32, shape);
+      const devplug_tensor_desc_t o = tensor(ob, DEVPLUG_DTYPE_FLOAT32, shape);
+      const devplug_tensor_desc_t w =
+          tensor(s.upload(bytes_of(std::vector<float>{0.75f})), DEVPLUG_DTYPE_FLOAT32, shape, {0, 0, 0});
+      const devplug_tensor_desc_t* in[4] = {&x, &y, &z, &w};
+      const devplug_tensor_desc_t* out[2] = {&x, &o};  // the first output is x itself
+      DEVPLUG_EXPECT_OK(api, ext->fused_program_launch(s.stream(), program, in, 4, out, 2));
+      *x_out = values_of<uint16_t>(s.download(xb, n * 2));
+      *sum_out = values_of<float>(s.download(ob, n * 4));
+    };
+    auto run_op_by_op = [&](std::vector<uint16_t>* x_out, std::vector<float>* sum_out) {
+      devplug_buffer_handle_t* xb = s.upload(bytes_of(x0));
+      devplug_buffer_handle_t* yb = s.upload(bytes_of(strided ? y0 : y_full));
+      const devplug_tensor_desc_t x = tensor(xb, DEVPLUG_DTYPE_FLOAT16, shape, x_strides);
+      const devplug_tensor_desc_t y =
+          tensor(yb, DEVPLUG_DTYPE_FLOAT16, shape, strided ? y_strides : std::vector<int64_t>{});
+      const devplug_tensor_desc_t z = tensor(s.upload(bytes_of(z0)), DEVPLUG_DTYPE_FLOAT32, shape);
+      const devplug_tensor_desc_t w =
+          tensor(s.upload(bytes_of(std::vector<float>{0.75f})), DEVPLUG_DTYPE_FLOAT32, shape, {0, 0, 0});
+      std::vector<devplug_tensor_desc_t> values = {x, y, z, w};
+      for (const devplug_fused_node_t& node : p.nodes) {
+        const int32_t arity = devplug_op_info(node.op)->n_inputs;
+        std::vector<devplug_tensor_desc_t> args;
+        for (int32_t a = 0; a < arity; ++a) args.push_back(values[node.args[a]]);
+        const devplug_tensor_desc_t result = tensor(
+            s.upload(std::vector<unsigned char>(n * devplug_dtype_size(node.dtype))), node.dtype, shape);
+        const ErrorText error = s.run(node.op, args, result, nullptr);
+        ASSERT_EQ(error.code, DEVPLUG_CODE_OK) << devplug_op_info(node.op)->name << ": " << error.message;
+        values.push_back(result);
+      }
+      *x_out = values_of<uint16_t>(s.download(values[pick].buffer, n * 2));
+      *sum_out = values_of<float>(s.download(values[sum].buffer, n * 4));
+    };
+    std::vector<uint16_t> fused_pick, plain_pick;
+    std::vector<float> fused_sum, plain_sum;
+    run_fused(&fused_pick, &fused_sum);
+    run_op_by_op(&plain_pick, &plain_sum);
+    // x was written in place through its strides: read it back in row-major order of `shape`.
+    std::vector<uint16_t> fused_rows(n);
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t j = 0; j < 4; ++j)
+        for (int64_t k = 0; k < 5; ++k) {
+          const int64_t at = strided ? i * 1 + j * 3 + k * 12 : (i * 4 + j) * 5 + k;
+          fused_rows[static_cast<size_t>((i * 4 + j) * 5 + k)] = fused_pick[static_cast<size_t>(at)];
+        }
+    EXPECT_EQ(fused_rows, plain_pick);
+    EXPECT_EQ(bytes_of(fused_sum), bytes_of(plain_sum));
+    size_t picked = 0;  // both branches of the where were taken
+    for (size_t i = 0; i < n; ++i) picked += fused_rows[i] != x0[i];
+    EXPECT_GT(picked, 0u);
+    EXPECT_LT(picked, n);
+  }
+  DEVPLUG_EXPECT_OK(api, ext->fused_program_destroy(program));
+}
+
+// A reduction tail is declined at create (UNIMPLEMENTED: the host runs it op by op); a launch
+// whose tensors need more argument bytes than the device takes runs node by node in the plugin;
+// a launch that does not fit the program is INVALID_ARGUMENT.
+TEST(OpenclFused, DeclinesTailsRunsWideLaunchesAndRefusesBadOnes) {
+  LoadedPlugin plugin(DEVPLUG_OPENCL_PLUGIN);
+  const devplug_plugin_api_t* api = plugin.api();
+  REQUIRE_DEVICE(api);
+  const devplug_ext_fused_programs_t* ext = fused_programs(api);
+  ASSERT_NE(ext, nullptr);
+  Session s(api);
+  ASSERT_TRUE(s.ok());
+
+  sdk::FusedProgram tail;
+  tail.inputs = {DEVPLUG_DTYPE_FLOAT32};
+  devplug_reduce_attrs_t last_dim{sizeof last_dim, 1u, 0.0};
+  tail.outputs = {tail.node(DEVPLUG_OP_sum, DEVPLUG_DTYPE_FLOAT32,
+                            {tail.node(DEVPLUG_OP_exp, DEVPLUG_DTYPE_FLOAT32, {0})}, &last_dim)};
+  devplug_fused_program_desc_t desc = tail.desc();
+  devplug_fused_program_handle_t* program = nullptr;
+  ErrorText error = take(api, ext->fused_program_create(s.device(), &desc, &program));
+  EXPECT_EQ(error.code, DEVPLUG_CODE_UNIMPLEMENTED) << error.message;
+  EXPECT_NE(error.message.find("reduction tail"), std::string::npos) << error.message;
+
+  // 32 inputs and 16 outputs, out_j = in_j + in_(j+16): dense, the arguments fit one kernel
+  // (48 x 16 bytes and the count); transposed over two dims (48 x 32 bytes) PoCL's 1024 bytes
+  // do not, and the plugin runs the nodes one by one. Both give the sums.
+  sdk::FusedProgram wide;
+  wide.inputs.assign(32, DEVPLUG_DTYPE_FLOAT32);
+  for (uint32_t j = 0; j < 16; ++j)
+    wide.outputs.push_back(wide.node(DEVPLUG_OP_add, DEVPLUG_DTYPE_FLOAT32, {j, j + 16}));
+  desc = wide.desc();
+  DEVPLUG_EXPECT_OK(api, ext->fused_program_create(s.device(), &desc, &program));
+  for (const bool transposed : {false, true}) {
+    SCOPED_TRACE(transposed ? "transposed" : "dense");
+    std::vector<devplug_tensor_desc_t> ins, outs;
+    std::vector<devplug_buffer_handle_t*> out_buffers;
+    for (int i = 0; i < 32; ++i) {
+      std::vector<float> v(6);
+      for (int k = 0; k < 6; ++k) v[static_cast<size_t>(k)] = static_cast<float>(100 * i + k);
+      ins.push_back(tensor(s.upload(bytes_of(v)), DEVPLUG_DTYPE_FLOAT32, {2, 3},
+                           transposed ? std::vector<int64_t>{1, 2} : std::vector<int64_t>{}));
+    }
+    for (int j = 0; j < 16; ++j) {
+      out_buffers.push_back(s.upload(std::vector<unsigned char>(24)));
+      outs.push_back(tensor(out_buffers.back(), DEVPLUG_DTYPE_FLOAT32, {2, 3},
+                            transposed ? std::vector<int64_t>{1, 2} : std::vector<int64_t>{}));
+    }
+    std::vector<const devplug_tensor_desc_t*> in_ptrs, out_ptrs;
+    for (const auto& t : ins) in_ptrs.push_back(&t);
+    for (const auto& t : outs) out_ptrs.push_back(&t);
+    DEVPLUG_EXPECT_OK(
+        api, ext->fused_program_launch(s.stream(), program, in_ptrs.data(), 32, out_ptrs.data(), 16));
+    for (int j = 0; j < 16; ++j) {
+      const std::vector<float> got = values_of<float>(s.download(out_buffers[static_cast<size_t>(j)], 24));
+      for (int k = 0; k < 6; ++k)
+        EXPECT_EQ(got[static_cast<size_t>(k)], static_cast<float>(100 * j + k + 100 * (j + 16) + k))
+            << j << " " << k;
+    }
+  }
+  DEVPLUG_EXPECT_OK(api, ext->fused_program_destroy(program));
+
+  sdk::FusedProgram neg;
+  neg.inputs = {DEVPLUG_DTYPE_FLOAT32};
+  neg.outputs = {neg.node(DEVPLUG_OP_neg, DEVPLUG_DTYPE_FLOAT32, {0})};
+  desc = neg.desc();
+  DEVPLUG_EXPECT_OK(api, ext->fused_program_create(s.device(), &desc, &program));
+  devplug_buffer_handle_t* b = s.upload(std::vector<unsigned char>(4 * 8));
+  const devplug_tensor_desc_t ok = tensor(b, DEVPLUG_DTYPE_FLOAT32, {8});
+  const devplug_tensor_desc_t shorter = tensor(b, DEVPLUG_DTYPE_FLOAT32, {7});
+  const devplug_tensor_desc_t wrong_dtype = tensor(b, DEVPLUG_DTYPE_INT32, {8});
+  const devplug_tensor_desc_t outside = tensor(b, DEVPLUG_DTYPE_FLOAT32, {8}, {}, 16);
+  auto launch = [&](const devplug_tensor_desc_t& in, const devplug_tensor_desc_t& out, size_t n_in = 1) {
+    const devplug_tensor_desc_t* ins[1] = {&in};
+    const devplug_tensor_desc_t* outs[1] = {&out};
+    return take(api, ext->fused_program_launch(s.stream(), program, ins, n_in, outs, 1));
+  };
+  for (const auto& [what, e] :
+       {std::pair{"count", launch(ok, ok, 0)}, std::pair{"shape", launch(ok, shorter)},
+        std::pair{"dtype", launch(ok, wrong_dtype)}, std::pair{"outside", launch(outside, ok)}}) {
+    EXPECT_EQ(e.code, DEVPLUG_CODE_INVALID_ARGUMENT) << what << ": " << e.message;
+    EXPECT_NE(e.message.find("fused_program_launch"), std::string::npos) << e.message;
+  }
+  EXPECT_EQ(launch(ok, ok).code, DEVPLUG_CODE_OK);
+  DEVPLUG_EXPECT_OK(api, ext->fused_program_destroy(program));
 }
 
 }  // namespace

@@ -374,6 +374,22 @@
 #endif
 
 // ---------------------------------------------------------------- helpers
+#ifdef FUSED_NODE
+#define max_signed_zero CAT(max_signed_zero_, FUSED_NODE)
+#define min_signed_zero CAT(min_signed_zero_, FUSED_NODE)
+#define int_div CAT(int_div_, FUSED_NODE)
+#define int_fmod CAT(int_fmod_, FUSED_NODE)
+#define py_remainder CAT(py_remainder_, FUSED_NODE)
+#define int_pow CAT(int_pow_, FUSED_NODE)
+#define int_gcd CAT(int_gcd_, FUSED_NODE)
+#define exp_above_709 CAT(exp_above_709_, FUSED_NODE)
+#define exp_w CAT(exp_w_, FUSED_NODE)
+#define sinh_w CAT(sinh_w_, FUSED_NODE)
+#define cosh_w CAT(cosh_w_, FUSED_NODE)
+#define erfinv_w CAT(erfinv_w_, FUSED_NODE)
+#define lgamma_w CAT(lgamma_w_, FUSED_NODE)
+#define digamma_w CAT(digamma_w_, FUSED_NODE)
+#endif
 #if A_FLOAT
 inline W max_signed_zero(W x, W y) { return x > y ? x : (y > x ? y : (signbit(x) ? y : x)); }
 inline W min_signed_zero(W x, W y) { return x < y ? x : (y < x ? y : (signbit(x) ? x : y)); }
@@ -476,9 +492,9 @@ inline W cosh_w(W x) {
                                 : cosh(x);
 }
 #else
-#define exp_w(x) exp(x)
-#define sinh_w(x) sinh(x)
-#define cosh_w(x) cosh(x)
+inline W exp_w(W x) { return exp(x); }
+inline W sinh_w(W x) { return sinh(x); }
+inline W cosh_w(W x) { return cosh(x); }
 #endif
 #endif
 
@@ -674,6 +690,7 @@ inline W digamma_w(W x) {
   }
 #endif
 
+#ifndef FUSED_NODE
 // One kernel for dense and strided operands, so PoCL (which generates code per kernel and
 // launch size at first launch) compiles one kernel per op and dtype, not two. The dense
 // branch indexes with plain offsets: PoCL vectorizes it across the work-items of a group as
@@ -689,3 +706,48 @@ __kernel void ew(const geom_t g, __global O_ST* o, __global A_ST* a, __global B_
   geom_offsets(&g, k, 4, at);
   ELEMENT(at[0], at[1], at[2], at[3]);
 }
+#else
+// One element of a fused program's node: the operands' and the result's storage values, in
+// private memory (the fused program's prologue makes the 16-bit float loads and stores take
+// private pointers).
+inline O_ST CAT(node_, FUSED_NODE)(A_ST a0, B_ST b0, C_ST c0) {
+  O_ST o[1];
+  const A_ST a[1] = {a0};
+  const B_ST b[1] = {b0};
+  const C_ST c[1] = {c0};
+  ELEMENT(0, 0, 0, 0);
+  return o[0];
+}
+
+#undef WANT_WIDE
+#undef RAW
+#undef ARITY
+#undef F1
+#undef F2
+#undef A_WUT
+#undef W
+#undef W_DOUBLE
+#undef STORE_W
+#undef ELEMENT
+#undef TOBITS
+#undef FROMBITS
+#undef convert_value
+#undef NEED_EXP_NEAR_OVERFLOW
+#undef NEED_ERFINV
+#undef NEED_LGAMMA
+#undef NEED_DIGAMMA
+#undef max_signed_zero
+#undef min_signed_zero
+#undef int_div
+#undef int_fmod
+#undef py_remainder
+#undef int_pow
+#undef int_gcd
+#undef exp_above_709
+#undef exp_w
+#undef sinh_w
+#undef cosh_w
+#undef erfinv_w
+#undef lgamma_w
+#undef digamma_w
+#endif
