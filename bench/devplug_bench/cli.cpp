@@ -54,9 +54,9 @@ std::optional<int> parse_command_line(int argc, char** argv, Options* out) {
   app.add_option("--json", o.json, "also write the table as JSON");
   app.add_flag("--verbose", o.verbose, "print Google Benchmark's own table too");
   app.add_option("--only", o.only,
-                 "run only these figure families: bandwidth, transfer, matmul, dispatch, start")
+                 "run only these figure families: bandwidth, fusion, transfer, matmul, dispatch, start")
       ->delimiter(',')
-      ->check(CLI::IsMember({"bandwidth", "transfer", "matmul", "dispatch", "start"}));
+      ->check(CLI::IsMember({"bandwidth", "fusion", "transfer", "matmul", "dispatch", "start"}));
   CLI11_PARSE(app, argc, argv);
   if (!sizes.empty()) o.sizes = CLI::detail::split(sizes, ',');
   if (o.quick) {

@@ -21,7 +21,8 @@ struct Options {
   double min_time = 0.2;
   std::string json;
   bool verbose = false;
-  std::vector<std::string> only;  // figure families to run: bandwidth, transfer, matmul, dispatch, start
+  std::vector<std::string>
+      only;  // figure families to run: bandwidth, fusion, transfer, matmul, dispatch, start
   bool wants(const std::string& family) const {
     return only.empty() || std::find(only.begin(), only.end(), family) != only.end();
   }

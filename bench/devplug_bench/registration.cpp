@@ -168,6 +168,13 @@ std::vector<int64_t> transfer_sizes(const Plan& plan) {
   return out;
 }
 
+std::vector<int64_t> fusion_sizes(const Plan& plan) {
+  std::vector<int64_t> out;
+  for (int64_t n : plan.sizes)
+    if (n >= (int64_t{1} << 20) && n <= (int64_t{64} << 20)) out.push_back(n);
+  return out;
+}
+
 void register_all(Plan& plan, const Options& o) {
   const double min_time = o.min_time;
   for (Target& t : plan.targets) {
@@ -186,6 +193,21 @@ void register_all(Plan& plan, const Options& o) {
             },
             min_time);
       }
+    for (int64_t n : o.wants("fusion") ? fusion_sizes(plan) : std::vector<int64_t>{}) {
+      // The chain unfused and fused, and the host's add of the same bytes, timed in turn.
+      devplug_device_t* d = t.device;
+      const std::string fused = key_of(t, "chain8 fused", "float32", n);
+      register_group(
+          key_of(t, "chain8", "float32", n),
+          {key_of(t, "chain8 unfused", "float32", n), fused,
+           key_of(t, "host add", "float32", n) + " (chain8)"},
+          [=, &plan] {
+            std::vector<Workload> all = fusion_workloads(d, DEVPLUG_DTYPE_FLOAT32, n, &plan.notes[fused]);
+            all.push_back(std::move(host_loop_workloads(DEVPLUG_DTYPE_FLOAT32, n)[1]));  // the add
+            return all;
+          },
+          min_time);
+    }
     for (int64_t bytes : o.wants("transfer") ? transfer_sizes(plan) : std::vector<int64_t>{}) {
       devplug_device_t* d = t.device;
       register_group(

@@ -36,6 +36,7 @@ struct Plan {
   std::vector<int64_t> sizes;
   std::vector<int64_t> matmul_sizes;
   std::map<std::string, std::string> yardstick_problems;  // key -> why the yardstick is missing
+  std::map<std::string, std::string> notes;               // key -> what the row's note adds
 };
 
 // The benchmarks' errors, keyed by the benchmark's (or a group member's) name: why a figure
@@ -48,6 +49,9 @@ std::string key_of(const Target& t, const std::string& what, const std::string& 
 // The first device of each plugin in `context` that `o` asks for (every plugin with a device
 // when it names none), loading the plugins it names by path first.
 std::vector<Target> find_targets(devplug_context_t* context, const Options& o);
+
+// The fusion sizes: the bandwidth sizes from 1M to 64M elements.
+std::vector<int64_t> fusion_sizes(const Plan& plan);
 
 // The transfer sizes in bytes: the bandwidth sizes from 64K elements up, as bytes of float32.
 std::vector<int64_t> transfer_sizes(const Plan& plan);

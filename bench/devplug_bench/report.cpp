@@ -207,6 +207,43 @@ std::vector<Row> make_rows(const Plan& plan, const Options& o, const std::string
               std::tuple{"host sum", host_sum, es * n}})
           add_rate_row(rows, plan, t, figure, key, amount, 1e9, "GB/s", Yardstick{}, 0, dtype, n);
       }
+    for (int64_t n : o.wants("fusion") ? fusion_sizes(plan) : std::vector<int64_t>{}) {
+      // A chain of 8 elementwise ops: op by op and as one fused program, each against the
+      // host's add of the same bytes (CPU devices) or the device's copy (GPUs); fused against
+      // unfused as a speed-up (target on the OpenCL and Level Zero devices: >= 4 at 16M).
+      const double bytes = 3.0 * 4 * static_cast<double>(n);
+      const bool gpu = t.name == "cuda" || t.name == "hip";
+      const Yardstick yard = gpu ? Yardstick{"copy", key_of(t, "copy", "float32", n), 2.0 * 4 * n}
+                                 : Yardstick{"host add", key_of(t, "host add", "float32", n) + " (chain8)"};
+      const bool judged = (t.name == "opencl" || t.name == "level_zero") && n >= (int64_t{16} << 20);
+      const std::string unfused = key_of(t, "chain8 unfused", "float32", n),
+                        fused = key_of(t, "chain8 fused", "float32", n);
+      add_rate_row(rows, plan, t, "chain8 unfused", unfused, bytes, 1e9, "GB/s", yard, 0, "float32", n);
+      add_rate_row(rows, plan, t, "chain8 fused", fused, bytes, 1e9, "GB/s", yard, judged ? 0.80 : 0,
+                   "float32", n);
+      if (auto note = plan.notes.find(fused); note != plan.notes.end())
+        rows.back().note = rows.back().note.empty() ? note->second : rows.back().note + "; " + note->second;
+      const std::optional<double> u = seconds_of(unfused), f = seconds_of(fused);
+      if (u && f) {
+        Row speed;
+        speed.plugin = t.name;
+        speed.device = t.device_name;
+        speed.figure = "chain8 fused speed-up";
+        speed.dtype = "float32";
+        speed.size = n;
+        speed.seconds = *f;
+        speed.value = *u / *f;
+        speed.unit = "x";
+        speed.yardstick = "unfused";
+        speed.yardstick_value = 1;
+        speed.ratio = speed.value;
+        if (judged) {
+          speed.target = "ratio >= 4.00";
+          speed.met = speed.value >= 4;
+        }
+        rows.push_back(speed);
+      }
+    }
     for (int64_t bytes : o.wants("transfer") ? transfer_sizes(plan) : std::vector<int64_t>{}) {
       // Host to device: pageable against pinned, each judged against the host's memcpy (what
       // the memory system does with the same bytes in the same moments).

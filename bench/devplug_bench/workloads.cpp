@@ -179,6 +179,69 @@ std::vector<Workload> transfer_workloads(devplug_device_t* device, int64_t bytes
   return {from_pageable, from_pinned, memcpy_yardstick};
 }
 
+std::vector<Workload> fusion_workloads(devplug_device_t* device, devplug_dtype_t dtype, int64_t numel,
+                                       std::string* native) {
+  auto a = make_tensor(device, dtype, {numel});
+  auto b = make_tensor(device, dtype, {numel});
+  auto out = make_tensor(device, dtype, {numel});
+  devplug_stream_t* stream = default_stream(device);
+  const char* name = devplug_dtype_name(dtype);
+  const double bytes = 3.0 * static_cast<double>(numel) * static_cast<double>(devplug_dtype_size(dtype));
+
+  // The chain as (op, first operand, second operand) over values 0 = a, 1 = b, 2.. = results.
+  struct Step {
+    devplug_op_t op;
+    uint32_t x, y;
+  };
+  static const Step kChain[] = {{DEVPLUG_OP_mul, 0, 1}, {DEVPLUG_OP_add, 2, 0}, {DEVPLUG_OP_sub, 3, 1},
+                                {DEVPLUG_OP_mul, 4, 4}, {DEVPLUG_OP_add, 5, 2}, {DEVPLUG_OP_maximum, 6, 0},
+                                {DEVPLUG_OP_neg, 7, 7}, {DEVPLUG_OP_abs, 8, 8}};
+  constexpr size_t kSteps = sizeof kChain / sizeof kChain[0];
+
+  auto values = std::make_shared<std::vector<std::shared_ptr<devplug_tensor_t>>>();
+  values->push_back(a);
+  values->push_back(b);
+  for (size_t k = 0; k + 1 < kSteps; ++k) values->push_back(make_tensor(device, dtype, {numel}));
+  values->push_back(out);
+  Workload unfused{"chain8 unfused", name, numel, Measure::kBandwidth, bytes, {}, values};
+  unfused.run = [stream, values] {
+    for (size_t k = 0; k < kSteps; ++k) {
+      const Step& s = kChain[k];
+      const bool binary = devplug_op_info(s.op)->n_inputs == 2;
+      devplug_tensor_t* in[2] = {(*values)[s.x].get(), (*values)[s.y].get()};
+      devplug_tensor_t* result = (*values)[2 + k].get();
+      check(devplug_op_call(stream, s.op, in, binary ? 2 : 1, &result, 1, nullptr), devplug_op_name(s.op));
+    }
+    check(devplug_stream_synchronize(stream), "devplug_stream_synchronize");
+  };
+
+  std::vector<devplug_fused_node_t> nodes;
+  for (const Step& s : kChain)
+    nodes.push_back({sizeof(devplug_fused_node_t), s.op, dtype, {s.x, s.y, 0}, nullptr});
+  std::vector<const devplug_fused_node_t*> pointers;
+  for (const devplug_fused_node_t& n : nodes) pointers.push_back(&n);
+  const devplug_dtype_t input_dtypes[2] = {dtype, dtype};
+  const devplug_fused_value_t last = static_cast<devplug_fused_value_t>(2 + kSteps - 1);
+  const devplug_fused_program_desc_t desc{sizeof desc,     2, input_dtypes, static_cast<uint32_t>(kSteps),
+                                          pointers.data(), 1, &last};
+  devplug_fused_program_t* raw = nullptr;
+  check(devplug_fused_program_create(device, &desc, &raw), "devplug_fused_program_create");
+  auto program = std::shared_ptr<devplug_fused_program_t>(
+      raw, [](devplug_fused_program_t* p) { devplug_error_destroy(devplug_fused_program_destroy(p)); });
+  bool is_native = false;
+  const char* why = nullptr;
+  check(devplug_fused_program_is_native(raw, &is_native, &why), "devplug_fused_program_is_native");
+  *native = is_native ? "one kernel" : std::string("op by op: ") + (why != nullptr ? why : "?");
+  Workload fused{"chain8 fused", name, numel, Measure::kBandwidth, bytes, {}, program};
+  fused.run = [stream, program, a, b, out] {
+    devplug_tensor_t* in[2] = {a.get(), b.get()};
+    devplug_tensor_t* result = out.get();
+    check(devplug_fused_program_run(stream, program.get(), in, 2, &result, 1), "devplug_fused_program_run");
+    check(devplug_stream_synchronize(stream), "devplug_stream_synchronize");
+  };
+  return {unfused, fused};
+}
+
 Workload matmul_workload(devplug_device_t* device, devplug_dtype_t dtype, int64_t n) {
   auto attrs = std::make_shared<devplug_matmul_attrs_t>();
   attrs->struct_size = sizeof(devplug_matmul_attrs_t);

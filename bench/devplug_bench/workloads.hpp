@@ -47,6 +47,15 @@ std::vector<Workload> bandwidth_workloads(devplug_device_t* device, devplug_dtyp
 // (devplug_host_allocate; the copy enqueued, then the stream synchronized), and the
 // yardstick, the host's own memcpy between two pageable blocks of that size.
 std::vector<Workload> transfer_workloads(devplug_device_t* device, int64_t bytes);
+// A chain of 8 elementwise ops over two tensors of `numel` elements into a third (mul, add,
+// sub, mul, add, maximum, neg, abs: what an activation or an optimizer step chains), as 8
+// devplug_op_call calls into temporaries made beforehand ("chain8 unfused", what an eager
+// framework calls) and as one fused program ("chain8 fused", devplug_fused_program_run: one
+// kernel where the plugin offers fused_programs). Both have the fused run's amount: the
+// bytes of its two inputs and its output. `*native` says whether the program runs as the
+// plugin's one kernel, and if not why.
+std::vector<Workload> fusion_workloads(devplug_device_t* device, devplug_dtype_t dtype, int64_t numel,
+                                       std::string* native);
 // An n x n by n x n matmul.
 Workload matmul_workload(devplug_device_t* device, devplug_dtype_t dtype, int64_t n);
 // A 1-element float32 add with a given output through devplug_op_call (dispatch overhead).
