@@ -90,13 +90,17 @@ cl_program ProgramCache::program(const char* family, const std::string& options)
   if (const char* bad = std::getenv("DEVPLUG_OPENCL_TEST_BREAK_SOURCE"); bad && *bad == '1')
     source += "\nthis is not OpenCL C;\n";  // test hook: every build fails with a log
   cl_program prog = build(source, options);
+  if (generated != generated_.end()) {  // its text is not needed again: a family has one text
+    built_generated_.insert(family);
+    generated_.erase(generated);
+  }
   programs_.emplace(std::move(key), prog);
   return prog;
 }
 
 void ProgramCache::define_family(const std::string& family, std::string source) {
   std::lock_guard<std::mutex> lock(mutex_);
-  generated_.emplace(family, std::move(source));
+  if (built_generated_.count(family) == 0) generated_.emplace(family, std::move(source));
 }
 
 std::string ProgramCache::source_of(const char* family) { return family_source(family); }

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -47,7 +48,8 @@ class ProgramCache {
 
   // Makes `source` (OpenCL C that follows common.cl) the text of family `family` from now on:
   // a generated program, named by a hash of its text (fused.cpp), built by kernel() as the
-  // embedded families are. Defining a name again with the same text changes nothing.
+  // embedded families are. The text is dropped once built (the program stays); defining a
+  // name again changes nothing.
   void define_family(const std::string& family, std::string source);
 
   // The text of kernels/<family>.cl: embedded, or $DEVPLUG_OPENCL_KERNEL_DIR's copy.
@@ -64,7 +66,8 @@ class ProgramCache {
   std::mutex mutex_;
   std::map<std::pair<std::string, std::string>, cl_program> programs_;
   std::map<std::pair<cl_program, std::string>, cl_kernel> kernels_;
-  std::map<std::string, std::string> generated_;  // define_family's texts by family
+  std::map<std::string, std::string> generated_;  // define_family's texts by family, until built
+  std::set<std::string> built_generated_;         // the generated families built
 };
 
 // The embedded text of kernels/<family>.cl, or nullptr. Generated at build time.
