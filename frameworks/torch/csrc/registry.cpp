@@ -54,6 +54,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_attention_ops(t);
   register_amp_ops(t);
   register_foreach_ops(t);
+  register_fused_optimizer_ops(t);
   register_pointwise_ops(t);
   register_resample_ops(t);
 }

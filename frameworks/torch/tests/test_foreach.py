@@ -444,3 +444,81 @@ def test_clip_grad_norm_matches_cpu(device, no_fallback):
 
 def test_grad_scaler_unscale_clip_and_step_match_cpu(device, no_fallback):
     assert_trains_as_on_cpu(device, "adamw", clip=True, scaler=True)
+
+
+# ---- fused=True: Adam and AdamW as one fused program per parameter ----------------------------
+
+FUSED = {  # (class, arguments): each step's program differs (frameworks/torch/csrc/ops/fused_optim.cpp)
+    "adam": (torch.optim.Adam, dict(lr=1e-2)),
+    "adam_amsgrad_wd_maximize": (torch.optim.Adam, dict(lr=1e-2, amsgrad=True, weight_decay=0.1, maximize=True)),
+    "adam_unit_decay_high_beta1_weight": (torch.optim.Adam, dict(lr=1e-2, weight_decay=1.0, betas=(0.3, 0.99))),
+    "adamw": (torch.optim.AdamW, dict(lr=1e-2, weight_decay=0.05)),
+    "adamw_amsgrad": (torch.optim.AdamW, dict(lr=1e-2, amsgrad=True)),
+}
+
+
+def fused_or_foreach_steps(device, optimizer, how, dtype=torch.float32, scaler=False, steps=4):
+    model = small_model().to(device=device, dtype=dtype)
+    cls, kwargs = FUSED[optimizer]
+    opt = cls(model.parameters(), **{how: True}, **kwargs)
+    scale = torch.amp.GradScaler("devplug", init_scale=2.0 ** 10, growth_interval=1000) if scaler else None
+    gen = torch.Generator().manual_seed(1)
+    for _ in range(steps):
+        x = torch.randn(5, 6, generator=gen).to(device=device, dtype=dtype)
+        opt.zero_grad()
+        loss = (model(x) ** 2).mean()
+        (scale.scale(loss) if scale else loss).backward()
+        if scale:
+            scale.step(opt)
+            scale.update()
+        else:
+            opt.step()
+    return model, opt, scale
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("optimizer", list(FUSED))
+def test_fused_adam_is_the_foreach_step_bit_for_bit(optimizer, dtype, device, no_fallback):
+    """fused=True runs the foreach step's devplug ops as one program per parameter: the same
+    parameters and states, bit for bit, after steps that moved them."""
+    fused, fused_opt, _ = fused_or_foreach_steps(device, optimizer, "fused", dtype)
+    foreach, foreach_opt, _ = fused_or_foreach_steps(device, optimizer, "foreach", dtype)
+    start = small_model().to(dtype=dtype)
+    for f, e, s in zip(fused.parameters(), foreach.parameters(), start.parameters()):
+        assert torch.equal(f.detach().cpu(), e.detach().cpu())
+        assert not torch.equal(f.detach().cpu(), s.detach())
+    for pf, pe in zip(fused.parameters(), foreach.parameters()):
+        for key, value in foreach_opt.state[pe].items():
+            assert torch.equal(fused_opt.state[pf][key].cpu(), value.cpu()), key
+
+
+def test_fused_adamw_with_a_grad_scaler_unscales_and_skips_infinite_steps(device, no_fallback):
+    """With a GradScaler the fused step divides the gradients by the scale (a power of two:
+    exactly what the foreach path's unscale multiplies them to) and writes them back unscaled;
+    a step whose gradients hold an infinity changes neither parameters nor states."""
+    fused, fused_opt, scaler = fused_or_foreach_steps(device, "adamw", "fused", scaler=True)
+    foreach, _, _ = fused_or_foreach_steps(device, "adamw", "foreach", scaler=True)
+    for f, e in zip(fused.parameters(), foreach.parameters()):
+        assert torch.equal(f.detach().cpu(), e.detach().cpu())
+        assert torch.equal(f.grad.cpu(), e.grad.cpu())  # unscaled in place, as the foreach unscale_
+    before = [p.detach().cpu().clone() for p in fused.parameters()]
+    states = [{k: v.cpu().clone() for k, v in fused_opt.state[p].items()} for p in fused.parameters()]
+    fused_opt.zero_grad()
+    (scaler.scale((fused(torch.ones(5, 6).to(device)) ** 2).mean())).backward()
+    next(iter(fused.parameters())).grad.view(-1)[0] = float("inf")
+    scaler.step(fused_opt)
+    for p, b, s in zip(fused.parameters(), before, states):
+        assert torch.equal(p.detach().cpu(), b)
+        for key, value in s.items():
+            assert torch.equal(fused_opt.state[p][key].cpu(), value), key
+
+
+def test_fused_adam_refuses_mismatched_lists(device):
+    p = torch.zeros(3, device=device)
+    with pytest.raises(RuntimeError, match="as long as the parameters"):
+        torch._fused_adam_([p], [p.clone()], [], [p.clone()], [], [torch.ones((), device=device)], lr=0.1,
+                           beta1=0.9, beta2=0.99, weight_decay=0.0, eps=1e-8, amsgrad=False, maximize=False)
+    with pytest.raises(RuntimeError, match="dtype"):
+        torch._fused_adamw_([p], [p.double()], [p.clone()], [p.clone()], [], [torch.ones((), device=device)],
+                            lr=0.1, beta1=0.9, beta2=0.99, weight_decay=0.0, eps=1e-8, amsgrad=False,
+                            maximize=False)

@@ -64,6 +64,7 @@ void register_loss_ops(Table& t);
 void register_attention_ops(Table& t);
 void register_amp_ops(Table& t);
 void register_foreach_ops(Table& t);
+void register_fused_optimizer_ops(Table& t);
 void register_pointwise_ops(Table& t);
 void register_resample_ops(Table& t);
 
