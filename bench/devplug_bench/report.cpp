@@ -85,17 +85,23 @@ void note_against_copy(Row& row, const std::string& copy_key, double copy_bytes)
   row.note = row.note.empty() ? text : row.note + "; " + text;
 }
 
-// Adds a row from the timing of `key`, judged against the yardstick's rate (ratio = value /
-// yardstick value, target: ratio >= `min_ratio`, when min_ratio > 0).
-void add_rate_row(std::vector<Row>& rows, const Plan& plan, const Target& t, const std::string& figure,
-                  const std::string& key, double amount, double scale, const std::string& unit,
-                  const Yardstick& yard, double min_ratio, const std::string& dtype, int64_t size) {
+// A row of `t`'s figure `figure` on `dtype` at `size`, to be filled in.
+Row row_of(const Target& t, const std::string& figure, const std::string& dtype, int64_t size) {
   Row r;
   r.plugin = t.name;
   r.device = t.device_name;
   r.figure = figure;
   r.dtype = dtype;
   r.size = size;
+  return r;
+}
+
+// Adds a row from the timing of `key`, judged against the yardstick's rate (ratio = value /
+// yardstick value, target: ratio >= `min_ratio`, when min_ratio > 0).
+void add_rate_row(std::vector<Row>& rows, const Plan& plan, const Target& t, const std::string& figure,
+                  const std::string& key, double amount, double scale, const std::string& unit,
+                  const Yardstick& yard, double min_ratio, const std::string& dtype, int64_t size) {
+  Row r = row_of(t, figure, dtype, size);
   r.unit = unit;
   const std::optional<double> s = seconds_of(key);
   if (!s) {
@@ -225,12 +231,7 @@ std::vector<Row> make_rows(const Plan& plan, const Options& o, const std::string
         rows.back().note = rows.back().note.empty() ? note->second : rows.back().note + "; " + note->second;
       const std::optional<double> u = seconds_of(unfused), f = seconds_of(fused);
       if (u && f) {
-        Row speed;
-        speed.plugin = t.name;
-        speed.device = t.device_name;
-        speed.figure = "chain8 fused speed-up";
-        speed.dtype = "float32";
-        speed.size = n;
+        Row speed = row_of(t, "chain8 fused speed-up", "float32", n);
         speed.seconds = *f;
         speed.value = *u / *f;
         speed.unit = "x";
@@ -275,12 +276,7 @@ std::vector<Row> make_rows(const Plan& plan, const Options& o, const std::string
     const std::optional<double> op_call = seconds_of(key_of(r, "op_call", "float32", 1));
     const std::optional<double> direct = seconds_of(key_of(r, "direct_kernel", "float32", 1));
     if (op_call && direct) {
-      Row added;
-      added.plugin = r.name;
-      added.device = r.device_name;
-      added.figure = "dispatch added";
-      added.dtype = "float32";
-      added.size = 1;
+      Row added = row_of(r, "dispatch added", "float32", 1);
       added.seconds = *op_call;
       added.value = (*op_call - *direct) * 1e9;
       added.unit = "ns";

@@ -231,7 +231,8 @@ std::vector<Workload> fusion_workloads(devplug_device_t* device, devplug_dtype_t
   bool is_native = false;
   const char* why = nullptr;
   check(devplug_fused_program_is_native(raw, &is_native, &why), "devplug_fused_program_is_native");
-  *native = is_native ? "one kernel" : std::string("op by op: ") + (why != nullptr ? why : "?");
+  *native = is_native ? "the plugin's fused_programs extension"
+                      : std::string("op by op in the dispatcher: ") + (why != nullptr ? why : "?");
   Workload fused{"chain8 fused", name, numel, Measure::kBandwidth, bytes, {}, program};
   fused.run = [stream, program, a, b, out] {
     devplug_tensor_t* in[2] = {a.get(), b.get()};
