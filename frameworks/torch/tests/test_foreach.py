@@ -446,7 +446,7 @@ def test_grad_scaler_unscale_clip_and_step_match_cpu(device, no_fallback):
     assert_trains_as_on_cpu(device, "adamw", clip=True, scaler=True)
 
 
-# ---- fused=True: Adam and AdamW as one fused program per parameter ----------------------------
+# ---- fused=True: Adam, AdamW and SGD as one fused program per parameter ------------------------
 
 FUSED = {  # (class, arguments): each step's program differs (frameworks/torch/csrc/ops/fused_optim.cpp)
     "adam": (torch.optim.Adam, dict(lr=1e-2)),
@@ -454,6 +454,11 @@ FUSED = {  # (class, arguments): each step's program differs (frameworks/torch/c
     "adam_unit_decay_high_beta1_weight": (torch.optim.Adam, dict(lr=1e-2, weight_decay=1.0, betas=(0.3, 0.99))),
     "adamw": (torch.optim.AdamW, dict(lr=1e-2, weight_decay=0.05)),
     "adamw_amsgrad": (torch.optim.AdamW, dict(lr=1e-2, amsgrad=True)),
+    "sgd": (torch.optim.SGD, dict(lr=0.05)),
+    "sgd_momentum": (torch.optim.SGD, dict(lr=0.05, momentum=0.9)),  # first buffer: a copy of the gradient
+    "sgd_momentum_wd_dampening": (torch.optim.SGD, dict(lr=0.05, momentum=0.9, weight_decay=1e-2, dampening=0.3)),
+    "sgd_nesterov_maximize": (torch.optim.SGD, dict(lr=0.05, momentum=0.9, nesterov=True, maximize=True)),
+    "sgd_unit_numbers": (torch.optim.SGD, dict(lr=0.05, momentum=1.0, weight_decay=1.0, nesterov=True)),
 }
 
 
@@ -478,7 +483,7 @@ def fused_or_foreach_steps(device, optimizer, how, dtype=torch.float32, scaler=F
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 @pytest.mark.parametrize("optimizer", list(FUSED))
-def test_fused_adam_is_the_foreach_step_bit_for_bit(optimizer, dtype, device, no_fallback):
+def test_fused_step_is_the_foreach_step_bit_for_bit(optimizer, dtype, device, no_fallback):
     """fused=True runs the foreach step's devplug ops as one program per parameter: the same
     parameters and states, bit for bit, after steps that moved them."""
     fused, fused_opt, _ = fused_or_foreach_steps(device, optimizer, "fused", dtype)
@@ -489,18 +494,23 @@ def test_fused_adam_is_the_foreach_step_bit_for_bit(optimizer, dtype, device, no
         assert not torch.equal(f.detach().cpu(), s.detach())
     for pf, pe in zip(fused.parameters(), foreach.parameters()):
         for key, value in foreach_opt.state[pe].items():
+            if value is None:  # SGD without momentum keeps no buffer
+                assert fused_opt.state[pf][key] is None
+                continue
             assert torch.equal(fused_opt.state[pf][key].cpu(), value.cpu()), key
 
 
-def test_fused_adamw_with_a_grad_scaler_unscales_and_skips_infinite_steps(device, no_fallback):
+@pytest.mark.parametrize("optimizer", ["adamw", "sgd_nesterov_maximize"])
+def test_fused_step_with_a_grad_scaler_unscales_and_skips_infinite_steps(optimizer, device, no_fallback):
     """With a GradScaler the fused step divides the gradients by the scale (a power of two:
     exactly what the foreach path's unscale multiplies them to) and writes them back unscaled;
     a step whose gradients hold an infinity changes neither parameters nor states."""
-    fused, fused_opt, scaler = fused_or_foreach_steps(device, "adamw", "fused", scaler=True)
-    foreach, _, _ = fused_or_foreach_steps(device, "adamw", "foreach", scaler=True)
+    fused, fused_opt, scaler = fused_or_foreach_steps(device, optimizer, "fused", scaler=True)
+    foreach, _, _ = fused_or_foreach_steps(device, optimizer, "foreach", scaler=True)
     for f, e in zip(fused.parameters(), foreach.parameters()):
         assert torch.equal(f.detach().cpu(), e.detach().cpu())
-        assert torch.equal(f.grad.cpu(), e.grad.cpu())  # unscaled in place, as the foreach unscale_
+        if optimizer == "adamw":  # (foreach SGD with nesterov adds the buffer into the gradients)
+            assert torch.equal(f.grad.cpu(), e.grad.cpu())  # unscaled in place, as the foreach unscale_
     before = [p.detach().cpu().clone() for p in fused.parameters()]
     states = [{k: v.cpu().clone() for k, v in fused_opt.state[p].items()} for p in fused.parameters()]
     fused_opt.zero_grad()

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// torch.optim.Adam and AdamW with fused=True on devplug devices (_fused_adam_, _fused_adamw_):
+// torch.optim.Adam, AdamW and SGD with fused=True on devplug devices (_fused_adam_,
+// _fused_adamw_, _fused_sgd_):
 // one fused program (devplug_fused_program_run) per parameter, which a plugin with the
 // fused_programs extension runs as one kernel (the OpenCL plugin) and the dispatcher runs op by
 // op elsewhere.
 //
 // The program is the step of torch's foreach path (torch.optim.adam._multi_tensor_adam with
-// capturable=False) as devplug runs it, node for node: the same prims, in the same order, on
+// capturable=False, torch.optim.sgd._multi_tensor_sgd) as devplug runs it, node for node: the same prims, in the same order, on
 // the parameter's dtype, with each number made on the device as the foreach kernels make it
 // (foreach.cpp: a Python number of a mul, div or add as a wrapped scalar; lerp's weight,
 // addcmul's and addcdiv's values and add's alpha as Dev::scalar). So fused=True gives the
@@ -243,6 +244,195 @@ void fused_adam_tensor_lr(at::TensorList params, at::TensorList grads, at::Tenso
                   found_inf);
 }
 
+// ---- SGD ----------------------------------------------------------------------------------
+
+// What decides an SGD step's program (torch.optim.sgd._multi_tensor_sgd's branches).
+struct SgdKind {
+  devplug_dtype_t dtype;
+  bool maximize;
+  bool weight_decay, unit_decay;  // weight_decay != 0; == 1 (the gradient adds the parameter)
+  bool momentum;                  // momentum != 0: a buffer
+  bool fresh_buffer;              // the first step: the buffer is the gradient
+  bool unit_dampening;            // 1 - dampening == 1: the buffer adds the gradient unscaled
+  bool nesterov, unit_nesterov;   // nesterov; momentum == 1 (the gradient adds the buffer)
+  bool unit_lr;                   // -lr == 1
+  bool unscale;
+  using Key = std::tuple<devplug_dtype_t, bool, bool, bool, bool, bool, bool, bool, bool, bool, bool>;
+  Key key() const {
+    return {dtype,          maximize, weight_decay,  unit_decay, momentum, fresh_buffer,
+            unit_dampening, nesterov, unit_nesterov, unit_lr,    unscale};
+  }
+};
+
+// The program of `k`. Inputs: param, grad, [buffer], then the numbers: [grad_scale (float32)],
+// [wd], [momentum (the buffer's mul)], [1 - dampening], [momentum (nesterov's alpha)], [-lr].
+// Outputs: param, [buffer, unless it is the gradient input itself], [grad]. With a fresh buffer
+// the buffer is the step's gradient: written by the program when that is a node's value, else
+// copied from the gradient before the program runs (fused_sgd_step), and read as an input.
+sdk::FusedProgram sgd_program(const SgdKind& k, bool* buffer_written) {
+  using sdk::FusedProgram;
+  const devplug_dtype_t c = k.dtype, f32 = DEVPLUG_DTYPE_FLOAT32;
+  FusedProgram p;
+  p.inputs = {c, c};
+  if (k.momentum) p.inputs.push_back(c);
+  const devplug_fused_value_t param = 0, grad = 1, buffer = 2;
+  devplug_fused_value_t next = static_cast<devplug_fused_value_t>(p.inputs.size());
+  auto number = [&](bool wanted, devplug_dtype_t dtype) -> devplug_fused_value_t {
+    if (!wanted) return 0;
+    p.inputs.push_back(dtype);
+    return next++;
+  };
+  const bool keeps_buffer = k.momentum && !k.fresh_buffer;
+  const devplug_fused_value_t scale = number(k.unscale, f32);
+  const devplug_fused_value_t decay = number(k.weight_decay && !k.unit_decay, c);
+  const devplug_fused_value_t momentum = number(keeps_buffer, c);
+  const devplug_fused_value_t dampening = number(keeps_buffer && !k.unit_dampening, c);
+  const devplug_fused_value_t nesterov = number(k.momentum && k.nesterov && !k.unit_nesterov, c);
+  const devplug_fused_value_t lr = number(!k.unit_lr, c);
+  auto node = [&](devplug_op_t op, devplug_dtype_t dtype, std::initializer_list<devplug_fused_value_t> args) {
+    return p.node(op, dtype, args);
+  };
+
+  devplug_fused_value_t g = grad, unscaled = grad;
+  if (k.unscale) {
+    const devplug_fused_value_t wide = c == f32 ? grad : node(DEVPLUG_OP_convert_element_type, f32, {grad});
+    const devplug_fused_value_t divided = node(DEVPLUG_OP_div, f32, {wide, scale});
+    g = unscaled = c == f32 ? divided : node(DEVPLUG_OP_convert_element_type, c, {divided});
+  }
+  if (k.maximize) g = node(DEVPLUG_OP_neg, c, {g});  // _foreach_neg
+  if (k.weight_decay)                                // _foreach_add(grads, params, alpha=wd)
+    g = node(DEVPLUG_OP_add, c, {g, k.unit_decay ? param : node(DEVPLUG_OP_mul, c, {param, decay})});
+  devplug_fused_value_t buf = buffer;
+  *buffer_written = false;
+  if (keeps_buffer) {  // _foreach_mul_(bufs, momentum); _foreach_add_(bufs, grads, alpha=1 - dampening)
+    const devplug_fused_value_t decayed = node(DEVPLUG_OP_mul, c, {buffer, momentum});
+    buf = node(DEVPLUG_OP_add, c, {decayed, k.unit_dampening ? g : node(DEVPLUG_OP_mul, c, {g, dampening})});
+    *buffer_written = true;
+  } else if (k.momentum && g != grad) {  // the first step: the buffer is a clone of the gradient
+    buf = g;
+    *buffer_written = true;
+  }
+  if (k.momentum)  // nesterov: _foreach_add_(grads, bufs, alpha=momentum); else the buffers
+    g = k.nesterov
+            ? node(DEVPLUG_OP_add, c, {g, k.unit_nesterov ? buf : node(DEVPLUG_OP_mul, c, {buf, nesterov})})
+            : buf;
+  // _foreach_add_(params, grads, alpha=-lr)
+  const devplug_fused_value_t updated =
+      node(DEVPLUG_OP_add, c, {param, k.unit_lr ? g : node(DEVPLUG_OP_mul, c, {g, lr})});
+  p.outputs = {updated};
+  if (*buffer_written) p.outputs.push_back(buf);
+  if (k.unscale) p.outputs.push_back(unscaled);
+  return p;
+}
+
+// The program of `k` on `dev`'s device, made once per device and kind for the process.
+devplug_fused_program_t* sgd_program_on(const Dev& dev, const SgdKind& k, bool* buffer_written) {
+  static std::mutex mutex;
+  static std::map<std::tuple<c10::DeviceIndex, SgdKind::Key>, std::pair<devplug_fused_program_t*, bool>>
+      programs;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, made] = programs.emplace(std::make_tuple(dev.index(), k.key()), std::make_pair(nullptr, false));
+  if (made) {
+    const sdk::FusedProgram p = sgd_program(k, &it->second.second);
+    const devplug_fused_program_desc_t desc = p.desc();
+    try {
+      api_detail::check(devplug_fused_program_create(dev.device().handle(), &desc, &it->second.first));
+    } catch (...) {
+      programs.erase(it);
+      throw;
+    }
+  }
+  *buffer_written = it->second.second;
+  return it->second.first;
+}
+
+void fused_sgd_step(at::TensorList params, at::TensorList grads, at::TensorList buffers, double weight_decay,
+                    double momentum, double lr, double dampening, bool nesterov, bool maximize,
+                    bool is_first_step, const std::optional<at::Tensor>& grad_scale,
+                    const std::optional<at::Tensor>& found_inf) {
+  const size_t n = params.size();
+  TORCH_CHECK(grads.size() == n && (momentum == 0 || buffers.size() == n),
+              "devplug: _fused_sgd_: the tensor lists must be as long as the parameters (", n, ")");
+  if (n == 0) return;
+  if (found_inf.has_value() && found_inf->defined() && found_inf->item<double>() != 0) return;
+  for (size_t i = 0; i < n; ++i) {
+    const at::Tensor& p = params[i];
+    TORCH_CHECK(at::isFloatingType(p.scalar_type()), "devplug: _fused_sgd_ takes floating parameters, got ",
+                p.scalar_type());
+    for (const at::Tensor* t : {&grads[i], momentum != 0 ? &buffers[i] : &p})
+      TORCH_CHECK(t->defined() && t->scalar_type() == p.scalar_type() && t->sizes() == p.sizes() &&
+                      t->device() == p.device(),
+                  "devplug: _fused_sgd_: parameter ", i,
+                  "'s gradient and momentum buffer must have its dtype (", p.scalar_type(), "), shape ",
+                  p.sizes(), " and device ", p.device());
+  }
+  std::map<std::tuple<c10::DeviceIndex, at::ScalarType>, std::vector<DTensor>> numbers;
+  for (size_t i = 0; i < n; ++i) {
+    const at::Tensor& param = params[i];
+    Dev dev = Dev::of(param);
+    const devplug_dtype_t c = require_dtype(param.scalar_type(), "the parameter's dtype");
+    const bool unscale = grad_scale.has_value() && grad_scale->defined();
+    SgdKind kind{c,
+                 maximize,
+                 weight_decay != 0,
+                 weight_decay == 1,
+                 momentum != 0,
+                 is_first_step,
+                 1 - dampening == 1,
+                 nesterov,
+                 momentum == 1,
+                 -lr == 1,
+                 unscale};
+    bool buffer_written = false;
+    devplug_fused_program_t* program = sgd_program_on(dev, kind, &buffer_written);
+    auto [entry, made] =
+        numbers.emplace(std::make_tuple(dev.index(), param.scalar_type()), std::vector<DTensor>{});
+    std::vector<DTensor>& values = entry->second;
+    if (made) {  // as the foreach kernels make them: mul's number wrapped, add's alpha Dev::scalar
+      const bool keeps_buffer = kind.momentum && !kind.fresh_buffer;
+      if (unscale) values.push_back(dev.cast(dev.operand(*grad_scale), DEVPLUG_DTYPE_FLOAT32));
+      if (kind.weight_decay && !kind.unit_decay) values.push_back(dev.scalar(c, weight_decay));
+      if (keeps_buffer) values.push_back(dev.operand(wrap_scalar(momentum), c));
+      if (keeps_buffer && !kind.unit_dampening) values.push_back(dev.scalar(c, 1 - dampening));
+      if (kind.momentum && nesterov && !kind.unit_nesterov) values.push_back(dev.scalar(c, momentum));
+      if (!kind.unit_lr) values.push_back(dev.scalar(c, -lr));
+    }
+    const std::vector<int64_t> shape = param.sizes().vec();
+    std::vector<DTensor> in = {view_of(param), view_of(grads[i])};
+    if (kind.momentum) {
+      in.push_back(view_of(buffers[i]));
+      if (kind.fresh_buffer && !buffer_written)
+        dev.copy(in[1], in[2]);  // the buffer: a clone of the gradient
+    }
+    for (const DTensor& v : values) in.push_back(v.expand(shape));
+    std::vector<DTensor> out = {in[0]};
+    if (buffer_written) out.push_back(in[2]);
+    if (unscale) out.push_back(in[1]);
+    std::vector<devplug_tensor_t*> in_handles, out_handles;
+    for (const DTensor& t : in) in_handles.push_back(t.handle());
+    for (const DTensor& t : out) out_handles.push_back(t.handle());
+    api_detail::check(devplug_fused_program_run(dev.stream().handle(), program, in_handles.data(),
+                                                in_handles.size(), out_handles.data(), out_handles.size()));
+  }
+}
+
+void fused_sgd(at::TensorList params, at::TensorList grads, at::TensorList buffers, double weight_decay,
+               double momentum, double lr, double dampening, bool nesterov, bool maximize, bool is_first_step,
+               const std::optional<at::Tensor>& grad_scale, const std::optional<at::Tensor>& found_inf) {
+  fused_sgd_step(params, grads, buffers, weight_decay, momentum, lr, dampening, nesterov, maximize,
+                 is_first_step, grad_scale, found_inf);
+}
+void fused_sgd_tensor_lr(at::TensorList params, at::TensorList grads, at::TensorList buffers,
+                         double weight_decay, double momentum, const at::Tensor& lr, double dampening,
+                         bool nesterov, bool maximize, bool is_first_step,
+                         const std::optional<at::Tensor>& grad_scale,
+                         const std::optional<at::Tensor>& found_inf) {
+  TORCH_CHECK(lr.numel() == 1, "devplug: the lr tensor of a fused SGD step has one element, got ",
+              lr.sizes());
+  fused_sgd_step(params, grads, buffers, weight_decay, momentum, lr.item<double>(), dampening, nesterov,
+                 maximize, is_first_step, grad_scale, found_inf);
+}
+
 }  // namespace
 
 void register_fused_optimizer_ops(Table& t) {
@@ -251,6 +441,8 @@ void register_fused_optimizer_ops(Table& t) {
   t.add("_fused_adam_.tensor_lr", Impl::bridge, via, DEVPLUG_KERNEL(fused_adam_tensor_lr<false>));
   t.add("_fused_adamw_", Impl::bridge, via, DEVPLUG_KERNEL(fused_adam<true>));
   t.add("_fused_adamw_.tensor_lr", Impl::bridge, via, DEVPLUG_KERNEL(fused_adam_tensor_lr<true>));
+  t.add("_fused_sgd_", Impl::bridge, via, DEVPLUG_KERNEL(fused_sgd));
+  t.add("_fused_sgd_.tensor_lr", Impl::bridge, via, DEVPLUG_KERNEL(fused_sgd_tensor_lr));
 }
 
 }  // namespace devplug::bridge
