@@ -50,6 +50,29 @@ struct AdamKind {
   }
 };
 
+// The gradient a step uses, as nodes of `p`: the gradient input `grad`, divided by the scale
+// `scale` in float32 and rounded back (when `unscale`; `*unscaled` gets that value, the
+// gradient written back, else `grad`), negated (`maximize`: _foreach_neg), plus the parameter
+// times `decay` (`weight_decay`: _foreach_add(grads, params, alpha=wd), the parameter unscaled
+// when `unit_decay`).
+devplug_fused_value_t step_gradient(sdk::FusedProgram& p, devplug_dtype_t c, devplug_fused_value_t param,
+                                    devplug_fused_value_t grad, bool unscale, devplug_fused_value_t scale,
+                                    bool maximize, bool weight_decay, bool unit_decay,
+                                    devplug_fused_value_t decay, devplug_fused_value_t* unscaled) {
+  const devplug_dtype_t f32 = DEVPLUG_DTYPE_FLOAT32;
+  devplug_fused_value_t g = grad;
+  if (unscale) {
+    const devplug_fused_value_t wide = c == f32 ? grad : p.node(DEVPLUG_OP_convert_element_type, f32, {grad});
+    const devplug_fused_value_t divided = p.node(DEVPLUG_OP_div, f32, {wide, scale});
+    g = c == f32 ? divided : p.node(DEVPLUG_OP_convert_element_type, c, {divided});
+  }
+  *unscaled = g;
+  if (maximize) g = p.node(DEVPLUG_OP_neg, c, {g});
+  if (weight_decay)
+    g = p.node(DEVPLUG_OP_add, c, {g, unit_decay ? param : p.node(DEVPLUG_OP_mul, c, {param, decay})});
+  return g;
+}
+
 // The program of `k`. Inputs: param, grad, exp_avg, exp_avg_sq, [max_exp_avg_sq], then the
 // numbers: [grad_scale (float32)], [1 - lr * wd (AdamW) or wd (Adam, unless 1)], lerp's weight
 // (w or 1 - w), beta2, 1 - beta2, sqrt(bias_correction2), eps, step_size. Outputs: param,
@@ -74,21 +97,13 @@ sdk::FusedProgram adam_program(const AdamKind& k) {
     return p.node(op, dtype, args);
   };
 
-  devplug_fused_value_t g = grad, unscaled = grad;
-  if (k.unscale) {
-    const devplug_fused_value_t wide = c == f32 ? grad : node(DEVPLUG_OP_convert_element_type, f32, {grad});
-    const devplug_fused_value_t divided = node(DEVPLUG_OP_div, f32, {wide, scale});
-    g = unscaled = c == f32 ? divided : node(DEVPLUG_OP_convert_element_type, c, {divided});
-  }
-  if (k.maximize) g = node(DEVPLUG_OP_neg, c, {g});  // _foreach_neg
-  devplug_fused_value_t w = param;
-  if (k.weight_decay) {
-    if (k.decoupled) {
-      w = node(DEVPLUG_OP_mul, c, {param, decay});  // _foreach_mul_(params, 1 - lr * wd)
-    } else {                                        // _foreach_add(grads, params, alpha=wd)
-      g = node(DEVPLUG_OP_add, c, {g, k.unit_decay ? param : node(DEVPLUG_OP_mul, c, {param, decay})});
-    }
-  }
+  devplug_fused_value_t unscaled = grad;
+  const devplug_fused_value_t g =
+      step_gradient(p, c, param, grad, k.unscale, scale, k.maximize, k.weight_decay && !k.decoupled,
+                    k.unit_decay, decay, &unscaled);
+  // AdamW: _foreach_mul_(params, 1 - lr * wd)
+  const devplug_fused_value_t w =
+      k.weight_decay && k.decoupled ? node(DEVPLUG_OP_mul, c, {param, decay}) : param;
   // _foreach_lerp_(exp_avgs, grads, 1 - beta1) (lerp_scalar_out's two forms)
   const devplug_fused_value_t diff = node(DEVPLUG_OP_sub, c, {g, exp_avg});
   const devplug_fused_value_t m =
@@ -293,15 +308,9 @@ sdk::FusedProgram sgd_program(const SgdKind& k, bool* buffer_written) {
     return p.node(op, dtype, args);
   };
 
-  devplug_fused_value_t g = grad, unscaled = grad;
-  if (k.unscale) {
-    const devplug_fused_value_t wide = c == f32 ? grad : node(DEVPLUG_OP_convert_element_type, f32, {grad});
-    const devplug_fused_value_t divided = node(DEVPLUG_OP_div, f32, {wide, scale});
-    g = unscaled = c == f32 ? divided : node(DEVPLUG_OP_convert_element_type, c, {divided});
-  }
-  if (k.maximize) g = node(DEVPLUG_OP_neg, c, {g});  // _foreach_neg
-  if (k.weight_decay)                                // _foreach_add(grads, params, alpha=wd)
-    g = node(DEVPLUG_OP_add, c, {g, k.unit_decay ? param : node(DEVPLUG_OP_mul, c, {param, decay})});
+  devplug_fused_value_t unscaled = grad;
+  devplug_fused_value_t g = step_gradient(p, c, param, grad, k.unscale, scale, k.maximize, k.weight_decay,
+                                          k.unit_decay, decay, &unscaled);
   devplug_fused_value_t buf = buffer;
   *buffer_written = false;
   if (keeps_buffer) {  // _foreach_mul_(bufs, momentum); _foreach_add_(bufs, grads, alpha=1 - dampening)
