@@ -50,6 +50,10 @@ struct KernelTraits {
 // The work-group size of an elementwise launch of `numel` elements on `stream`'s device.
 size_t elementwise_group(devplug_stream_handle_t* stream, int64_t numel);
 
+// elementwise.cl's OP_<token> of devplug op `op` (unary, binary, compare, ternary,
+// convert_element_type, copy_strided): the op's name, "convert" or "copy".
+const char* elementwise_token(devplug_op_t op);
+
 // Runs elementwise.cl's op `op_token` with operands (dta, dtb, dtc) -> dto over `shape`.
 void run_elementwise(devplug_stream_handle_t* stream, const char* op_token, devplug_dtype_t dta,
                      devplug_dtype_t dtb, devplug_dtype_t dtc, devplug_dtype_t dto, int32_t rank,

@@ -52,6 +52,12 @@ size_t elementwise_group(devplug_stream_handle_t* stream, int64_t numel) {
   return caps_of(stream).cpu && numel >= kLargeLaunch ? 4096 : 256;
 }
 
+const char* elementwise_token(devplug_op_t op) {
+  if (op == DEVPLUG_OP_convert_element_type) return "convert";
+  if (op == DEVPLUG_OP_copy_strided) return "copy";
+  return devplug_op_info(op)->name;
+}
+
 void run_elementwise(devplug_stream_handle_t* stream, const char* op_token, devplug_dtype_t dta,
                      devplug_dtype_t dtb, devplug_dtype_t dtc, devplug_dtype_t dto, int32_t rank,
                      const int64_t* shape, const View& out, const std::vector<const View*>& inputs,
@@ -104,10 +110,8 @@ devplug_error_t* elementwise_kernel(devplug_stream_handle_t* stream, const devpl
     const devplug_dtype_t a = call->inputs[0]->dtype;
     const devplug_dtype_t b = call->n_inputs > 1 ? call->inputs[1]->dtype : a;
     const devplug_dtype_t c = call->n_inputs > 2 ? call->inputs[2]->dtype : b;
-    const char* token = info->name;
-    if (call->op == DEVPLUG_OP_convert_element_type) token = "convert";
-    if (call->op == DEVPLUG_OP_copy_strided) token = "copy";
-    run_elementwise(stream, token, a, b, c, out.dtype, out.rank, out.shape, out_view, inputs, info->name);
+    run_elementwise(stream, elementwise_token(call->op), a, b, c, out.dtype, out.rank, out.shape, out_view,
+                    inputs, info->name);
   });
 }
 

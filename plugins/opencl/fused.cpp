@@ -2,6 +2,7 @@
 // Fused programs as generated OpenCL C (see fused.hpp).
 #include "fused.hpp"
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "devplug/ops.h"
 #include "devplug/sdk/error.hpp"
 #include "devplug/sdk/fused_program.hpp"
+#include "devplug/sdk/strided.hpp"
 #include "disk_cache.hpp"
 #include "launch.hpp"
 #include "ops.hpp"
@@ -66,22 +68,27 @@ struct Shape {
 
 std::string value(devplug_fused_value_t v) { return "v" + std::to_string(v); }
 
+// The values node `n` reads as elementwise.cl's operands a, b and c: its arguments, the last
+// repeated into the slots its arity leaves (as an unfused launch fills DTB and DTC).
+std::array<devplug_fused_value_t, 3> operands(const devplug_fused_node_t& n) {
+  const int32_t arity = devplug_op_info(n.op)->n_inputs;
+  const devplug_fused_value_t a = n.args[0], b = arity > 1 ? n.args[1] : a, c = arity > 2 ? n.args[2] : b;
+  return {a, b, c};
+}
+
 // The node functions: fused.cl, then elementwise.cl once per node with its defines.
 std::string node_source(const sdk::FusedProgram& p) {
   const std::string elementwise = ProgramCache::source_of("elementwise");
   std::string s = ProgramCache::source_of("fused");
   for (size_t k = 0; k < p.nodes.size(); ++k) {
     const devplug_fused_node_t& n = p.nodes[k];
-    const devplug_op_info_t* info = devplug_op_info(n.op);
-    const devplug_dtype_t a = p.dtype_of(n.args[0]);
-    const devplug_dtype_t b = info->n_inputs > 1 ? p.dtype_of(n.args[1]) : a;
-    const devplug_dtype_t c = info->n_inputs > 2 ? p.dtype_of(n.args[2]) : b;
-    const std::string op = n.op == DEVPLUG_OP_convert_element_type ? "convert" : info->name;
-    s += "\n// node " + std::to_string(k) + ": " + info->name +
+    const auto [a, b, c] = operands(n);
+    const std::string op = clc::elementwise_token(n.op);
+    s += "\n// node " + std::to_string(k) + ": " + devplug_op_info(n.op)->name +
          "\n#undef DTA\n#undef DTB\n#undef DTC\n#undef DTO\n";
-    s += "#define DTA " + std::to_string(a) + "\n#define DTB " + std::to_string(b) + "\n#define DTC " +
-         std::to_string(c) + "\n#define DTO " + std::to_string(n.dtype) + "\n#define OP_" + op +
-         "\n#define FUSED_NODE " + std::to_string(k) + "\n";
+    s += "#define DTA " + std::to_string(p.dtype_of(a)) + "\n#define DTB " + std::to_string(p.dtype_of(b)) +
+         "\n#define DTC " + std::to_string(p.dtype_of(c)) + "\n#define DTO " + std::to_string(n.dtype) +
+         "\n#define OP_" + op + "\n#define FUSED_NODE " + std::to_string(k) + "\n";
     s += elementwise;
     s += "\n#undef OP_" + op + "\n#undef FUSED_NODE\n";
   }
@@ -130,10 +137,7 @@ std::string kernel_source(const sdk::FusedProgram& p, const Shape& shape) {
             "];\n";
   for (size_t k = 0; k < p.nodes.size(); ++k) {
     const devplug_fused_node_t& n = p.nodes[k];
-    const int32_t arity = devplug_op_info(n.op)->n_inputs;
-    const devplug_fused_value_t a = n.args[0];
-    const devplug_fused_value_t b = arity > 1 ? n.args[1] : a;
-    const devplug_fused_value_t c = arity > 2 ? n.args[2] : b;
+    const auto [a, b, c] = operands(n);
     body += "  const STORAGE_" + std::to_string(n.dtype) + " " +
             value(static_cast<devplug_fused_value_t>(n_in + k)) + " = node_" + std::to_string(k) + "(" +
             value(a) + ", " + value(b) + ", " + value(c) + ");\n";
@@ -192,14 +196,9 @@ Shape shape_of(const devplug_tensor_desc_t& first, const std::vector<clc::View>&
 void run_op_by_op(devplug_stream_handle_t* stream, const sdk::FusedProgram& p,
                   const devplug_tensor_desc_t& first, const std::vector<clc::View>& views) {
   const int32_t rank = first.rank;
-  int64_t numel = 1;
-  for (int32_t d = 0; d < rank; ++d) numel *= first.shape[d];
+  const int64_t numel = sdk::numel(first);
   clc::View dense;
-  int64_t step = 1;
-  for (int32_t d = rank - 1; d >= 0; --d) {
-    dense.strides[d] = step;
-    step *= first.shape[d];
-  }
+  sdk::contiguous_strides(rank, first.shape, dense.strides);
   std::vector<std::unique_ptr<clc::ScratchBuffer>> scratch;
   std::vector<clc::View> values(views.begin(), views.begin() + static_cast<std::ptrdiff_t>(p.inputs.size()));
   for (const devplug_fused_node_t& n : p.nodes) {
@@ -209,12 +208,10 @@ void run_op_by_op(devplug_stream_handle_t* stream, const sdk::FusedProgram& p,
     clc::View result = dense;
     result.mem = scratch.back()->get();
     std::vector<const clc::View*> args;
-    for (int32_t a = 0; a < info->n_inputs; ++a) args.push_back(&values[n.args[a]]);
-    const devplug_dtype_t a = p.dtype_of(n.args[0]);
-    const devplug_dtype_t b = info->n_inputs > 1 ? p.dtype_of(n.args[1]) : a;
-    const devplug_dtype_t c = info->n_inputs > 2 ? p.dtype_of(n.args[2]) : b;
-    const char* op = n.op == DEVPLUG_OP_convert_element_type ? "convert" : info->name;
-    clc::run_elementwise(stream, op, a, b, c, n.dtype, rank, first.shape, result, args, info->name);
+    for (int32_t k = 0; k < info->n_inputs; ++k) args.push_back(&values[n.args[k]]);
+    const auto [a, b, c] = operands(n);
+    clc::run_elementwise(stream, clc::elementwise_token(n.op), p.dtype_of(a), p.dtype_of(b), p.dtype_of(c),
+                         n.dtype, rank, first.shape, result, args, info->name);
     values.push_back(result);
   }
   for (size_t j = 0; j < p.outputs.size(); ++j)
@@ -242,19 +239,13 @@ void check_tensor(const devplug_tensor_desc_t* t, const std::string& what, devpl
     bad("has dtype " + std::to_string(t->dtype) + ", the program gives it " + std::to_string(dtype));
   if (t->rank != first.rank)
     bad("has rank " + std::to_string(t->rank) + ", inputs[0] " + std::to_string(first.rank));
-  int64_t low = 0, high = 0;  // element offsets from the first element
   for (int32_t d = 0; d < t->rank; ++d) {
     if (t->shape[d] != first.shape[d])
       bad("has size " + std::to_string(t->shape[d]) + " in dim " + std::to_string(d) + ", inputs[0] " +
           std::to_string(first.shape[d]));
-    if (t->shape[d] == 0) return;  // no element: nothing is read or written
-    const int64_t reach = (t->shape[d] - 1) * t->strides[d];
-    (reach < 0 ? low : high) += reach;
+    if (t->shape[d] < 0) bad("has a negative dim");
   }
-  const int64_t size = static_cast<int64_t>(devplug_dtype_size(t->dtype));
-  const int64_t first_byte = static_cast<int64_t>(t->byte_offset) + low * size;
-  const int64_t end_byte = static_cast<int64_t>(t->byte_offset) + (high + 1) * size;
-  if (first_byte < 0 || end_byte > static_cast<int64_t>(t->buffer->size))
+  if (!sdk::fits_buffer(*t, t->buffer->size))
     bad("reaches outside its buffer of " + std::to_string(t->buffer->size) + " bytes");
 }
 

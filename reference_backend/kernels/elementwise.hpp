@@ -29,24 +29,11 @@ namespace devplug::reference {
 // (overflow-safe; `outside`, OUT_OF_RANGE unless the caller's entry names another code).
 inline void check_tensor_in_buffer(const devplug_tensor_desc_t& t, const char* what,
                                    devplug_code_t outside = DEVPLUG_CODE_OUT_OF_RANGE) {
-  const uint64_t elem = devplug_dtype_size(t.dtype);
   if (t.buffer->data == nullptr)
     sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(what) + " has a released buffer");
-  __int128 lo = 0, hi = 0;  // element offsets reachable, relative to the first element
-  bool empty = false;
-  for (int32_t d = 0; d < t.rank; ++d) {
+  for (int32_t d = 0; d < t.rank; ++d)
     if (t.shape[d] < 0) sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT, std::string(what) + " has a negative dim");
-    if (t.shape[d] == 0) empty = true;
-    const __int128 span = static_cast<__int128>(t.shape[d] > 0 ? t.shape[d] - 1 : 0) * t.strides[d];
-    if (span < 0)
-      lo += span;
-    else
-      hi += span;
-  }
-  if (empty) return;
-  const __int128 first = static_cast<__int128>(t.byte_offset) + lo * static_cast<__int128>(elem);
-  const __int128 end = static_cast<__int128>(t.byte_offset) + (hi + 1) * static_cast<__int128>(elem);
-  if (first < 0 || end > static_cast<__int128>(t.buffer->size))
+  if (!sdk::fits_buffer(t, t.buffer->size))
     sdk::fail(outside, std::string(what) + " reaches outside its buffer of " +
                            std::to_string(t.buffer->size) + " bytes");
 }

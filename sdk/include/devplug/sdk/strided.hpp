@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 
+#include "devplug/ops.h"
 #include "devplug/types.h"
 
 namespace devplug::sdk {
@@ -95,6 +96,22 @@ void for_each_index(int32_t rank, const int64_t* shape, F&& f) {
     }
     if (d < 0) return;
   }
+}
+
+// Whether every element `t` can reach lies in the first `buffer_bytes` bytes of its buffer: the
+// byte range its strides span from byte_offset, computed without overflow. A tensor with a zero
+// dim reaches nothing; negative dims are the caller's to refuse first.
+inline bool fits_buffer(const devplug_tensor_desc_t& t, uint64_t buffer_bytes) {
+  const __int128 elem = devplug_dtype_size(t.dtype);
+  __int128 lo = 0, hi = 0;  // element offsets reachable, relative to the first element
+  for (int32_t d = 0; d < t.rank; ++d) {
+    if (t.shape[d] == 0) return true;
+    const __int128 span = static_cast<__int128>(t.shape[d] > 0 ? t.shape[d] - 1 : 0) * t.strides[d];
+    (span < 0 ? lo : hi) += span;
+  }
+  const __int128 first = static_cast<__int128>(t.byte_offset) + lo * elem;
+  const __int128 end = static_cast<__int128>(t.byte_offset) + (hi + 1) * elem;
+  return first >= 0 && end <= static_cast<__int128>(buffer_bytes);
 }
 
 // The row-major strides of a contiguous tensor of `shape`.
