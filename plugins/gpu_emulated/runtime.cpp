@@ -58,7 +58,8 @@ std::map<uintptr_t, Allocation>& allocations() {
   return *map;
 }
 
-// Whether one allocation holds all of [p, p + n).
+}  // namespace
+
 bool inside_allocation(const void* p, size_t n) {
   const auto at = reinterpret_cast<uintptr_t>(p);
   std::lock_guard<std::mutex> lock(g_memory_mutex);
@@ -68,6 +69,8 @@ bool inside_allocation(const void* p, size_t n) {
   const uintptr_t offset = at - it->first;
   return offset <= it->second.size && n <= it->second.size - offset;
 }
+
+namespace {
 
 // Whether any byte of [p, p + n) (n > 0) is device memory, or the range wraps around.
 bool touches_device_memory(const void* p, size_t n) {

@@ -146,5 +146,7 @@ bool stream_is_live(emuStream_t stream);
 Stream* resolve_stream(emuStream_t stream);
 // Enqueues `work` on `stream` after the implicit waits of the legacy default stream.
 void submit(Stream* stream, Stream::Work work);
+// Whether one device allocation holds all of [p, p + n).
+bool inside_allocation(const void* p, size_t n);
 
 }  // namespace devplug::gpu::emu

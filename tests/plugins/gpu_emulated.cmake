@@ -9,13 +9,15 @@
 set(devplug_emu_test_env "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1")
 add_executable(gpu_emulated_test
   ${CMAKE_CURRENT_SOURCE_DIR}/gpu_emulated_runtime_test.cpp
-  ${CMAKE_CURRENT_SOURCE_DIR}/gpu_emulated_math_test.cpp)
+  ${CMAKE_CURRENT_SOURCE_DIR}/gpu_emulated_math_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/gpu_emulated_ccl_test.cpp)
 target_link_libraries(gpu_emulated_test PRIVATE devplug_gpu_emulated_runtime devplug::sdk GTest::gtest_main devplug_warnings)
 # The math test includes device_math.cuh as the emulated build compiles it.
 target_include_directories(gpu_emulated_test PRIVATE ${PROJECT_SOURCE_DIR}/plugins/gpu_common)
 target_compile_definitions(gpu_emulated_test PRIVATE DEVPLUG_GPU_EMULATED)
 # The runtime's cases run kernels on its stream and pool threads (label threads); the device
-# math cases call the math functions directly.
+# math cases call the math functions directly; the collectives cases (EmulatedCcl) run their
+# ranks as child processes of the test.
 gtest_discover_tests(gpu_emulated_test DISCOVERY_TIMEOUT 60 TEST_FILTER "EmulatedRuntime*"
   TEST_LIST gpu_emulated_runtime_TESTS PROPERTIES ENVIRONMENT "${devplug_emu_test_env}")
 devplug_label_discovered(gpu_emulated_runtime_TESTS gpu_emulated threads)
