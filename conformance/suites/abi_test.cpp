@@ -977,6 +977,7 @@ void register_abi_tests(const std::string& filter) {
       {"graph_replay", graph_replay},
       {"graph_misuse", graph_misuse},
       {"fused_programs", fused_programs},
+      {"collectives", collectives},
   };
   for (const auto& check : checks) {
     const std::string name = std::string("abi_") + check.first;

@@ -22,6 +22,10 @@ std::string graph_misuse();
 // The fused-program check (fused_test.cpp), run as Abi.fused_programs: problems, "" when none.
 std::string fused_programs();
 
+// The device-native collectives check (collectives_test.cpp), run as Abi.collectives: problems,
+// "" when none or when the plugin offers no collectives extension.
+std::string collectives();
+
 // The ABI check of ops.def's index contract (abi_index_values.cpp): problems, "" when kept.
 std::string index_values();
 

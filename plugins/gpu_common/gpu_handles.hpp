@@ -45,3 +45,13 @@ struct devplug_event_handle_t {
   gpuEvent_t event;  // made with timing (not gpuEventDisableTiming): event_elapsed_ns reads it
   std::atomic<bool> recorded{false};  // event_record has been called
 };
+
+#if defined(GPU_HAS_CCL)
+// One rank's communicator (the collectives extension).
+struct devplug_comm_handle_t {
+  devplug_device_handle_t* device;
+  gpucclComm_t comm;
+  uint32_t rank;
+  uint32_t world_size;
+};
+#endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The portability header between CUDA, HIP and the emulated GPU: one spelling (gpu*) for the
-// runtime calls, handles and error codes the shared GPU code uses.
+// runtime calls, handles and error codes the shared GPU code uses. Where the build has a
+// collectives library (NCCL's API), GPU_HAS_CCL is defined and gpuccl* names it.
 //
 // Exactly one of DEVPLUG_GPU_CUDA, DEVPLUG_GPU_HIP or DEVPLUG_GPU_EMULATED is defined by the
 // build. For CUDA and HIP, host files compiled by the plain C++ compiler include only the
@@ -151,6 +152,45 @@ using gpuEvent_t = emuEvent_t;
 #define gpuEventSynchronize emuEventSynchronize
 #define gpuEventElapsedTime emuEventElapsedTime
 #define gpuDeviceSynchronize emuDeviceSynchronize
+// Collectives: the emulated GPU's NCCL double (emu_ccl.hpp), NCCL's API spelled gpuccl*.
+#include "emu_ccl.hpp"
+#define GPU_HAS_CCL 1
+using gpucclComm_t = emucclComm_t;
+using gpucclUniqueId = emucclUniqueId;
+using gpucclResult_t = emucclResult_t;
+using gpucclDataType_t = emucclDataType_t;
+using gpucclRedOp_t = emucclRedOp_t;
+#define gpucclSuccess emucclSuccess
+#define gpucclInvalidArgument emucclInvalidArgument
+#define gpucclInvalidUsage emucclInvalidUsage
+#define gpucclRemoteError emucclRemoteError
+#define gpucclInt8 emucclInt8
+#define gpucclUint8 emucclUint8
+#define gpucclInt32 emucclInt32
+#define gpucclUint32 emucclUint32
+#define gpucclInt64 emucclInt64
+#define gpucclUint64 emucclUint64
+#define gpucclFloat16 emucclFloat16
+#define gpucclFloat32 emucclFloat32
+#define gpucclFloat64 emucclFloat64
+#define gpucclBfloat16 emucclBfloat16
+#define gpucclSum emucclSum
+#define gpucclProd emucclProd
+#define gpucclMax emucclMax
+#define gpucclMin emucclMin
+#define gpucclAvg emucclAvg
+#define gpucclGetErrorString emucclGetErrorString
+#define gpucclGetLastError emucclGetLastError
+#define gpucclGetUniqueId emucclGetUniqueId
+#define gpucclCommInitRank emucclCommInitRank
+#define gpucclCommDestroy emucclCommDestroy
+#define gpucclAllReduce emucclAllReduce
+#define gpucclBroadcast emucclBroadcast
+#define gpucclReduceScatter emucclReduceScatter
+#define gpucclAllGather emucclAllGather
+#define gpucclAlltoAll emucclAlltoAll
+#define gpucclSend emucclSend
+#define gpucclRecv emucclRecv
 #endif
 
 // Qualifiers that vanish for the host compiler, so pure logic can be shared and unit-tested.

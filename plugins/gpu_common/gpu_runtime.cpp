@@ -17,6 +17,7 @@
 #include "devplug/sdk/error.hpp"
 #include "devplug/sdk/index_status.hpp"
 #include "devplug/sdk/plugin.hpp"
+#include "gpu_ccl.hpp"
 #include "gpu_ops.hpp"
 #include "gpu_status.hpp"
 
@@ -319,6 +320,49 @@ struct GpuPlugin {
   }
 
   static const sdk::KernelTable& kernels() { return kernel_table(g_backend->matmul); }
+
+#if defined(GPU_HAS_CCL)
+  // The collectives extension (gpu_ccl.hpp).
+  static devplug_comm_unique_id_t comm_unique_id(devplug_device_handle_t* device) {
+    return ccl::unique_id(device);
+  }
+  static devplug_comm_handle_t* comm_create(devplug_device_handle_t* device,
+                                            const devplug_comm_unique_id_t& id, uint32_t world_size,
+                                            uint32_t rank) {
+    return ccl::create(device, id, world_size, rank);
+  }
+  static void comm_destroy(devplug_comm_handle_t* comm) { ccl::destroy(comm); }
+  static void all_reduce(devplug_stream_handle_t* stream, devplug_comm_handle_t* comm,
+                         const devplug_tensor_desc_t& send, const devplug_tensor_desc_t& recv,
+                         devplug_reduce_op_t op) {
+    ccl::all_reduce(stream, comm, send, recv, op);
+  }
+  static void all_gather(devplug_stream_handle_t* stream, devplug_comm_handle_t* comm,
+                         const devplug_tensor_desc_t& send, const devplug_tensor_desc_t& recv) {
+    ccl::all_gather(stream, comm, send, recv);
+  }
+  static void reduce_scatter(devplug_stream_handle_t* stream, devplug_comm_handle_t* comm,
+                             const devplug_tensor_desc_t& send, const devplug_tensor_desc_t& recv,
+                             devplug_reduce_op_t op) {
+    ccl::reduce_scatter(stream, comm, send, recv, op);
+  }
+  static void broadcast(devplug_stream_handle_t* stream, devplug_comm_handle_t* comm,
+                        const devplug_tensor_desc_t& tensor, uint32_t root) {
+    ccl::broadcast(stream, comm, tensor, root);
+  }
+  static void all_to_all(devplug_stream_handle_t* stream, devplug_comm_handle_t* comm,
+                         const devplug_tensor_desc_t& send, const devplug_tensor_desc_t& recv) {
+    ccl::all_to_all(stream, comm, send, recv);
+  }
+  static void send(devplug_stream_handle_t* stream, devplug_comm_handle_t* comm,
+                   const devplug_tensor_desc_t& tensor, uint32_t peer) {
+    ccl::send(stream, comm, tensor, peer);
+  }
+  static void recv(devplug_stream_handle_t* stream, devplug_comm_handle_t* comm,
+                   const devplug_tensor_desc_t& tensor, uint32_t peer) {
+    ccl::recv(stream, comm, tensor, peer);
+  }
+#endif
 };
 
 }  // namespace

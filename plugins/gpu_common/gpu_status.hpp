@@ -4,6 +4,8 @@
 //   "cudaMalloc: cudaErrorMemoryAllocation (2) while allocating 64 bytes [gpu_runtime.cpp:80]"
 #pragma once
 
+#include <string>
+
 #include "devplug/errors.h"
 #include "devplug/sdk/error.hpp"
 #include "gpu_port.hpp"
@@ -21,6 +23,17 @@ inline devplug_code_t code_for(gpuError_t e) {
 [[noreturn]] inline void fail_gpu(gpuError_t e, const char* call, const char* context, const char* file,
                                   int line) {
   const char* name = gpuGetErrorName(e);
+#if defined(DEVPLUG_GPU_EMULATED)
+  // The emulator knows what faulted its device: say it.
+  int device = 0;
+  const char* fault =
+      e == emuErrorLaunchFailure && emuGetDevice(&device) == emuSuccess ? emuGetDeviceFault(device) : "";
+  if (*fault != '\0') {
+    const std::string with_cause = std::string(context) + " (the device faulted: " + fault + ")";
+    sdk::fail_native(code_for(e), call, name ? name : "unknown error", static_cast<int64_t>(e),
+                     with_cause.c_str(), file, line);
+  }
+#endif
   sdk::fail_native(code_for(e), call, name ? name : "unknown error", static_cast<int64_t>(e), context, file,
                    line);
 }

@@ -83,6 +83,9 @@ const char* emuGetErrorString(emuError_t error);
 emuError_t emuGetLastError();
 // Returns this thread's last error without clearing it.
 emuError_t emuPeekAtLastError();
+// What caused `device`'s sticky fault (a failed kernel, a collective whose peer is gone), ""
+// while it has none. The emulator's own: CUDA has no such call.
+const char* emuGetDeviceFault(int device);
 
 // ---- devices ----------------------------------------------------------------------------
 emuError_t emuGetDeviceCount(int* count);

@@ -135,10 +135,16 @@ emuError_t Device::fault() const {
   return fault_;
 }
 
+std::string Device::fault_what() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return fault_what_;
+}
+
 void Device::set_fault(emuError_t error, const std::string& what) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (fault_ != emuSuccess) return;
   fault_ = error;
+  fault_what_ = what;
   std::fprintf(stderr, "devplug gpu_emulated: device %d: %s; the device is unusable from now on (%s)\n",
                index_, what.c_str(), emuGetErrorName(error));
 }
@@ -237,6 +243,17 @@ const char* emuGetErrorString(emuError_t error) {
       return "unspecified launch failure";
   }
   return "unknown error";
+}
+
+const char* emuGetDeviceFault(int device) {
+  if (device < 0 || static_cast<size_t>(device) >= devices().size()) return "";
+  // One string per device, kept: the fault and its text never change once set.
+  static std::mutex mutex;
+  static auto* texts = new std::map<int, std::string>();
+  std::lock_guard<std::mutex> lock(mutex);
+  std::string& text = (*texts)[device];
+  if (text.empty()) text = devices()[static_cast<size_t>(device)]->fault_what();
+  return text.c_str();
 }
 
 emuError_t emuGetLastError() {

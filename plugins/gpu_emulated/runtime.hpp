@@ -55,6 +55,8 @@ class Device {
   // later call touching the device returns it, as CUDA's sticky errors.
   emuError_t fault() const;
   void set_fault(emuError_t error, const std::string& what);
+  // What caused the sticky fault ("" while healthy); fixed once set.
+  std::string fault_what() const;
 
   void add_stream(const std::shared_ptr<Stream>& stream);
   void remove_stream(const Stream* stream);
@@ -71,6 +73,7 @@ class Device {
   mutable std::mutex mutex_;
   size_t used_bytes_ = 0;
   emuError_t fault_ = emuSuccess;
+  std::string fault_what_;
   std::vector<std::shared_ptr<Stream>> streams_;
   std::once_flag legacy_once_;
   std::shared_ptr<Stream> legacy_;

@@ -490,7 +490,13 @@ typedef struct devplug_ext_fused_programs_t {
 /* Device-native collectives (NCCL, RCCL, oneCCL and the like): a communicator made from a unique id
  * that the host exchanges between ranks, and all_reduce, all_gather, reduce_scatter, broadcast,
  * all_to_all, send and recv on a stream, so a host moves device tensors between ranks without
- * staging them through host memory. Extension type DEVPLUG_EXTENSION_COLLECTIVES (ABI 1.2). */
+ * staging them through host memory. Every rank enqueues the same collectives in the same order.
+ * Besides each entry's rows, an entry given tensors answers INVALID_ARGUMENT for a stream or tensor
+ * of another device than the communicator's, a tensor reaching past its buffer, and dtypes or
+ * element counts other than the entry names, and UNIMPLEMENTED for a dtype or reduction the
+ * plugin's library does not carry, before anything is sent (the host then stages the tensors). A
+ * peer that fails or never takes part fails this rank's stream work within the plugin's timeout
+ * instead of waiting for ever. Extension type DEVPLUG_EXTENSION_COLLECTIVES (ABI 1.2). */
 typedef struct devplug_ext_collectives_t {
   devplug_extension_t base; /* type DEVPLUG_EXTENSION_COLLECTIVES */
   /* Makes the id of a new communicator on `device`'s kind of device. Rank 0 calls it once and hands
