@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "api_guard.hpp"
+#include "comm.hpp"
 #include "dlpack.hpp"
 #include "fused.hpp"
 #include "graph.hpp"
@@ -68,6 +69,11 @@ void devplug_device_t::shut_down() noexcept {
     while (devplug_fused_program_t* f = programs.head()) {
       programs.remove(f);
       devplug::detail::free_fused_program(f);
+    }
+    // Before the streams go: a communicator leaves once its enqueued collectives have finished.
+    while (devplug_comm_t* c = comms.head()) {
+      comms.remove(c);
+      devplug::detail::free_comm(c);
     }
   }
   {

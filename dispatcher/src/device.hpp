@@ -19,6 +19,7 @@ struct devplug_stream_t;
 struct devplug_event_t;
 struct devplug_graph_t;
 struct devplug_tensor_t;
+struct devplug_comm_t;
 
 struct devplug_device_t {
   static constexpr uint32_t kMagic = 0x44455643;  // "DEVC"
@@ -46,17 +47,18 @@ struct devplug_device_t {
   devplug_stream_t* default_stream();
   // Waits for every stream of the device.
   void synchronize();
-  // Frees what is still alive (graphs, tensors, streams, events), the allocator's cache, and closes
-  // the device. Never throws; errors are dropped.
+  // Frees what is still alive (graphs, fused programs, communicators, tensors, streams, events),
+  // the allocator's cache, and closes the device. Never throws; errors are dropped.
   void shut_down() noexcept;
 
-  std::mutex mutex;  // opening, default stream, streams, events, graphs and programs lists
+  std::mutex mutex;  // opening, default stream, streams, events, graphs, programs and comms lists
   std::atomic<devplug_device_handle_t*> native{nullptr};
   std::atomic<devplug_stream_t*> default_stream_{nullptr};
   devplug::detail::LiveList<devplug_stream_t> streams;
   devplug::detail::LiveList<devplug_event_t> events;
   devplug::detail::LiveList<devplug_graph_t> graphs;
   devplug::detail::LiveList<devplug_fused_program_t> programs;
+  devplug::detail::LiveList<devplug_comm_t> comms;
 
   std::mutex tensors_mutex;
   devplug::detail::LiveList<devplug_tensor_t> tensors;

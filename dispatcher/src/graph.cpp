@@ -288,12 +288,12 @@ void record_copy(const devplug_stream_t& stream, Storage* src, uint64_t src_offs
   graph.nodes.push_back(std::move(node));
 }
 
-void refuse_in_capture(const devplug_stream_t& stream, const char* what) {
+void refuse_in_capture(const devplug_stream_t& stream, const char* what, const char* why) {
   if (stream.capture == nullptr) return;
   drop_capture(stream);
-  failed_precondition(std::string(what) +
-                      " on a stream that is capturing a graph: it would wait for the device or touch host "
-                      "memory, which a graph cannot record. The capture has ended and its graph is "
+  failed_precondition(std::string(what) + " on a stream that is capturing a graph: " +
+                      (why != nullptr ? why : "it would wait for the device or touch host memory") +
+                      ", which a graph cannot record. The capture has ended and its graph is "
                       "discarded; the stream is usable");
 }
 

@@ -94,8 +94,9 @@ void record_kernel(const devplug_stream_t& stream, devplug_kernel_fn fn, const d
 void record_copy(const devplug_stream_t& stream, Storage* src, uint64_t src_offset, Storage* dst,
                  uint64_t dst_offset, uint64_t bytes);
 // When `stream` captures: ends the capture, discards its graph and throws
-// FAILED_PRECONDITION saying that `what` cannot be captured. Otherwise does nothing.
-void refuse_in_capture(const devplug_stream_t& stream, const char* what);
+// FAILED_PRECONDITION saying that `what` cannot be captured, and `why` (NULL: because it
+// would wait for the device or touch host memory). Otherwise does nothing.
+void refuse_in_capture(const devplug_stream_t& stream, const char* what, const char* why = nullptr);
 // When a stream of `device` captures on the calling thread: as refuse_in_capture.
 void refuse_device_capture(devplug_device_t& device, const char* what);
 // Discards the capture of a stream that is going away. Never throws.

@@ -126,6 +126,15 @@ void read_extensions(devplug_plugin_t& plugin) {
       fused->fused_program_create != nullptr && fused->fused_program_launch != nullptr &&
       fused->fused_program_destroy != nullptr)
     plugin.fused_programs = fused;
+  e = devplug_extension_find(plugin.api, DEVPLUG_EXTENSION_COLLECTIVES);
+  const auto* collectives = reinterpret_cast<const devplug_ext_collectives_t*>(e);
+  if (collectives != nullptr && e->struct_size >= DEVPLUG_SIZE_THROUGH(devplug_ext_collectives_t, recv) &&
+      collectives->comm_unique_id != nullptr && collectives->comm_create != nullptr &&
+      collectives->comm_destroy != nullptr && collectives->all_reduce != nullptr &&
+      collectives->all_gather != nullptr && collectives->reduce_scatter != nullptr &&
+      collectives->broadcast != nullptr && collectives->all_to_all != nullptr &&
+      collectives->send != nullptr && collectives->recv != nullptr)
+    plugin.collectives = collectives;
   e = devplug_extension_find(plugin.api, DEVPLUG_EXTENSION_HOST_MEMORY_IMPORT);
   const auto* import = reinterpret_cast<const devplug_ext_host_memory_import_t*>(e);
   if (import != nullptr &&

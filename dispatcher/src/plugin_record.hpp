@@ -43,6 +43,7 @@ struct devplug_plugin_t {
   const devplug_ext_pinned_host_memory_t* pinned_host_memory = nullptr;
   const devplug_ext_host_address_t* host_address = nullptr;
   const devplug_ext_fused_programs_t* fused_programs = nullptr;
+  const devplug_ext_collectives_t* collectives = nullptr;
   const devplug_ext_host_memory_import_t* host_memory_import = nullptr;
   int32_t device_count = 0;
   std::string device_note;

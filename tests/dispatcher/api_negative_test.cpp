@@ -192,6 +192,8 @@ TEST_F(ApiNegative, AForkedChildIsRefusedNotHung) {
     devplug_tensor_t* made = nullptr;
     const int64_t n = 4;
     refused(devplug_tensor_create(device_, DEVPLUG_DTYPE_FLOAT32, 1, &n, &made));
+    devplug_comm_unique_id_t id;
+    refused(devplug_comm_unique_id(device_, &id));
     devplug_context_t* fresh = nullptr;
     refused(devplug_context_create(nullptr, &fresh));
     devplug_dtype_t promoted = DEVPLUG_DTYPE_BOOL;  // pure functions still answer
@@ -855,6 +857,71 @@ TEST(ApiNegativePromotion, PromoteAndBroadcast) {
   EXPECT_TRUE(Invalid(devplug_broadcast_shapes(2, a, 1, negative, &rank, out), "shape_b[0] is -2"));
   int64_t huge[] = {INT64_MAX, 2};
   EXPECT_TRUE(Invalid(devplug_broadcast_shapes(2, huge, 2, a, &rank, out), "overflows int64"));
+}
+
+// ---- collectives ---------------------------------------------------------------------------
+// The reference plugin offers no collectives extension, so no communicator can be made here:
+// these are the rows up to UNIMPLEMENTED, and every collective's refusal of a handle that is
+// not a live communicator. api_comm_test.cpp covers the rows that need a live one.
+
+TEST_F(ApiNegative, CommUniqueIdChecksInOrder) {
+  EXPECT_TRUE(Invalid(devplug_comm_unique_id(device_, nullptr), "out_id is NULL"));
+  devplug_comm_unique_id_t id;
+  std::memset(&id, 0xab, sizeof id);
+  EXPECT_TRUE(Invalid(devplug_comm_unique_id(nullptr, &id), "device is NULL"));
+  EXPECT_EQ(id.bytes[0], 0) << "out_id is cleared on entry";
+  auto* not_a_device = reinterpret_cast<devplug_device_t*>(stream_);
+  EXPECT_TRUE(Invalid(devplug_comm_unique_id(not_a_device, &id), "device is not a live device"));
+  EXPECT_TRUE(Fails(devplug_comm_unique_id(device_, &id), DEVPLUG_CODE_UNIMPLEMENTED,
+                    "offers no collectives extension"));
+}
+
+TEST_F(ApiNegative, CommCreateChecksInOrder) {
+  devplug_comm_unique_id_t id{};
+  devplug_comm_t* comm = poison<devplug_comm_t>();
+  EXPECT_TRUE(Invalid(devplug_comm_create(device_, &id, 2, 0, nullptr), "out_comm is NULL"));
+  EXPECT_TRUE(Invalid(devplug_comm_create(nullptr, &id, 2, 0, &comm), "device is NULL"));
+  EXPECT_EQ(comm, nullptr);
+  auto* not_a_device = reinterpret_cast<devplug_device_t*>(stream_);
+  EXPECT_TRUE(Invalid(devplug_comm_create(not_a_device, &id, 2, 0, &comm), "device is not a live device"));
+  EXPECT_TRUE(Invalid(devplug_comm_create(device_, nullptr, 2, 0, &comm), "id is NULL"));
+  EXPECT_TRUE(Invalid(devplug_comm_create(device_, &id, 0, 0, &comm), "world_size is 0"));
+  EXPECT_TRUE(Invalid(devplug_comm_create(device_, &id, 2, 2, &comm), "rank 2 is not below world_size 2"));
+  comm = poison<devplug_comm_t>();
+  EXPECT_TRUE(Fails(devplug_comm_create(device_, &id, 2, 1, &comm), DEVPLUG_CODE_UNIMPLEMENTED,
+                    "offers no collectives extension"));
+  EXPECT_EQ(comm, nullptr);
+}
+
+TEST_F(ApiNegative, CommRankAndDestroyRefuseAHandleThatIsNotACommunicator) {
+  auto* not_a_comm = reinterpret_cast<devplug_comm_t*>(stream_);
+  uint32_t rank = 7, world_size = 7;
+  EXPECT_TRUE(Invalid(devplug_comm_rank(nullptr, &rank, &world_size), "comm is NULL"));
+  EXPECT_EQ(rank, 0u);
+  EXPECT_EQ(world_size, 0u);
+  EXPECT_TRUE(Invalid(devplug_comm_rank(not_a_comm, &rank, &world_size), "comm is not a live communicator"));
+  // The communicator is checked first: NULL out-pointers with a bad one name the handle.
+  EXPECT_TRUE(Invalid(devplug_comm_rank(not_a_comm, nullptr, nullptr), "comm is not a live communicator"));
+  EXPECT_TRUE(Ok(devplug_comm_destroy(nullptr)));
+  EXPECT_TRUE(Invalid(devplug_comm_destroy(not_a_comm), "comm is not a live communicator"));
+}
+
+TEST_F(ApiNegative, CollectivesRefuseAHandleThatIsNotACommunicator) {
+  devplug_tensor_t* a = make(DEVPLUG_DTYPE_FLOAT32, {4});
+  devplug_tensor_t* b = make(DEVPLUG_DTYPE_FLOAT32, {4});
+  auto* not_a_comm = reinterpret_cast<devplug_comm_t*>(a);
+  for (devplug_comm_t* comm : {static_cast<devplug_comm_t*>(nullptr), not_a_comm}) {
+    const char* part = comm == nullptr ? "comm is NULL" : "comm is not a live communicator";
+    EXPECT_TRUE(Invalid(devplug_comm_all_reduce(stream_, comm, a, b, DEVPLUG_REDUCE_SUM), part));
+    EXPECT_TRUE(Invalid(devplug_comm_all_gather(stream_, comm, a, b), part));
+    EXPECT_TRUE(Invalid(devplug_comm_reduce_scatter(stream_, comm, a, b, DEVPLUG_REDUCE_SUM), part));
+    EXPECT_TRUE(Invalid(devplug_comm_broadcast(stream_, comm, a, 0), part));
+    EXPECT_TRUE(Invalid(devplug_comm_all_to_all(stream_, comm, a, b), part));
+    EXPECT_TRUE(Invalid(devplug_comm_send(stream_, comm, a, 1), part));
+    EXPECT_TRUE(Invalid(devplug_comm_recv(stream_, comm, a, 1), part));
+    // The communicator comes first: a NULL stream and tensors do not change the answer.
+    EXPECT_TRUE(Invalid(devplug_comm_all_reduce(nullptr, comm, nullptr, nullptr, DEVPLUG_REDUCE_SUM), part));
+  }
 }
 
 }  // namespace

@@ -67,6 +67,7 @@ typedef struct devplug_event_t devplug_event_t;
 typedef struct devplug_tensor_t devplug_tensor_t;
 typedef struct devplug_graph_t devplug_graph_t;
 typedef struct devplug_fused_program_t devplug_fused_program_t;
+typedef struct devplug_comm_t devplug_comm_t;
 
 /* ---- version and errors ------------------------------------------------------------ */
 
@@ -109,9 +110,9 @@ typedef struct devplug_context_options_t {
  * `options->flags`. */
 DEVPLUG_API devplug_error_t* devplug_context_create(const devplug_context_options_t* options,
                                                     devplug_context_t** out_context);
-/* Destroys the context and everything it made (tensors, streams, events, devices), then
- * unloads its plugins. Errors: none; NULL, or a handle that is not a live context, is
- * ignored. */
+/* Destroys the context and everything it made (tensors, streams, events, graphs, fused
+ * programs, communicators, devices), then unloads its plugins. Errors: none; NULL, or a
+ * handle that is not a live context, is ignored. */
 DEVPLUG_API void devplug_context_destroy(devplug_context_t* context);
 
 /* Loads the plugin at `path` (a file) into the context. A path already loaded gives the
@@ -353,7 +354,7 @@ DEVPLUG_API devplug_error_t* devplug_event_synchronize(devplug_event_t* event);
  * pool, whose buffers are shared between temporaries whose uses do not overlap (planned from
  * their first and last use). Anything that must wait for the device or touch host memory (a
  * copy to or from the host, a CPU fallback, a synchronize, an event on the stream, a launch,
- * a DLPack export to the host from the capturing thread)
+ * a DLPack export to the host from the capturing thread), and a collective (devplug_comm_*),
  * ends the capture with FAILED_PRECONDITION naming it, discards the graph and leaves the
  * stream usable; so does destroying the stream. Work on the stream from any thread is
  * recorded (a framework may hand the stream to another thread, as PyTorch's autograd does
@@ -748,6 +749,92 @@ DEVPLUG_API devplug_error_t* devplug_fused_program_destroy(devplug_fused_program
  * FAILED_PRECONDITION when `start` or `end` was never recorded. */
 DEVPLUG_API devplug_error_t* devplug_event_elapsed_ns(devplug_event_t* start, devplug_event_t* end,
                                                       int64_t* out_ns);
+
+/* ---- collectives (ABI 1.2) ---------------------------------------------------------- */
+
+/* Device-native collectives through the collectives extension of the device's plugin (NCCL,
+ * RCCL, oneCCL and the like; the emulated GPU's test double): a communicator joins one device
+ * of each rank, and the collectives below move devplug tensors between the ranks on a stream,
+ * without staging them through host memory. Every rank enqueues the same collectives in the
+ * same order; a communicator is used by one thread at a time, as a stream is. The tensors are
+ * contiguous; each collective's work completes on `stream` (NULL: the device's default
+ * stream) as a kernel does, so devplug_stream_synchronize or an event orders it with other
+ * work. While `stream` captures a graph no collective is enqueued
+ * (FAILED_PRECONDITION, which ends the capture as devplug_stream_begin_capture says: a graph
+ * does not record collectives). libdevplug has no fallback for collectives: a plugin may
+ * decline a dtype or reduction it does not carry (UNIMPLEMENTED, before anything is sent),
+ * and the host then moves the tensor another way. */
+
+/* Makes the id of a new communicator among devices of `device`'s plugin. One rank calls it
+ * and hands the DEVPLUG_COMM_UNIQUE_ID_BYTES bytes to every rank (a store, a file).
+ * Errors, in this order: INVALID_ARGUMENT for NULL `out_id` or a `device` that is not a live
+ * device; UNIMPLEMENTED when the device's plugin offers no collectives extension; the
+ * plugin's error. */
+DEVPLUG_API devplug_error_t* devplug_comm_unique_id(devplug_device_t* device,
+                                                    devplug_comm_unique_id_t* out_id);
+/* Joins `device` to the communicator `id` names as `rank` of `world_size`; returns when
+ * every rank has joined. The caller destroys it with devplug_comm_destroy.
+ * Errors, in this order: INVALID_ARGUMENT for NULL `out_comm`, a `device` that is not a live
+ * device, NULL `id`, `world_size` 0 or `rank` not below `world_size`; UNIMPLEMENTED when the
+ * device's plugin offers no collectives extension; UNAVAILABLE when the other ranks have not
+ * joined within the plugin's timeout (the message names the missing ranks); the plugin's
+ * error. */
+DEVPLUG_API devplug_error_t* devplug_comm_create(devplug_device_t* device, const devplug_comm_unique_id_t* id,
+                                                 uint32_t world_size, uint32_t rank,
+                                                 devplug_comm_t** out_comm);
+/* The rank and world size `comm` was made with.
+ * Errors: INVALID_ARGUMENT for a `comm` that is not a live communicator, NULL `out_rank` or
+ * NULL `out_world_size`. */
+DEVPLUG_API devplug_error_t* devplug_comm_rank(const devplug_comm_t* comm, uint32_t* out_rank,
+                                               uint32_t* out_world_size);
+/* Leaves and destroys a communicator (NULL is ignored) once the collectives already enqueued
+ * on it have finished. A communicator the host leaves is destroyed with its context.
+ * Errors: INVALID_ARGUMENT for a `comm` that is not a live communicator; the plugin's error. */
+DEVPLUG_API devplug_error_t* devplug_comm_destroy(devplug_comm_t* comm);
+
+/* The collectives. Common errors, in this order: INVALID_ARGUMENT for a `comm` that is not a
+ * live communicator, a `stream` that is not a live stream (or not of the communicator's
+ * device), a tensor that is not live, not on the communicator's device or not contiguous,
+ * and the shape rules each function names; FAILED_PRECONDITION while `stream` captures a
+ * graph; then the plugin's error (UNIMPLEMENTED for a dtype or reduction it does not carry). */
+
+/* `recv` gets the reduction by `op` over the ranks of their `send`; `send` and `recv` have
+ * one dtype and element count (`recv` may be `send`). Besides the common errors,
+ * INVALID_ARGUMENT for another dtype or element count, an `op` outside devplug_reduce_op_t,
+ * a bitwise `op` on a floating-point dtype and AVG of bool. */
+DEVPLUG_API devplug_error_t* devplug_comm_all_reduce(devplug_stream_t* stream, devplug_comm_t* comm,
+                                                     devplug_tensor_t* send, devplug_tensor_t* recv,
+                                                     devplug_reduce_op_t op);
+/* `recv` (world_size times `send`'s elements, one dtype) gets every rank's `send`, in rank
+ * order. Besides the common errors, INVALID_ARGUMENT for another dtype or element count. */
+DEVPLUG_API devplug_error_t* devplug_comm_all_gather(devplug_stream_t* stream, devplug_comm_t* comm,
+                                                     devplug_tensor_t* send, devplug_tensor_t* recv);
+/* The reduction by `op` over the ranks of their `send` (world_size times `recv`'s elements,
+ * one dtype), of which rank r's `recv` gets the r-th part. Besides the common errors, those
+ * of devplug_comm_all_reduce's `op` and INVALID_ARGUMENT for another dtype or element
+ * count. */
+DEVPLUG_API devplug_error_t* devplug_comm_reduce_scatter(devplug_stream_t* stream, devplug_comm_t* comm,
+                                                         devplug_tensor_t* send, devplug_tensor_t* recv,
+                                                         devplug_reduce_op_t op);
+/* Every rank's `tensor` gets rank `root`'s. Besides the common errors, INVALID_ARGUMENT for a
+ * `root` not below world_size. */
+DEVPLUG_API devplug_error_t* devplug_comm_broadcast(devplug_stream_t* stream, devplug_comm_t* comm,
+                                                    devplug_tensor_t* tensor, uint32_t root);
+/* `send` and `recv` (one dtype and element count, a multiple of world_size) are world_size
+ * equal parts; rank r's `recv` part q gets rank q's `send` part r. Besides the common errors,
+ * INVALID_ARGUMENT for another dtype or element count, a count that world_size does not
+ * divide, or `recv` sharing memory with `send`. */
+DEVPLUG_API devplug_error_t* devplug_comm_all_to_all(devplug_stream_t* stream, devplug_comm_t* comm,
+                                                     devplug_tensor_t* send, devplug_tensor_t* recv);
+/* Sends `tensor` to rank `peer`, which receives it with devplug_comm_recv into a tensor of the
+ * same dtype and element count. Besides the common errors, INVALID_ARGUMENT for a `peer` not
+ * below world_size or equal to the communicator's rank. */
+DEVPLUG_API devplug_error_t* devplug_comm_send(devplug_stream_t* stream, devplug_comm_t* comm,
+                                               devplug_tensor_t* tensor, uint32_t peer);
+/* Receives into `tensor` what rank `peer` sends with devplug_comm_send. Errors: those of
+ * devplug_comm_send. */
+DEVPLUG_API devplug_error_t* devplug_comm_recv(devplug_stream_t* stream, devplug_comm_t* comm,
+                                               devplug_tensor_t* tensor, uint32_t peer);
 
 #ifdef __cplusplus
 } /* extern "C" */
