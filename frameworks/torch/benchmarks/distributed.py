@@ -8,7 +8,9 @@
 
 - all_reduce (SUM) of float32 tensors: bus bandwidth (2 (n-1)/n bytes / time, as NCCL's tests
   count it) of devplug tensors through the devplug backend, against torch's Gloo on CPU tensors
-  of the same size, measured in the same run: the ratio is what the staging costs;
+  of the same size, measured in the same run: the ratio is what the staging costs, or what the
+  plugin's own collectives give where it offers them (gpu_emulated; "native" in the line;
+  TORCH_DEVPLUG_DIST_NATIVE=0 stages them too);
 - all_reduce of 1 KB: latency, with and without the ranks' agreement check
   (TORCH_DEVPLUG_DIST_CHECK), against Gloo on CPU tensors;
 - DDP training steps (the MLP and the transformer of test_distributed.py): median step time of
@@ -71,7 +73,11 @@ def small(rank, world):
 
 def allreduce(rank, world, mb=64, repeats=10):
     # The devplug backend serves devplug tensors; CPU tensors go to torch's Gloo ("cpu:gloo").
-    return {"devplug_GBps": bus_bandwidth(DEV, mb, repeats), "gloo_cpu_GBps": bus_bandwidth("cpu", mb, repeats)}
+    result = {"devplug_GBps": bus_bandwidth(DEV, mb, repeats), "gloo_cpu_GBps": bus_bandwidth("cpu", mb, repeats)}
+    # The plugin's own collectives (its collectives extension) or Gloo through pinned memory.
+    native = dist.group.WORLD._get_backend(torch.device(DEV)).native_devices
+    result["path"] = "native" if native else "staged"
+    return result
 
 
 def single_step_ms(model, steps=8):
@@ -112,7 +118,7 @@ def main():
         r = report["result"]
         print(f"all_reduce {args.mb} MB float32, 2 ranks, {args.plugin}: devplug {r['devplug_GBps']:.2f} GB/s, "
               f"Gloo on CPU tensors {r['gloo_cpu_GBps']:.2f} GB/s, ratio {r['devplug_GBps'] / r['gloo_cpu_GBps']:.2f} "
-              "(bus bandwidth)")
+              f"(bus bandwidth; devplug tensors {r['path']})")
         for check in ("1", "0"):
             os.environ["TORCH_DEVPLUG_DIST_CHECK"] = check
             (code, report), _ = dist_scenarios.launch("small", 2, args.plugin, out, backend="cpu:gloo,devplug:devplug",

@@ -27,6 +27,19 @@
 // element count) through one small Gloo all-gather, so a mismatch raises the same error on
 // every rank instead of Gloo aborting the process or reinterpreting bytes.
 //
+// Device-native collectives: where the device's plugin offers the collectives extension
+// (devplug_comm_*: NCCL, RCCL or oneCCL behind a vendor's plugin; the emulated GPU's NCCL
+// double), all_reduce, broadcast, all_gather and reduce_scatter into or from one tensor and
+// all_to_all with equal splits of one contiguous tensor (reductions: SUM, PRODUCT, MIN, MAX
+// and AVG of NCCL's dtypes, MIN and MAX of bool) go to the plugin instead: no host mirror, no
+// Gloo. The issue thread makes a stream of the backend wait for the caller's stream and
+// enqueues the collective there; the Work completes when that stream has passed it. One
+// communicator per device, made at the first collective on it that qualifies: every rank
+// says whether its plugin can make one, rank 0's id goes to the others through Gloo, and
+// all join. Everything else (lists of tensors, send and recv, bitwise reductions, int16, a
+// plugin without the extension) is staged as above. TORCH_DEVPLUG_DIST_NATIVE=0 stages
+// everything.
+//
 // CPU tensors given to this backend (it also serves the `cpu` device in
 // init_process_group("devplug")) go to Gloo directly. What Gloo lacks is made up on the
 // host: int16 (reduced as int32, moved as 16-bit floats), AVG of integers (a sum, divided
@@ -39,6 +52,8 @@
 #include <torch/csrc/distributed/c10d/Work.hpp>
 #include <torch/csrc/distributed/c10d/reducer_timer.hpp>
 #include <torch/python.h>
+
+#include <cstring>
 
 #include <algorithm>
 #include <atomic>
@@ -423,6 +438,59 @@ std::pair<Options, int64_t> plan_reduction(const Options& opts, const std::vecto
   return {gloo_opts, size};
 }
 
+// Whether the native path takes `t`: one contiguous, non-empty devplug tensor, which the
+// plugin's collectives read in place.
+bool native_tensor(const at::Tensor& t) {
+  return is_devplug(t) && t.layout() == at::kStrided && t.is_contiguous() && t.numel() > 0 && !t.is_conj() &&
+         !t.is_neg();
+}
+
+// Whether the native path reduces `t` by `op`: the reductions NCCL's API has, of its dtypes;
+// bool by MIN and MAX only (all and any).
+bool native_reduction(const at::Tensor& t, ReduceOp::RedOpType op) {
+  if (!native_tensor(t)) return false;
+  switch (t.scalar_type()) {
+    case at::kBool:
+      return op == ReduceOp::MIN || op == ReduceOp::MAX;
+    case at::kByte:
+    case at::kChar:
+    case at::kInt:
+    case at::kLong:
+    case at::kHalf:
+    case at::kBFloat16:
+    case at::kFloat:
+    case at::kDouble:
+      return op == ReduceOp::SUM || op == ReduceOp::PRODUCT || op == ReduceOp::MIN || op == ReduceOp::MAX ||
+             op == ReduceOp::AVG;
+    default:
+      return false;
+  }
+}
+
+devplug_reduce_op_t native_op(ReduceOp::RedOpType op) {
+  switch (op) {
+    case ReduceOp::PRODUCT:
+      return DEVPLUG_REDUCE_PRODUCT;
+    case ReduceOp::MIN:
+      return DEVPLUG_REDUCE_MIN;
+    case ReduceOp::MAX:
+      return DEVPLUG_REDUCE_MAX;
+    case ReduceOp::AVG:
+      return DEVPLUG_REDUCE_AVG;
+    default:
+      return DEVPLUG_REDUCE_SUM;
+  }
+}
+
+// A devplug call's error as the matching torch error.
+void check_devplug(devplug_error_t* error) {
+  try {
+    devplug::api_detail::check(error);
+  } catch (const devplug::Error& e) {
+    throw_torch_error(e);
+  }
+}
+
 class DevplugBackend final : public c10d::Backend {
  public:
   DevplugBackend(int rank, int size, c10::intrusive_ptr<c10d::Backend> gloo)
@@ -434,13 +502,32 @@ class DevplugBackend final : public c10d::Backend {
     issue_.reset();
     receive_.reset();
     completion_.reset();
+    for (auto& [index, comm] : comms_)
+      if (comm != nullptr) devplug_error_destroy(devplug_comm_destroy(comm));
   }
 
   const std::string getBackendName() const override { return "devplug"; }
   c10::intrusive_ptr<c10d::Backend> gloo() const { return gloo_; }
+  // The devices whose collectives go to the plugin's communicator (the native path).
+  std::vector<int64_t> native_devices() {
+    std::lock_guard<std::mutex> lock(comms_mutex_);
+    std::vector<int64_t> out;
+    for (const auto& [index, comm] : comms_)
+      if (comm != nullptr) out.push_back(index);
+    return out;
+  }
 
   WorkPtr broadcast(std::vector<at::Tensor>& tensors, const c10d::BroadcastOptions& opts) override {
     if (all_on_cpu({&tensors})) return gloo_->broadcast(tensors, opts);
+    if (tensors.size() == 1 && native_tensor(tensors[0])) {
+      const auto root = static_cast<uint32_t>(opts.rootRank);
+      if (WorkPtr w =
+              native(OpType::BROADCAST, tensors, signature(OpType::BROADCAST, tensors, numel(tensors), -1),
+                     [t = tensors[0], root](devplug_stream_t* s, devplug_comm_t* c) {
+                       check_devplug(devplug_comm_broadcast(s, c, bytes_view_of(t).handle(), root));
+                     }))
+        return w;
+    }
     const bool root = opts.rootRank == getRank();
     return staged(
         OpType::BROADCAST, Kind::kMove, {&tensors},
@@ -453,6 +540,17 @@ class DevplugBackend final : public c10d::Backend {
 
   WorkPtr allreduce(std::vector<at::Tensor>& tensors, const c10d::AllreduceOptions& opts) override {
     if (all_on_cpu({&tensors})) return gloo_->allreduce(tensors, opts);
+    (void)plan_reduction(opts, tensors, getSize());  // refuses what no path does
+    const ReduceOp::RedOpType op = opts.reduceOp.op_;
+    if (tensors.size() == 1 && native_reduction(tensors[0], op)) {
+      if (WorkPtr w =
+              native(OpType::ALLREDUCE, tensors, signature(OpType::ALLREDUCE, tensors, numel(tensors), op),
+                     [t = tensors[0], op](devplug_stream_t* s, devplug_comm_t* c) {
+                       const devplug::Tensor v = view_of(t);
+                       check_devplug(devplug_comm_all_reduce(s, c, v.handle(), v.handle(), native_op(op)));
+                     }))
+        return w;
+    }
     // A large staged tensor goes in pieces, so that the copies to the host, Gloo and the
     // copies back overlap (piece k + 1 is copied out while Gloo reduces piece k).
     if (tensors.size() == 1 && is_devplug(tensors[0]) && tensors[0].is_contiguous() &&
@@ -526,6 +624,16 @@ class DevplugBackend final : public c10d::Backend {
                           const c10d::AllgatherOptions& opts) override {
     std::vector<at::Tensor> outs{output}, ins{input};
     if (all_on_cpu({&outs, &ins})) return gloo_->_allgather_base(output, input, opts);
+    if (native_tensor(output) && native_tensor(input) && output.scalar_type() == input.scalar_type() &&
+        output.numel() == input.numel() * getSize()) {
+      if (WorkPtr w =
+              native(OpType::_ALLGATHER_BASE, outs, signature(OpType::_ALLGATHER_BASE, ins, numel(ins)),
+                     [in = input, out = output](devplug_stream_t* s, devplug_comm_t* c) {
+                       check_devplug(devplug_comm_all_gather(s, c, bytes_view_of(in).handle(),
+                                                             bytes_view_of(out).handle()));
+                     }))
+        return w;
+    }
     return staged(
         OpType::_ALLGATHER_BASE, Kind::kMove, {&outs, &ins},
         [&](Staging& s) {
@@ -613,6 +721,17 @@ class DevplugBackend final : public c10d::Backend {
     std::vector<at::Tensor> outs{output}, ins{input};
     if (all_on_cpu({&outs, &ins})) return gloo_->_reduce_scatter_base(output, input, opts);
     auto [gloo_opts, divide] = plan_reduction(opts, outs, getSize());
+    const ReduceOp::RedOpType op = opts.reduceOp.op_;
+    if (native_reduction(output, op) && native_tensor(input) && output.scalar_type() == input.scalar_type() &&
+        input.numel() == output.numel() * getSize()) {
+      if (WorkPtr w = native(OpType::_REDUCE_SCATTER_BASE, outs,
+                             signature(OpType::_REDUCE_SCATTER_BASE, outs, numel(outs), op),
+                             [in = input, out = output, op](devplug_stream_t* s, devplug_comm_t* c) {
+                               check_devplug(devplug_comm_reduce_scatter(
+                                   s, c, view_of(in).handle(), view_of(out).handle(), native_op(op)));
+                             }))
+        return w;
+    }
     return staged(
         OpType::_REDUCE_SCATTER_BASE, Kind::kReduce, {&outs, &ins},
         [&](Staging& s) {
@@ -646,6 +765,16 @@ class DevplugBackend final : public c10d::Backend {
     std::vector<at::Tensor> outs{output}, ins{input};
     if (all_on_cpu({&outs, &ins}))
       return gloo_->alltoall_base(output, input, output_splits, input_splits, opts);
+    if (output_splits.empty() && input_splits.empty() && native_tensor(output) && native_tensor(input) &&
+        output.scalar_type() == input.scalar_type() && output.numel() == input.numel() &&
+        input.numel() % getSize() == 0 && output.data_ptr() != input.data_ptr()) {
+      if (WorkPtr w = native(OpType::ALLTOALL_BASE, outs, signature(OpType::ALLTOALL_BASE, ins, numel(ins)),
+                             [in = input, out = output](devplug_stream_t* s, devplug_comm_t* c) {
+                               check_devplug(devplug_comm_all_to_all(s, c, bytes_view_of(in).handle(),
+                                                                     bytes_view_of(out).handle()));
+                             }))
+        return w;
+    }
     return staged(
         OpType::ALLTOALL_BASE, Kind::kMove, {&outs, &ins},
         [&](Staging& s) {
@@ -785,6 +914,119 @@ class DevplugBackend final : public c10d::Backend {
     return work;
   }
 
+  // The native path: `enqueue(stream, comm)` puts the collective on a stream of the backend
+  // with the device's communicator, after the caller's stream has finished with the tensors
+  // (which `enqueue` holds until then); the Work (its results: `outputs`) completes once that
+  // stream has passed the collective.
+  // Returns null when the device has no communicator (the caller stages instead).
+  using Enqueue = std::function<void(devplug_stream_t*, devplug_comm_t*)>;
+  WorkPtr native(OpType type, const std::vector<at::Tensor>& outputs, std::vector<int64_t> signature,
+                 Enqueue enqueue) {
+    const c10::Device device = outputs.front().device();
+    devplug_comm_t* comm = native_comm(device);
+    if (comm == nullptr) return {};
+    c10::impl::VirtualGuardImpl impl(kType);
+    auto ready = std::make_shared<c10::Event>(kType);
+    ready->record(impl.getStream(device));
+    auto work = c10::make_intrusive<StagedWork>(getRank(), type, outputs, device);
+    const c10::Stream stream = native_stream(device);
+    issue_->push([this, ready, work, stream, comm, signature, enqueue = std::move(enqueue)]() {
+      auto done = std::make_shared<c10::Event>(kType);
+      try {
+        if (check_agreement_) agree(signature);
+        ready->block(stream);
+        enqueue(Runtime::get().stream(stream.device_index(), stream.id()).handle(), comm);
+        done->record(stream);
+      } catch (...) {
+        work->complete(std::current_exception(), std::nullopt, -1);
+        return;
+      }
+      // `enqueue` holds the tensors: none returns to the allocator before the stream is past it.
+      completion_->push([work, done, enqueue]() {
+        try {
+          done->synchronize();
+        } catch (...) {
+          work->complete(std::current_exception(), std::nullopt, -1);
+          return;
+        }
+        work->complete(nullptr, std::move(*done), -1);
+      });
+    });
+    return work;
+  }
+
+  // The communicator of `device`, made at the first call on every rank (a collective: all
+  // ranks make their first native call at the same point of their sequence), or null when
+  // some rank's plugin cannot make one or TORCH_DEVPLUG_DIST_NATIVE=0.
+  devplug_comm_t* native_comm(c10::Device device) {
+    if (!native_enabled_) return nullptr;
+    std::lock_guard<std::mutex> lock(comms_mutex_);
+    auto found = comms_.find(device.index());
+    if (found != comms_.end()) return found->second;
+    // Made on the issue thread, in order with the Gloo calls already queued there.
+    auto made = std::make_shared<std::promise<devplug_comm_t*>>();
+    std::future<devplug_comm_t*> result = made->get_future();
+    issue_->push([this, made, device] {
+      try {
+        made->set_value(join(device));
+      } catch (...) {
+        made->set_exception(std::current_exception());
+      }
+    });
+    devplug_comm_t* comm = result.get();
+    comms_.emplace(device.index(), comm);
+    return comm;
+  }
+
+  // On the issue thread: every rank says whether its plugin makes communicators (a Gloo
+  // MIN); rank 0's id goes to the others (a Gloo broadcast); all join, and keep the
+  // communicator only when every rank joined.
+  devplug_comm_t* join(c10::Device device) {
+    devplug_device_t* d = Runtime::get().device(device.index()).handle();
+    devplug_comm_unique_id_t id{};
+    devplug_error_t* probe = devplug_comm_unique_id(d, &id);
+    const bool can = probe == nullptr;
+    devplug_error_destroy(probe);
+    if (!all_ranks(can)) return nullptr;
+    at::Tensor bytes = at::empty({static_cast<int64_t>(sizeof id.bytes)}, at::kByte);
+    std::memcpy(bytes.data_ptr(), id.bytes, sizeof id.bytes);
+    std::vector<at::Tensor> b{bytes};
+    c10d::BroadcastOptions from_0;
+    from_0.rootRank = 0;
+    gloo_->broadcast(b, from_0)->wait();
+    std::memcpy(id.bytes, bytes.data_ptr(), sizeof id.bytes);
+    devplug_comm_t* comm = nullptr;
+    devplug_error_t* joined = devplug_comm_create(d, &id, static_cast<uint32_t>(getSize()),
+                                                  static_cast<uint32_t>(getRank()), &comm);
+    std::string why = joined != nullptr && joined->message != nullptr ? joined->message : "";
+    devplug_error_destroy(joined);
+    if (all_ranks(comm != nullptr)) return comm;
+    if (comm != nullptr) devplug_error_destroy(devplug_comm_destroy(comm));
+    if (!why.empty())
+      TORCH_WARN("devplug: collectives are staged through Gloo: joining the communicator: ", why);
+    return nullptr;
+  }
+
+  // Whether `yes` holds on every rank (a Gloo MIN).
+  bool all_ranks(bool yes) {
+    std::vector<at::Tensor> flag{at::full({1}, yes ? 1 : 0, at::kInt)};
+    c10d::AllreduceOptions min;
+    min.reduceOp = ReduceOp(ReduceOp::MIN);
+    gloo_->allreduce(flag, min)->wait();
+    return flag[0].item<int>() == 1;
+  }
+
+  // The stream native collectives run on: one per device, made on first use.
+  c10::Stream native_stream(c10::Device device) {
+    std::lock_guard<std::mutex> lock(streams_mutex_);
+    auto found = native_streams_.find(device.index());
+    if (found != native_streams_.end()) return found->second;
+    c10::impl::VirtualGuardImpl impl(kType);
+    const c10::Stream stream = impl.getNewStream(device);
+    native_streams_.emplace(device.index(), stream);
+    return stream;
+  }
+
   // A receive: the header first (on the issue thread, without waiting), then, on the
   // completion thread once the header arrived, the data into the mirror when it matches, or
   // into scratch memory and an error when it does not.
@@ -899,6 +1141,13 @@ class DevplugBackend final : public c10d::Backend {
   }();
   std::mutex streams_mutex_;
   std::map<c10::DeviceIndex, c10::Stream> streams_;
+  std::map<c10::DeviceIndex, c10::Stream> native_streams_;
+  const bool native_enabled_ = [] {
+    const char* v = std::getenv("TORCH_DEVPLUG_DIST_NATIVE");
+    return v == nullptr || std::string(v) != "0";
+  }();
+  std::mutex comms_mutex_;
+  std::map<c10::DeviceIndex, devplug_comm_t*> comms_;  // null: that device stages
   std::unique_ptr<SerialQueue> completion_ = std::make_unique<SerialQueue>();
   std::unique_ptr<SerialQueue> receive_ = std::make_unique<SerialQueue>();
   std::unique_ptr<SerialQueue> issue_ = std::make_unique<SerialQueue>();
@@ -951,7 +1200,8 @@ void register_distributed(py::module& m) {
              return c10::make_intrusive<DevplugBackend>(rank, size, gloo);
            }),
            py::arg("rank"), py::arg("size"), py::arg("gloo"))
-      .def_property_readonly("gloo", &DevplugBackend::gloo);
+      .def_property_readonly("gloo", &DevplugBackend::gloo)
+      .def_property_readonly("native_devices", &DevplugBackend::native_devices);
 }
 
 }  // namespace devplug::bridge

@@ -269,9 +269,10 @@ def collectives(rank, world):
     dist.all_gather_object(objs, {"rank": rank})
     assert objs == [{"rank": r} for r in range(world)], objs
     checked += ["barrier", "all_gather_object"]
+    backend = dist.group.WORLD._get_backend(torch.device(DEV))
     return {"dtypes": [str(d) for d in device_dtypes()], "checked": sorted(set(checked)),
-            "backend": dist.get_backend(),
-            "devplug_backend": type(dist.group.WORLD._get_backend(torch.device(DEV))).__name__}
+            "backend": dist.get_backend(), "devplug_backend": type(backend).__name__,
+            "native_devices": list(backend.native_devices)}
 
 
 def cpu_and_device(rank, world):
@@ -335,6 +336,25 @@ def dead_peer(rank, world):
         return {"raised": f"{type(e).__name__}: {e}"[:300], "after_s": time.monotonic() - started,
                 "tensor_intact": bool((t.cpu() == 1).all())}
     return {"raised": None}
+
+
+def dead_peer_after_first(rank, world):
+    """A peer that exits after the group's first all_reduce: on a plugin with collectives of
+    its own, the communicator exists by then and the plugin's library sees the peer go (run
+    with TORCH_DEVPLUG_DIST_CHECK=0, so that no Gloo exchange precedes the collective)."""
+    t = torch.ones(1 << 16, device=DEV)
+    dist.all_reduce(t)
+    native = list(dist.group.WORLD._get_backend(torch.device(DEV)).native_devices)
+    dist.barrier()
+    if rank == world - 1:
+        os._exit(3)
+    started = time.monotonic()
+    try:
+        dist.all_reduce(t)
+    except Exception as e:
+        return {"raised": f"{type(e).__name__}: {e}"[:400], "after_s": time.monotonic() - started,
+                "native_devices": native}
+    return {"raised": None, "native_devices": native}
 
 
 def bad_reduce_op(rank, world):
@@ -509,6 +529,7 @@ def fsdp(rank, world, steps=3, checkpoint_dir=None):
 
 
 SCENARIOS = {f.__name__: f for f in (collectives, cpu_and_device, shape_mismatch, dtype_mismatch, recv_mismatch, dead_peer,
+                                     dead_peer_after_first,
                                        bad_reduce_op, ddp, fsdp)}
 
 

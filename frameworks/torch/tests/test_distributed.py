@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """torch.distributed on devplug devices: the `devplug` c10d backend (Gloo underneath, devplug
-tensors staged through pinned host memory), with 2 and 4 ranks started by
+tensors staged through pinned host memory, or the plugin's own collectives where it offers
+them: the emulated GPU), with 2 and 4 ranks started by
 torch.multiprocessing's spawn context over a TCPStore on 127.0.0.1 (dist_scenarios.py holds
 the ranks' side).
 
@@ -64,10 +65,14 @@ ABOVE_THE_DEVICE = pytest.mark.on_plugins("reference")
 def test_every_collective_on_every_dtype(tmp_path, device, world):
     results = ok(run(tmp_path, "collectives", world, device))
     claimed = [str(d) for d in torch_devplug.devices()[int(device.split(":")[1])]["dtypes"]]
+    # The emulated GPU offers the collectives extension: its tensors' collectives that the
+    # native path takes go to its communicator; the other plugins stage everything.
+    native = [0] if plugin_of(device) == "gpu_emulated" else []
     for result in results:
         assert result["checked"] == EVERY_COLLECTIVE
         assert result["dtypes"] == claimed and len(claimed) == 10
         assert result["backend"] == "devplug" and result["devplug_backend"] == "_DistributedBackend"
+        assert result["native_devices"] == native
 
 
 @ABOVE_THE_DEVICE
@@ -109,6 +114,20 @@ def test_dead_peer_raises_on_the_survivor(tmp_path, device):
     assert code1 == 3 and code0 == 0, (survivor, dead)
     result = survivor["result"]
     assert result["raised"] and result["after_s"] < 20 and result["tensor_intact"], result
+
+
+@pytest.mark.on_plugins("gpu_emulated")
+def test_dead_peer_fails_the_collective_on_the_survivor(tmp_path, device, monkeypatch):
+    # Without the agreement's Gloo round trip, the collective itself meets the dead peer: the
+    # emulated GPU's collectives library (native path) or Gloo (staged) raises within seconds.
+    monkeypatch.setenv("TORCH_DEVPLUG_DIST_CHECK", "0")
+    (code0, survivor), (code1, dead) = run(tmp_path, "dead_peer_after_first", 2, device, timeout_s=20)
+    assert code1 == 3 and code0 == 0, (survivor, dead)
+    result = survivor["result"]
+    assert result["raised"] and result["after_s"] < 20, result
+    if plugin_of(device) == "gpu_emulated":
+        assert result["native_devices"] == [0]
+        assert "rank 1" in result["raised"] and "exited" in result["raised"], result
 
 
 @ABOVE_THE_DEVICE

@@ -10,7 +10,9 @@
 all work, and DDP wraps devplug models. The transport is torch's own Gloo (TCP): devplug
 tensors are staged through pinned host memory (device to host on the caller's stream,
 Gloo, host to device on the backend's stream), and a collective's Work completes once the
-result is on the device. CPU tensors go to Gloo as they are. The backend is C++
+result is on the device. Where the device's plugin offers its own collectives (the ABI's
+collectives extension), single-tensor all_reduce, broadcast, all_gather, reduce_scatter and
+all_to_all go to it instead (docs/distributed.md). CPU tensors go to Gloo as they are. The backend is C++
 (csrc/distributed.cpp); this module only makes it and its Gloo.
 """
 
