@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Device-native collectives on the plugin under test (Abi.collectives), where it offers the
-// collectives extension: communicators of 1, 2 and 3 ranks, each rank a thread of this process
-// with its own stream on the device under test. Every collective's values are checked exactly
+// collectives extension: communicators of 1 up to 3 ranks, each rank a thread of this process
+// with its own device (the device under test and the ones after it, as NCCL wants one device
+// per rank) and stream. Every collective's values are checked exactly
 // (sums and products of small integers are exact in float32; AVG of floats within 1e-6), a
 // 3 MiB all_reduce and a 300 KB send/recv take the plugin's large-message paths, a bitwise
 // reduction either gives the right values or answers UNIMPLEMENTED, and tensors of another
@@ -313,11 +314,14 @@ std::string collectives() {
   const auto* ext = reinterpret_cast<const devplug_ext_collectives_t*>(e);
   std::string problems;
   int32_t count = 0;
-  devplug_device_handle_t* dev = nullptr;
   error = take_error(api->device_count(&count, nullptr));
-  if (error.empty() && count > run_state().options.device)
-    error = take_error(api->device_open(run_state().options.device, &dev));
-  for (uint32_t world = 1; dev != nullptr && error.empty() && world <= 3; ++world) {
+  const int32_t first = run_state().options.device;
+  // One device per rank, as NCCL requires of the ranks of one process: up to 3 ranks, on the
+  // device under test and the ones after it.
+  const uint32_t most = error.empty() && count > first ? static_cast<uint32_t>(std::min(3, count)) : 0;
+  devplug_device_handle_t* dev = nullptr;
+  if (most > 0) error = take_error(api->device_open(first, &dev));
+  for (uint32_t world = 1; dev != nullptr && error.empty() && world <= most; ++world) {
     devplug_comm_unique_id_t id{};
     error = take_error(ext->comm_unique_id(dev, &id));
     if (!error.empty()) break;
@@ -325,9 +329,22 @@ std::string collectives() {
     std::vector<std::thread> ranks;
     for (uint32_t r = 0; r < world; ++r)
       ranks.emplace_back([&, r] {
-        Rank rank(api, ext, dev, world, r);
-        rank.run(id);
-        found[r] = rank.problems();
+        devplug_device_handle_t* mine = nullptr;
+        const auto index =
+            static_cast<int32_t>((static_cast<uint32_t>(first) + r) % static_cast<uint32_t>(count));
+        const std::string opened = take_error(api->device_open(index, &mine));
+        if (!opened.empty()) {
+          found[r] = "  rank " + std::to_string(r) + ": device_open(" + std::to_string(index) +
+                     "): " + opened + "\n";
+          return;
+        }
+        {
+          Rank rank(api, ext, mine, world, r);
+          rank.run(id);
+          found[r] = rank.problems();
+        }
+        const std::string closed = take_error(api->device_close(mine));
+        if (!closed.empty()) found[r] += "  rank " + std::to_string(r) + ": device_close: " + closed + "\n";
       });
     for (std::thread& t : ranks) t.join();
     for (const std::string& f : found) problems += f;
@@ -339,8 +356,10 @@ std::string collectives() {
   devplug_context_destroy(context);
   if (!error.empty()) return "  " + error + "\n" + problems;
   std::printf(
-      "abi_collectives: 1, 2 and 3 ranks: all_reduce (SUM in place, PRODUCT, AVG, MAX, MIN, 3 MiB, BXOR), "
-      "reduce_scatter, all_gather, broadcast, all_to_all, a 300 KB send/recv ring, refusals\n");
+      "abi_collectives: 1 to %u ranks, a device each: all_reduce (SUM in place, PRODUCT, AVG, MAX, MIN, 3 "
+      "MiB, "
+      "BXOR), reduce_scatter, all_gather, broadcast, all_to_all, a 300 KB send/recv ring, refusals\n",
+      most);
   std::fflush(stdout);
   return problems;
 }

@@ -2,23 +2,17 @@
 // Finds and opens libcublasLt.so.13 (see cublaslt_loader.hpp for the search order).
 #include "cublaslt_loader.hpp"
 
-#include <dlfcn.h>
-#include <glob.h>
-
 #include <cstdlib>
 #include <mutex>
+
+#include "dl_library.hpp"
 
 namespace devplug::cuda {
 namespace {
 
-constexpr const char* kLibrary = "libcublasLt.so.13";
+using gpu::add_glob;
 
-void add_glob(const std::string& pattern, std::vector<std::string>* out) {
-  glob_t g{};
-  if (glob(pattern.c_str(), 0, nullptr, &g) == 0)
-    for (size_t i = 0; i < g.gl_pathc; ++i) out->push_back(g.gl_pathv[i]);
-  globfree(&g);
-}
+constexpr const char* kLibrary = "libcublasLt.so.13";
 
 }  // namespace
 
@@ -50,40 +44,26 @@ std::vector<std::string> cublaslt_candidates() {
 const CublasLt* cublaslt(std::string* why) {
   static std::once_flag once;
   static CublasLt lt;
-  static bool loaded = false;
   static std::string failure;
   std::call_once(once, [] {
-    std::string tried;
-    for (const std::string& path : cublaslt_candidates()) {
-      void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (lib == nullptr) {
-        tried += (tried.empty() ? "" : ", ") + path;
-        continue;
-      }
-      lt.library = lib;
-      lt.path = path;
-      bool complete = true;
-#define DEVPLUG_CUBLASLT_RESOLVE(name)                              \
-  lt.name = reinterpret_cast<decltype(&::name)>(dlsym(lib, #name)); \
-  if (lt.name == nullptr) {                                         \
-    complete = false;                                               \
-    failure = path + " lacks the symbol " #name;                    \
-  }
-      DEVPLUG_CUBLASLT_SYMBOLS(DEVPLUG_CUBLASLT_RESOLVE)
+    lt.library = gpu::open_first(
+        cublaslt_candidates(),
+        [](void* handle) -> std::string {
+#define DEVPLUG_CUBLASLT_RESOLVE(name)                                 \
+  lt.name = reinterpret_cast<decltype(&::name)>(dlsym(handle, #name)); \
+  if (lt.name == nullptr) return #name;
+          DEVPLUG_CUBLASLT_SYMBOLS(DEVPLUG_CUBLASLT_RESOLVE)
 #undef DEVPLUG_CUBLASLT_RESOLVE
-      if (complete) {
-        loaded = true;
-        return;
-      }
-      dlclose(lib);
+          return "";
+        },
+        std::string("set DEVPLUG_CUBLASLT_PATH to the file or its folder"), &lt.path, &failure);
+    if (lt.library == nullptr) {
       lt = CublasLt{};
+      if (failure.rfind("not found", 0) == 0) failure = std::string(kLibrary) + " was " + failure;
     }
-    if (failure.empty())
-      failure = std::string(kLibrary) + " was not found (tried " + tried +
-                "); set DEVPLUG_CUBLASLT_PATH to the file or its folder";
   });
-  if (!loaded && why != nullptr) *why = failure;
-  return loaded ? &lt : nullptr;
+  if (lt.library == nullptr && why != nullptr) *why = failure;
+  return lt.library != nullptr ? &lt : nullptr;
 }
 
 }  // namespace devplug::cuda

@@ -154,9 +154,18 @@ Reduction reduction(devplug_dtype_t dtype, devplug_reduce_op_t op, const char* e
   return r;
 }
 
+// UNIMPLEMENTED when the collectives library did not load (NCCL missing on this machine).
+void require_library() {
+  std::string why;
+  if (!gpucclAvailable(&why))
+    sdk::fail(DEVPLUG_CODE_UNIMPLEMENTED,
+              "the " GPU_BACKEND_NAME " plugin's collectives library is missing: " + why);
+}
+
 }  // namespace
 
 devplug_comm_unique_id_t unique_id(devplug_device_handle_t* device) {
+  require_library();
   use_device(device);
   gpucclUniqueId id;
   check(gpucclGetUniqueId(&id), nullptr, "making a communicator id");
@@ -168,6 +177,7 @@ devplug_comm_unique_id_t unique_id(devplug_device_handle_t* device) {
 
 devplug_comm_handle_t* create(devplug_device_handle_t* device, const devplug_comm_unique_id_t& id,
                               uint32_t world_size, uint32_t rank) {
+  require_library();
   if (world_size > INT_MAX)
     sdk::fail(DEVPLUG_CODE_INVALID_ARGUMENT,
               "comm_create: world_size " + std::to_string(world_size) + " is too large");

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The collectives extension of the GPU plugins, on the build's collectives library (gpuccl*
-// of gpu_port.hpp: NCCL's API). Built where GPU_HAS_CCL is defined (the emulated GPU, whose
-// library is NCCL's test double); the table offers the extension only there.
+// of gpu_port.hpp: NCCL's API). Built where GPU_HAS_CCL is defined: CUDA over NCCL (opened at
+// run time; without it the entries answer UNIMPLEMENTED) and the emulated GPU over its NCCL
+// test double; the table offers the extension only there.
 #pragma once
 
 #include "gpu_handles.hpp"

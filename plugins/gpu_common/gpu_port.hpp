@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The portability header between CUDA, HIP and the emulated GPU: one spelling (gpu*) for the
 // runtime calls, handles and error codes the shared GPU code uses. Where the build has a
-// collectives library (NCCL's API), GPU_HAS_CCL is defined and gpuccl* names it.
+// collectives library (NCCL's API: NCCL itself for CUDA, the emulator's double), GPU_HAS_CCL
+// is defined, gpuccl* names it and gpucclAvailable(why) says whether it loaded.
 //
 // Exactly one of DEVPLUG_GPU_CUDA, DEVPLUG_GPU_HIP or DEVPLUG_GPU_EMULATED is defined by the
 // build. For CUDA and HIP, host files compiled by the plain C++ compiler include only the
@@ -60,6 +61,48 @@ using gpuEvent_t = cudaEvent_t;
 #define gpuEventSynchronize cudaEventSynchronize
 #define gpuEventElapsedTime cudaEventElapsedTime
 #define gpuDeviceSynchronize cudaDeviceSynchronize
+// Collectives: NCCL, opened at run time (nccl_loader.hpp) where the toolkit has its header.
+#include "nccl_loader.hpp"
+#if defined(DEVPLUG_HAS_NCCL)
+#define GPU_HAS_CCL 1
+#define gpucclAvailable(why) (::devplug::gpu::nccl(why) != nullptr)
+using gpucclComm_t = ncclComm_t;
+using gpucclUniqueId = ncclUniqueId;
+using gpucclResult_t = ncclResult_t;
+using gpucclDataType_t = ncclDataType_t;
+using gpucclRedOp_t = ncclRedOp_t;
+#define gpucclSuccess ncclSuccess
+#define gpucclInvalidArgument ncclInvalidArgument
+#define gpucclInvalidUsage ncclInvalidUsage
+#define gpucclRemoteError ncclRemoteError
+#define gpucclInt8 ncclInt8
+#define gpucclUint8 ncclUint8
+#define gpucclInt32 ncclInt32
+#define gpucclUint32 ncclUint32
+#define gpucclInt64 ncclInt64
+#define gpucclUint64 ncclUint64
+#define gpucclFloat16 ncclFloat16
+#define gpucclFloat32 ncclFloat32
+#define gpucclFloat64 ncclFloat64
+#define gpucclBfloat16 ncclBfloat16
+#define gpucclSum ncclSum
+#define gpucclProd ncclProd
+#define gpucclMax ncclMax
+#define gpucclMin ncclMin
+#define gpucclAvg ncclAvg
+#define gpucclGetErrorString ::devplug::gpu::nccl_loaded().ncclGetErrorString
+#define gpucclGetLastError ::devplug::gpu::nccl_loaded().ncclGetLastError
+#define gpucclGetUniqueId ::devplug::gpu::nccl_loaded().ncclGetUniqueId
+#define gpucclCommInitRank ::devplug::gpu::nccl_loaded().ncclCommInitRank
+#define gpucclCommDestroy ::devplug::gpu::nccl_loaded().ncclCommDestroy
+#define gpucclAllReduce ::devplug::gpu::nccl_loaded().ncclAllReduce
+#define gpucclBroadcast ::devplug::gpu::nccl_loaded().ncclBroadcast
+#define gpucclReduceScatter ::devplug::gpu::nccl_loaded().ncclReduceScatter
+#define gpucclAllGather ::devplug::gpu::nccl_loaded().ncclAllGather
+#define gpucclAlltoAll ::devplug::gpu::nccl_loaded().ncclAlltoAll
+#define gpucclSend ::devplug::gpu::nccl_loaded().ncclSend
+#define gpucclRecv ::devplug::gpu::nccl_loaded().ncclRecv
+#endif
 
 #elif defined(DEVPLUG_GPU_HIP)
 #ifndef __HIP_PLATFORM_AMD__
@@ -155,6 +198,7 @@ using gpuEvent_t = emuEvent_t;
 // Collectives: the emulated GPU's NCCL double (emu_ccl.hpp), NCCL's API spelled gpuccl*.
 #include "emu_ccl.hpp"
 #define GPU_HAS_CCL 1
+#define gpucclAvailable(why) true
 using gpucclComm_t = emucclComm_t;
 using gpucclUniqueId = emucclUniqueId;
 using gpucclResult_t = emucclResult_t;
