@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: the reference plugin's own table (devplug_plugin_get_table), entry by
 // entry, and its extensions, with fuzzed arguments: NULLs, handles of the right and the wrong
-// kind, sizes, offsets and indices around their limits, short struct sizes.
+// kind, sizes, offsets and indices around their limits, short struct sizes. The collectives
+// extension, which the reference lacks, is fuzzed on the emulated GPU's table: communicators
+// of fuzzed size and rank (one that waits for ranks that never come gives up after
+// DEVPLUG_GPU_EMULATED_CCL_TIMEOUT_S, set short here) and every collective over fuzzed tensors.
 //
 // Input: a sequence of steps, each a byte choosing the entry and then its arguments (each
 // handle a byte: a live one from the harness's pools, or NULL; each number FuzzInput::value).
@@ -33,6 +36,11 @@ devplug_context_t* context = nullptr;
 const devplug_plugin_api_t* api = nullptr;
 const devplug_ext_event_timestamps_t* timestamps = nullptr;
 const devplug_ext_fused_programs_t* fused = nullptr;
+// The emulated GPU's table and its collectives extension (NULL where the build has no
+// emulated GPU).
+devplug_context_t* emu_context = nullptr;
+const devplug_plugin_api_t* emu_api = nullptr;
+const devplug_ext_collectives_t* collectives = nullptr;
 
 // The codes plugin_api.def lists for each entry.
 const std::map<std::string, std::set<devplug_code_t>>& spec_codes() {
@@ -45,15 +53,28 @@ const std::map<std::string, std::set<devplug_code_t>>& spec_codes() {
   return codes;
 }
 
-// Checks an entry's answer: success, or a listed code with a message.
-void answered(const char* entry, devplug_error_t* e) {
+// Codes the collectives extension's text in plugin_api.def names besides its rows: a tensor
+// of another device, size or dtype (INVALID_ARGUMENT), a dtype or reduction the library does
+// not carry (UNIMPLEMENTED), ranks that never join (UNAVAILABLE, comm_create only).
+bool described(const std::string& entry, devplug_code_t code) {
+  static const std::set<std::string> kCollectives = {
+      "all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all", "send", "recv"};
+  if (entry == "comm_create")
+    return code == DEVPLUG_CODE_UNAVAILABLE || code == DEVPLUG_CODE_INVALID_ARGUMENT;
+  return kCollectives.count(entry) != 0 &&
+         (code == DEVPLUG_CODE_INVALID_ARGUMENT || code == DEVPLUG_CODE_UNIMPLEMENTED);
+}
+
+// Checks an entry's answer: success, or a listed code with a message. `table` made the error.
+void answered(const char* entry, devplug_error_t* e, const devplug_plugin_api_t* table = api) {
   if (e == nullptr) return;
   const auto it = spec_codes().find(entry);
-  const bool listed = it != spec_codes().end() && it->second.count(e->code) != 0;
+  const bool listed =
+      (it != spec_codes().end() && it->second.count(e->code) != 0) || described(entry, e->code);
   const bool has_message = e->message != nullptr && e->message[0] != '\0';
   const devplug_code_t code = e->code;
   std::string text = e->message ? e->message : "(null)";
-  api->error_destroy(e);
+  table->error_destroy(e);
   if ((!listed && code != DEVPLUG_CODE_RESOURCE_EXHAUSTED) || !has_message)
     fail(std::string(entry) + " answered " + devplug_code_name(code) + ": " + text +
          " (not a code plugin_api.def lists for it)");
@@ -72,6 +93,40 @@ struct Pools {
     for (auto* s : streams) answered("stream_destroy", api->stream_destroy(s));
     for (auto* b : buffers) answered("buffer_release", api->buffer_release(b));
     if (device) answered("device_close", api->device_close(device));
+  }
+};
+
+// The emulated GPU's handles for the collectives steps, made at the first such step of an
+// input: buffers of kEmuBuffer bytes, a stream, and the communicators made so far.
+constexpr uint64_t kEmuBuffer = 4096;
+struct EmuPools {
+  devplug_device_handle_t* device = nullptr;
+  std::vector<devplug_buffer_handle_t*> buffers;
+  std::vector<devplug_stream_handle_t*> streams;
+  std::vector<devplug_comm_handle_t*> comms;
+  bool open() {
+    if (device != nullptr) return true;
+    if (emu_api == nullptr || collectives == nullptr) return false;
+    answered("device_open", emu_api->device_open(0, &device), emu_api);
+    if (device == nullptr) fail("device_open(0) of the emulated GPU failed");
+    for (int i = 0; i < 3; ++i) {
+      devplug_buffer_handle_t* b = nullptr;
+      answered("buffer_allocate", emu_api->buffer_allocate(device, kEmuBuffer, &b), emu_api);
+      if (b != nullptr) buffers.push_back(b);
+    }
+    devplug_stream_handle_t* s = nullptr;
+    answered("stream_create", emu_api->stream_create(device, &s), emu_api);
+    if (s != nullptr) streams.push_back(s);
+    return true;
+  }
+  ~EmuPools() {
+    for (auto* c : comms) answered("comm_destroy", collectives->comm_destroy(c), emu_api);
+    for (auto* s : streams) {
+      answered("stream_synchronize", emu_api->stream_synchronize(s), emu_api);
+      answered("stream_destroy", emu_api->stream_destroy(s), emu_api);
+    }
+    for (auto* b : buffers) answered("buffer_release", emu_api->buffer_release(b), emu_api);
+    if (device) answered("device_close", emu_api->device_close(device), emu_api);
   }
 };
 
@@ -173,16 +228,30 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
       devplug_extension_find(api, DEVPLUG_EXTENSION_EVENT_TIMESTAMPS));
   fused = reinterpret_cast<const devplug_ext_fused_programs_t*>(
       devplug_extension_find(api, DEVPLUG_EXTENSION_FUSED_PROGRAMS));
+#ifdef DEVPLUG_GPU_EMULATED_PLUGIN_PATH
+  // A communicator of more than one rank waits for ranks that never come: 20 ms, not 300 s.
+  setenv("DEVPLUG_GPU_EMULATED_CCL_TIMEOUT_S", "0.02", 1);
+  devplug_context_options_t options{sizeof(options), DEVPLUG_CONTEXT_NO_DISCOVERY};
+  check(devplug_context_create(&options, &emu_context), "context");
+  devplug_plugin_t* emu = nullptr;
+  check(devplug_context_load_plugin(emu_context, DEVPLUG_GPU_EMULATED_PLUGIN_PATH, &emu),
+        "load the emulated GPU");
+  check(devplug_plugin_get_table(emu, &emu_api), "table");
+  collectives = reinterpret_cast<const devplug_ext_collectives_t*>(
+      devplug_extension_find(emu_api, DEVPLUG_EXTENSION_COLLECTIVES));
+  if (collectives == nullptr) fail("the emulated GPU offers no collectives extension");
+#endif
   return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzInput in(data, size);
   Pools p;
+  EmuPools emu;
   answered("device_open", api->device_open(0, &p.device));
   if (p.device == nullptr) fail("device_open(0) failed");
   for (int step = 0; step < 64 && !in.done(); ++step) {
-    const uint8_t which = in.byte() % 18;
+    const uint8_t which = in.byte() % 21;
     switch (which) {
       case 0: {
         uint64_t bytes = static_cast<uint64_t>(in.value(0, kMaxBuffer));
@@ -359,6 +428,73 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         devplug_fused_program_handle_t* f = pick(in, p.programs, &i);
         answered("fused_program_destroy", fused->fused_program_destroy(f));
         if (f) p.programs.erase(p.programs.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
+      case 18: {
+        if (!emu.open()) break;
+        const uint8_t nulls = in.byte();
+        devplug_comm_unique_id_t id{};
+        answered("comm_unique_id",
+                 collectives->comm_unique_id(nulls % 16 == 1 ? nullptr : emu.device,
+                                             nulls % 16 == 2 ? nullptr : &id),
+                 emu_api);
+        if (nulls % 16 == 3) id.bytes[in.byte() % sizeof id.bytes] ^= in.byte();  // an id no rank made
+        const auto world = static_cast<uint32_t>(in.value(0, 2));
+        const auto rank = static_cast<uint32_t>(in.value(0, 2));
+        devplug_comm_handle_t* c = reinterpret_cast<devplug_comm_handle_t*>(uintptr_t{8});
+        devplug_error_t* e =
+            collectives->comm_create(nulls % 16 == 4 ? nullptr : emu.device, nulls % 16 == 5 ? nullptr : &id,
+                                     world, rank, nulls % 16 == 6 ? nullptr : &c);
+        if (nulls % 16 == 6) c = nullptr;
+        expect_cleared("comm_create", c, e);
+        answered("comm_create", e, emu_api);
+        if (c != nullptr && emu.comms.size() < 2)
+          emu.comms.push_back(c);
+        else if (c != nullptr)
+          answered("comm_destroy", collectives->comm_destroy(c), emu_api);
+        break;
+      }
+      case 19: {
+        if (!emu.open()) break;
+        size_t i = 0;
+        devplug_comm_handle_t* c = pick(in, emu.comms, &i);
+        answered("comm_destroy", collectives->comm_destroy(c), emu_api);
+        if (c) emu.comms.erase(emu.comms.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
+      case 20: {
+        if (!emu.open()) break;
+        const uint8_t kind = in.byte() % 7;
+        devplug_stream_handle_t* s = pick(in, emu.streams);
+        devplug_comm_handle_t* c = pick(in, emu.comms);
+        FuzzedTensors t(in, emu.buffers);
+        const devplug_tensor_desc_t* a = t.pointers.empty() ? nullptr : t.pointers.front();
+        const devplug_tensor_desc_t* b = t.pointers.size() < 2 ? a : t.pointers[1];
+        const auto number = static_cast<uint32_t>(in.value(0, 9));  // the op, root or peer
+        switch (kind) {
+          case 0:
+            answered("all_reduce", collectives->all_reduce(s, c, a, b, number), emu_api);
+            break;
+          case 1:
+            answered("all_gather", collectives->all_gather(s, c, a, b), emu_api);
+            break;
+          case 2:
+            answered("reduce_scatter", collectives->reduce_scatter(s, c, a, b, number), emu_api);
+            break;
+          case 3:
+            answered("broadcast", collectives->broadcast(s, c, a, number), emu_api);
+            break;
+          case 4:
+            answered("all_to_all", collectives->all_to_all(s, c, a, b), emu_api);
+            break;
+          case 5:
+            answered("send", collectives->send(s, c, a, number), emu_api);
+            break;
+          default:
+            answered("recv", collectives->recv(s, c, a, number), emu_api);
+            break;
+        }
+        if (s != nullptr) answered("stream_synchronize", emu_api->stream_synchronize(s), emu_api);
         break;
       }
       default: {

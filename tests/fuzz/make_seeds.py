@@ -127,7 +127,8 @@ def plugin_file(elf):
 
 def plugin_table():
     """Steps of fuzz_plugin_table: a byte picks the entry (0 allocate, 3 copy from host, 4 copy
-    to host, 5 copy, 6 stream, 8 event, 10 record, 13 elapsed time, ...), then its arguments:
+    to host, 5 copy, 6 stream, 8 event, 10 record, 13 elapsed time, 18 communicator, 20
+    collective, ...), then its arguments:
     one byte per handle (a multiple of 8 is NULL, else the pool's entry), FuzzInput::value
     bytes for numbers, one byte per optional pointer (a multiple of 8 is NULL)."""
     allocate = b"\x00" + value(64, 0) + b"\x01"
@@ -143,6 +144,14 @@ def plugin_table():
           value(0, 0) + b"\x00" + b"\x0d\x00\x00\x00")
     write("fuzz_plugin_table", "ranges", allocate + stream + b"\x05\x01\x01\x01" + value(0, 0) + value(32, 0) +
           value(64, 0) + b"\x04\x01\x01\xf1" + value(1, 0) + b"\x01")
+    # The emulated GPU's collectives: a one-rank communicator, then an all_reduce (SUM) and a
+    # broadcast of two dense 4-element float32 tensors on it.
+    comm = b"\x12\x00" + value(1, 0) + value(0, 0)
+    dims = b"\x04" + value(1, -2) + b"\x00\x00" * 7
+    tensors = value(2, 0) + (b"\x01\x01" + value(0, 0) + b"\x01" + value(1, 0) + dims) * 2 + b"\x01\x01"
+    all_reduce = b"\x14\x00\x01\x01" + tensors + value(1, 0)
+    broadcast = b"\x14\x03\x01\x01" + tensors + value(0, 0)
+    write("fuzz_plugin_table", "collectives", comm + all_reduce + broadcast)
     write("fuzz_plugin_table", "properties", b"\x0e" + value(100, 0) + value(2, -2) + b"\x01" + b"\x0f" +
           value(5, -2) + b"\x01\x01")
 
