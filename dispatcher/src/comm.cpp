@@ -5,12 +5,12 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_set>
 
 #include "api_guard.hpp"
 #include "device.hpp"
 #include "graph.hpp"
 #include "layout.hpp"
+#include "live_list.hpp"
 #include "plugin_record.hpp"
 #include "stream_event.hpp"
 #include "tensor.hpp"
@@ -18,15 +18,8 @@
 namespace devplug::detail {
 namespace {
 
-// Every communicator create_comm handed out and nobody destroyed yet: a destroyed
-// communicator's handle is refused without reading freed memory.
-std::mutex live_mutex;
-std::unordered_set<const devplug_comm_t*> live_comms;
-
-void unregister(const devplug_comm_t* comm) noexcept {
-  std::lock_guard<std::mutex> lock(live_mutex);
-  live_comms.erase(comm);
-}
+// Every communicator create_comm handed out and nobody destroyed yet.
+LiveSet<devplug_comm_t> live_comms;
 
 // The plugin's communicator destroyed, then the host object.
 devplug_error_t* delete_comm(devplug_comm_t* comm) noexcept {
@@ -140,8 +133,7 @@ devplug_comm_t* create_comm(devplug_device_t& device, const devplug_comm_unique_
   if (comm->native == nullptr)
     throw Error(DEVPLUG_CODE_INTERNAL, "plugin " + plugin.name + ": comm_create returned no communicator");
   try {
-    std::lock_guard<std::mutex> lock(live_mutex);
-    live_comms.insert(comm.get());
+    live_comms.add(comm.get());
   } catch (...) {  // out of host memory: the plugin's communicator must not leak
     drop_plugin_error(plugin, ext.comm_destroy(comm->native));
     throw;
@@ -154,14 +146,13 @@ devplug_comm_t* create_comm(devplug_device_t& device, const devplug_comm_unique_
 devplug_comm_t* require_comm(const devplug_comm_t* comm, const char* what) {
   if (forked_after_init()) refuse_forked();
   require_not_null(comm, what);
-  std::lock_guard<std::mutex> lock(live_mutex);
-  if (live_comms.count(comm) == 0) invalid_argument(std::string(what) + " is not a live communicator handle");
+  if (!live_comms.contains(comm)) invalid_argument(std::string(what) + " is not a live communicator handle");
   // The registry lists the dispatcher's own, non-const objects.
   return const_cast<devplug_comm_t*>(comm);
 }
 
 void destroy_comm(devplug_comm_t* comm) {
-  unregister(comm);
+  live_comms.remove(comm);
   devplug_device_t& device = *comm->device;
   {
     std::lock_guard<std::mutex> lock(device.mutex);
@@ -171,7 +162,7 @@ void destroy_comm(devplug_comm_t* comm) {
 }
 
 void free_comm(devplug_comm_t* comm) noexcept {
-  unregister(comm);
+  live_comms.remove(comm);
   const devplug_plugin_t& plugin = *comm->device->plugin;
   drop_plugin_error(plugin, delete_comm(comm));
 }

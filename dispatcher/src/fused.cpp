@@ -4,7 +4,6 @@
 
 #include <memory>
 #include <mutex>
-#include <unordered_set>
 
 #include "api_guard.hpp"
 #include "composite/prims.hpp"
@@ -12,6 +11,7 @@
 #include "devplug/sdk/checks.hpp"
 #include "dispatch.hpp"
 #include "layout.hpp"
+#include "live_list.hpp"
 #include "plugin_record.hpp"
 #include "stream_event.hpp"
 #include "tensor.hpp"
@@ -19,15 +19,8 @@
 namespace devplug::detail {
 namespace {
 
-// Every program create_fused_program handed out and nobody destroyed yet: a destroyed
-// program's handle is refused without reading freed memory.
-std::mutex live_mutex;
-std::unordered_set<const devplug_fused_program_t*> live_programs;
-
-void unregister(const devplug_fused_program_t* program) noexcept {
-  std::lock_guard<std::mutex> lock(live_mutex);
-  live_programs.erase(program);
-}
+// Every program create_fused_program handed out and nobody destroyed yet.
+LiveSet<devplug_fused_program_t> live_programs;
 
 // The plugin's program (if any) destroyed, then the host object.
 devplug_error_t* delete_program(devplug_fused_program_t* program) noexcept {
@@ -87,16 +80,14 @@ devplug_fused_program_t* create_fused_program(devplug_device_t& device,
     std::lock_guard<std::mutex> lock(device.mutex);
     device.programs.insert(&p);
   }
-  std::lock_guard<std::mutex> lock(live_mutex);
-  live_programs.insert(&p);
+  live_programs.add(&p);
   return program.release();
 }
 
 devplug_fused_program_t* require_fused_program(devplug_fused_program_t* program, const char* what) {
   if (forked_after_init()) refuse_forked();
   require_not_null(program, what);
-  std::lock_guard<std::mutex> lock(live_mutex);
-  if (live_programs.count(program) == 0)
+  if (!live_programs.contains(program))
     invalid_argument(std::string(what) + " is not a live fused program handle");
   return program;
 }
@@ -195,7 +186,7 @@ void run_fused_program(devplug_stream_t& stream, const devplug_fused_program_t& 
 }
 
 void destroy_fused_program(devplug_fused_program_t* program) {
-  unregister(program);
+  live_programs.remove(program);
   devplug_device_t& device = *program->device;
   {
     std::lock_guard<std::mutex> lock(device.mutex);
@@ -205,7 +196,7 @@ void destroy_fused_program(devplug_fused_program_t* program) {
 }
 
 void free_fused_program(devplug_fused_program_t* program) noexcept {
-  unregister(program);
+  live_programs.remove(program);
   devplug_plugin_t& plugin = *program->device->plugin;
   drop_plugin_error(plugin, delete_program(program));
 }

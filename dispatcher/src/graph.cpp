@@ -7,27 +7,22 @@
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "api_guard.hpp"
 #include "device.hpp"
+#include "live_list.hpp"
 #include "plugin_record.hpp"
 #include "stream_event.hpp"
 
 namespace devplug::detail {
 namespace {
 
-// Every graph end_capture handed out and nobody destroyed yet: a destroyed graph's handle is
-// refused without reading freed memory.
-std::mutex live_mutex;
-std::unordered_set<const devplug_graph_t*> live_graphs;
+// Every graph end_capture handed out and nobody destroyed yet.
+LiveSet<devplug_graph_t> live_graphs;
 
 void delete_graph(devplug_graph_t* graph) noexcept {
   if (graph == nullptr) return;
-  {
-    std::lock_guard<std::mutex> lock(live_mutex);
-    live_graphs.erase(graph);
-  }
+  live_graphs.remove(graph);
   devplug_device_t& device = *graph->device;
   for (const PoolBuffer& b : graph->pool) device.allocator.free(device, b.buffer, b.bytes);
   for (Storage* s : graph->held) release_storage(s);
@@ -191,8 +186,7 @@ void finish_nodes(devplug_graph_t& graph) {
 const devplug_graph_t* require_graph(const devplug_graph_t* graph, const char* what) {
   if (forked_after_init()) refuse_forked();
   require_not_null(graph, what);
-  std::lock_guard<std::mutex> lock(live_mutex);
-  if (live_graphs.count(graph) == 0) invalid_argument(std::string(what) + " is not a live graph handle");
+  if (!live_graphs.contains(graph)) invalid_argument(std::string(what) + " is not a live graph handle");
   return graph;
 }
 
@@ -220,10 +214,7 @@ devplug_graph_t* end_capture(devplug_stream_t& stream) {
   plan_pool(graph, capture.first_serial);
   finish_nodes(graph);
   devplug_device_t& device = *stream.device;
-  {
-    std::lock_guard<std::mutex> lock(live_mutex);
-    live_graphs.insert(&graph);
-  }
+  live_graphs.add(&graph);
   {
     std::lock_guard<std::mutex> lock(device.mutex);
     device.graphs.insert(&graph);
