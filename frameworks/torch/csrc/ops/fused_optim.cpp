@@ -128,23 +128,37 @@ sdk::FusedProgram adam_program(const AdamKind& k) {
   return p;
 }
 
-// The program of `k` on `dev`'s device, made once per device and kind for the process.
-devplug_fused_program_t* adam_program_on(const Dev& dev, const AdamKind& k) {
+// The program `make(kind, &flag)` builds, made once per device and kind for the process, and
+// the flag `make` gave with it (SGD: whether the momentum buffer is an output).
+template <typename Kind, typename Make>
+std::pair<devplug_fused_program_t*, bool> program_on(const Dev& dev, const Kind& kind, const Make& make) {
   static std::mutex mutex;
-  static std::map<std::tuple<c10::DeviceIndex, AdamKind::Key>, devplug_fused_program_t*> programs;
+  static std::map<std::tuple<c10::DeviceIndex, typename Kind::Key>, std::pair<devplug_fused_program_t*, bool>>
+      programs;
   std::lock_guard<std::mutex> lock(mutex);
-  auto [it, made] = programs.emplace(std::make_tuple(dev.index(), k.key()), nullptr);
+  auto [it, made] =
+      programs.emplace(std::make_tuple(dev.index(), kind.key()), std::make_pair(nullptr, false));
   if (made) {
-    const sdk::FusedProgram p = adam_program(k);
+    const sdk::FusedProgram p = make(kind, &it->second.second);
     const devplug_fused_program_desc_t desc = p.desc();
     try {
-      api_detail::check(devplug_fused_program_create(dev.device().handle(), &desc, &it->second));
+      api_detail::check(devplug_fused_program_create(dev.device().handle(), &desc, &it->second.first));
     } catch (...) {
       programs.erase(it);
       throw;
     }
   }
   return it->second;
+}
+
+// Runs `program` on `dev`'s current stream over `in` and `out`.
+void run_program(const Dev& dev, devplug_fused_program_t* program, const std::vector<DTensor>& in,
+                 const std::vector<DTensor>& out) {
+  std::vector<devplug_tensor_t*> in_handles, out_handles;
+  for (const DTensor& t : in) in_handles.push_back(t.handle());
+  for (const DTensor& t : out) out_handles.push_back(t.handle());
+  api_detail::check(devplug_fused_program_run(dev.stream().handle(), program, in_handles.data(),
+                                              in_handles.size(), out_handles.data(), out_handles.size()));
 }
 
 // The values of `steps` (tensors of one element) on the host, read with one copy, as the
@@ -199,7 +213,8 @@ void fused_adam_step(bool decoupled, at::TensorList params, at::TensorList grads
                   !decoupled && weight_decay == 1,
                   grad_scale.has_value() && grad_scale->defined(),
                   std::abs(w) < 0.5};
-    devplug_fused_program_t* program = adam_program_on(dev, kind);
+    devplug_fused_program_t* program =
+        program_on(dev, kind, [](const AdamKind& k, bool*) { return adam_program(k); }).first;
     auto [entry, made] =
         numbers.emplace(std::make_tuple(dev.index(), param.scalar_type(), steps[i]), std::vector<DTensor>{});
     std::vector<DTensor>& values = entry->second;
@@ -228,11 +243,7 @@ void fused_adam_step(bool decoupled, at::TensorList params, at::TensorList grads
     std::vector<DTensor> out = {in[0], in[2], in[3]};
     if (amsgrad) out.push_back(in[4]);
     if (kind.unscale) out.push_back(in[1]);
-    std::vector<devplug_tensor_t*> in_handles, out_handles;
-    for (const DTensor& t : in) in_handles.push_back(t.handle());
-    for (const DTensor& t : out) out_handles.push_back(t.handle());
-    api_detail::check(devplug_fused_program_run(dev.stream().handle(), program, in_handles.data(),
-                                                in_handles.size(), out_handles.data(), out_handles.size()));
+    run_program(dev, program, in, out);
   }
 }
 
@@ -334,27 +345,6 @@ sdk::FusedProgram sgd_program(const SgdKind& k, bool* buffer_written) {
   return p;
 }
 
-// The program of `k` on `dev`'s device, made once per device and kind for the process.
-devplug_fused_program_t* sgd_program_on(const Dev& dev, const SgdKind& k, bool* buffer_written) {
-  static std::mutex mutex;
-  static std::map<std::tuple<c10::DeviceIndex, SgdKind::Key>, std::pair<devplug_fused_program_t*, bool>>
-      programs;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto [it, made] = programs.emplace(std::make_tuple(dev.index(), k.key()), std::make_pair(nullptr, false));
-  if (made) {
-    const sdk::FusedProgram p = sgd_program(k, &it->second.second);
-    const devplug_fused_program_desc_t desc = p.desc();
-    try {
-      api_detail::check(devplug_fused_program_create(dev.device().handle(), &desc, &it->second.first));
-    } catch (...) {
-      programs.erase(it);
-      throw;
-    }
-  }
-  *buffer_written = it->second.second;
-  return it->second.first;
-}
-
 void fused_sgd_step(at::TensorList params, at::TensorList grads, at::TensorList buffers, double weight_decay,
                     double momentum, double lr, double dampening, bool nesterov, bool maximize,
                     bool is_first_step, const std::optional<at::Tensor>& grad_scale,
@@ -392,8 +382,7 @@ void fused_sgd_step(at::TensorList params, at::TensorList grads, at::TensorList 
                  momentum == 1,
                  -lr == 1,
                  unscale};
-    bool buffer_written = false;
-    devplug_fused_program_t* program = sgd_program_on(dev, kind, &buffer_written);
+    const auto [program, buffer_written] = program_on(dev, kind, sgd_program);
     auto [entry, made] =
         numbers.emplace(std::make_tuple(dev.index(), param.scalar_type()), std::vector<DTensor>{});
     std::vector<DTensor>& values = entry->second;
@@ -417,11 +406,7 @@ void fused_sgd_step(at::TensorList params, at::TensorList grads, at::TensorList 
     std::vector<DTensor> out = {in[0]};
     if (buffer_written) out.push_back(in[2]);
     if (unscale) out.push_back(in[1]);
-    std::vector<devplug_tensor_t*> in_handles, out_handles;
-    for (const DTensor& t : in) in_handles.push_back(t.handle());
-    for (const DTensor& t : out) out_handles.push_back(t.handle());
-    api_detail::check(devplug_fused_program_run(dev.stream().handle(), program, in_handles.data(),
-                                                in_handles.size(), out_handles.data(), out_handles.size()));
+    run_program(dev, program, in, out);
   }
 }
 
