@@ -18,8 +18,17 @@
 //
 // A launch whose arguments exceed the device's CL_DEVICE_MAX_PARAMETER_SIZE (1024 bytes on
 // PoCL: about 48 dense tensors, or 24 strided over two dims) runs node by node through the
-// plugin's own elementwise kernels instead, with the same results. A program with a reduction
-// tail is declined at create (UNIMPLEMENTED), and the host runs it op by op.
+// plugin's own elementwise kernels instead, with the same results.
+//
+// A reduction tail (sum, mean, amax, amin, var over trailing dims) of floating values runs in
+// the kernel too, in a variant per rank: one work-item per output row walks the row's elements
+// in row-major order, computes the elementwise nodes there (storing the elementwise outputs),
+// and accumulates each tail node as reduce.cl's reduce_serial does (double where the device
+// has it; amax and amin with its NaN and signed-zero rules; var in two passes, the nodes
+// computed again for the second). Its results are within a few units in the last place of the
+// unfused reductions of the unfused values. A tail of integers, or one whose tensors could pass
+// more argument bytes than the device takes (strides for every dim of every tensor), is
+// declined at create (UNIMPLEMENTED), and the host runs the program op by op.
 #pragma once
 
 #include <cstddef>

@@ -6,6 +6,7 @@
 // memory) runs here as the Opencl/ instances of opencl_family_test.cpp's suites.
 #include <dlfcn.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -358,10 +359,13 @@ TEST(OpenclFused, OneKernelEqualsThePluginsOpsOneByOne) {
   DEVPLUG_EXPECT_OK(api, ext->fused_program_destroy(program));
 }
 
-// A reduction tail is declined at create (UNIMPLEMENTED: the host runs it op by op); a launch
-// whose tensors need more argument bytes than the device takes runs node by node in the plugin;
-// a launch that does not fit the program is INVALID_ARGUMENT.
-TEST(OpenclFused, DeclinesTailsRunsWideLaunchesAndRefusesBadOnes) {
+// A reduction tail runs in the program's kernel: over the last dim and over the last two of a
+// transposed input, sum, amax and var (the two passes) equal the plugin's own reductions of the
+// unfused values (amax bit for bit, sum and var within a few units in the last place: the
+// same order, the rounding of the stored intermediate aside), and the elementwise output
+// beside them equals the unfused one bit for bit. A tail of integers is declined at create
+// (UNIMPLEMENTED: the host runs it op by op); a tail output of the full shape is refused.
+TEST(OpenclFused, ATailRunsInTheKernelAsTheUnfusedReductions) {
   LoadedPlugin plugin(DEVPLUG_OPENCL_PLUGIN);
   const devplug_plugin_api_t* api = plugin.api();
   REQUIRE_DEVICE(api);
@@ -369,17 +373,94 @@ TEST(OpenclFused, DeclinesTailsRunsWideLaunchesAndRefusesBadOnes) {
   ASSERT_NE(ext, nullptr);
   Session s(api);
   ASSERT_TRUE(s.ok());
+  const std::vector<int64_t> shape = {3, 4, 5};
+  const std::vector<int64_t> transposed = {1, 3, 12};  // the transpose of a 5 x 4 x 3 tensor
+  std::vector<float> x(60);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<float>((static_cast<int>(i * 37 % 61) - 30) / 16.0);
 
-  sdk::FusedProgram tail;
-  tail.inputs = {DEVPLUG_DTYPE_FLOAT32};
+  for (const uint32_t mask : {4u, 6u}) {
+    SCOPED_TRACE(mask == 4u ? "last dim" : "last two dims");
+    devplug_reduce_attrs_t plain{sizeof plain, mask, 0.0}, corrected{sizeof corrected, mask, 1.0};
+    sdk::FusedProgram p;
+    p.inputs = {DEVPLUG_DTYPE_FLOAT32};
+    const auto e = p.node(DEVPLUG_OP_exp, DEVPLUG_DTYPE_FLOAT32, {0});
+    const auto sum = p.node(DEVPLUG_OP_sum, DEVPLUG_DTYPE_FLOAT32, {e}, &plain);
+    const auto amax = p.node(DEVPLUG_OP_amax, DEVPLUG_DTYPE_FLOAT32, {0}, &plain);
+    const auto var = p.node(DEVPLUG_OP_var, DEVPLUG_DTYPE_FLOAT32, {e}, &corrected);
+    p.outputs = {e, sum, amax, var};
+    const devplug_fused_program_desc_t desc = p.desc();
+    devplug_fused_program_handle_t* program = nullptr;
+    DEVPLUG_EXPECT_OK(api, ext->fused_program_create(s.device(), &desc, &program));
+    ASSERT_NE(program, nullptr);
+    const std::vector<int64_t> reduced =
+        mask == 4u ? std::vector<int64_t>{3, 4, 1} : std::vector<int64_t>{3, 1, 1};
+    const size_t rows = mask == 4u ? 12 : 3;
+    const devplug_tensor_desc_t in = tensor(s.upload(bytes_of(x)), DEVPLUG_DTYPE_FLOAT32, shape, transposed);
+    devplug_buffer_handle_t* eb = s.upload(std::vector<unsigned char>(60 * 4));
+    std::vector<devplug_buffer_handle_t*> tails;
+    std::vector<devplug_tensor_desc_t> outs = {tensor(eb, DEVPLUG_DTYPE_FLOAT32, shape)};
+    for (int t = 0; t < 3; ++t) {
+      tails.push_back(s.upload(std::vector<unsigned char>(rows * 4)));
+      outs.push_back(tensor(tails.back(), DEVPLUG_DTYPE_FLOAT32, reduced));
+    }
+    const devplug_tensor_desc_t* in_ptrs[1] = {&in};
+    const devplug_tensor_desc_t* out_ptrs[4] = {&outs[0], &outs[1], &outs[2], &outs[3]};
+    DEVPLUG_EXPECT_OK(api, ext->fused_program_launch(s.stream(), program, in_ptrs, 1, out_ptrs, 4));
+
+    // The same, op by op with the plugin's kernels.
+    const devplug_tensor_desc_t plain_e =
+        tensor(s.upload(std::vector<unsigned char>(60 * 4)), DEVPLUG_DTYPE_FLOAT32, shape);
+    ASSERT_EQ(s.run(DEVPLUG_OP_exp, {in}, plain_e, nullptr).code, DEVPLUG_CODE_OK);
+    auto reduce = [&](devplug_op_t op, const devplug_tensor_desc_t& of, const devplug_reduce_attrs_t& attrs) {
+      const devplug_tensor_desc_t r =
+          tensor(s.upload(std::vector<unsigned char>(rows * 4)), DEVPLUG_DTYPE_FLOAT32, reduced);
+      EXPECT_EQ(s.run(op, {of}, r, &attrs).code, DEVPLUG_CODE_OK);
+      return values_of<float>(s.download(r.buffer, rows * 4));
+    };
+    EXPECT_EQ(s.download(eb, 60 * 4), s.download(plain_e.buffer, 60 * 4));
+    EXPECT_EQ(values_of<float>(s.download(tails[1], rows * 4)), reduce(DEVPLUG_OP_amax, in, plain));
+    const std::vector<float> sums = values_of<float>(s.download(tails[0], rows * 4));
+    const std::vector<float> vars = values_of<float>(s.download(tails[2], rows * 4));
+    const std::vector<float> plain_sums = reduce(DEVPLUG_OP_sum, plain_e, plain);
+    const std::vector<float> plain_vars = reduce(DEVPLUG_OP_var, plain_e, corrected);
+    for (size_t r = 0; r < rows; ++r) {
+      EXPECT_NEAR(sums[r], plain_sums[r], 4e-7 * std::fabs(plain_sums[r])) << r;
+      EXPECT_NEAR(vars[r], plain_vars[r], 4e-7 * std::fabs(plain_vars[r])) << r;
+      EXPECT_GT(vars[r], 0.0f) << r;
+    }
+
+    // A tail output of the full shape does not fit the program.
+    const devplug_tensor_desc_t* wrong[4] = {&outs[0], &outs[0], &outs[2], &outs[3]};
+    const ErrorText refused = take(api, ext->fused_program_launch(s.stream(), program, in_ptrs, 1, wrong, 4));
+    EXPECT_EQ(refused.code, DEVPLUG_CODE_INVALID_ARGUMENT) << refused.message;
+    DEVPLUG_EXPECT_OK(api, ext->fused_program_destroy(program));
+  }
+
+  sdk::FusedProgram ints;
+  ints.inputs = {DEVPLUG_DTYPE_INT32};
   devplug_reduce_attrs_t last_dim{sizeof last_dim, 1u, 0.0};
-  tail.outputs = {tail.node(DEVPLUG_OP_sum, DEVPLUG_DTYPE_FLOAT32,
-                            {tail.node(DEVPLUG_OP_exp, DEVPLUG_DTYPE_FLOAT32, {0})}, &last_dim)};
-  devplug_fused_program_desc_t desc = tail.desc();
+  ints.outputs = {ints.node(DEVPLUG_OP_sum, DEVPLUG_DTYPE_INT32,
+                            {ints.node(DEVPLUG_OP_neg, DEVPLUG_DTYPE_INT32, {0})}, &last_dim)};
+  const devplug_fused_program_desc_t desc = ints.desc();
   devplug_fused_program_handle_t* program = nullptr;
-  ErrorText error = take(api, ext->fused_program_create(s.device(), &desc, &program));
+  const ErrorText error = take(api, ext->fused_program_create(s.device(), &desc, &program));
   EXPECT_EQ(error.code, DEVPLUG_CODE_UNIMPLEMENTED) << error.message;
-  EXPECT_NE(error.message.find("reduction tail"), std::string::npos) << error.message;
+  EXPECT_NE(error.message.find("floating"), std::string::npos) << error.message;
+}
+
+// A launch whose tensors need more argument bytes than the device takes runs node by node in
+// the plugin; a launch that does not fit the program is INVALID_ARGUMENT.
+TEST(OpenclFused, RunsWideLaunchesAndRefusesBadOnes) {
+  LoadedPlugin plugin(DEVPLUG_OPENCL_PLUGIN);
+  const devplug_plugin_api_t* api = plugin.api();
+  REQUIRE_DEVICE(api);
+  const devplug_ext_fused_programs_t* ext = fused_programs(api);
+  ASSERT_NE(ext, nullptr);
+  Session s(api);
+  ASSERT_TRUE(s.ok());
+  devplug_fused_program_desc_t desc{};
+  devplug_fused_program_handle_t* program = nullptr;
 
   // 32 inputs and 16 outputs, out_j = in_j + in_(j+16): dense, the arguments fit one kernel
   // (48 x 16 bytes and the count); transposed over two dims (48 x 32 bytes) PoCL's 1024 bytes
