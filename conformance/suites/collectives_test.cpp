@@ -71,8 +71,10 @@ class Rank {
     devplug_buffer_handle_t* b = nullptr;
     if (!ok("buffer_allocate", api_->buffer_allocate(dev_, t.bytes == 0 ? 1 : t.bytes, &b))) return t;
     buffers_.push_back(b);
-    if (t.bytes != 0)
-      ok("buffer_copy_from_host", api_->buffer_copy_from_host(stream_, values.data(), b, 0, t.bytes));
+    // The copy reads `values` when the stream gets to it: wait, as callers pass temporaries.
+    if (t.bytes != 0 &&
+        ok("buffer_copy_from_host", api_->buffer_copy_from_host(stream_, values.data(), b, 0, t.bytes)))
+      ok("stream_synchronize", api_->stream_synchronize(stream_));
     t.desc.struct_size = sizeof t.desc;
     t.desc.buffer = b;
     t.desc.dtype = dtype;

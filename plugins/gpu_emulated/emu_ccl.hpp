@@ -23,7 +23,9 @@
 
 #include "emu_runtime.hpp"
 
-enum emucclResult_t {
+// The enums are int, as NCCL's C enums are: any int a caller passes is a value of the type
+// (not undefined behaviour), and the library refuses the ones it does not know.
+enum emucclResult_t : int {
   emucclSuccess = 0,
   emucclUnhandledCudaError = 1,
   emucclSystemError = 2,
@@ -33,7 +35,7 @@ enum emucclResult_t {
   emucclRemoteError = 6,
 };
 
-enum emucclDataType_t {
+enum emucclDataType_t : int {
   emucclInt8 = 0,
   emucclUint8 = 1,
   emucclInt32 = 2,
@@ -46,7 +48,7 @@ enum emucclDataType_t {
   emucclBfloat16 = 9,
 };
 
-enum emucclRedOp_t {
+enum emucclRedOp_t : int {
   emucclSum = 0,
   emucclProd = 1,
   emucclMax = 2,
