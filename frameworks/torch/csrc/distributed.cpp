@@ -1017,15 +1017,7 @@ class DevplugBackend final : public c10d::Backend {
   }
 
   // The stream native collectives run on: one per device, made on first use.
-  c10::Stream native_stream(c10::Device device) {
-    std::lock_guard<std::mutex> lock(streams_mutex_);
-    auto found = native_streams_.find(device.index());
-    if (found != native_streams_.end()) return found->second;
-    c10::impl::VirtualGuardImpl impl(kType);
-    const c10::Stream stream = impl.getNewStream(device);
-    native_streams_.emplace(device.index(), stream);
-    return stream;
-  }
+  c10::Stream native_stream(c10::Device device) { return stream_in(native_streams_, device); }
 
   // A receive: the header first (on the issue thread, without waiting), then, on the
   // completion thread once the header arrived, the data into the mirror when it matches, or
@@ -1122,13 +1114,16 @@ class DevplugBackend final : public c10d::Backend {
   }
 
   // The stream the copies back to the device run on: one per device, made on first use.
-  c10::Stream comm_stream(c10::Device device) {
+  c10::Stream comm_stream(c10::Device device) { return stream_in(streams_, device); }
+
+  // `device`'s stream in `streams` (one of the maps below), made on first use.
+  c10::Stream stream_in(std::map<c10::DeviceIndex, c10::Stream>& streams, c10::Device device) {
     std::lock_guard<std::mutex> lock(streams_mutex_);
-    auto found = streams_.find(device.index());
-    if (found != streams_.end()) return found->second;
+    auto found = streams.find(device.index());
+    if (found != streams.end()) return found->second;
     c10::impl::VirtualGuardImpl impl(kType);
     const c10::Stream stream = impl.getNewStream(device);
-    streams_.emplace(device.index(), stream);
+    streams.emplace(device.index(), stream);
     return stream;
   }
 
